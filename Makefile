@@ -1,0 +1,78 @@
+# gpudoctor - one entry point: all, run, test, check, fuzz, bench, fmt, clean.
+#
+#   make run    installs what the build needs (as root), builds, runs `gpudoctor check`
+#   make test   the same set-up, then every test (unit, scenarios, end to end,
+#               fuzz smoke) and the same suites under ASan+UBSan (make check)
+
+CC      ?= cc
+BUILD   ?= build
+PKGS    := jansson inih
+CFLAGS  ?= -O2 -g
+WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 \
+           -Wpointer-arith -Wvla -Wno-unused-parameter
+CPPFLAGS_ALL := -std=gnu11 -D_GNU_SOURCE -Isrc $(WARN) $(CPPFLAGS)
+LIBS    := -ljansson -linih -lm
+
+LIB_SRC := $(sort $(filter-out src/main.c,$(shell find src -name '*.c')))
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
+TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
+
+.PHONY: all run test check unit scenarios e2e fuzz bench deps fmt fmt-check clean
+
+all: $(BUILD)/gpudoctor
+
+deps:
+	@scripts/deps.sh
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/libgd.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/gpudoctor: $(BUILD)/obj/src/main.o $(BUILD)/libgd.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(BUILD)/libgd.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -Itests/unit $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libgd.a $(LIBS) -lcmocka
+
+run: deps all
+	$(BUILD)/gpudoctor check; rc=$$?; [ $$rc -le 2 ] || exit $$rc
+
+unit: $(BUILD)/gpudoctor $(TEST_BIN)
+
+# Every test, then the sanitizer build of the same suites.
+test: deps
+	$(MAKE) --no-print-directory all unit
+	BUILD=$(BUILD) tests/run.sh
+	$(MAKE) --no-print-directory check
+
+# ASan + UBSan: the unit tests and scenarios again, in their own build tree.
+check: deps
+	$(MAKE) --no-print-directory BUILD=build-asan \
+	  CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	  LDFLAGS="-fsanitize=address,undefined" all unit
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  BUILD=build-asan GD_SUITES="unit scenarios" tests/run.sh
+
+fuzz: deps
+	tests/fuzz/run.sh $${FUZZ_SECONDS:-60}
+
+bench: all
+	bench/run.sh
+
+fmt:
+	clang-format -i $$(find src tests -name '*.[ch]')
+
+fmt-check:
+	clang-format --dry-run --Werror $$(find src tests -name '*.[ch]')
+
+clean:
+	rm -rf build build-asan build-fuzz
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

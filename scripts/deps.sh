@@ -1,0 +1,23 @@
+#!/bin/sh
+# Installs the Debian packages the build and the tests need, when run as root;
+# otherwise prints the one apt-get line to run.  Idempotent and quick when all
+# are present.
+set -e
+PKGS="gcc make pkg-config libjansson-dev libinih-dev libcmocka-dev jq clang libclang-rt-14-dev
+      iproute2 nftables util-linux procps iputils-ping netcat-openbsd"
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" = 0 ]; then
+	echo "gpudoctor: installing build and test dependencies:$missing" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq >/dev/null
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends $missing >/dev/null
+else
+	echo "gpudoctor: missing packages:$missing" >&2
+	echo "run:  sudo apt-get install -y$missing" >&2
+	exit 1
+fi

@@ -1,0 +1,11 @@
+/*
+ * cli.h - the command line: subcommands, options, usage texts.
+ */
+#ifndef GD_CLI_CLI_H
+#define GD_CLI_CLI_H
+
+/* Parses argv, runs the command, returns the process exit code:
+ * 0 healthy, 1 warnings, 2 critical, 3 could not run. */
+int gd_cli_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,73 @@
+/*
+ * collect.h - the collector interface.
+ *
+ * A collector reads one evidence source through the root (never an absolute
+ * path), parses it, and fills its part of the snapshot.  It never decides
+ * anything, never prints, keeps no statics and never exits.  It returns how
+ * the source fared:
+ *
+ *   GD_SRC_OK       read and parsed;
+ *   GD_SRC_ABSENT   the source does not exist here (no PSI in this kernel, no
+ *                   InfiniBand): a fact, not an error;
+ *   GD_SRC_DENIED   permission denied (err says what would grant it);
+ *   GD_SRC_PARTIAL  some of it was read (err says what was not);
+ *   GD_SRC_FAILED   malformed or unreadable (err names file and line).
+ *
+ * Each collector is split into a pure parse function over a buffer,
+ *
+ *   int gd_parse_<x>(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err);
+ *
+ * returning 0 (parsed), 1 (parsed with lines skipped; err says which) or a
+ * negative code (nothing usable; err says why), and a thin reader that gets
+ * the bytes from the root.  Parse functions are listed in gd_parsers[] so
+ * the unit tests and the fuzz harness reach every one of them.
+ */
+#ifndef GD_COLLECT_COLLECT_H
+#define GD_COLLECT_COLLECT_H
+
+#include <stddef.h>
+
+#include "core/err.h"
+#include "core/root.h"
+#include "model/snapshot.h"
+
+struct gd_collect_ctx {
+	const struct gd_root *root;
+};
+
+typedef enum gd_src_status (*gd_collect_fn)(const struct gd_collect_ctx *ctx, struct gd_snapshot *s,
+					   struct gd_err *err);
+
+struct gd_collector {
+	const char *name;   /* stable: appears in JSON and metrics */
+	const char *path;   /* what it reads, for messages */
+	gd_collect_fn collect;
+};
+
+extern const struct gd_collector gd_collectors[];
+extern const size_t gd_ncollectors;
+
+typedef int (*gd_parse_fn)(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err);
+
+struct gd_parser {
+	const char *name;   /* the file it parses, e.g. "proc/meminfo" */
+	gd_parse_fn parse;
+};
+
+extern const struct gd_parser gd_parsers[];
+extern const size_t gd_nparsers;
+
+/* Runs every collector in order and records each one's status, reason and
+ * duration in s->sources.  Never fails: missing evidence is recorded. */
+void gd_collect_all(const struct gd_collect_ctx *ctx, struct gd_snapshot *s);
+
+/* Reads rel through the root and runs parse over it: the common body of a
+ * one-file collector.  Maps read errors to absent/denied/failed with a
+ * reason naming the path. */
+enum gd_src_status gd_collect_file(const struct gd_collect_ctx *ctx, const char *rel, gd_parse_fn parse,
+				   struct gd_snapshot *s, struct gd_err *err);
+
+/* Maps a parse result (0, 1, negative) to a source status. */
+enum gd_src_status gd_parse_status(int rc);
+
+#endif

@@ -1,0 +1,58 @@
+/*
+ * collectors.h - the collect and parse functions of every collector, as the
+ * registry (registry.c) lists them.  One file per source under src/collect/.
+ */
+#ifndef GD_COLLECT_COLLECTORS_H
+#define GD_COLLECT_COLLECTORS_H
+
+#include "collect/collect.h"
+
+#define GD_COLLECTOR_FN(name) \
+	enum gd_src_status gd_collect_##name(const struct gd_collect_ctx *ctx, struct gd_snapshot *s, \
+					     struct gd_err *err);
+#define GD_PARSER_FN(name) int gd_parse_##name(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err);
+
+GD_COLLECTOR_FN(host)            /* proc_uptime.c: /proc/uptime, hostname, osrelease */
+GD_COLLECTOR_FN(proc_stat)       /* proc_stat.c */
+GD_COLLECTOR_FN(proc_loadavg)    /* proc_loadavg.c */
+GD_COLLECTOR_FN(cpu_topology)    /* sys_cpu.c: /sys/devices/system/cpu, /proc/cpuinfo */
+GD_COLLECTOR_FN(cpufreq)         /* sys_cpufreq.c: cpufreq and thermal_throttle */
+GD_COLLECTOR_FN(proc_pressure)   /* proc_pressure.c */
+GD_COLLECTOR_FN(proc_meminfo)    /* proc_meminfo.c */
+GD_COLLECTOR_FN(proc_vmstat)     /* proc_vmstat.c */
+GD_COLLECTOR_FN(proc_diskstats)  /* proc_diskstats.c (+ /sys/block) */
+GD_COLLECTOR_FN(proc_mounts)     /* proc_mounts.c */
+GD_COLLECTOR_FN(proc_net_dev)    /* proc_net_dev.c (+ /sys/class/net) */
+GD_COLLECTOR_FN(proc_net_snmp)   /* proc_net_snmp.c (+ /proc/net/netstat) */
+GD_COLLECTOR_FN(proc_interrupts) /* proc_interrupts.c */
+GD_COLLECTOR_FN(infiniband)      /* sys_infiniband.c */
+GD_COLLECTOR_FN(thermal)         /* sys_thermal.c: thermal zones and hwmon */
+GD_COLLECTOR_FN(processes)       /* proc_pid.c */
+GD_COLLECTOR_FN(threads)         /* proc_pid_task.c */
+GD_COLLECTOR_FN(dev_shm)         /* dev_shm.c */
+GD_COLLECTOR_FN(cgroups)         /* cgroup.c */
+
+GD_PARSER_FN(proc_uptime)
+GD_PARSER_FN(proc_stat)
+GD_PARSER_FN(proc_loadavg)
+GD_PARSER_FN(proc_cpuinfo)
+GD_PARSER_FN(proc_pressure_cpu)
+GD_PARSER_FN(proc_pressure_memory)
+GD_PARSER_FN(proc_pressure_io)
+GD_PARSER_FN(proc_meminfo)
+GD_PARSER_FN(proc_vmstat)
+GD_PARSER_FN(proc_diskstats)
+GD_PARSER_FN(proc_mounts)
+GD_PARSER_FN(proc_net_dev)
+GD_PARSER_FN(proc_net_snmp)
+GD_PARSER_FN(proc_net_netstat)
+GD_PARSER_FN(proc_interrupts)
+GD_PARSER_FN(proc_pid_stat)
+GD_PARSER_FN(proc_pid_status)
+GD_PARSER_FN(proc_pid_io)
+GD_PARSER_FN(proc_pid_cgroup)
+GD_PARSER_FN(proc_pid_mountinfo)
+GD_PARSER_FN(cgroup_cpu_stat)
+GD_PARSER_FN(cgroup_memory_events)
+
+#endif

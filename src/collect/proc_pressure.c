@@ -1,0 +1,37 @@
+/* PLACEHOLDER: to be implemented. */
+#include "collect/collectors.h"
+
+#include <errno.h>
+
+enum gd_src_status gd_collect_proc_pressure(const struct gd_collect_ctx *ctx, struct gd_snapshot *s, struct gd_err *err)
+{
+	(void)ctx;
+	(void)s;
+	gd_err_set(err, -ENOSYS, "not implemented");
+	return GD_SRC_ABSENT;
+}
+
+int gd_parse_proc_pressure_cpu(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err)
+{
+	(void)buf;
+	(void)len;
+	(void)s;
+	return gd_err_set(err, -ENOSYS, "not implemented");
+}
+
+int gd_parse_proc_pressure_memory(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err)
+{
+	(void)buf;
+	(void)len;
+	(void)s;
+	return gd_err_set(err, -ENOSYS, "not implemented");
+}
+
+int gd_parse_proc_pressure_io(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err)
+{
+	(void)buf;
+	(void)len;
+	(void)s;
+	return gd_err_set(err, -ENOSYS, "not implemented");
+}
+

@@ -1,0 +1,57 @@
+/*
+ * registry.c - every collector and every parser, as rows: order matters
+ * (processes need mounts for network-filesystem files; threads, dev_shm and
+ * cgroups need the process list to find GPU jobs).
+ */
+#include "collect/collectors.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+const struct gd_collector gd_collectors[] = {
+	{ "host", "/proc/uptime, /proc/sys/kernel/{hostname,osrelease}", gd_collect_host },
+	{ "proc_stat", "/proc/stat", gd_collect_proc_stat },
+	{ "proc_loadavg", "/proc/loadavg", gd_collect_proc_loadavg },
+	{ "cpu_topology", "/sys/devices/system/cpu, /sys/devices/system/node, /proc/cpuinfo", gd_collect_cpu_topology },
+	{ "cpufreq", "/sys/devices/system/cpu/cpu*/{cpufreq,thermal_throttle}", gd_collect_cpufreq },
+	{ "proc_pressure", "/proc/pressure/{cpu,memory,io}", gd_collect_proc_pressure },
+	{ "proc_meminfo", "/proc/meminfo", gd_collect_proc_meminfo },
+	{ "proc_vmstat", "/proc/vmstat", gd_collect_proc_vmstat },
+	{ "proc_diskstats", "/proc/diskstats, /sys/block/*/queue/rotational", gd_collect_proc_diskstats },
+	{ "proc_mounts", "/proc/self/mounts", gd_collect_proc_mounts },
+	{ "proc_net_dev", "/proc/net/dev, /sys/class/net/*", gd_collect_proc_net_dev },
+	{ "proc_net_snmp", "/proc/net/snmp, /proc/net/netstat", gd_collect_proc_net_snmp },
+	{ "proc_interrupts", "/proc/interrupts", gd_collect_proc_interrupts },
+	{ "infiniband", "/sys/class/infiniband/*/ports/*", gd_collect_infiniband },
+	{ "thermal", "/sys/class/thermal, /sys/class/hwmon", gd_collect_thermal },
+	{ "processes", "/proc/<pid>/{stat,status,io,cgroup,cmdline,fd,ns}", gd_collect_processes },
+	{ "threads", "/proc/<pid>/task/<tid>/stat of GPU jobs", gd_collect_threads },
+	{ "dev_shm", "/dev/shm of each GPU job's mount namespace", gd_collect_dev_shm },
+	{ "cgroups", "cgroup v1/v2 cpu and memory files of GPU jobs", gd_collect_cgroups },
+};
+const size_t gd_ncollectors = N(gd_collectors);
+
+const struct gd_parser gd_parsers[] = {
+	{ "proc/uptime", gd_parse_proc_uptime },
+	{ "proc/stat", gd_parse_proc_stat },
+	{ "proc/loadavg", gd_parse_proc_loadavg },
+	{ "proc/cpuinfo", gd_parse_proc_cpuinfo },
+	{ "proc/pressure/cpu", gd_parse_proc_pressure_cpu },
+	{ "proc/pressure/memory", gd_parse_proc_pressure_memory },
+	{ "proc/pressure/io", gd_parse_proc_pressure_io },
+	{ "proc/meminfo", gd_parse_proc_meminfo },
+	{ "proc/vmstat", gd_parse_proc_vmstat },
+	{ "proc/diskstats", gd_parse_proc_diskstats },
+	{ "proc/mounts", gd_parse_proc_mounts },
+	{ "proc/net/dev", gd_parse_proc_net_dev },
+	{ "proc/net/snmp", gd_parse_proc_net_snmp },
+	{ "proc/net/netstat", gd_parse_proc_net_netstat },
+	{ "proc/interrupts", gd_parse_proc_interrupts },
+	{ "proc/<pid>/stat", gd_parse_proc_pid_stat },
+	{ "proc/<pid>/status", gd_parse_proc_pid_status },
+	{ "proc/<pid>/io", gd_parse_proc_pid_io },
+	{ "proc/<pid>/cgroup", gd_parse_proc_pid_cgroup },
+	{ "proc/<pid>/mountinfo", gd_parse_proc_pid_mountinfo },
+	{ "cgroup cpu.stat", gd_parse_cgroup_cpu_stat },
+	{ "cgroup memory.events", gd_parse_cgroup_memory_events },
+};
+const size_t gd_nparsers = N(gd_parsers);

@@ -1,0 +1,13 @@
+/* PLACEHOLDER: to be implemented. */
+#include "collect/collectors.h"
+
+#include <errno.h>
+
+enum gd_src_status gd_collect_cpufreq(const struct gd_collect_ctx *ctx, struct gd_snapshot *s, struct gd_err *err)
+{
+	(void)ctx;
+	(void)s;
+	gd_err_set(err, -ENOSYS, "not implemented");
+	return GD_SRC_ABSENT;
+}
+

@@ -1,0 +1,175 @@
+/*
+ * snapshot.c - field tables built from the X-macro lists in snapshot.h, and
+ * the snapshot's lifecycle.
+ */
+#include "model/snapshot.h"
+
+#include <errno.h>
+#include <string.h>
+
+#define GD_FT_OF_U64 GD_FT_U64
+#define GD_FT_OF_F64 GD_FT_F64
+#define GD_FT_OF_S16 GD_FT_STR
+#define GD_FT_OF_S32 GD_FT_STR
+#define GD_FT_OF_S64 GD_FT_STR
+#define GD_FT_OF_S256 GD_FT_STR
+#define GD_FK_OF_GAUGE GD_FK_GAUGE
+#define GD_FK_OF_COUNTER GD_FK_COUNTER
+#define GD_FK_OF_LABEL GD_FK_LABEL
+
+#define GD_ROW(type, fname, unit, kind, help) \
+	{ #fname, GD_FT_OF_##type, offsetof(GD_REC, fname), sizeof(((GD_REC *)0)->fname), unit, GD_FK_OF_##kind, help },
+
+#define GD_TABLE(var, stype, LIST) \
+	static const struct gd_field var[] = { LIST(GD_ROW) };
+
+#define GD_REC struct gd_host
+GD_TABLE(host_fields, struct gd_host, GD_HOST_FIELDS)
+#undef GD_REC
+#define GD_REC struct gd_cpu
+GD_TABLE(cpu_fields, struct gd_cpu, GD_CPU_FIELDS)
+#undef GD_REC
+#define GD_REC struct gd_cpus
+GD_TABLE(cpus_fields, struct gd_cpus, GD_CPUS_FIELDS)
+#undef GD_REC
+#define GD_REC struct gd_psi
+GD_TABLE(psi_fields, struct gd_psi, GD_PSI_FIELDS)
+#undef GD_REC
+#define GD_REC struct gd_mem
+GD_TABLE(mem_fields, struct gd_mem, GD_MEM_FIELDS)
+#undef GD_REC
+#define GD_REC struct gd_tcp
+GD_TABLE(tcp_fields, struct gd_tcp, GD_TCP_FIELDS)
+#undef GD_REC
+#define GD_REC struct gd_disk
+GD_TABLE(disk_fields, struct gd_disk, GD_DISK_FIELDS)
+#undef GD_REC
+#define GD_REC struct gd_mount
+GD_TABLE(mount_fields, struct gd_mount, GD_MOUNT_FIELDS)
+#undef GD_REC
+#define GD_REC struct gd_netif
+GD_TABLE(netif_fields, struct gd_netif, GD_NETIF_FIELDS)
+#undef GD_REC
+#define GD_REC struct gd_nic_irq
+GD_TABLE(nic_irq_fields, struct gd_nic_irq, GD_NIC_IRQ_FIELDS)
+#undef GD_REC
+#define GD_REC struct gd_ib_port
+GD_TABLE(ib_port_fields, struct gd_ib_port, GD_IB_PORT_FIELDS)
+#undef GD_REC
+#define GD_REC struct gd_sensor
+GD_TABLE(sensor_fields, struct gd_sensor, GD_SENSOR_FIELDS)
+#undef GD_REC
+#define GD_REC struct gd_shm
+GD_TABLE(shm_fields, struct gd_shm, GD_SHM_FIELDS)
+#undef GD_REC
+#define GD_REC struct gd_cgroup
+GD_TABLE(cgroup_fields, struct gd_cgroup, GD_CGROUP_FIELDS)
+#undef GD_REC
+#define GD_REC struct gd_proc
+GD_TABLE(proc_fields, struct gd_proc, GD_PROC_FIELDS)
+#undef GD_REC
+#define GD_REC struct gd_thread
+GD_TABLE(thread_fields, struct gd_thread, GD_THREAD_FIELDS)
+#undef GD_REC
+#define GD_REC struct gd_source
+GD_TABLE(source_fields, struct gd_source, GD_SOURCE_FIELDS)
+#undef GD_REC
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+#define ONE(key, type, member, table) \
+	{ key, sizeof(type), table, N(table), offsetof(struct gd_snapshot, member), false }
+#define MANY(key, type, member, table) \
+	{ key, sizeof(type), table, N(table), offsetof(struct gd_snapshot, member), true }
+
+const struct gd_record_desc gd_sections[] = {
+	ONE("host", struct gd_host, host, host_fields),
+	ONE("cpu", struct gd_cpu, cpu, cpu_fields),
+	ONE("psi", struct gd_psi, psi, psi_fields),
+	ONE("mem", struct gd_mem, mem, mem_fields),
+	ONE("tcp", struct gd_tcp, tcp, tcp_fields),
+	MANY("cpus", struct gd_cpus, cpus, cpus_fields),
+	MANY("disks", struct gd_disk, disks, disk_fields),
+	MANY("mounts", struct gd_mount, mounts, mount_fields),
+	MANY("netifs", struct gd_netif, netifs, netif_fields),
+	MANY("nic_irqs", struct gd_nic_irq, nic_irqs, nic_irq_fields),
+	MANY("ib_ports", struct gd_ib_port, ib_ports, ib_port_fields),
+	MANY("sensors", struct gd_sensor, sensors, sensor_fields),
+	MANY("shm", struct gd_shm, shm, shm_fields),
+	MANY("cgroups", struct gd_cgroup, cgroups, cgroup_fields),
+	MANY("procs", struct gd_proc, procs, proc_fields),
+	MANY("threads", struct gd_thread, threads, thread_fields),
+	MANY("sources", struct gd_source, sources, source_fields),
+};
+const size_t gd_nsections = N(gd_sections);
+
+const struct gd_record_desc *gd_section_find(const char *name)
+{
+	for (size_t i = 0; i < gd_nsections; i++)
+		if (strcmp(gd_sections[i].name, name) == 0)
+			return &gd_sections[i];
+	return NULL;
+}
+
+const struct gd_field *gd_field_find(const struct gd_record_desc *d, const char *name)
+{
+	for (size_t i = 0; i < d->nfields; i++)
+		if (strcmp(d->fields[i].name, name) == 0)
+			return &d->fields[i];
+	return NULL;
+}
+
+void gd_snapshot_init(struct gd_snapshot *s)
+{
+	memset(s, 0, sizeof *s);
+}
+
+void gd_snapshot_release(struct gd_snapshot *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < gd_nsections; i++)
+		if (gd_sections[i].is_array)
+			gd_vec_release((struct gd_vec *)(void *)((char *)s + gd_sections[i].offset));
+}
+
+void gd_snapshot_clear(struct gd_snapshot *s)
+{
+	gd_snapshot_release(s);
+	gd_snapshot_init(s);
+}
+
+void gd_strlcpy(char *dst, const char *src, size_t dstsz)
+{
+	size_t n = strlen(src);
+
+	if (n >= dstsz)
+		n = dstsz - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+const char *gd_src_status_name(enum gd_src_status st)
+{
+	static const char *const names[] = { "ok", "absent", "denied", "partial", "failed" };
+
+	return (unsigned)st < N(names) ? names[st] : "failed";
+}
+
+enum gd_src_status gd_src_status_of_errno(int neg_errno)
+{
+	switch (-neg_errno) {
+	case 0:
+		return GD_SRC_OK;
+	case ENOENT:
+	case ENOTDIR:
+	case EOPNOTSUPP:
+	case ENODEV:
+	case ENXIO:
+		return GD_SRC_ABSENT;
+	case EACCES:
+	case EPERM:
+		return GD_SRC_DENIED;
+	default:
+		return GD_SRC_FAILED;
+	}
+}

@@ -1,0 +1,386 @@
+/*
+ * snapshot.h - one sample of all the evidence gpudoctor reads: plain data.
+ *
+ * A snapshot is filled by collectors (src/collect/), read by rules
+ * (src/rules/) through a window of several snapshots, and rendered by outputs.
+ * It serialises to one JSON line and loads back losslessly (snapshot_json.c).
+ *
+ * Every record type is declared once, as an X-macro list of its fields:
+ *
+ *     X(TYPE, name, unit, KIND, help)
+ *
+ * TYPE is U64 or F64 (a presence-carrying struct gd_u64 / gd_f64) or S16,
+ * S32, S64, S256 (a char array of that size; "" means absent).  KIND is
+ * GAUGE, COUNTER (monotonic since boot; rules use deltas) or LABEL (an
+ * identity such as a device name).  The same list declares the C struct and
+ * builds the field table (struct gd_record_desc) that drives JSON save/load
+ * and, later, Prometheus and text columns: no output hand-lists fields.
+ *
+ * Units are in field names (_bytes, _ticks, _us, _mbps, _c for °C).  Counters
+ * from /proc/stat are in USER_HZ ticks; host.clk_tck says how many a second.
+ *
+ * The snapshot owns every array in it; gd_snapshot_release frees them.
+ */
+#ifndef GD_MODEL_SNAPSHOT_H
+#define GD_MODEL_SNAPSHOT_H
+
+#include <stddef.h>
+
+#include "model/value.h"
+#include "model/vec.h"
+
+#define GD_SNAPSHOT_VERSION 1
+
+/* ---- host: identity and clock (/proc/uptime, uname, sysconf) ---------- */
+#define GD_HOST_FIELDS(X) \
+	X(S64, hostname, "", LABEL, "host name") \
+	X(S64, kernel, "", LABEL, "kernel release") \
+	X(F64, uptime_s, "seconds", GAUGE, "seconds since boot (/proc/uptime): the snapshot's timestamp") \
+	X(F64, wall_time_s, "seconds", GAUGE, "wall-clock time of the sample, seconds since the epoch") \
+	X(U64, clk_tck, "hz", GAUGE, "USER_HZ: ticks per second of /proc/stat counters") \
+	X(U64, page_size_bytes, "bytes", GAUGE, "memory page size") \
+	X(U64, self_pid, "", LABEL, "pid of the gpudoctor process that took the snapshot") \
+	X(S16, cgroup_mode, "", LABEL, "cgroup hierarchy: v1, v2 or hybrid")
+
+/* ---- cpu: /proc/stat totals, /proc/loadavg, topology ------------------ */
+#define GD_CPU_FIELDS(X) \
+	X(U64, user_ticks, "ticks", COUNTER, "all CPUs: user time (includes guest)") \
+	X(U64, nice_ticks, "ticks", COUNTER, "all CPUs: niced user time") \
+	X(U64, system_ticks, "ticks", COUNTER, "all CPUs: system time") \
+	X(U64, idle_ticks, "ticks", COUNTER, "all CPUs: idle time") \
+	X(U64, iowait_ticks, "ticks", COUNTER, "all CPUs: idle waiting for I/O") \
+	X(U64, irq_ticks, "ticks", COUNTER, "all CPUs: hard interrupt time") \
+	X(U64, softirq_ticks, "ticks", COUNTER, "all CPUs: soft interrupt time") \
+	X(U64, steal_ticks, "ticks", COUNTER, "all CPUs: time stolen by the hypervisor") \
+	X(U64, ctxt, "", COUNTER, "context switches since boot") \
+	X(U64, procs_running, "", GAUGE, "runnable tasks") \
+	X(U64, procs_blocked, "", GAUGE, "tasks blocked on I/O") \
+	X(F64, load1, "", GAUGE, "1-minute load average") \
+	X(F64, load5, "", GAUGE, "5-minute load average") \
+	X(F64, load15, "", GAUGE, "15-minute load average") \
+	X(U64, threads_total, "", GAUGE, "scheduling entities (loadavg)") \
+	X(U64, cpus_online, "", GAUGE, "online logical CPUs") \
+	X(U64, cores, "", GAUGE, "physical cores") \
+	X(U64, sockets, "", GAUGE, "CPU packages") \
+	X(U64, numa_nodes, "", GAUGE, "NUMA nodes") \
+	X(S64, model, "", LABEL, "CPU model name")
+
+/* ---- cpus[]: per logical CPU (/proc/stat cpuN, cpufreq, thermal_throttle) */
+#define GD_CPUS_FIELDS(X) \
+	X(U64, cpu, "", LABEL, "logical CPU number") \
+	X(U64, user_ticks, "ticks", COUNTER, "user time") \
+	X(U64, nice_ticks, "ticks", COUNTER, "niced user time") \
+	X(U64, system_ticks, "ticks", COUNTER, "system time") \
+	X(U64, idle_ticks, "ticks", COUNTER, "idle time") \
+	X(U64, iowait_ticks, "ticks", COUNTER, "iowait time") \
+	X(U64, irq_ticks, "ticks", COUNTER, "hard interrupt time") \
+	X(U64, softirq_ticks, "ticks", COUNTER, "soft interrupt time") \
+	X(U64, steal_ticks, "ticks", COUNTER, "stolen time") \
+	X(U64, package, "", LABEL, "physical package (socket) id") \
+	X(U64, numa_node, "", LABEL, "NUMA node") \
+	X(S32, governor, "", LABEL, "cpufreq scaling governor") \
+	X(S32, freq_driver, "", LABEL, "cpufreq scaling driver") \
+	X(U64, cur_khz, "khz", GAUGE, "current frequency") \
+	X(U64, max_khz, "khz", GAUGE, "maximum frequency (cpuinfo_max_freq)") \
+	X(U64, core_throttle_count, "", COUNTER, "thermal throttle events of the core") \
+	X(U64, package_throttle_count, "", COUNTER, "thermal throttle events of the package")
+
+/* ---- psi: /proc/pressure/{cpu,memory,io} ----------------------------- */
+#define GD_PSI_FIELDS(X) \
+	X(F64, cpu_some_avg10, "pct", GAUGE, "share of time some tasks waited for CPU, 10 s average") \
+	X(F64, cpu_some_avg60, "pct", GAUGE, "the same, 60 s average") \
+	X(U64, cpu_some_total_us, "us", COUNTER, "total CPU stall time (some)") \
+	X(F64, memory_some_avg10, "pct", GAUGE, "share of time some tasks waited for memory, 10 s average") \
+	X(F64, memory_full_avg10, "pct", GAUGE, "share of time all tasks waited for memory, 10 s average") \
+	X(U64, memory_some_total_us, "us", COUNTER, "total memory stall time (some)") \
+	X(U64, memory_full_total_us, "us", COUNTER, "total memory stall time (full)") \
+	X(F64, io_some_avg10, "pct", GAUGE, "share of time some tasks waited for I/O, 10 s average") \
+	X(F64, io_full_avg10, "pct", GAUGE, "share of time all tasks waited for I/O, 10 s average") \
+	X(U64, io_some_total_us, "us", COUNTER, "total I/O stall time (some)") \
+	X(U64, io_full_total_us, "us", COUNTER, "total I/O stall time (full)")
+
+/* ---- mem: /proc/meminfo and /proc/vmstat ----------------------------- */
+#define GD_MEM_FIELDS(X) \
+	X(U64, total_bytes, "bytes", GAUGE, "MemTotal") \
+	X(U64, free_bytes, "bytes", GAUGE, "MemFree") \
+	X(U64, available_bytes, "bytes", GAUGE, "MemAvailable") \
+	X(U64, buffers_bytes, "bytes", GAUGE, "Buffers") \
+	X(U64, cached_bytes, "bytes", GAUGE, "Cached") \
+	X(U64, shmem_bytes, "bytes", GAUGE, "Shmem (tmpfs, /dev/shm)") \
+	X(U64, dirty_bytes, "bytes", GAUGE, "Dirty") \
+	X(U64, writeback_bytes, "bytes", GAUGE, "Writeback") \
+	X(U64, swap_total_bytes, "bytes", GAUGE, "SwapTotal") \
+	X(U64, swap_free_bytes, "bytes", GAUGE, "SwapFree") \
+	X(U64, hardware_corrupted_bytes, "bytes", GAUGE, "HardwareCorrupted") \
+	X(U64, pswpin, "pages", COUNTER, "pages swapped in") \
+	X(U64, pswpout, "pages", COUNTER, "pages swapped out") \
+	X(U64, pgmajfault, "", COUNTER, "major page faults") \
+	X(U64, oom_kill, "", COUNTER, "OOM kills since boot") \
+	X(U64, allocstall, "", COUNTER, "direct-reclaim stalls (all zones)")
+
+/* ---- tcp: /proc/net/snmp Tcp: and /proc/net/netstat TcpExt: ----------- */
+#define GD_TCP_FIELDS(X) \
+	X(U64, active_opens, "", COUNTER, "TCP ActiveOpens") \
+	X(U64, passive_opens, "", COUNTER, "TCP PassiveOpens") \
+	X(U64, curr_estab, "", GAUGE, "TCP CurrEstab") \
+	X(U64, in_segs, "", COUNTER, "TCP InSegs") \
+	X(U64, out_segs, "", COUNTER, "TCP OutSegs") \
+	X(U64, retrans_segs, "", COUNTER, "TCP RetransSegs") \
+	X(U64, in_errs, "", COUNTER, "TCP InErrs") \
+	X(U64, out_rsts, "", COUNTER, "TCP OutRsts") \
+	X(U64, timeouts, "", COUNTER, "TcpExt TCPTimeouts (RTO fired)")
+
+/* ---- disks[]: /proc/diskstats, /sys/block/<dev>/queue/rotational ------ */
+#define GD_DISK_FIELDS(X) \
+	X(S32, name, "", LABEL, "block device name") \
+	X(U64, whole, "", LABEL, "1 for a whole disk (listed in /sys/block), 0 for a partition") \
+	X(U64, rotational, "", GAUGE, "1 for a spinning disk") \
+	X(U64, reads, "", COUNTER, "reads completed") \
+	X(U64, reads_merged, "", COUNTER, "reads merged") \
+	X(U64, sectors_read, "sectors", COUNTER, "512-byte sectors read") \
+	X(U64, read_ms, "ms", COUNTER, "time spent reading") \
+	X(U64, writes, "", COUNTER, "writes completed") \
+	X(U64, writes_merged, "", COUNTER, "writes merged") \
+	X(U64, sectors_written, "sectors", COUNTER, "512-byte sectors written") \
+	X(U64, write_ms, "ms", COUNTER, "time spent writing") \
+	X(U64, in_flight, "", GAUGE, "I/Os in flight") \
+	X(U64, io_ms, "ms", COUNTER, "time with I/O in flight (io_ticks)") \
+	X(U64, weighted_io_ms, "ms", COUNTER, "weighted time doing I/O (queue depth integral)")
+
+/* ---- mounts[]: /proc/self/mounts ------------------------------------- */
+#define GD_MOUNT_FIELDS(X) \
+	X(S256, device, "", LABEL, "mount source") \
+	X(S256, mountpoint, "", LABEL, "mount point") \
+	X(S32, fstype, "", LABEL, "filesystem type") \
+	X(U64, size_bytes, "bytes", GAUGE, "tmpfs size= option, when given")
+
+/* ---- netifs[]: /proc/net/dev, /sys/class/net/<if>/ -------------------- */
+#define GD_NETIF_FIELDS(X) \
+	X(S32, name, "", LABEL, "interface name") \
+	X(U64, rx_bytes, "bytes", COUNTER, "received bytes") \
+	X(U64, rx_packets, "", COUNTER, "received packets") \
+	X(U64, rx_errs, "", COUNTER, "receive errors") \
+	X(U64, rx_drop, "", COUNTER, "received packets dropped") \
+	X(U64, rx_fifo, "", COUNTER, "receive FIFO/overrun errors") \
+	X(U64, rx_frame, "", COUNTER, "receive framing errors") \
+	X(U64, tx_bytes, "bytes", COUNTER, "sent bytes") \
+	X(U64, tx_packets, "", COUNTER, "sent packets") \
+	X(U64, tx_errs, "", COUNTER, "transmit errors") \
+	X(U64, tx_drop, "", COUNTER, "sent packets dropped") \
+	X(U64, tx_fifo, "", COUNTER, "transmit FIFO errors") \
+	X(U64, tx_colls, "", COUNTER, "collisions") \
+	X(U64, tx_carrier, "", COUNTER, "carrier errors") \
+	X(S16, operstate, "", LABEL, "RFC 2863 operational state") \
+	X(U64, admin_up, "", GAUGE, "1 when the interface is administratively up (IFF_UP)") \
+	X(U64, physical, "", LABEL, "1 when backed by a device (not virtual)") \
+	X(U64, speed_mbps, "mbps", GAUGE, "negotiated link speed") \
+	X(U64, max_speed_mbps, "mbps", GAUGE, "fastest speed the link supports (ethtool)") \
+	X(U64, arp_type, "", LABEL, "ARP hardware type (1 ethernet, 32 infiniband)")
+
+/* ---- nic_irqs[]: /proc/interrupts lines of NIC queues, one per CPU ---- */
+#define GD_NIC_IRQ_FIELDS(X) \
+	X(S16, irq, "", LABEL, "IRQ number") \
+	X(S64, name, "", LABEL, "IRQ action name (queue)") \
+	X(S32, netif, "", LABEL, "interface the IRQ belongs to") \
+	X(U64, cpu, "", LABEL, "CPU the count is for") \
+	X(U64, count, "", COUNTER, "interrupts served by that CPU")
+
+/* ---- ib_ports[]: /sys/class/infiniband/<dev>/ports/<n>/ --------------- */
+#define GD_IB_PORT_FIELDS(X) \
+	X(S32, device, "", LABEL, "RDMA device") \
+	X(U64, port, "", LABEL, "port number") \
+	X(S16, link_layer, "", LABEL, "InfiniBand or Ethernet (RoCE)") \
+	X(U64, state, "", GAUGE, "port state code (4 = ACTIVE)") \
+	X(S16, state_name, "", LABEL, "port state name") \
+	X(U64, phys_state, "", GAUGE, "physical state code (5 = LinkUp)") \
+	X(S32, phys_state_name, "", LABEL, "physical state name") \
+	X(F64, rate_gbps, "gbps", GAUGE, "link rate") \
+	X(U64, symbol_error, "", COUNTER, "symbol errors") \
+	X(U64, port_rcv_errors, "", COUNTER, "receive errors") \
+	X(U64, link_error_recovery, "", COUNTER, "link retrains that succeeded") \
+	X(U64, link_downed, "", COUNTER, "link retrains that failed") \
+	X(U64, port_xmit_discards, "", COUNTER, "packets discarded on transmit") \
+	X(U64, local_link_integrity_errors, "", COUNTER, "local link integrity errors") \
+	X(U64, excessive_buffer_overrun_errors, "", COUNTER, "buffer overruns") \
+	X(U64, port_xmit_wait, "", COUNTER, "ticks waiting for credit") \
+	X(U64, port_xmit_data_bytes, "bytes", COUNTER, "transmitted bytes (4 x port_xmit_data)") \
+	X(U64, port_rcv_data_bytes, "bytes", COUNTER, "received bytes (4 x port_rcv_data)")
+
+/* ---- sensors[]: thermal zones and hwmon temperatures ------------------ */
+#define GD_SENSOR_FIELDS(X) \
+	X(S16, source, "", LABEL, "thermal or hwmon") \
+	X(S32, chip, "", LABEL, "zone type or hwmon chip name") \
+	X(S64, label, "", LABEL, "sensor label (e.g. Package id 0, Inlet Temp)") \
+	X(F64, temp_c, "celsius", GAUGE, "temperature") \
+	X(F64, max_c, "celsius", GAUGE, "high threshold") \
+	X(F64, crit_c, "celsius", GAUGE, "critical threshold")
+
+/* ---- shm[]: /dev/shm as seen from a mount namespace ------------------- */
+#define GD_SHM_FIELDS(X) \
+	X(U64, pid, "", LABEL, "process whose mount namespace this is") \
+	X(S32, mntns, "", LABEL, "mount namespace (mnt:[inode])") \
+	X(U64, gpu_job, "", LABEL, "1 when pid is a GPU job, 0 for gpudoctor's own namespace") \
+	X(U64, mounted, "", GAUGE, "1 when /dev/shm is a mount point there") \
+	X(S32, fstype, "", LABEL, "filesystem type of /dev/shm") \
+	X(U64, size_bytes, "bytes", GAUGE, "capacity") \
+	X(U64, used_bytes, "bytes", GAUGE, "space in use")
+
+/* ---- cgroups[]: the groups of GPU jobs and of gpudoctor itself -------- */
+#define GD_CGROUP_FIELDS(X) \
+	X(S256, path, "", LABEL, "cgroup path (v2, or the v1 cpu controller's)") \
+	X(S256, memory_path, "", LABEL, "v1 memory controller path (v2: same as path)") \
+	X(S16, version, "", LABEL, "v1 or v2") \
+	X(U64, pid, "", LABEL, "a process in the group") \
+	X(U64, self, "", LABEL, "1 when this is gpudoctor's own group") \
+	X(U64, cpu_quota_us, "us", GAUGE, "CPU quota per period (absent: unlimited)") \
+	X(U64, cpu_period_us, "us", GAUGE, "CPU quota period") \
+	X(U64, nr_periods, "", COUNTER, "enforcement periods elapsed") \
+	X(U64, nr_throttled, "", COUNTER, "periods in which the group was throttled") \
+	X(U64, throttled_us, "us", COUNTER, "time throttled") \
+	X(U64, mem_current_bytes, "bytes", GAUGE, "memory charged to the group") \
+	X(U64, mem_max_bytes, "bytes", GAUGE, "hard memory limit (absent: unlimited)") \
+	X(U64, mem_high_bytes, "bytes", GAUGE, "memory.high throttling limit (absent: unlimited)") \
+	X(U64, mem_events_high, "", COUNTER, "times over memory.high") \
+	X(U64, mem_events_max, "", COUNTER, "times at memory.max (v1: failcnt)") \
+	X(U64, mem_events_oom, "", COUNTER, "times the group ran out of memory") \
+	X(U64, mem_events_oom_kill, "", COUNTER, "processes OOM-killed in the group")
+
+/* ---- procs[]: /proc/<pid>/{stat,status,io,cgroup,cmdline,fd,ns} ------- */
+#define GD_PROC_FIELDS(X) \
+	X(U64, pid, "", LABEL, "process id") \
+	X(U64, ppid, "", LABEL, "parent process id") \
+	X(S32, comm, "", LABEL, "command name") \
+	X(S256, cmdline, "", LABEL, "command line, arguments joined by spaces (truncated)") \
+	X(S16, state, "", LABEL, "scheduler state letter") \
+	X(U64, kthread, "", LABEL, "1 for a kernel thread") \
+	X(U64, uid, "", LABEL, "real user id") \
+	X(U64, starttime_ticks, "ticks", LABEL, "start time after boot (identity with pid)") \
+	X(U64, utime_ticks, "ticks", COUNTER, "user CPU time") \
+	X(U64, stime_ticks, "ticks", COUNTER, "system CPU time") \
+	X(U64, num_threads, "", GAUGE, "threads") \
+	X(U64, rss_bytes, "bytes", GAUGE, "resident memory") \
+	X(U64, rchar_bytes, "bytes", COUNTER, "bytes read through syscalls (any file, cache hits too)") \
+	X(U64, wchar_bytes, "bytes", COUNTER, "bytes written through syscalls") \
+	X(U64, read_bytes, "bytes", COUNTER, "bytes fetched from storage") \
+	X(U64, write_bytes, "bytes", COUNTER, "bytes sent to storage") \
+	X(U64, nvidia_fds, "", GAUGE, "open file descriptors on /dev/nvidia<N>: a GPU job when > 0") \
+	X(S64, nvidia_devs, "", LABEL, "minor numbers of the /dev/nvidia<N> it holds, comma-separated") \
+	X(U64, netfs_fds, "", GAUGE, "open files on a network or FUSE filesystem") \
+	X(S256, netfs_mount, "", LABEL, "mount point of the first such file") \
+	X(S256, cgroup, "", LABEL, "cgroup path (v2 line, else the v1 cpu controller's)") \
+	X(S32, mntns, "", LABEL, "mount namespace") \
+	X(S32, netns, "", LABEL, "network namespace")
+
+/* ---- threads[]: per-thread CPU of GPU jobs and their descendants ------ */
+#define GD_THREAD_FIELDS(X) \
+	X(U64, pid, "", LABEL, "process id") \
+	X(U64, tid, "", LABEL, "thread id") \
+	X(S32, comm, "", LABEL, "thread name") \
+	X(S16, state, "", LABEL, "scheduler state letter") \
+	X(U64, utime_ticks, "ticks", COUNTER, "user CPU time") \
+	X(U64, stime_ticks, "ticks", COUNTER, "system CPU time")
+
+/* ---- sources[]: how each collector fared ------------------------------ */
+#define GD_SOURCE_FIELDS(X) \
+	X(S32, name, "", LABEL, "collector name") \
+	X(S256, path, "", LABEL, "what it reads") \
+	X(S16, status, "", LABEL, "ok, absent, denied, partial or failed") \
+	X(S256, reason, "", LABEL, "why, when not ok") \
+	X(F64, duration_s, "seconds", GAUGE, "time the collector took")
+
+/* ---- declare the structs --------------------------------------------- */
+#define GD_MEMBER_U64(n) struct gd_u64 n;
+#define GD_MEMBER_F64(n) struct gd_f64 n;
+#define GD_MEMBER_S16(n) char n[16];
+#define GD_MEMBER_S32(n) char n[32];
+#define GD_MEMBER_S64(n) char n[64];
+#define GD_MEMBER_S256(n) char n[256];
+#define GD_DECLARE(type, name, unit, kind, help) GD_MEMBER_##type(name)
+
+struct gd_host { GD_HOST_FIELDS(GD_DECLARE) };
+struct gd_cpu { GD_CPU_FIELDS(GD_DECLARE) };
+struct gd_cpus { GD_CPUS_FIELDS(GD_DECLARE) };
+struct gd_psi { GD_PSI_FIELDS(GD_DECLARE) };
+struct gd_mem { GD_MEM_FIELDS(GD_DECLARE) };
+struct gd_tcp { GD_TCP_FIELDS(GD_DECLARE) };
+struct gd_disk { GD_DISK_FIELDS(GD_DECLARE) };
+struct gd_mount { GD_MOUNT_FIELDS(GD_DECLARE) };
+struct gd_netif { GD_NETIF_FIELDS(GD_DECLARE) };
+struct gd_nic_irq { GD_NIC_IRQ_FIELDS(GD_DECLARE) };
+struct gd_ib_port { GD_IB_PORT_FIELDS(GD_DECLARE) };
+struct gd_sensor { GD_SENSOR_FIELDS(GD_DECLARE) };
+struct gd_shm { GD_SHM_FIELDS(GD_DECLARE) };
+struct gd_cgroup { GD_CGROUP_FIELDS(GD_DECLARE) };
+struct gd_proc { GD_PROC_FIELDS(GD_DECLARE) };
+struct gd_thread { GD_THREAD_FIELDS(GD_DECLARE) };
+struct gd_source { GD_SOURCE_FIELDS(GD_DECLARE) };
+
+struct gd_snapshot {
+	struct gd_host host;
+	struct gd_cpu cpu;
+	struct gd_psi psi;
+	struct gd_mem mem;
+	struct gd_tcp tcp;
+	struct gd_vec cpus;      /* struct gd_cpus */
+	struct gd_vec disks;     /* struct gd_disk */
+	struct gd_vec mounts;    /* struct gd_mount */
+	struct gd_vec netifs;    /* struct gd_netif */
+	struct gd_vec nic_irqs;  /* struct gd_nic_irq */
+	struct gd_vec ib_ports;  /* struct gd_ib_port */
+	struct gd_vec sensors;   /* struct gd_sensor */
+	struct gd_vec shm;       /* struct gd_shm */
+	struct gd_vec cgroups;   /* struct gd_cgroup */
+	struct gd_vec procs;     /* struct gd_proc */
+	struct gd_vec threads;   /* struct gd_thread */
+	struct gd_vec sources;   /* struct gd_source */
+};
+
+/* ---- field tables ------------------------------------------------------ */
+enum gd_ftype { GD_FT_U64, GD_FT_F64, GD_FT_STR };
+enum gd_fkind { GD_FK_GAUGE, GD_FK_COUNTER, GD_FK_LABEL };
+
+struct gd_field {
+	const char *name;
+	enum gd_ftype type;
+	size_t offset;
+	size_t size;        /* bytes of the member (the array size for strings) */
+	const char *unit;
+	enum gd_fkind kind;
+	const char *help;
+};
+
+struct gd_record_desc {
+	const char *name;           /* JSON key of the section */
+	size_t size;                /* sizeof the record struct */
+	const struct gd_field *fields;
+	size_t nfields;
+	size_t offset;              /* offset of the member in struct gd_snapshot */
+	bool is_array;              /* a struct gd_vec of records, or one record */
+};
+
+/* The sections of a snapshot in serialisation order. */
+extern const struct gd_record_desc gd_sections[];
+extern const size_t gd_nsections;
+
+const struct gd_record_desc *gd_section_find(const char *name);
+const struct gd_field *gd_field_find(const struct gd_record_desc *d, const char *name);
+
+/* ---- lifecycle --------------------------------------------------------- */
+void gd_snapshot_init(struct gd_snapshot *s);
+void gd_snapshot_release(struct gd_snapshot *s);
+void gd_snapshot_clear(struct gd_snapshot *s);
+
+/* Copies a char array safely (always NUL-terminated, truncating). */
+#define GD_STRSET(dst, src) gd_strlcpy((dst), (src), sizeof(dst))
+void gd_strlcpy(char *dst, const char *src, size_t dstsz);
+
+/* Typed pushes that keep call sites short. */
+#define GD_PUSH(snap, vecname, type) ((type *)gd_vec_push(&(snap)->vecname, sizeof(type)))
+
+/* Status words of a source, as stored in gd_source.status. */
+enum gd_src_status { GD_SRC_OK, GD_SRC_ABSENT, GD_SRC_DENIED, GD_SRC_PARTIAL, GD_SRC_FAILED };
+const char *gd_src_status_name(enum gd_src_status st);
+/* Maps a -errno from a read to absent/denied/failed. */
+enum gd_src_status gd_src_status_of_errno(int neg_errno);
+
+#endif

@@ -1,0 +1,256 @@
+#include "model/snapshot_json.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/xalloc.h"
+
+/* Strings read from /proc (a comm, a command line) may hold any byte; JSON
+ * needs UTF-8, so invalid text is written with each non-ASCII byte as '?'. */
+static json_t *str_to_json(const char *p, size_t n)
+{
+	json_t *v = json_stringn(p, n);
+	char *tmp;
+
+	if (v)
+		return v;
+	tmp = gd_xstrndup(p, n);
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)tmp[i] >= 0x80 || (unsigned char)tmp[i] < 0x20)
+			tmp[i] = '?';
+	v = json_stringn(tmp, n);
+	free(tmp);
+	return v;
+}
+
+static json_t *record_to_json(const struct gd_record_desc *d, const char *rec)
+{
+	json_t *o = json_object();
+
+	for (size_t i = 0; i < d->nfields; i++) {
+		const struct gd_field *f = &d->fields[i];
+		const char *p = rec + f->offset;
+		json_t *v = NULL;
+
+		switch (f->type) {
+		case GD_FT_U64: {
+			const struct gd_u64 *x = (const void *)p;
+
+			if (x->ok)
+				v = x->v <= INT64_MAX ? json_integer((json_int_t)x->v) : json_real((double)x->v);
+			break;
+		}
+		case GD_FT_F64: {
+			const struct gd_f64 *x = (const void *)p;
+
+			if (x->ok && isfinite(x->v))
+				v = json_real(x->v);
+			break;
+		}
+		case GD_FT_STR:
+			if (p[0])
+				v = str_to_json(p, strnlen(p, f->size));
+			break;
+		}
+		json_object_set_new(o, f->name, v ? v : json_null());
+	}
+	return o;
+}
+
+json_t *gd_snapshot_to_json(const struct gd_snapshot *s)
+{
+	json_t *root = json_object();
+
+	json_object_set_new(root, "version", json_integer(GD_SNAPSHOT_VERSION));
+	for (size_t i = 0; i < gd_nsections; i++) {
+		const struct gd_record_desc *d = &gd_sections[i];
+		const char *base = (const char *)s + d->offset;
+
+		if (!d->is_array) {
+			json_object_set_new(root, d->name, record_to_json(d, base));
+		} else {
+			const struct gd_vec *v = (const void *)base;
+			json_t *a = json_array();
+
+			for (size_t j = 0; j < v->n; j++)
+				json_array_append_new(a, record_to_json(d, (const char *)v->items + j * d->size));
+			json_object_set_new(root, d->name, a);
+		}
+	}
+	return root;
+}
+
+int gd_snapshot_write_line(const struct gd_snapshot *s, FILE *f)
+{
+	json_t *o = gd_snapshot_to_json(s);
+	int rc = json_dumpf(o, f, JSON_COMPACT | JSON_ENSURE_ASCII);
+
+	json_decref(o);
+	if (rc < 0 || fputc('\n', f) == EOF)
+		return -EIO;
+	return 0;
+}
+
+static int record_from_json(const struct gd_record_desc *d, const json_t *o, char *rec, const char *where,
+			    struct gd_err *err)
+{
+	if (!json_is_object(o))
+		return gd_err_set(err, -EINVAL, "%s: expected an object", where);
+	for (size_t i = 0; i < d->nfields; i++) {
+		const struct gd_field *f = &d->fields[i];
+		const json_t *v = json_object_get(o, f->name);
+		char *p = rec + f->offset;
+
+		if (!v || json_is_null(v))
+			continue;
+		switch (f->type) {
+		case GD_FT_U64: {
+			struct gd_u64 *x = (void *)p;
+
+			if (json_is_integer(v) && json_integer_value(v) >= 0)
+				gd_u64_set(x, (uint64_t)json_integer_value(v));
+			else if (json_is_real(v) && json_real_value(v) >= 0 && json_real_value(v) < 1.9e19)
+				gd_u64_set(x, (uint64_t)json_real_value(v));
+			else
+				return gd_err_set(err, -EINVAL, "%s.%s: expected a non-negative integer", where, f->name);
+			break;
+		}
+		case GD_FT_F64: {
+			struct gd_f64 *x = (void *)p;
+
+			if (!json_is_number(v))
+				return gd_err_set(err, -EINVAL, "%s.%s: expected a number", where, f->name);
+			gd_f64_set(x, json_number_value(v));
+			break;
+		}
+		case GD_FT_STR:
+			if (!json_is_string(v))
+				return gd_err_set(err, -EINVAL, "%s.%s: expected a string", where, f->name);
+			gd_strlcpy(p, json_string_value(v), f->size);
+			break;
+		}
+	}
+	return 0;
+}
+
+int gd_snapshot_from_json(const json_t *obj, struct gd_snapshot *s, struct gd_err *err)
+{
+	const json_t *ver;
+
+	if (!json_is_object(obj))
+		return gd_err_set(err, -EINVAL, "not a snapshot: expected a JSON object");
+	ver = json_object_get(obj, "version");
+	if (!json_is_integer(ver) || !json_object_get(obj, "host"))
+		return gd_err_set(err, -EINVAL, "not a gpudoctor snapshot: no \"version\" and \"host\" keys");
+	if (json_integer_value(ver) > GD_SNAPSHOT_VERSION || json_integer_value(ver) < 1)
+		return gd_err_set(err, -EINVAL, "snapshot version %lld is not supported (this gpudoctor reads up to %d)",
+				  (long long)json_integer_value(ver), GD_SNAPSHOT_VERSION);
+	for (size_t i = 0; i < gd_nsections; i++) {
+		const struct gd_record_desc *d = &gd_sections[i];
+		const json_t *v = json_object_get(obj, d->name);
+		char *base = (char *)s + d->offset;
+		int rc;
+
+		if (!v || json_is_null(v))
+			continue;
+		if (!d->is_array) {
+			rc = record_from_json(d, v, base, d->name, err);
+			if (rc < 0)
+				return rc;
+			continue;
+		}
+		if (!json_is_array(v))
+			return gd_err_set(err, -EINVAL, "%s: expected an array", d->name);
+		for (size_t j = 0; j < json_array_size(v); j++) {
+			char where[64];
+
+			snprintf(where, sizeof where, "%s[%zu]", d->name, j);
+			rc = record_from_json(d, json_array_get(v, j), gd_vec_push((struct gd_vec *)(void *)base, d->size),
+					      where, err);
+			if (rc < 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+void gd_series_init(struct gd_series *ser)
+{
+	memset(ser, 0, sizeof *ser);
+}
+
+void gd_series_release(struct gd_series *ser)
+{
+	if (!ser)
+		return;
+	for (size_t i = 0; i < ser->n; i++)
+		gd_snapshot_release(&ser->items[i]);
+	free(ser->items);
+	gd_series_init(ser);
+}
+
+struct gd_snapshot *gd_series_push(struct gd_series *ser)
+{
+	if (ser->n == ser->cap) {
+		ser->cap = ser->cap ? ser->cap * 2 : 4;
+		ser->items = gd_xreallocarray(ser->items, ser->cap, sizeof *ser->items);
+	}
+	gd_snapshot_init(&ser->items[ser->n]);
+	return &ser->items[ser->n++];
+}
+
+int gd_series_load_stream(struct gd_series *ser, FILE *f, const char *name, struct gd_err *err)
+{
+	char *line = NULL;
+	size_t cap = 0, lineno = 0;
+	ssize_t n;
+	int rc = 0;
+
+	while ((n = getline(&line, &cap, f)) >= 0) {
+		json_error_t jerr;
+		json_t *o;
+		size_t k = 0;
+		struct gd_err e2;
+
+		lineno++;
+		while (k < (size_t)n && (line[k] == ' ' || line[k] == '\t' || line[k] == '\r' || line[k] == '\n'))
+			k++;
+		if (k == (size_t)n)
+			continue;
+		o = json_loadb(line, (size_t)n, JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES, &jerr);
+		if (!o) {
+			rc = gd_err_set(err, -EINVAL, "%s:%zu:%d: %s", name, lineno, jerr.column, jerr.text);
+			break;
+		}
+		gd_err_clear(&e2);
+		if (gd_snapshot_from_json(o, gd_series_push(ser), &e2) < 0) {
+			json_decref(o);
+			gd_snapshot_release(&ser->items[--ser->n]);
+			rc = gd_err_set(err, -EINVAL, "%s:%zu:1: %s", name, lineno, e2.msg);
+			break;
+		}
+		json_decref(o);
+	}
+	if (rc == 0 && ferror(f))
+		rc = gd_err_set(err, -EIO, "%s: read error: %s", name, strerror(errno));
+	free(line);
+	return rc;
+}
+
+int gd_series_load_jsonl(struct gd_series *ser, const char *path, struct gd_err *err)
+{
+	FILE *f;
+	int rc;
+
+	if (strcmp(path, "-") == 0)
+		return gd_series_load_stream(ser, stdin, "<stdin>", err);
+	f = fopen(path, "r");
+	if (!f)
+		return gd_err_set(err, -errno, "%s: %s", path, strerror(errno));
+	rc = gd_series_load_stream(ser, f, path, err);
+	fclose(f);
+	return rc;
+}

@@ -1,0 +1,42 @@
+/*
+ * snapshot_json.h - a snapshot as one JSON object (one line of a JSONL file).
+ *
+ * Generic over the field tables: absent numbers and empty strings are written
+ * as null.  Loading ignores keys it does not know (written by a newer
+ * gpudoctor) and rejects values of the wrong type with a message naming the
+ * section and key; jansson's own parse errors carry line and column.
+ */
+#ifndef GD_MODEL_SNAPSHOT_JSON_H
+#define GD_MODEL_SNAPSHOT_JSON_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "core/err.h"
+#include "model/snapshot.h"
+
+/* Returns a new JSON object (caller json_decref()s it). */
+json_t *gd_snapshot_to_json(const struct gd_snapshot *s);
+/* Writes the snapshot as one compact JSON line to f; 0 or -errno. */
+int gd_snapshot_write_line(const struct gd_snapshot *s, FILE *f);
+/* Fills s (initialised by the caller) from obj; 0 or negative with err set. */
+int gd_snapshot_from_json(const json_t *obj, struct gd_snapshot *s, struct gd_err *err);
+
+/* A growable list of loaded snapshots. */
+struct gd_series {
+	struct gd_snapshot *items;
+	size_t n, cap;
+};
+
+void gd_series_init(struct gd_series *ser);
+void gd_series_release(struct gd_series *ser);
+/* Appends a zeroed snapshot and returns it. */
+struct gd_snapshot *gd_series_push(struct gd_series *ser);
+
+/* Reads a JSONL file of snapshots ("-" = standard input) and appends them.
+ * Blank lines are skipped.  Errors name file, line, column and reason. */
+int gd_series_load_jsonl(struct gd_series *ser, const char *path, struct gd_err *err);
+/* The same from an open stream; name is used in messages. */
+int gd_series_load_stream(struct gd_series *ser, FILE *f, const char *name, struct gd_err *err);
+
+#endif

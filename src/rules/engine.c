@@ -1,0 +1,176 @@
+#include "rules/rule.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *gd_severity_name(enum gd_severity s)
+{
+	switch (s) {
+	case GD_SEV_CRITICAL:
+		return "critical";
+	case GD_SEV_WARNING:
+		return "warning";
+	default:
+		return "info";
+	}
+}
+
+void gd_findings_init(struct gd_findings *f)
+{
+	memset(f, 0, sizeof *f);
+}
+
+void gd_findings_release(struct gd_findings *f)
+{
+	if (!f)
+		return;
+	gd_vec_release(&f->items);
+	gd_vec_release(&f->unknown);
+	f->evaluated = 0;
+}
+
+int gd_findings_worst(const struct gd_findings *f)
+{
+	int worst = 0;
+
+	GD_VEC_EACH(f->items, const struct gd_finding, it)
+		if ((int)it->severity > worst)
+			worst = (int)it->severity;
+	return worst;
+}
+
+const struct gd_rule *gd_rule_find(const char *id)
+{
+	for (size_t i = 0; i < gd_nrules; i++)
+		if (strcmp(gd_rules[i].id, id) == 0)
+			return &gd_rules[i];
+	return NULL;
+}
+
+struct gd_finding *gd_finding_add(struct gd_rule_ctx *rc, struct gd_findings *out, enum gd_severity sev,
+				  const char *subject_fmt, ...)
+{
+	struct gd_finding *f = gd_vec_push(&out->items, sizeof *f);
+	va_list ap;
+
+	f->id = rc->rule->id;
+	f->severity = sev;
+	va_start(ap, subject_fmt);
+	vsnprintf(f->subject, sizeof f->subject, subject_fmt, ap);
+	va_end(ap);
+	gd_strlcpy(f->summary, rc->rule->title, sizeof f->summary);
+	gd_strlcpy(f->remedy, rc->rule->remedy, sizeof f->remedy);
+	return f;
+}
+
+void gd_finding_summary(struct gd_finding *f, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(f->summary, sizeof f->summary, fmt, ap);
+	va_end(ap);
+}
+
+void gd_finding_remedy(struct gd_finding *f, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(f->remedy, sizeof f->remedy, fmt, ap);
+	va_end(ap);
+}
+
+static struct gd_evidence *ev_slot(struct gd_finding *f, const char *name)
+{
+	struct gd_evidence *e;
+
+	if (f->nev >= GD_MAX_EVIDENCE)
+		return NULL;
+	e = &f->ev[f->nev++];
+	memset(e, 0, sizeof *e);
+	gd_strlcpy(e->name, name, sizeof e->name);
+	return e;
+}
+
+void gd_finding_ev(struct gd_finding *f, const char *name, double value, const char *unit, double threshold)
+{
+	struct gd_evidence *e = ev_slot(f, name);
+
+	if (!e)
+		return;
+	if (isfinite(value))
+		gd_f64_set(&e->value, value);
+	gd_strlcpy(e->unit, unit ? unit : "", sizeof e->unit);
+	if (isfinite(threshold))
+		gd_f64_set(&e->threshold, threshold);
+}
+
+void gd_finding_ev_text(struct gd_finding *f, const char *name, const char *text)
+{
+	struct gd_evidence *e = ev_slot(f, name);
+
+	if (e)
+		gd_strlcpy(e->text, text, sizeof e->text);
+}
+
+enum gd_verdict gd_rule_unknown(struct gd_rule_ctx *rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(rc->why, sizeof rc->why, fmt, ap);
+	va_end(ap);
+	return GD_VERDICT_UNKNOWN;
+}
+
+enum gd_verdict gd_rule_run(const struct gd_rule *r, const struct gd_window *w, const struct gd_thresholds *th,
+			    struct gd_findings *out)
+{
+	struct gd_rule_ctx rc = { .w = w, .th = th, .rule = r, .why = "" };
+	enum gd_verdict v;
+	double dt;
+
+	if (r->needs_window && !gd_window_dt(w, &dt))
+		v = gd_rule_unknown(&rc, "needs two snapshots taken some time apart (a window); got %s",
+				    w->n < 2 ? "one" : "snapshots without advancing uptime");
+	else
+		v = r->eval(&rc, out);
+	if (v == GD_VERDICT_UNKNOWN) {
+		struct gd_unknown *u = gd_vec_push(&out->unknown, sizeof *u);
+
+		u->id = r->id;
+		gd_strlcpy(u->reason, rc.why[0] ? rc.why : "evidence unavailable", sizeof u->reason);
+	} else {
+		out->evaluated++;
+	}
+	return v;
+}
+
+/* Insertion sort: stable (registry order within a severity) and the list is
+ * short. */
+static void sort_by_severity(struct gd_vec *v)
+{
+	struct gd_finding *f = v->items, tmp;
+
+	for (size_t i = 1; i < v->n; i++) {
+		size_t j = i;
+
+		tmp = f[i];
+		while (j > 0 && f[j - 1].severity < tmp.severity) {
+			f[j] = f[j - 1];
+			j--;
+		}
+		f[j] = tmp;
+	}
+}
+
+void gd_engine_run(const struct gd_window *w, const struct gd_thresholds *th, struct gd_findings *out)
+{
+	for (size_t i = 0; i < gd_nrules; i++)
+		gd_rule_run(&gd_rules[i], w, th, out);
+	sort_by_severity(&out->items);
+}

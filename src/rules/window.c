@@ -1,0 +1,106 @@
+#include "rules/window.h"
+
+#include <stddef.h>
+
+bool gd_window_dt(const struct gd_window *w, double *dt)
+{
+	const struct gd_snapshot *a = gd_window_first(w), *b = gd_window_last(w);
+
+	if (w->n < 2 || !a->host.uptime_s.ok || !b->host.uptime_s.ok)
+		return false;
+	*dt = b->host.uptime_s.v - a->host.uptime_s.v;
+	return *dt > 0;
+}
+
+bool gd_counter_delta(struct gd_u64 a, struct gd_u64 b, uint64_t *d)
+{
+	if (!a.ok || !b.ok || b.v < a.v)
+		return false;
+	*d = b.v - a.v;
+	return true;
+}
+
+bool gd_counter_rate(struct gd_u64 a, struct gd_u64 b, double dt, double *rate)
+{
+	uint64_t d;
+
+	if (dt <= 0 || !gd_counter_delta(a, b, &d))
+		return false;
+	*rate = (double)d / dt;
+	return true;
+}
+
+/* The tick fields share names in struct gd_cpu and struct gd_cpus. */
+#define TICKS(c) \
+	{ (c)->user_ticks, (c)->nice_ticks, (c)->system_ticks, (c)->irq_ticks, (c)->softirq_ticks, \
+	  (c)->steal_ticks, (c)->idle_ticks, (c)->iowait_ticks }
+
+enum { T_USER, T_NICE, T_SYSTEM, T_IRQ, T_SOFTIRQ, T_STEAL, T_IDLE, T_IOWAIT, T_N };
+
+static bool ticks_share(const struct gd_u64 *a, const struct gd_u64 *b, unsigned first, unsigned last, double *pct)
+{
+	uint64_t part = 0, total = 0, d;
+
+	for (unsigned i = 0; i < T_N; i++) {
+		/* iowait may be absent on ancient kernels and can even go
+		 * backwards; count it as zero rather than losing the sample. */
+		if (!gd_counter_delta(a[i], b[i], &d)) {
+			if (i == T_IOWAIT || i == T_STEAL)
+				continue;
+			return false;
+		}
+		total += d;
+		if (i >= first && i <= last)
+			part += d;
+	}
+	if (total == 0)
+		return false;
+	*pct = 100.0 * (double)part / (double)total;
+	return true;
+}
+
+bool gd_cpu_busy_pct(const struct gd_cpu *a, const struct gd_cpu *b, double *pct)
+{
+	struct gd_u64 ta[T_N] = TICKS(a), tb[T_N] = TICKS(b);
+
+	return ticks_share(ta, tb, T_USER, T_STEAL, pct);
+}
+
+bool gd_cpus_busy_pct(const struct gd_cpus *a, const struct gd_cpus *b, double *pct)
+{
+	struct gd_u64 ta[T_N] = TICKS(a), tb[T_N] = TICKS(b);
+
+	return ticks_share(ta, tb, T_USER, T_STEAL, pct);
+}
+
+bool gd_cpus_irq_pct(const struct gd_cpus *a, const struct gd_cpus *b, double *pct)
+{
+	struct gd_u64 ta[T_N] = TICKS(a), tb[T_N] = TICKS(b);
+
+	return ticks_share(ta, tb, T_IRQ, T_SOFTIRQ, pct);
+}
+
+const struct gd_proc *gd_proc_find(const struct gd_snapshot *s, uint64_t pid, uint64_t starttime)
+{
+	GD_VEC_EACH(s->procs, const struct gd_proc, p)
+		if (p->pid.ok && p->pid.v == pid && (!p->starttime_ticks.ok || p->starttime_ticks.v == starttime))
+			return p;
+	return NULL;
+}
+
+bool gd_proc_in_gpu_job(const struct gd_snapshot *s, const struct gd_proc *p)
+{
+	/* Walk up the parent chain; bounded so a corrupt snapshot with a
+	 * ppid cycle cannot loop forever. */
+	for (int depth = 0; p && depth < 64; depth++) {
+		const struct gd_proc *parent;
+
+		if (p->nvidia_fds.ok && p->nvidia_fds.v > 0)
+			return true;
+		if (!p->ppid.ok || p->ppid.v == 0 || p->ppid.v == p->pid.v)
+			return false;
+		parent = GD_FIND_PREV_U64(s, procs, struct gd_proc, pid, p->ppid.v);
+		p = parent;
+	}
+	return false;
+}
