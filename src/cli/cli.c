@@ -1,27 +1,431 @@
-/* Temporary: replaced by the full command line below. */
+/*
+ * cli.c - the command line: `gpudoctor [COMMAND] [OPTIONS]`.
+ *
+ * The only layer that talks to the user directly: it parses options, builds
+ * the root and the thresholds, runs collectors, rules and outputs in order,
+ * and turns the result into the exit code (0 healthy, 1 warnings,
+ * 2 critical, 3 could not run).  Nothing below it prints to stdout or exits.
+ */
 #include "cli/cli.h"
 
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "collect/collect.h"
+#include "core/duration.h"
 #include "model/snapshot_json.h"
+#include "output/output.h"
+#include "rules/rule.h"
 
-int gd_cli_main(int argc, char **argv)
+#define EXIT_CANNOT_RUN 3
+#define DEFAULT_CONFIG "/etc/gpudoctor.conf"
+#define MAX_FROM 64
+
+struct opts {
+	const char *command;
+	const char *root;
+	const char *config;
+	const char *output;
+	const char *from[MAX_FROM];
+	size_t nfrom;
+	double window_s;
+	bool window_given;
+	bool json;
+	bool no_color;
+	struct gd_thresholds th;
+};
+
+static const char usage_main[] =
+	"Usage: gpudoctor [COMMAND] [OPTIONS]\n"
+	"Tells why a GPU server stalls, with the numbers, and what to do about it.\n"
+	"\n"
+	"Commands:\n"
+	"  check       sample the host for --window, diagnose, print findings (the default)\n"
+	"  snapshot    print one snapshot of all evidence as a JSON line\n"
+	"  rules       list the rules, their severities and thresholds\n"
+	"  help [CMD]  show help for a command\n"
+	"  version     print the version\n"
+	"\n"
+	"Options for every command:\n"
+	"  --root DIR          read /proc, /sys and /dev under DIR (default /)\n"
+	"  --config FILE       thresholds in INI form (default " DEFAULT_CONFIG " if it exists)\n"
+	"  --set RULE.KEY=VAL  override one threshold, e.g. --set cpu.saturated.busy_pct=95\n"
+	"  --no-color          no colour (also when NO_COLOR is set or stdout is not a terminal)\n"
+	"  -h, --help          this help\n"
+	"\n"
+	"Exit status: 0 healthy, 1 warnings, 2 critical findings, 3 could not run.\n"
+	"See gpudoctor(1), and docs/ in the source tree.\n";
+
+static const char usage_check[] =
+	"Usage: gpudoctor check [--window DUR] [--json] [--from FILE...] [OPTIONS]\n"
+	"Takes a snapshot, waits --window, takes another, and runs every rule over the two.\n"
+	"\n"
+	"  -w, --window DUR    time between the two snapshots (default 2s; e.g. 500ms, 5s, 1m)\n"
+	"  -j, --json          print the diagnosis as JSON (findings, unavailable, not_evaluated, exit)\n"
+	"  -f, --from FILE     diagnose snapshots recorded earlier as JSON lines (`gpudoctor snapshot`)\n"
+	"                      instead of this host; repeatable; - reads standard input\n"
+	"  --root, --config, --set, --no-color as for every command\n"
+	"\n"
+	"Exit status: 0 healthy, 1 warnings, 2 critical findings, 3 could not run.\n";
+
+static const char usage_snapshot[] =
+	"Usage: gpudoctor snapshot [--window DUR] [-o FILE] [--root DIR]\n"
+	"Prints one snapshot of all evidence as one JSON line.  With --window, takes two\n"
+	"snapshots DUR apart (what `check --from` needs for rates).\n"
+	"\n"
+	"  -w, --window DUR    take a second snapshot DUR after the first\n"
+	"  -o, --output FILE   append the lines to FILE instead of standard output\n"
+	"  --root DIR          read /proc, /sys and /dev under DIR (default /)\n"
+	"\n"
+	"Example:  gpudoctor snapshot --window 2s -o node.jsonl; gpudoctor check --from node.jsonl\n";
+
+static const char usage_rules[] =
+	"Usage: gpudoctor rules\n"
+	"Lists every rule (id, severity, what it detects) and its thresholds with their\n"
+	"current values (after --config and --set), in the form --set accepts.\n";
+
+enum { OPT_ROOT = 256, OPT_CONFIG, OPT_SET, OPT_NO_COLOR, OPT_VERSION };
+
+static const struct option long_opts[] = {
+	{ "root", required_argument, NULL, OPT_ROOT },
+	{ "config", required_argument, NULL, OPT_CONFIG },
+	{ "set", required_argument, NULL, OPT_SET },
+	{ "no-color", no_argument, NULL, OPT_NO_COLOR },
+	{ "no-colour", no_argument, NULL, OPT_NO_COLOR },
+	{ "window", required_argument, NULL, 'w' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "from", required_argument, NULL, 'f' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Prints "gpudoctor: <message>" to stderr; returns the could-not-run code. */
+static int fail(const char *fmt, ...)
 {
-	struct gd_root root;
-	struct gd_snapshot s;
-	struct gd_collect_ctx ctx = { &root };
+	va_list ap;
+
+	fputs("gpudoctor: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return EXIT_CANNOT_RUN;
+}
+
+static const char *usage_of(const char *cmd)
+{
+	if (!cmd)
+		return usage_main;
+	if (strcmp(cmd, "check") == 0)
+		return usage_check;
+	if (strcmp(cmd, "snapshot") == 0)
+		return usage_snapshot;
+	if (strcmp(cmd, "rules") == 0)
+		return usage_rules;
+	return NULL;
+}
+
+/* Options that only some commands take are rejected elsewhere, by name. */
+static bool allowed(const char *cmd, int opt)
+{
+	switch (opt) {
+	case 'j':
+	case 'f':
+		return strcmp(cmd, "check") == 0;
+	case 'o':
+		return strcmp(cmd, "snapshot") == 0;
+	case 'w':
+		return strcmp(cmd, "check") == 0 || strcmp(cmd, "snapshot") == 0;
+	default:
+		return true;
+	}
+}
+
+/* Returns -1 to go on, else the exit code. */
+static int parse_args(int argc, char **argv, struct opts *o, const char ***sets, size_t *nsets)
+{
+	int c;
+	struct gd_err err;
+
+	o->command = "check";
+	if (argc > 1 && argv[1][0] != '-') {
+		o->command = argv[1];
+		argv++;
+		argc--;
+	}
+	if (strcmp(o->command, "help") == 0) {
+		const char *u = usage_of(argc > 1 ? argv[1] : NULL);
+
+		if (!u)
+			return fail("help: unknown command \"%s\"", argv[1]);
+		fputs(u, stdout);
+		return 0;
+	}
+	if (strcmp(o->command, "version") == 0) {
+		printf("gpudoctor %s\n", GD_VERSION);
+		return 0;
+	}
+	if (!usage_of(o->command))
+		return fail("unknown command \"%s\" (commands: check, snapshot, rules, help, version)", o->command);
+	o->window_s = 2.0;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":w:jf:o:h", long_opts, NULL)) != -1) {
+		if (c != '?' && c != ':' && !allowed(o->command, c))
+			return fail("%s: option %s does not apply to this command (see gpudoctor help)", o->command,
+				    argv[optind - 1]);
+		gd_err_clear(&err);
+		switch (c) {
+		case OPT_ROOT:
+			o->root = optarg;
+			break;
+		case OPT_CONFIG:
+			o->config = optarg;
+			break;
+		case OPT_SET:
+			(*sets)[(*nsets)++] = optarg;
+			break;
+		case OPT_NO_COLOR:
+			o->no_color = true;
+			break;
+		case 'w':
+			if (gd_duration_parse(optarg, &o->window_s, &err) < 0)
+				return fail("--window: %s", err.msg);
+			if (o->window_s > 3600)
+				return fail("--window %s: at most 1h", optarg);
+			o->window_given = true;
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 'f':
+			if (o->nfrom >= MAX_FROM)
+				return fail("--from: at most %d files", MAX_FROM);
+			o->from[o->nfrom++] = optarg;
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'h':
+			fputs(usage_of(o->command), stdout);
+			return 0;
+		case OPT_VERSION:
+			printf("gpudoctor %s\n", GD_VERSION);
+			return 0;
+		case ':':
+			return fail("option %s needs a value (see gpudoctor help %s)", argv[optind - 1], o->command);
+		default:
+			return fail("unknown option %s (see gpudoctor help %s)", argv[optind - 1], o->command);
+		}
+	}
+	if (optind < argc)
+		return fail("unexpected argument \"%s\" (see gpudoctor help %s)", argv[optind], o->command);
+	return -1;
+}
+
+static int load_thresholds(struct opts *o, const char **sets, size_t nsets)
+{
 	struct gd_err err;
 
 	gd_err_clear(&err);
-	if (gd_root_open(&root, argc > 2 ? argv[2] : "/", &err) < 0) {
-		fprintf(stderr, "gpudoctor: %s\n", err.msg);
-		return 3;
+	gd_thresholds_init(&o->th);
+	if (gd_thresholds_load(&o->th, o->config ? o->config : DEFAULT_CONFIG, !o->config, &err) < 0)
+		return fail("%s", err.msg);
+	for (size_t i = 0; i < nsets; i++) {
+		char name[128];
+		const char *eq = strchr(sets[i], '=');
+
+		if (!eq || (size_t)(eq - sets[i]) >= sizeof name)
+			return fail("--set %s: expected RULE.KEY=VALUE, e.g. cpu.saturated.busy_pct=95", sets[i]);
+		memcpy(name, sets[i], (size_t)(eq - sets[i]));
+		name[eq - sets[i]] = '\0';
+		if (gd_thresholds_set(&o->th, name, eq + 1, &err) < 0)
+			return fail("%s", err.msg);
 	}
-	gd_snapshot_init(&s);
-	gd_collect_all(&ctx, &s);
-	gd_snapshot_write_line(&s, stdout);
-	gd_snapshot_release(&s);
+	return -1;
+}
+
+static void sleep_s(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static int open_root(const struct opts *o, struct gd_root *root)
+{
+	struct gd_err err;
+
+	gd_err_clear(&err);
+	if (gd_root_open(root, o->root ? o->root : "/", &err) < 0)
+		return fail("%s", err.msg);
+	return -1;
+}
+
+static int cmd_snapshot(const struct opts *o)
+{
+	struct gd_root root;
+	struct gd_collect_ctx ctx = { &root };
+	FILE *out = stdout;
+	int rc = -1, n = o->window_given ? 2 : 1;
+
+	if ((rc = open_root(o, &root)) >= 0)
+		return rc;
+	if (o->output && !(out = fopen(o->output, "a"))) {
+		rc = fail("%s: %s", o->output, strerror(errno));
+		goto release_root;
+	}
+	for (int i = 0; i < n; i++) {
+		struct gd_snapshot s;
+
+		if (i)
+			sleep_s(o->window_s);
+		gd_snapshot_init(&s);
+		gd_collect_all(&ctx, &s);
+		if (gd_snapshot_write_line(&s, out) < 0 || fflush(out) == EOF)
+			rc = fail("writing the snapshot: %s", strerror(errno));
+		gd_snapshot_release(&s);
+		if (rc >= 0)
+			break;
+	}
+	if (out != stdout && fclose(out) == EOF && rc < 0)
+		rc = fail("%s: %s", o->output, strerror(errno));
+release_root:
 	gd_root_release(&root);
+	return rc < 0 ? 0 : rc;
+}
+
+/* Sorts a loaded series by uptime (files may come in any order). */
+static int by_uptime(const void *a, const void *b)
+{
+	const struct gd_snapshot *x = a, *y = b;
+	double u = x->host.uptime_s.ok ? x->host.uptime_s.v : 0, v = y->host.uptime_s.ok ? y->host.uptime_s.v : 0;
+
+	return (u > v) - (u < v);
+}
+
+static int diagnose(const struct opts *o, struct gd_series *ser, const char *origin)
+{
+	const struct gd_snapshot **snaps = calloc(ser->n, sizeof *snaps);
+	struct gd_window w = { NULL, ser->n };
+	struct gd_findings f;
+	struct gd_report r;
+	int code;
+
+	if (!snaps)
+		return fail("out of memory");
+	for (size_t i = 0; i < ser->n; i++)
+		snaps[i] = &ser->items[i];
+	w.snaps = snaps;
+	gd_findings_init(&f);
+	gd_engine_run(&w, &o->th, &f);
+	r.w = &w;
+	r.findings = &f;
+	r.origin = origin;
+	r.color = !o->no_color && !getenv("NO_COLOR") && isatty(STDOUT_FILENO);
+	code = gd_report_exit_code(&f);
+	if (o->json) {
+		json_t *doc = gd_out_json(&r);
+
+		json_dumpf(doc, stdout, JSON_INDENT(1) | JSON_ENSURE_ASCII);
+		fputc('\n', stdout);
+		json_decref(doc);
+	} else {
+		gd_out_text(stdout, &r);
+	}
+	if (fflush(stdout) == EOF)
+		code = fail("writing the report: %s", strerror(errno));
+	gd_findings_release(&f);
+	free(snaps);
+	return code;
+}
+
+static int cmd_check(const struct opts *o)
+{
+	struct gd_series ser;
+	struct gd_err err;
+	int rc = -1;
+	char origin[512] = "";
+
+	gd_series_init(&ser);
+	gd_err_clear(&err);
+	if (o->nfrom) {
+		for (size_t i = 0; i < o->nfrom; i++) {
+			if (gd_series_load_jsonl(&ser, o->from[i], &err) < 0) {
+				rc = fail("%s", err.msg);
+				goto out;
+			}
+			snprintf(origin + strlen(origin), sizeof origin - strlen(origin), "%s%s", i ? ", " : "",
+				 o->from[i]);
+		}
+		if (!ser.n) {
+			rc = fail("%s: no snapshots in the input", origin);
+			goto out;
+		}
+		qsort(ser.items, ser.n, sizeof *ser.items, by_uptime);
+		rc = diagnose(o, &ser, origin);
+	} else {
+		struct gd_root root;
+		struct gd_collect_ctx ctx = { &root };
+
+		if ((rc = open_root(o, &root)) >= 0)
+			goto out;
+		gd_collect_all(&ctx, gd_series_push(&ser));
+		sleep_s(o->window_s);
+		gd_collect_all(&ctx, gd_series_push(&ser));
+		gd_root_release(&root);
+		rc = diagnose(o, &ser, "live");
+	}
+out:
+	gd_series_release(&ser);
+	return rc;
+}
+
+static int cmd_rules(const struct opts *o)
+{
+	for (size_t i = 0; i < gd_nrules; i++) {
+		const struct gd_rule *r = &gd_rules[i];
+
+		printf("%-26s %-8s %s\n", r->id, gd_severity_name(r->severity), r->title);
+		for (size_t t = 0; t < GD_TH_COUNT; t++)
+			if (strcmp(gd_th_table[t].rule, r->id) == 0)
+				printf("    --set %s.%s=%g   (%s; %s)\n", r->id, gd_th_table[t].key, o->th.v[t],
+				       gd_th_table[t].unit, gd_th_table[t].help);
+	}
 	return 0;
+}
+
+int gd_cli_main(int argc, char **argv)
+{
+	struct opts o;
+	const char **sets = calloc((size_t)argc + 1, sizeof *sets);
+	size_t nsets = 0;
+	int rc;
+
+	if (!sets)
+		return EXIT_CANNOT_RUN;
+	memset(&o, 0, sizeof o);
+	rc = parse_args(argc, argv, &o, &sets, &nsets);
+	if (rc < 0)
+		rc = load_thresholds(&o, sets, nsets);
+	free(sets);
+	if (rc >= 0)
+		return rc;
+	if (strcmp(o.command, "snapshot") == 0)
+		return cmd_snapshot(&o);
+	if (strcmp(o.command, "rules") == 0)
+		return cmd_rules(&o);
+	return cmd_check(&o);
 }

@@ -53,7 +53,7 @@ int gd_root_openat(const struct gd_root *r, const char *rel, int flags)
 
 int gd_root_read(const struct gd_root *r, const char *rel, char **buf, size_t *len, size_t cap)
 {
-	size_t n = 0, size = 4096;
+	size_t n = 0, size = cap < 4096 ? cap : 4096;
 	char *p;
 	int fd = gd_root_openat(r, rel, O_RDONLY | O_NONBLOCK);
 

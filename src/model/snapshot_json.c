@@ -1,6 +1,7 @@
 #include "model/snapshot_json.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -10,7 +11,7 @@
 
 /* Strings read from /proc (a comm, a command line) may hold any byte; JSON
  * needs UTF-8, so invalid text is written with each non-ASCII byte as '?'. */
-static json_t *str_to_json(const char *p, size_t n)
+json_t *gd_json_string(const char *p, size_t n)
 {
 	json_t *v = json_stringn(p, n);
 	char *tmp;
@@ -26,6 +27,21 @@ static json_t *str_to_json(const char *p, size_t n)
 	return v;
 }
 
+static bool u64_of_digits(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return false;
+	*out = v;
+	return true;
+}
+
 static json_t *record_to_json(const struct gd_record_desc *d, const char *rec)
 {
 	json_t *o = json_object();
@@ -39,8 +55,17 @@ static json_t *record_to_json(const struct gd_record_desc *d, const char *rec)
 		case GD_FT_U64: {
 			const struct gd_u64 *x = (const void *)p;
 
-			if (x->ok)
-				v = x->v <= INT64_MAX ? json_integer((json_int_t)x->v) : json_real((double)x->v);
+			/* JSON integers in jansson are signed 64-bit: larger
+			 * counters are written as a string of digits, which
+			 * loads back exactly. */
+			if (x->ok && x->v <= INT64_MAX) {
+				v = json_integer((json_int_t)x->v);
+			} else if (x->ok) {
+				char digits[24];
+
+				snprintf(digits, sizeof digits, "%" PRIu64, x->v);
+				v = json_string(digits);
+			}
 			break;
 		}
 		case GD_FT_F64: {
@@ -52,7 +77,7 @@ static json_t *record_to_json(const struct gd_record_desc *d, const char *rec)
 		}
 		case GD_FT_STR:
 			if (p[0])
-				v = str_to_json(p, strnlen(p, f->size));
+				v = gd_json_string(p, strnlen(p, f->size));
 			break;
 		}
 		json_object_set_new(o, f->name, v ? v : json_null());
@@ -112,8 +137,10 @@ static int record_from_json(const struct gd_record_desc *d, const json_t *o, cha
 
 			if (json_is_integer(v) && json_integer_value(v) >= 0)
 				gd_u64_set(x, (uint64_t)json_integer_value(v));
-			else if (json_is_real(v) && json_real_value(v) >= 0 && json_real_value(v) < 1.9e19)
+			else if (json_is_real(v) && json_real_value(v) >= 0 && json_real_value(v) < 9.2e18)
 				gd_u64_set(x, (uint64_t)json_real_value(v));
+			else if (json_is_string(v) && u64_of_digits(json_string_value(v), &x->v))
+				x->ok = true;
 			else
 				return gd_err_set(err, -EINVAL, "%s.%s: expected a non-negative integer", where, f->name);
 			break;

@@ -11,9 +11,15 @@
 
 #include <jansson.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "core/err.h"
 #include "model/snapshot.h"
+
+/* A JSON string of p[0..n); bytes that are not valid UTF-8 text (a comm
+ * may hold any byte) are written as '?'.  Never NULL. */
+json_t *gd_json_string(const char *p, size_t n);
+#define gd_json_str(s) gd_json_string((s), strlen(s))
 
 /* Returns a new JSON object (caller json_decref()s it). */
 json_t *gd_snapshot_to_json(const struct gd_snapshot *s);

@@ -1,0 +1,195 @@
+/*
+ * out_text.c - the report a person reads (REPORT.md): the verdict first,
+ * each finding as what, where, the numbers, what to do; then what was
+ * checked and what could not be, and why, so that "no finding" can be
+ * trusted.  Colour only marks the severity words; the text reads the same
+ * without it.
+ *
+ *   gpudoctor 0.1.0 · host gpu-a17 · kernel 6.1.0 · 16 CPUs · window 2.0 s
+ *
+ *   WARNING   cpu.saturated                  host
+ *             All 16 CPUs are 97% busy over 2.0 s (threshold 90%).
+ *             busy 97.1% (≥ 90.0%) · load per CPU 3.2
+ *             → Cut CPU work per sample ...
+ *
+ *   checked: 20 rules over 2 snapshots · 16 CPUs, 2 disks, 3 NICs, 312 processes (1 GPU job), cgroup v2
+ *   not evaluated: io.network_fs (no GPU job found)
+ *   unavailable: cpufreq (absent: no cpufreq in sysfs)
+ *   1 warning  (exit 1)
+ */
+#include "output/output.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "output/report_util.h"
+#include "rules/window.h"
+
+static const char *sev_color(enum gd_severity s)
+{
+	switch (s) {
+	case GD_SEV_CRITICAL:
+		return "\033[1;31m";
+	case GD_SEV_WARNING:
+		return "\033[1;33m";
+	default:
+		return "\033[1;36m";
+	}
+}
+
+static void upper(char *dst, size_t size, const char *src)
+{
+	size_t i;
+
+	for (i = 0; src[i] && i + 1 < size; i++)
+		dst[i] = (char)(src[i] >= 'a' && src[i] <= 'z' ? src[i] - 32 : src[i]);
+	dst[i] = '\0';
+}
+
+/* Evidence names are snake_case with a unit suffix; people read words. */
+static void pretty_name(char *dst, size_t size, const char *name)
+{
+	static const char *const suffixes[] = { "_pct", "_bytes", "_per_s", "_mbps", "_c", "_s" };
+	size_t n = strlen(name);
+
+	for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+		size_t k = strlen(suffixes[i]);
+
+		if (n > k && strcmp(name + n - k, suffixes[i]) == 0 &&
+		    !(strcmp(suffixes[i], "_per_s") == 0)) {
+			n -= k;
+			break;
+		}
+	}
+	if (n >= size)
+		n = size - 1;
+	for (size_t i = 0; i < n; i++)
+		dst[i] = name[i] == '_' ? ' ' : name[i];
+	dst[n] = '\0';
+}
+
+static void print_evidence(FILE *out, const struct gd_finding *f)
+{
+	char name[64], val[64], th[64];
+
+	if (!f->nev)
+		return;
+	fputs("          ", out);
+	for (size_t i = 0; i < f->nev; i++) {
+		const struct gd_evidence *e = &f->ev[i];
+
+		pretty_name(name, sizeof name, e->name);
+		if (i)
+			fputs(" · ", out);
+		if (e->value.ok) {
+			fprintf(out, "%s %s", name, gd_fmt_value(val, sizeof val, e->value.v, e->unit));
+			if (e->threshold.ok)
+				fprintf(out, " (threshold %s)", gd_fmt_value(th, sizeof th, e->threshold.v, e->unit));
+			if (e->text[0])
+				fprintf(out, " %s", e->text);
+		} else {
+			fprintf(out, "%s %s", name, e->text[0] ? e->text : "n/a");
+		}
+	}
+	fputc('\n', out);
+}
+
+static void print_header(FILE *out, const struct gd_report *r)
+{
+	const struct gd_snapshot *last = gd_window_last(r->w);
+	double dt;
+
+	fprintf(out, "gpudoctor %s", GD_VERSION);
+	if (last && last->host.hostname[0])
+		fprintf(out, " · host %s", last->host.hostname);
+	if (last && last->host.kernel[0])
+		fprintf(out, " · kernel %s", last->host.kernel);
+	if (last && last->cpu.cpus_online.ok)
+		fprintf(out, " · %llu CPUs", (unsigned long long)last->cpu.cpus_online.v);
+	if (gd_window_dt(r->w, &dt))
+		fprintf(out, " · window %.1f s", dt);
+	else
+		fprintf(out, " · one snapshot (no rates)");
+	if (r->origin && strcmp(r->origin, "live") != 0)
+		fprintf(out, " · from %s", r->origin);
+	fputs("\n\n", out);
+}
+
+static void print_account(FILE *out, const struct gd_report *r)
+{
+	const struct gd_snapshot *last = gd_window_last(r->w);
+	struct gd_report_counts c;
+	const char *sep = "";
+	int n;
+
+	if (last) {
+		gd_report_counts(last, &c);
+		fprintf(out, "checked: %zu of %zu rules over %zu snapshot%s · %llu CPUs, %zu disks, %zu NICs", r->findings->evaluated,
+			gd_nrules, r->w->n, r->w->n == 1 ? "" : "s", (unsigned long long)c.cpus, c.disks, c.netifs);
+		if (c.ib_ports)
+			fprintf(out, ", %zu RDMA ports", c.ib_ports);
+		fprintf(out, ", %zu processes (%zu GPU job%s)", c.procs, c.gpu_jobs, c.gpu_jobs == 1 ? "" : "s");
+		if (last->host.cgroup_mode[0])
+			fprintf(out, ", cgroup %s", last->host.cgroup_mode);
+		fputc('\n', out);
+	}
+	/* Rules that share a reason are listed together under it. */
+	if (r->findings->unknown.n) {
+		const struct gd_unknown *u = r->findings->unknown.items;
+		size_t nu = r->findings->unknown.n;
+
+		fputs("not evaluated:", out);
+		sep = " ";
+		for (size_t i = 0; i < nu; i++) {
+			bool first = true;
+
+			for (size_t j = 0; j < i && first; j++)
+				first = strcmp(u[j].reason, u[i].reason) != 0;
+			if (!first)
+				continue;
+			fprintf(out, "%s%s", sep, u[i].id);
+			for (size_t j = i + 1; j < nu; j++)
+				if (strcmp(u[j].reason, u[i].reason) == 0)
+					fprintf(out, ", %s", u[j].id);
+			fprintf(out, " (%s)", u[i].reason);
+			sep = "; ";
+		}
+		fputc('\n', out);
+	}
+	n = 0;
+	if (last) {
+		GD_VEC_EACH(last->sources, const struct gd_source, s) {
+			if (strcmp(s->status, "ok") == 0)
+				continue;
+			fprintf(out, "%s%s (%s: %s)", n++ ? "; " : "unavailable: ", s->name, s->status, s->reason);
+		}
+	}
+	if (n)
+		fputc('\n', out);
+}
+
+void gd_out_text(FILE *out, const struct gd_report *r)
+{
+	size_t count[4] = { 0 };
+	char sev[16];
+	int exit_code = gd_report_exit_code(r->findings);
+
+	print_header(out, r);
+	GD_VEC_EACH(r->findings->items, const struct gd_finding, f) {
+		upper(sev, sizeof sev, gd_severity_name(f->severity));
+		count[f->severity]++;
+		if (r->color)
+			fprintf(out, "%s%-9s\033[0m %-30s %s\n", sev_color(f->severity), sev, f->id, f->subject);
+		else
+			fprintf(out, "%-9s %-30s %s\n", sev, f->id, f->subject);
+		fprintf(out, "          %s\n", f->summary);
+		print_evidence(out, f);
+		fprintf(out, "          → %s\n\n", f->remedy);
+	}
+	if (!r->findings->items.n)
+		fputs("No stall cause found among the rules that could be evaluated.\n\n", out);
+	print_account(out, r);
+	fprintf(out, "%zu critical, %zu warning%s, %zu info  (exit %d)\n", count[GD_SEV_CRITICAL], count[GD_SEV_WARNING],
+		count[GD_SEV_WARNING] == 1 ? "" : "s", count[GD_SEV_INFO], exit_code);
+}

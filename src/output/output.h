@@ -1,0 +1,36 @@
+/*
+ * output.h - render a diagnosis: text for people, JSON for programs.
+ *
+ * Outputs read the window and the findings and write to a stream; they
+ * compute nothing that a rule should decide.
+ */
+#ifndef GD_OUTPUT_OUTPUT_H
+#define GD_OUTPUT_OUTPUT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "rules/rule.h"
+
+#define GD_VERSION "0.1.0"
+
+struct gd_report {
+	const struct gd_window *w;
+	const struct gd_findings *findings;
+	bool color;
+	const char *origin;   /* "live" or the --from file names */
+};
+
+/* Exit code for a set of findings: 0 healthy (info only), 1 warnings, 2 critical. */
+int gd_report_exit_code(const struct gd_findings *f);
+
+void gd_out_text(FILE *out, const struct gd_report *r);
+/* The JSON document of `check --json` (caller json_decref()s it). */
+json_t *gd_out_json(const struct gd_report *r);
+
+/* Formats one evidence value with its unit for people: "97.0%", "64.0 MiB",
+ * "1.20 GB/s"; writes into buf and returns it. */
+const char *gd_fmt_value(char *buf, size_t size, double v, const char *unit);
+
+#endif
