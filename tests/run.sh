@@ -2,7 +2,8 @@
 # tests/run.sh - runs every suite, each test in its own process with a
 # time-out, and ends with one summary line: "N passed, N failed, N skipped".
 #
-# Suites (GD_SUITES, default all): unit (cmocka binaries), scenarios (fixture
+# Suites (GD_SUITES, default all): unit (cmocka binaries), docs (the docs
+# match the binary), scenarios (fixture
 # trees through the real binary), e2e (real faults on this machine), fuzz
 # (a short run of each fuzz harness).  A test exits 0 to pass, 77 to skip
 # (it prints why), anything else fails.
@@ -10,7 +11,7 @@ set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 export BUILD GPUDOCTOR="$PWD/$BUILD/gpudoctor"
-SUITES=${GD_SUITES:-unit scenarios e2e fuzz}
+SUITES=${GD_SUITES:-unit docs scenarios e2e fuzz}
 pass=0 fail=0 skip=0 failed=()
 
 run_one() { # name timeout command...
@@ -40,6 +41,8 @@ for suite in $SUITES; do
 		for t in "$BUILD"/tests/test_*; do
 			[ -x "$t" ] && run_one "unit/$(basename "$t")" 300 "$t"
 		done ;;
+	docs)
+		run_one docs 60 tests/docs.sh ;;
 	scenarios)
 		run_one scenarios 600 tests/scenarios/run.sh ;;
 	e2e)
