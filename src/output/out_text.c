@@ -47,17 +47,17 @@ static void upper(char *dst, size_t size, const char *src)
 	dst[i] = '\0';
 }
 
-/* Evidence names are snake_case with a unit suffix; people read words. */
+/* Evidence names are snake_case with a unit suffix; people read words, and
+ * the unit is printed with the value ("read_mb_per_s" 1.5 → "read 1.50 MB/s"). */
 static void pretty_name(char *dst, size_t size, const char *name)
 {
-	static const char *const suffixes[] = { "_pct", "_bytes", "_per_s", "_mbps", "_c", "_s" };
+	static const char *const suffixes[] = { "_mb_per_s", "_per_s", "_pct", "_bytes", "_mbps", "_gbps", "_c", "_s" };
 	size_t n = strlen(name);
 
 	for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
 		size_t k = strlen(suffixes[i]);
 
-		if (n > k && strcmp(name + n - k, suffixes[i]) == 0 &&
-		    !(strcmp(suffixes[i], "_per_s") == 0)) {
+		if (n > k && strcmp(name + n - k, suffixes[i]) == 0) {
 			n -= k;
 			break;
 		}

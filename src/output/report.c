@@ -38,7 +38,7 @@ const char *gd_fmt_value(char *buf, size_t size, double v, const char *unit)
 	} else if (strcmp(unit, "celsius") == 0) {
 		snprintf(buf, size, "%.1f °C", v);
 	} else {
-		int prec = v == floor(v) && fabs(v) < 1e15 ? 0 : 2;
+		int prec = v == floor(v) && fabs(v) < 1e15 ? 0 : fabs(v) < 10 ? 2 : 1;
 
 		snprintf(buf, size, "%.*f%s%s", prec, v, unit[0] ? " " : "", unit);
 	}

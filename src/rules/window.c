@@ -2,6 +2,8 @@
 
 #include <stddef.h>
 
+#include "model/jobs.h"
+
 bool gd_window_dt(const struct gd_window *w, double *dt)
 {
 	const struct gd_snapshot *a = gd_window_first(w), *b = gd_window_last(w);
@@ -90,17 +92,5 @@ const struct gd_proc *gd_proc_find(const struct gd_snapshot *s, uint64_t pid, ui
 
 bool gd_proc_in_gpu_job(const struct gd_snapshot *s, const struct gd_proc *p)
 {
-	/* Walk up the parent chain; bounded so a corrupt snapshot with a
-	 * ppid cycle cannot loop forever. */
-	for (int depth = 0; p && depth < 64; depth++) {
-		const struct gd_proc *parent;
-
-		if (p->nvidia_fds.ok && p->nvidia_fds.v > 0)
-			return true;
-		if (!p->ppid.ok || p->ppid.v == 0 || p->ppid.v == p->pid.v)
-			return false;
-		parent = GD_FIND_PREV_U64(s, procs, struct gd_proc, pid, p->ppid.v);
-		p = parent;
-	}
-	return false;
+	return gd_snapshot_in_gpu_job(s, p);
 }

@@ -1,0 +1,768 @@
+/*
+ * test_collect_proc.c - the per-process collectors: /proc/<pid>/{stat,status,
+ * io,cgroup} parsers on real samples, older kernels and malformed input; the
+ * processes and threads collectors over fixture trees (fd symlinks to
+ * /dev/nvidia<N> and to files on an NFS mount); GPU-job membership; and
+ * both collectors on this machine.
+ */
+#include "testutil.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "model/jobs.h"
+
+/* ---- fixture trees ----------------------------------------------------- */
+
+struct tree {
+	char dir[64];
+	struct gd_root root;
+	struct gd_collect_ctx ctx;
+};
+
+static void tree_init(struct tree *t)
+{
+	struct gd_err err;
+
+	snprintf(t->dir, sizeof t->dir, "/tmp/gd-test-proc-XXXXXX");
+	assert_non_null(mkdtemp(t->dir));
+	assert_int_equal(gd_root_open(&t->root, t->dir, &err), 0);
+	t->ctx.root = &t->root;
+}
+
+static void tree_mkdirs(struct tree *t, const char *rel, bool whole)
+{
+	char path[512];
+	size_t base = strlen(t->dir) + 1;
+
+	snprintf(path, sizeof path, "%s/%s", t->dir, rel);
+	for (char *p = path + base; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			mkdir(path, 0755);
+			*p = '/';
+		}
+	if (whole)
+		mkdir(path, 0755);
+}
+
+static void tree_putn(struct tree *t, const char *rel, const char *text, size_t n)
+{
+	char path[512];
+	FILE *f;
+
+	tree_mkdirs(t, rel, false);
+	snprintf(path, sizeof path, "%s/%s", t->dir, rel);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(text, 1, n, f), n);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void tree_put(struct tree *t, const char *rel, const char *text)
+{
+	tree_putn(t, rel, text, strlen(text));
+}
+
+static void tree_link(struct tree *t, const char *target, const char *rel)
+{
+	char path[512];
+
+	tree_mkdirs(t, rel, false);
+	snprintf(path, sizeof path, "%s/%s", t->dir, rel);
+	assert_int_equal(symlink(target, path), 0);
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static void tree_release(struct tree *t)
+{
+	gd_root_release(&t->root);
+	assert_int_equal(nftw(t->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+}
+
+/* A stat line of this machine's kernel (6.x, 52 fields) for pid/comm/ppid,
+ * with flags, utime, stime, threads, starttime and rss pages. */
+static void stat_line(char *out, size_t n, unsigned pid, const char *comm, char state, unsigned ppid, unsigned flags,
+		      unsigned utime, unsigned stime, unsigned threads, unsigned start, unsigned rss)
+{
+	snprintf(out, n,
+		 "%u (%s) %c %u %u %u 0 -1 %u 69479 675213 0 706 %u %u 1192 709 20 0 %u 0 %u 50475008 %u "
+		 "18446744073709551615 1 1 0 0 0 0 0 4096 1256 0 0 0 17 1 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
+		 pid, comm, state, ppid, pid, pid, flags, utime, stime, threads, start, rss);
+}
+
+static struct gd_proc *proc_at(struct gd_snapshot *s, size_t i)
+{
+	assert_true(i < s->procs.n);
+	return GD_VEC_AT(s->procs, struct gd_proc, i);
+}
+
+static struct gd_proc *proc_by_pid(struct gd_snapshot *s, uint64_t pid)
+{
+	GD_VEC_EACH(s->procs, struct gd_proc, p)
+		if (p->pid.ok && p->pid.v == pid)
+			return p;
+	fail_msg("no process %llu in the snapshot", (unsigned long long)pid);
+	return NULL;
+}
+
+/* ---- stat -------------------------------------------------------------- */
+
+/* /proc/1/stat of this machine (kernel 6.18). */
+static const char stat_init[] =
+	"1 (process_api) S 0 0 0 0 -1 4194560 69479 675213 0 706 77 260 1192 709 20 0 13 0 24 50475008 4533 "
+	"18446744073709551615 1 1 0 0 0 0 0 4096 1256 0 0 0 17 1 0 0 0 0 0 0 0 0 0 0 0 0 0\n";
+
+static void test_stat_real(void **state)
+{
+	struct gd_snapshot s;
+	struct gd_err err;
+	struct gd_proc *p;
+
+	(void)state;
+	gd_snapshot_init(&s);
+	gd_u64_set(&s.host.page_size_bytes, 4096);
+	assert_int_equal(parse_lit(gd_parse_proc_pid_stat, stat_init, &s, &err), 0);
+	assert_int_equal(s.procs.n, 1);
+	p = proc_at(&s, 0);
+	assert_true(p->pid.ok && p->pid.v == 1);
+	assert_string_equal(p->comm, "process_api");
+	assert_string_equal(p->state, "S");
+	assert_true(p->ppid.ok && p->ppid.v == 0);
+	assert_true(p->kthread.ok && p->kthread.v == 0);
+	assert_int_equal(p->utime_ticks.v, 77);
+	assert_int_equal(p->stime_ticks.v, 260);
+	assert_int_equal(p->num_threads.v, 13);
+	assert_int_equal(p->starttime_ticks.v, 24);
+	assert_true(p->rss_bytes.ok);
+	assert_int_equal(p->rss_bytes.v, 4533ull * 4096);
+	/* Not read by this parser: stays absent. */
+	assert_false(p->uid.ok);
+	assert_false(p->nvidia_fds.ok);
+
+	/* A second parse fills the same (last) record, not a new one. */
+	assert_int_equal(parse_lit(gd_parse_proc_pid_stat, stat_init, &s, &err), 0);
+	assert_int_equal(s.procs.n, 1);
+	gd_snapshot_release(&s);
+}
+
+static void test_stat_comm_parens(void **state)
+{
+	struct gd_snapshot s;
+	struct gd_err err;
+	char line[512];
+
+	(void)state;
+	gd_snapshot_init(&s);
+	/* comm "(a) b)": parentheses and a space inside the parentheses. */
+	stat_line(line, sizeof line, 42, "(a) b)", 'R', 7, 0x400000, 11, 22, 3, 999, 10);
+	assert_int_equal(parse_lit(gd_parse_proc_pid_stat, line, &s, &err), 0);
+	assert_string_equal(proc_at(&s, 0)->comm, "(a) b)");
+	assert_string_equal(proc_at(&s, 0)->state, "R");
+	assert_int_equal(proc_at(&s, 0)->ppid.v, 7);
+	assert_int_equal(proc_at(&s, 0)->utime_ticks.v, 11);
+	assert_int_equal(proc_at(&s, 0)->stime_ticks.v, 22);
+	assert_int_equal(proc_at(&s, 0)->num_threads.v, 3);
+	assert_int_equal(proc_at(&s, 0)->starttime_ticks.v, 999);
+	/* No page size known: rss stays absent rather than counted in pages. */
+	assert_false(proc_at(&s, 0)->rss_bytes.ok);
+
+	/* "a) S 1 (" - a comm that looks like the start of the fields. */
+	stat_line(line, sizeof line, 43, "a) S 1 (", 'D', 9, 0, 1, 2, 1, 5, 0);
+	assert_int_equal(parse_lit(gd_parse_proc_pid_stat, line, &s, &err), 0);
+	assert_string_equal(proc_at(&s, 0)->comm, "a) S 1 (");
+	assert_string_equal(proc_at(&s, 0)->state, "D");
+	assert_int_equal(proc_at(&s, 0)->pid.v, 43);
+	assert_int_equal(proc_at(&s, 0)->ppid.v, 9);
+	gd_snapshot_release(&s);
+}
+
+static void test_stat_kthread_and_old(void **state)
+{
+	struct gd_snapshot s;
+	struct gd_err err;
+	/* /proc/2/stat of this machine: flags 2129984 = 0x208040 has PF_KTHREAD. */
+	const char kthreadd[] = "2 (kthreadd) S 0 0 0 0 -1 2129984 0 0 0 0 0 0 0 0 20 0 1 0 24 0 0 "
+				"18446744073709551615 0 0 0 0 0 0 0 2147483647 0 1 0 0 0 1 0 0 0 0 0 0 0 0 0 0 0 0 0\n";
+	/* Linux 2.6.18 (RHEL 5): 41 fields, "I" state does not exist yet. */
+	const char old26[] = "2345 (python) S 1 2345 2345 0 -1 4202752 1504 0 0 0 120 35 0 0 15 0 4 0 98765 "
+			     "205721600 8123 4294967295 134512640 134516428 3215046656 3215045692 10867202 0 0 "
+			     "4096 2 3222434100 0 0 17 0 0 0\n";
+	/* Linux 2.4: 39 fields, no trailing newline. */
+	const char old24[] = "77 (bash) S 1 77 77 1025 77 256 301 1590 0 2 5 3 7 9 15 0 0 0 1234 2641920 371 "
+			     "4294967295 134512640 135099008 3221224432 3221223580 1074774718 0 65536 3686404 "
+			     "1266761467 3222406666 0 0 17 0";
+
+	(void)state;
+	gd_snapshot_init(&s);
+	gd_u64_set(&s.host.page_size_bytes, 4096);
+	assert_int_equal(parse_lit(gd_parse_proc_pid_stat, kthreadd, &s, &err), 0);
+	assert_int_equal(proc_at(&s, 0)->kthread.v, 1);
+	assert_true(proc_at(&s, 0)->kthread.ok);
+	assert_int_equal(proc_at(&s, 0)->rss_bytes.v, 0);
+	assert_true(proc_at(&s, 0)->rss_bytes.ok);
+
+	GD_PUSH(&s, procs, struct gd_proc);
+	assert_int_equal(parse_lit(gd_parse_proc_pid_stat, old26, &s, &err), 0);
+	assert_int_equal(s.procs.n, 2);
+	assert_int_equal(proc_at(&s, 1)->pid.v, 2345);
+	assert_int_equal(proc_at(&s, 1)->kthread.v, 0);
+	assert_int_equal(proc_at(&s, 1)->utime_ticks.v, 120);
+	assert_int_equal(proc_at(&s, 1)->num_threads.v, 4);
+	assert_int_equal(proc_at(&s, 1)->starttime_ticks.v, 98765);
+	assert_int_equal(proc_at(&s, 1)->rss_bytes.v, 8123ull * 4096);
+	/* The first record was not touched. */
+	assert_int_equal(proc_at(&s, 0)->pid.v, 2);
+
+	assert_int_equal(parse_lit(gd_parse_proc_pid_stat, old24, &s, &err), 0);
+	assert_int_equal(proc_at(&s, 1)->pid.v, 77);
+	assert_string_equal(proc_at(&s, 1)->comm, "bash");
+	assert_int_equal(proc_at(&s, 1)->stime_ticks.v, 3);
+	assert_int_equal(proc_at(&s, 1)->rss_bytes.v, 371ull * 4096);
+	gd_snapshot_release(&s);
+}
+
+static void test_stat_malformed(void **state)
+{
+	struct gd_snapshot s;
+	struct gd_err err;
+	char line[512];
+	const char nul[] = "1 (a\0b) S 0 0 0 0 -1 0 0 0 0 0 1 2 0 0 20 0 1 0 5 0 7 0";
+
+	(void)state;
+	gd_snapshot_init(&s);
+	assert_true(parse_lit(gd_parse_proc_pid_stat, "", &s, &err) < 0);
+	assert_non_null(strstr(err.msg, "empty"));
+	assert_true(parse_lit(gd_parse_proc_pid_stat, "\n", &s, &err) < 0);
+	/* Truncated after utime: fewer than the 22 fields through rss. */
+	assert_true(parse_lit(gd_parse_proc_pid_stat, "1 (init) S 0 1 1 0 -1 4194560 1 2 3 4 77 260", &s, &err) < 0);
+	assert_non_null(strstr(err.msg, "fields"));
+	assert_true(parse_lit(gd_parse_proc_pid_stat, "1 init S 0 1 1 0", &s, &err) < 0);
+	assert_non_null(strstr(err.msg, "comm"));
+	assert_true(parse_lit(gd_parse_proc_pid_stat, "1 ) init ( S 0", &s, &err) < 0);
+	/* Binary junk with a NUL byte. */
+	gd_err_clear(&err);
+	assert_true(gd_parse_proc_pid_stat(nul, sizeof nul - 1, &s, &err) < 0);
+	assert_non_null(strstr(err.msg, "binary"));
+	/* A pid that is not a number. */
+	stat_line(line, sizeof line, 1, "x", 'S', 0, 0, 1, 2, 1, 5, 7);
+	line[0] = 'q';
+	assert_true(parse_lit(gd_parse_proc_pid_stat, line, &s, &err) < 0);
+	assert_non_null(strstr(err.msg, "pid"));
+	/* utime past 2^64. */
+	assert_true(parse_lit(gd_parse_proc_pid_stat,
+			      "1 (a) S 0 0 0 0 -1 0 0 0 0 0 99999999999999999999 2 0 0 20 0 1 0 5 0 7 0", &s, &err) < 0);
+	assert_non_null(strstr(err.msg, "utime"));
+	/* A negative or junk field. */
+	assert_true(parse_lit(gd_parse_proc_pid_stat, "1 (a) S 0 0 0 0 -1 0 0 0 0 0 1 2 0 0 20 0 1 0 5 0 -7 0", &s,
+			      &err) < 0);
+	assert_non_null(strstr(err.msg, "rss"));
+	assert_true(parse_lit(gd_parse_proc_pid_stat, "1 (a) S 0 0 0 0 -1 0 0 0 0 0 1 2x 0 0 20 0 1 0 5 0 7 0", &s,
+			      &err) < 0);
+	assert_non_null(strstr(err.msg, "stime"));
+	/* A state of more than one letter. */
+	assert_true(parse_lit(gd_parse_proc_pid_stat, "1 (a) SS 0 0 0 0 -1 0 0 0 0 0 1 2 0 0 20 0 1 0 5 0 7 0", &s,
+			      &err) < 0);
+	assert_non_null(strstr(err.msg, "state"));
+	/* Nothing was set on the record by the failures. */
+	assert_int_equal(s.procs.n, 1);
+	assert_false(proc_at(&s, 0)->pid.ok);
+	assert_false(proc_at(&s, 0)->utime_ticks.ok);
+	gd_snapshot_release(&s);
+}
+
+/* ---- status, io, cgroup ------------------------------------------------- */
+
+static void test_status(void **state)
+{
+	struct gd_snapshot s;
+	struct gd_err err;
+	const char status[] = "Name:\tpython3\nUmask:\t0022\nState:\tS (sleeping)\nTgid:\t4700\nNgid:\t0\n"
+			      "Pid:\t4700\nPPid:\t4600\nTracerPid:\t0\nUid:\t1000\t1001\t1002\t1003\n"
+			      "Gid:\t1000\t1000\t1000\t1000\nFDSize:\t256\nThreads:\t9\n";
+
+	(void)state;
+	gd_snapshot_init(&s);
+	assert_int_equal(parse_lit(gd_parse_proc_pid_status, status, &s, &err), 0);
+	assert_true(proc_at(&s, 0)->uid.ok);
+	assert_int_equal(proc_at(&s, 0)->uid.v, 1000);
+	assert_int_equal(parse_lit(gd_parse_proc_pid_status, "Name:\tgrep\nUid:\t0\t0\t0\t0\n", &s, &err), 0);
+	assert_int_equal(proc_at(&s, 0)->uid.v, 0);
+	assert_int_equal(s.procs.n, 1);
+
+	/* Missing Uid, malformed Uid, binary, empty. */
+	assert_true(parse_lit(gd_parse_proc_pid_status, "Name:\tx\nGid:\t0\t0\t0\t0\n", &s, &err) < 0);
+	assert_non_null(strstr(err.msg, "Uid"));
+	assert_true(parse_lit(gd_parse_proc_pid_status, "Name:\tx\nUid:\tabc\t0\n", &s, &err) < 0);
+	assert_non_null(strstr(err.msg, "line 2"));
+	assert_true(parse_lit(gd_parse_proc_pid_status, "Uid:\t99999999999999999999999\t0\t0\t0\n", &s, &err) < 0);
+	assert_true(parse_lit(gd_parse_proc_pid_status, "Uid:\n", &s, &err) < 0);
+	assert_true(parse_lit(gd_parse_proc_pid_status, "", &s, &err) < 0);
+	gd_err_clear(&err);
+	assert_true(gd_parse_proc_pid_status("Uid:\t0\0\t0\n", 10, &s, &err) < 0);
+	assert_non_null(strstr(err.msg, "binary"));
+	/* The earlier value survives failed parses. */
+	assert_int_equal(proc_at(&s, 0)->uid.v, 0);
+	gd_snapshot_release(&s);
+}
+
+static void test_io(void **state)
+{
+	struct gd_snapshot s;
+	struct gd_err err;
+	struct gd_proc *p;
+	const char io[] = "rchar: 323934931\nwchar: 323929600\nsyscr: 632687\nsyscw: 632675\n"
+			  "read_bytes: 4096\nwrite_bytes: 323932160\ncancelled_write_bytes: 0\n";
+	/* Without CONFIG_TASK_IO_ACCOUNTING's storage counters (2.6.20 era
+	 * builds that only had the syscall counters). */
+	const char io_chars[] = "rchar: 6976\nwchar: 0\nsyscr: 10\nsyscw: 0\n";
+
+	(void)state;
+	gd_snapshot_init(&s);
+	assert_int_equal(parse_lit(gd_parse_proc_pid_io, io, &s, &err), 0);
+	p = proc_at(&s, 0);
+	assert_int_equal(p->rchar_bytes.v, 323934931);
+	assert_int_equal(p->wchar_bytes.v, 323929600);
+	assert_int_equal(p->read_bytes.v, 4096);
+	assert_int_equal(p->write_bytes.v, 323932160);
+	assert_true(p->read_bytes.ok && p->write_bytes.ok);
+
+	gd_snapshot_clear(&s);
+	assert_int_equal(parse_lit(gd_parse_proc_pid_io, io_chars, &s, &err), 0);
+	p = proc_at(&s, 0);
+	assert_true(p->rchar_bytes.ok);
+	assert_int_equal(p->rchar_bytes.v, 6976);
+	assert_true(p->wchar_bytes.ok);
+	assert_int_equal(p->wchar_bytes.v, 0);
+	assert_false(p->read_bytes.ok);
+	assert_false(p->write_bytes.ok);
+
+	/* A malformed line is skipped and named; the rest is kept. */
+	gd_snapshot_clear(&s);
+	assert_int_equal(parse_lit(gd_parse_proc_pid_io, "rchar: 5\nwchar: 12x\nread_bytes: 7\n", &s, &err), 1);
+	assert_non_null(strstr(err.msg, "line 2"));
+	p = proc_at(&s, 0);
+	assert_int_equal(p->rchar_bytes.v, 5);
+	assert_false(p->wchar_bytes.ok);
+	assert_int_equal(p->read_bytes.v, 7);
+	assert_int_equal(parse_lit(gd_parse_proc_pid_io, "rchar: 5\ngarbage\n", &s, &err), 1);
+	assert_non_null(strstr(err.msg, "line 2"));
+	assert_int_equal(parse_lit(gd_parse_proc_pid_io, "rchar: 18446744073709551616\nwchar: 1\n", &s, &err), 1);
+	assert_int_equal(proc_at(&s, 0)->rchar_bytes.v, 5);
+
+	assert_true(parse_lit(gd_parse_proc_pid_io, "", &s, &err) < 0);
+	assert_true(parse_lit(gd_parse_proc_pid_io, "syscr: 1\n", &s, &err) < 0);
+	assert_true(parse_lit(gd_parse_proc_pid_io, "rchar: x\n", &s, &err) < 0);
+	gd_err_clear(&err);
+	assert_true(gd_parse_proc_pid_io("rchar: 1\0\n", 10, &s, &err) < 0);
+	gd_snapshot_release(&s);
+}
+
+static void test_cgroup_lines(void **state)
+{
+	struct gd_snapshot s;
+	struct gd_err err;
+	/* This machine: v1 controllers plus the empty unified hierarchy. */
+	const char hybrid[] = "9:name=systemd:/\n8:pids:/\n7:blkio:/\n6:freezer:/\n5:devices:/\n"
+			      "4:memory:/process_api/ad4e0d7f3f9f733fc6a41fdb4c5cab2a\n3:cpuset:/\n2:cpuacct:/\n"
+			      "1:cpu:/\n0::/\n";
+	const char v1[] = "12:pids:/docker/abc\n11:memory:/docker/abc\n4:cpu,cpuacct:/docker/abc\n"
+			  "3:cpuset:/docker/abc\n";
+	const char v1_cpuset_only[] = "3:cpuset:/x\n2:cpuacct:/y\n";
+
+	(void)state;
+	gd_snapshot_init(&s);
+	assert_int_equal(parse_lit(gd_parse_proc_pid_cgroup, "0::/system.slice/docker-ab12.scope\n", &s, &err), 0);
+	assert_string_equal(proc_at(&s, 0)->cgroup, "/system.slice/docker-ab12.scope");
+	assert_int_equal(parse_lit(gd_parse_proc_pid_cgroup, v1, &s, &err), 0);
+	assert_string_equal(proc_at(&s, 0)->cgroup, "/docker/abc");
+	assert_int_equal(parse_lit(gd_parse_proc_pid_cgroup, "1:cpu:/\n", &s, &err), 0);
+	assert_string_equal(proc_at(&s, 0)->cgroup, "/");
+	/* The v2 line wins when there is one. */
+	assert_int_equal(parse_lit(gd_parse_proc_pid_cgroup, "4:cpu:/a\n0::/b\n", &s, &err), 0);
+	assert_string_equal(proc_at(&s, 0)->cgroup, "/b");
+	assert_int_equal(parse_lit(gd_parse_proc_pid_cgroup, hybrid, &s, &err), 0);
+	assert_string_equal(proc_at(&s, 0)->cgroup, "/");
+	/* A path with a colon. */
+	assert_int_equal(parse_lit(gd_parse_proc_pid_cgroup, "0::/k8s/pod:1\n", &s, &err), 0);
+	assert_string_equal(proc_at(&s, 0)->cgroup, "/k8s/pod:1");
+
+	/* cpuacct and cpuset are not "cpu". */
+	assert_true(parse_lit(gd_parse_proc_pid_cgroup, v1_cpuset_only, &s, &err) < 0);
+	assert_non_null(strstr(err.msg, "cpu"));
+	assert_true(parse_lit(gd_parse_proc_pid_cgroup, "", &s, &err) < 0);
+	/* Malformed lines are skipped and named. */
+	assert_int_equal(parse_lit(gd_parse_proc_pid_cgroup, "garbage\n0::/c\n", &s, &err), 1);
+	assert_non_null(strstr(err.msg, "line 1"));
+	assert_string_equal(proc_at(&s, 0)->cgroup, "/c");
+	assert_true(parse_lit(gd_parse_proc_pid_cgroup, "0:/x\n", &s, &err) < 0);
+	gd_err_clear(&err);
+	assert_true(gd_parse_proc_pid_cgroup("0::/a\0b\n", 8, &s, &err) < 0);
+	assert_non_null(strstr(err.msg, "binary"));
+	assert_string_equal(proc_at(&s, 0)->cgroup, "/c");
+	gd_snapshot_release(&s);
+}
+
+/* ---- GPU-job membership ------------------------------------------------ */
+
+static struct gd_proc *add_proc(struct gd_snapshot *s, uint64_t pid, uint64_t ppid, int nvidia)
+{
+	struct gd_proc *p = GD_PUSH(s, procs, struct gd_proc);
+
+	gd_u64_set(&p->pid, pid);
+	gd_u64_set(&p->ppid, ppid);
+	if (nvidia >= 0)
+		gd_u64_set(&p->nvidia_fds, (uint64_t)nvidia);
+	return p;
+}
+
+static void test_gpu_job_marks(void **state)
+{
+	struct gd_snapshot s;
+	unsigned char marks[8];
+
+	(void)state;
+	gd_snapshot_init(&s);
+	add_proc(&s, 1, 0, 0);      /* init */
+	add_proc(&s, 50, 40, 0);    /* grandchild of the job, listed before it */
+	add_proc(&s, 40, 30, -1);   /* child, fd dir unreadable */
+	add_proc(&s, 30, 1, 2);     /* the GPU job */
+	add_proc(&s, 60, 1, 0);     /* unrelated */
+	add_proc(&s, 70, 80, 0);    /* a ppid cycle 70 -> 80 -> 70 */
+	add_proc(&s, 80, 70, 0);
+	add_proc(&s, 90, 999, 0);   /* parent not in the snapshot */
+
+	assert_int_equal(gd_snapshot_gpu_job_marks(&s, marks), 1);
+	assert_int_equal(marks[0], 0);
+	assert_int_equal(marks[1], 1);
+	assert_int_equal(marks[2], 1);
+	assert_int_equal(marks[3], 1);
+	assert_int_equal(marks[4], 0);
+	assert_int_equal(marks[5], 0);
+	assert_int_equal(marks[6], 0);
+	assert_int_equal(marks[7], 0);
+	for (size_t i = 0; i < s.procs.n; i++) {
+		const struct gd_proc *p = proc_at(&s, i);
+
+		assert_int_equal(gd_snapshot_in_gpu_job(&s, p), marks[i]);
+	}
+	gd_snapshot_release(&s);
+}
+
+/* ---- the processes and threads collectors on a fixture tree ------------ */
+
+static void put_proc(struct tree *t, unsigned pid, const char *comm, unsigned ppid, unsigned flags)
+{
+	char rel[128], line[512];
+
+	stat_line(line, sizeof line, pid, comm, 'S', ppid, flags, 100 + pid, 10, 2, 5000 + pid, 256);
+	snprintf(rel, sizeof rel, "proc/%u/stat", pid);
+	tree_put(t, rel, line);
+	snprintf(rel, sizeof rel, "proc/%u/status", pid);
+	tree_put(t, rel, "Name:\tx\nUmask:\t0022\nState:\tS (sleeping)\nUid:\t1000\t1000\t1000\t1000\n");
+	snprintf(rel, sizeof rel, "proc/%u/io", pid);
+	tree_put(t, rel, "rchar: 100\nwchar: 200\nsyscr: 1\nsyscw: 1\nread_bytes: 300\nwrite_bytes: 400\n"
+			 "cancelled_write_bytes: 0\n");
+	snprintf(rel, sizeof rel, "proc/%u/cgroup", pid);
+	tree_put(t, rel, "0::/user.slice/job\n");
+	snprintf(rel, sizeof rel, "proc/%u/ns/mnt", pid);
+	tree_link(t, "mnt:[4026531840]", rel);
+	snprintf(rel, sizeof rel, "proc/%u/ns/net", pid);
+	tree_link(t, "net:[4026531992]", rel);
+}
+
+static void put_fd(struct tree *t, unsigned pid, unsigned fd, const char *target)
+{
+	char rel[128];
+
+	snprintf(rel, sizeof rel, "proc/%u/fd/%u", pid, fd);
+	tree_link(t, target, rel);
+}
+
+static void put_task(struct tree *t, unsigned pid, unsigned tid, const char *comm, char state, unsigned utime)
+{
+	char rel[128], line[512];
+
+	stat_line(line, sizeof line, tid, comm, state, 1, 0x40, utime, 3, 2, 5000, 256);
+	snprintf(rel, sizeof rel, "proc/%u/task/%u/stat", pid, tid);
+	tree_put(t, rel, line);
+}
+
+static void build_tree(struct tree *t)
+{
+	const char cmdline[] = "python3\0train.py\0--batch-size\0" "064\0";
+
+	tree_init(t);
+	/* The mount table the proc_mounts collector reads first: an NFS data
+	 * set with a local disk mounted inside it. */
+	tree_put(t, "proc/self/mounts",
+		 "/dev/vda / ext4 rw,relatime 0 0\n"
+		 "proc /proc proc rw,relatime 0 0\n"
+		 "nfs1:/export/data /mnt/data nfs4 rw,relatime,vers=4.2,rsize=1048576 0 0\n"
+		 "/dev/nvme0n1 /mnt/data/local ext4 rw,relatime 0 0\n");
+
+	/* 100: the GPU job. */
+	put_proc(t, 100, "python3", 1, 0x400100);
+	tree_putn(t, "proc/100/cmdline", cmdline, sizeof cmdline - 1);
+	put_fd(t, 100, 0, "/dev/pts/0");
+	put_fd(t, 100, 3, "/dev/nvidia0");
+	put_fd(t, 100, 4, "/mnt/data/shard-0001.tar");
+	put_fd(t, 100, 5, "/dev/nvidiactl");
+	put_fd(t, 100, 6, "socket:[12345]");
+	put_fd(t, 100, 7, "/mnt/data/local/cache.bin");
+	put_fd(t, 100, 8, "/mnt/database/x");   /* not under /mnt/data */
+	put_fd(t, 100, 9, "/dev/nvidia-uvm");
+	put_task(t, 100, 100, "python3", 'S', 50);
+	put_task(t, 100, 101, "pt_data_worker", 'R', 9000);
+
+	/* 200: its child, on two GPUs (nvidia3 twice). */
+	put_proc(t, 200, "pt_worker (1)", 100, 0x400040);
+	put_fd(t, 200, 3, "/dev/nvidia3");
+	put_fd(t, 200, 4, "/dev/nvidia1");
+	put_fd(t, 200, 5, "/dev/nvidia3");
+	put_fd(t, 200, 6, "/mnt/data/shard-0002.tar (deleted)");
+	put_task(t, 200, 200, "pt_worker", 'D', 70);
+
+	/* 300: a kernel thread; its fd directory is not walked. */
+	put_proc(t, 300, "kworker/0:1", 2, 0x04208060);
+	put_fd(t, 300, 3, "/dev/nvidia0");
+	put_task(t, 300, 300, "kworker/0:1", 'I', 0);
+
+	/* 600: an unrelated process, with threads that are not read. */
+	put_proc(t, 600, "sshd", 1, 0x400100);
+	put_fd(t, 600, 3, "/var/log/auth.log");
+	put_task(t, 600, 600, "sshd", 'S', 1);
+
+	/* 400: exited between readdir and open (directory without files). */
+	tree_mkdirs(t, "proc/400/fd", true);
+	/* Not a pid. */
+	tree_mkdirs(t, "proc/sys/kernel", true);
+}
+
+static enum gd_src_status run(gd_collect_fn fn, const struct gd_collect_ctx *ctx, struct gd_snapshot *s,
+			      struct gd_err *err)
+{
+	enum gd_src_status st;
+
+	gd_err_clear(err);
+	st = fn(ctx, s, err);
+	if (st != GD_SRC_OK)
+		print_message("status %s: %s\n", gd_src_status_name(st), err->msg);
+	return st;
+}
+
+static void test_processes_fixture(void **state)
+{
+	struct tree t;
+	struct gd_snapshot s;
+	struct gd_err err;
+	struct gd_proc *p;
+
+	(void)state;
+	build_tree(&t);
+	gd_snapshot_init(&s);
+	gd_u64_set(&s.host.page_size_bytes, 4096);
+	assert_int_equal(run(gd_collect_proc_mounts, &t.ctx, &s, &err), GD_SRC_OK);
+	assert_int_equal(s.mounts.n, 4);
+	assert_int_equal(run(gd_collect_processes, &t.ctx, &s, &err), GD_SRC_OK);
+	assert_int_equal(s.procs.n, 4);
+
+	p = proc_by_pid(&s, 100);
+	assert_string_equal(p->comm, "python3");
+	assert_int_equal(p->ppid.v, 1);
+	assert_int_equal(p->kthread.v, 0);
+	assert_int_equal(p->uid.v, 1000);
+	assert_int_equal(p->utime_ticks.v, 200);
+	assert_int_equal(p->rss_bytes.v, 256ull * 4096);
+	assert_int_equal(p->rchar_bytes.v, 100);
+	assert_int_equal(p->write_bytes.v, 400);
+	assert_string_equal(p->cmdline, "python3 train.py --batch-size 064");
+	assert_string_equal(p->cgroup, "/user.slice/job");
+	assert_string_equal(p->mntns, "mnt:[4026531840]");
+	assert_string_equal(p->netns, "net:[4026531992]");
+	assert_true(p->nvidia_fds.ok);
+	assert_int_equal(p->nvidia_fds.v, 1);
+	assert_string_equal(p->nvidia_devs, "0");
+	assert_true(p->netfs_fds.ok);
+	assert_int_equal(p->netfs_fds.v, 1);
+	assert_string_equal(p->netfs_mount, "/mnt/data");
+
+	p = proc_by_pid(&s, 200);
+	assert_string_equal(p->comm, "pt_worker (1)");
+	assert_int_equal(p->nvidia_fds.v, 3);
+	assert_string_equal(p->nvidia_devs, "1,3");
+	assert_int_equal(p->netfs_fds.v, 1);
+	assert_string_equal(p->cmdline, "");   /* no cmdline file */
+
+	p = proc_by_pid(&s, 300);
+	assert_int_equal(p->kthread.v, 1);
+	assert_false(p->nvidia_fds.ok);
+	assert_false(p->netfs_fds.ok);
+
+	p = proc_by_pid(&s, 600);
+	assert_true(p->nvidia_fds.ok);
+	assert_int_equal(p->nvidia_fds.v, 0);
+	assert_string_equal(p->nvidia_devs, "");
+	assert_int_equal(p->netfs_fds.v, 0);
+	assert_string_equal(p->netfs_mount, "");
+
+	/* Threads of the job and its child only; the kernel thread and sshd
+	 * are not read. */
+	assert_int_equal(run(gd_collect_threads, &t.ctx, &s, &err), GD_SRC_OK);
+	assert_int_equal(s.threads.n, 3);
+	{
+		const struct gd_thread *th = GD_VEC_AT(s.threads, struct gd_thread, 0);
+		bool saw_worker = false;
+
+		GD_VEC_EACH(s.threads, const struct gd_thread, x) {
+			assert_true(x->pid.v == 100 || x->pid.v == 200);
+			if (x->tid.v == 101) {
+				saw_worker = true;
+				assert_int_equal(x->pid.v, 100);
+				assert_string_equal(x->comm, "pt_data_worker");
+				assert_string_equal(x->state, "R");
+				assert_int_equal(x->utime_ticks.v, 9000);
+				assert_int_equal(x->stime_ticks.v, 3);
+			}
+		}
+		assert_true(saw_worker);
+		assert_true(th->tid.ok);
+	}
+	gd_snapshot_release(&s);
+
+	/* Without mounts (proc_mounts did not run) nothing counts as netfs,
+	 * and the GPU fds are still found. */
+	gd_snapshot_init(&s);
+	assert_int_equal(run(gd_collect_processes, &t.ctx, &s, &err), GD_SRC_OK);
+	p = proc_by_pid(&s, 100);
+	assert_int_equal(p->netfs_fds.v, 0);
+	assert_int_equal(p->nvidia_fds.v, 1);
+	assert_false(p->rss_bytes.ok);   /* no page size */
+	gd_snapshot_release(&s);
+	tree_release(&t);
+}
+
+static void test_processes_broken(void **state)
+{
+	struct tree t;
+	struct gd_snapshot s;
+	struct gd_err err;
+
+	(void)state;
+	build_tree(&t);
+	/* A malformed stat (skipped) and a malformed io (kept, io absent). */
+	tree_put(&t, "proc/500/stat", "500 (bad) S 1 2 3");
+	put_proc(&t, 700, "badio", 1, 0);
+	tree_put(&t, "proc/700/io", "rchar: lots\n");
+	gd_snapshot_init(&s);
+	assert_int_equal(run(gd_collect_processes, &t.ctx, &s, &err), GD_SRC_PARTIAL);
+	assert_non_null(strstr(err.msg, "2 files malformed"));
+	assert_non_null(strstr(err.msg, "/proc/"));
+	assert_int_equal(s.procs.n, 5);
+	assert_false(proc_by_pid(&s, 700)->rchar_bytes.ok);
+	assert_int_equal(proc_by_pid(&s, 700)->uid.v, 1000);
+	gd_snapshot_release(&s);
+	tree_release(&t);
+
+	/* No proc directory at all. */
+	tree_init(&t);
+	gd_snapshot_init(&s);
+	assert_int_equal(run(gd_collect_processes, &t.ctx, &s, &err), GD_SRC_ABSENT);
+	assert_non_null(strstr(err.msg, "/proc"));
+	/* No processes: no GPU job, no threads, and that is fine. */
+	assert_int_equal(run(gd_collect_threads, &t.ctx, &s, &err), GD_SRC_OK);
+	assert_int_equal(s.threads.n, 0);
+	gd_snapshot_release(&s);
+	tree_release(&t);
+}
+
+static void test_threads_cap(void **state)
+{
+	struct tree t;
+	struct gd_snapshot s;
+	struct gd_err err;
+	char line[512], rel[128];
+
+	(void)state;
+	tree_init(&t);
+	stat_line(line, sizeof line, 9, "w", 'S', 1, 0, 1, 1, 1, 1, 1);
+	for (unsigned tid = 1; tid <= 4100; tid++) {
+		snprintf(rel, sizeof rel, "proc/9/task/%u/stat", tid);
+		tree_put(&t, rel, line);
+	}
+	gd_snapshot_init(&s);
+	add_proc(&s, 9, 1, 1);
+	assert_int_equal(run(gd_collect_threads, &t.ctx, &s, &err), GD_SRC_PARTIAL);
+	assert_int_equal(s.threads.n, 4096);
+	assert_non_null(strstr(err.msg, "4 not read"));
+	gd_snapshot_release(&s);
+	tree_release(&t);
+}
+
+/* ---- this machine ------------------------------------------------------ */
+
+static void test_processes_live(void **state)
+{
+	struct gd_root root;
+	struct gd_collect_ctx ctx;
+	struct gd_snapshot s;
+	struct gd_err err;
+	enum gd_src_status st;
+	struct gd_proc *me;
+
+	(void)state;
+	assert_int_equal(gd_root_open(&root, "/", &err), 0);
+	ctx.root = &root;
+	gd_snapshot_init(&s);
+	gd_u64_set(&s.host.page_size_bytes, (uint64_t)sysconf(_SC_PAGESIZE));
+	run(gd_collect_proc_mounts, &ctx, &s, &err);
+	st = run(gd_collect_processes, &ctx, &s, &err);
+	assert_true(st == GD_SRC_OK || st == GD_SRC_PARTIAL);
+	assert_true(s.procs.n >= 2);
+	me = proc_by_pid(&s, (uint64_t)getpid());
+	assert_string_equal(me->comm, "test_collect_pr");   /* comm is 15 bytes */
+	assert_int_equal(me->uid.v, getuid());
+	assert_true(me->rss_bytes.ok && me->rss_bytes.v > 0);
+	assert_true(me->nvidia_fds.ok);
+	assert_non_null(strstr(me->cmdline, "test_collect_proc"));
+	assert_int_equal(strncmp(me->mntns, "mnt:[", 5), 0);
+	/* pid 2 is kthreadd where the pid namespace is the host's. */
+	GD_VEC_EACH(s.procs, const struct gd_proc, p)
+		if (p->pid.v == 2 && strcmp(p->comm, "kthreadd") == 0)
+			assert_int_equal(p->kthread.v, 1);
+	st = run(gd_collect_threads, &ctx, &s, &err);
+	assert_true(st == GD_SRC_OK || st == GD_SRC_PARTIAL);
+	gd_snapshot_release(&s);
+	gd_root_release(&root);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stat_real),
+		cmocka_unit_test(test_stat_comm_parens),
+		cmocka_unit_test(test_stat_kthread_and_old),
+		cmocka_unit_test(test_stat_malformed),
+		cmocka_unit_test(test_status),
+		cmocka_unit_test(test_io),
+		cmocka_unit_test(test_cgroup_lines),
+		cmocka_unit_test(test_gpu_job_marks),
+		cmocka_unit_test(test_processes_fixture),
+		cmocka_unit_test(test_processes_broken),
+		cmocka_unit_test(test_threads_cap),
+		cmocka_unit_test(test_processes_live),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,825 @@
+/*
+ * test_rules_cpu.c - the cpu.* host rules on snapshots built in C: each
+ * fires with its evidence, stays clear on healthy values, says unknown
+ * without evidence, and turns at its thresholds.
+ */
+#include "testutil.h"
+
+#include <math.h>
+
+/* ---- builders ----------------------------------------------------------- */
+
+/* Aggregate /proc/stat counters: busy ticks in user, the rest idle. */
+static void set_cpu(struct gd_snapshot *s, uint64_t busy, uint64_t idle)
+{
+	struct gd_cpu *c = &s->cpu;
+
+	gd_u64_set(&c->user_ticks, busy);
+	gd_u64_set(&c->nice_ticks, 0);
+	gd_u64_set(&c->system_ticks, 0);
+	gd_u64_set(&c->idle_ticks, idle);
+	gd_u64_set(&c->iowait_ticks, 0);
+	gd_u64_set(&c->irq_ticks, 0);
+	gd_u64_set(&c->softirq_ticks, 0);
+	gd_u64_set(&c->steal_ticks, 0);
+}
+
+/* One cpuN line: user, irq, softirq and idle ticks. */
+static struct gd_cpus *add_cpus(struct gd_snapshot *s, uint64_t cpu, uint64_t user, uint64_t irq, uint64_t softirq,
+				uint64_t idle)
+{
+	struct gd_cpus *c = GD_PUSH(s, cpus, struct gd_cpus);
+
+	gd_u64_set(&c->cpu, cpu);
+	gd_u64_set(&c->user_ticks, user);
+	gd_u64_set(&c->nice_ticks, 0);
+	gd_u64_set(&c->system_ticks, 0);
+	gd_u64_set(&c->idle_ticks, idle);
+	gd_u64_set(&c->iowait_ticks, 0);
+	gd_u64_set(&c->irq_ticks, irq);
+	gd_u64_set(&c->softirq_ticks, softirq);
+	gd_u64_set(&c->steal_ticks, 0);
+	return c;
+}
+
+static void set_freq(struct gd_cpus *c, const char *gov, const char *driver, uint64_t cur, uint64_t max)
+{
+	GD_STRSET(c->governor, gov);
+	GD_STRSET(c->freq_driver, driver);
+	gd_u64_set(&c->cur_khz, cur);
+	gd_u64_set(&c->max_khz, max);
+}
+
+static struct gd_proc *add_proc(struct gd_snapshot *s, uint64_t pid, uint64_t ppid, const char *comm,
+				const char *cmdline, uint64_t ticks, uint64_t io_bytes)
+{
+	struct gd_proc *p = GD_PUSH(s, procs, struct gd_proc);
+
+	gd_u64_set(&p->pid, pid);
+	gd_u64_set(&p->ppid, ppid);
+	GD_STRSET(p->comm, comm);
+	GD_STRSET(p->cmdline, cmdline);
+	gd_u64_set(&p->kthread, 0);
+	gd_u64_set(&p->starttime_ticks, 5000 + pid);
+	gd_u64_set(&p->utime_ticks, ticks);
+	gd_u64_set(&p->stime_ticks, 0);
+	gd_u64_set(&p->read_bytes, 0);
+	gd_u64_set(&p->write_bytes, io_bytes);
+	gd_u64_set(&p->nvidia_fds, 0);
+	return p;
+}
+
+/* A process in both snapshots: ticks and io_bytes used within the window. */
+static void add_proc2(struct gd_snapshot *a, struct gd_snapshot *b, uint64_t pid, uint64_t ppid, const char *comm,
+		      const char *cmdline, uint64_t ticks, uint64_t io_bytes)
+{
+	add_proc(a, pid, ppid, comm, cmdline, 1000, 1000000);
+	add_proc(b, pid, ppid, comm, cmdline, 1000 + ticks, 1000000 + io_bytes);
+}
+
+static struct gd_cgroup *add_cgroup(struct gd_snapshot *s, const char *path, uint64_t periods, uint64_t throttled,
+				    uint64_t throttled_us)
+{
+	struct gd_cgroup *c = GD_PUSH(s, cgroups, struct gd_cgroup);
+
+	GD_STRSET(c->path, path);
+	GD_STRSET(c->version, "v2");
+	gd_u64_set(&c->pid, 4711);
+	gd_u64_set(&c->self, 0);
+	gd_u64_set(&c->cpu_quota_us, 200000);
+	gd_u64_set(&c->cpu_period_us, 100000);
+	gd_u64_set(&c->nr_periods, periods);
+	gd_u64_set(&c->nr_throttled, throttled);
+	gd_u64_set(&c->throttled_us, throttled_us);
+	return c;
+}
+
+static void add_irq(struct gd_snapshot *s, const char *irq, const char *netif, uint64_t cpu, uint64_t count)
+{
+	struct gd_nic_irq *r = GD_PUSH(s, nic_irqs, struct gd_nic_irq);
+
+	GD_STRSET(r->irq, irq);
+	GD_STRSET(r->name, netif);
+	GD_STRSET(r->netif, netif);
+	gd_u64_set(&r->cpu, cpu);
+	gd_u64_set(&r->count, count);
+}
+
+static void release(struct gd_snapshot *a, struct gd_snapshot *b, struct gd_findings *out)
+{
+	gd_snapshot_release(a);
+	gd_snapshot_release(b);
+	gd_findings_release(out);
+}
+
+static const char *unknown_reason(const struct gd_findings *out)
+{
+	assert_int_equal(out->unknown.n, 1);
+	return GD_VEC_AT(out->unknown, struct gd_unknown, 0)->reason;
+}
+
+/* ---- cpu.saturated ------------------------------------------------------ */
+
+static void saturated_fixture(struct gd_snapshot *a, struct gd_snapshot *b, uint64_t busy, uint64_t of)
+{
+	pair_init(a, b, 2.0);
+	set_cpu(a, 10000, 50000);
+	set_cpu(b, 10000 + busy, 50000 + (of - busy));
+	gd_u64_set(&b->cpu.cpus_online, 16);
+	gd_f64_set(&b->cpu.load1, 32.0);
+}
+
+static void test_saturated_fires(void **state)
+{
+	struct gd_snapshot a, b;
+	struct gd_findings out;
+	const struct gd_finding *f;
+
+	(void)state;
+	gd_findings_init(&out);
+	saturated_fixture(&a, &b, 3104, 3200);
+	gd_f64_set(&b.psi.cpu_some_avg10, 55.0);
+	assert_int_equal(run_rule2("cpu.saturated", &a, &b, NULL, &out), GD_VERDICT_FIRED);
+	assert_int_equal(out.items.n, 1);
+	f = FINDING(out, 0);
+	assert_string_equal(f->subject, "host");
+	assert_int_equal(f->severity, GD_SEV_WARNING);
+	assert_float_equal(ev_get(f, "busy_pct")->value.v, 97.0, 1e-9);
+	assert_float_equal(ev_get(f, "busy_pct")->threshold.v, 90.0, 1e-9);
+	assert_float_equal(ev_get(f, "psi_cpu_some_pct")->value.v, 55.0, 1e-9);
+	assert_float_equal(ev_get(f, "psi_cpu_some_pct")->threshold.v, 40.0, 1e-9);
+	assert_float_equal(ev_get(f, "load_per_cpu")->value.v, 2.0, 1e-9);
+	assert_false(ev_get(f, "load_per_cpu")->threshold.ok);
+	assert_non_null(strstr(f->summary, "All 16 CPUs are 97% busy over 2.0 s (threshold 90%)"));
+	assert_non_null(strstr(f->summary, "PSI cpu some 55%"));
+	release(&a, &b, &out);
+}
+
+static void test_saturated_psi_only(void **state)
+{
+	struct gd_snapshot a, b;
+	struct gd_findings out;
+
+	(void)state;
+	/* No /proc/stat counters, but PSI says tasks wait: fires on PSI. */
+	gd_findings_init(&out);
+	pair_init(&a, &b, 2.0);
+	gd_f64_set(&b.psi.cpu_some_avg10, 40.0);
+	assert_int_equal(run_rule2("cpu.saturated", &a, &b, NULL, &out), GD_VERDICT_FIRED);
+	assert_false(ev_get(FINDING(out, 0), "busy_pct")->value.ok);
+	assert_float_equal(ev_get(FINDING(out, 0), "psi_cpu_some_pct")->value.v, 40.0, 1e-9);
+	release(&a, &b, &out);
+}
+
+static void test_saturated_clear(void **state)
+{
+	struct gd_snapshot a, b;
+	struct gd_findings out;
+
+	(void)state;
+	gd_findings_init(&out);
+	saturated_fixture(&a, &b, 1600, 3200);
+	gd_f64_set(&b.psi.cpu_some_avg10, 5.0);
+	assert_int_equal(run_rule2("cpu.saturated", &a, &b, NULL, &out), GD_VERDICT_CLEAR);
+	assert_int_equal(out.items.n, 0);
+	assert_int_equal(out.evaluated, 1);
+	release(&a, &b, &out);
+}
+
+static void test_saturated_unknown(void **state)
+{
+	struct gd_snapshot a, b;
+	struct gd_findings out;
+
+	(void)state;
+	gd_findings_init(&out);
+	pair_init(&a, &b, 2.0);
+	gd_f64_set(&b.psi.cpu_some_avg10, 5.0);
+	assert_int_equal(run_rule2("cpu.saturated", &a, &b, NULL, &out), GD_VERDICT_UNKNOWN);
+	assert_non_null(strstr(unknown_reason(&out), "no /proc/stat CPU counters in both snapshots"));
+	assert_int_equal(out.items.n, 0);
+	release(&a, &b, &out);
+
+	/* One snapshot: no rate. */
+	gd_findings_init(&out);
+	saturated_fixture(&a, &b, 3104, 3200);
+	assert_int_equal(run_rule2("cpu.saturated", &b, NULL, NULL, &out), GD_VERDICT_UNKNOWN);
+	release(&a, &b, &out);
+}
+
+static void test_saturated_edges(void **state)
+{
+	struct gd_snapshot a, b;
+	struct gd_findings out;
+
+	(void)state;
+	gd_findings_init(&out);
+	saturated_fixture(&a, &b, 900, 1000);  /* exactly 90% */
+	assert_int_equal(run_rule2("cpu.saturated", &a, &b, NULL, &out), GD_VERDICT_FIRED);
+	release(&a, &b, &out);
+
+	gd_findings_init(&out);
+	saturated_fixture(&a, &b, 899, 1000);  /* 89.9% */
+	assert_int_equal(run_rule2("cpu.saturated", &a, &b, NULL, &out), GD_VERDICT_CLEAR);
+	release(&a, &b, &out);
+
+	gd_findings_init(&out);
+	saturated_fixture(&a, &b, 500, 1000);
+	gd_f64_set(&b.psi.cpu_some_avg10, 39.99);
+	assert_int_equal(run_rule2("cpu.saturated", &a, &b, NULL, &out), GD_VERDICT_CLEAR);
+	gd_f64_set(&b.psi.cpu_some_avg10, 40.0);
+	assert_int_equal(run_rule2("cpu.saturated", &a, &b, NULL, &out), GD_VERDICT_FIRED);
+	release(&a, &b, &out);
+}
+
+/* ---- cpu.background_hogs ------------------------------------------------ */
+
+/* A GPU job (pid 100) with a busy loader worker (101), a kernel thread, and
+ * gpudoctor itself (300), all of which must be ignored. */
+static void hogs_fixture(struct gd_snapshot *a, struct gd_snapshot *b, bool with_job)
+{
+	pair_init(a, b, 2.0);
+	gd_u64_set(&b->cpu.cpus_online, 16);
+	gd_u64_set(&b->host.self_pid, 300);
+	add_proc2(a, b, 1, 0, "systemd", "/sbin/init", 1, 0);
+	add_proc2(a, b, 2, 0, "kthreadd", "", 150, 0);
+	gd_u64_set(&GD_VEC_AT(a->procs, struct gd_proc, 1)->kthread, 1);
+	gd_u64_set(&GD_VEC_AT(b->procs, struct gd_proc, 1)->kthread, 1);
+	add_proc2(a, b, 100, 1, "python", "python train.py", 190, 0);
+	add_proc2(a, b, 101, 100, "pt_data_worker", "python train.py", 180, 300000000);
+	if (with_job) {
+		gd_u64_set(&GD_VEC_AT(a->procs, struct gd_proc, 2)->nvidia_fds, 3);
+		gd_u64_set(&GD_VEC_AT(b->procs, struct gd_proc, 2)->nvidia_fds, 3);
+	}
+	add_proc2(a, b, 300, 1, "gpudoctor", "gpudoctor check", 160, 0);
+}
+
+static void test_hogs_fires(void **state)
+{
+	struct gd_snapshot a, b;
+	struct gd_findings out;
+	const struct gd_finding *f;
+
+	(void)state;
+	gd_findings_init(&out);
+	hogs_fixture(&a, &b, true);
+	add_proc2(&a, &b, 200, 1, "rsync", "rsync -a /data /backup", 170, 240000000);
+	assert_int_equal(run_rule2("cpu.background_hogs", &a, &b, NULL, &out), GD_VERDICT_FIRED);
+	assert_int_equal(out.items.n, 1);
+	f = FINDING(out, 0);
+	assert_string_equal(f->subject, "pid 200 (rsync)");
+	assert_float_equal(ev_get(f, "cpu_core_pct")->value.v, 85.0, 1e-9);
+	assert_float_equal(ev_get(f, "cpu_core_pct")->threshold.v, 25.0, 1e-9);
+	assert_float_equal(ev_get(f, "io_mb_per_s")->value.v, 120.0, 1e-9);
+	assert_float_equal(ev_get(f, "io_mb_per_s")->threshold.v, 50.0, 1e-9);
+	/* systemd 0.5% + rsync 85% of a core, over 16 CPUs. */
+	assert_float_equal(ev_get(f, "background_total_pct")->value.v, 85.5 / 16, 1e-9);
+	assert_float_equal(ev_get(f, "gpu_jobs")->value.v, 1, 1e-9);
+	assert_non_null(strstr(f->summary, "rsync -a /data /backup"));
+	assert_null(strstr(f->summary, "No GPU job"));
+	assert_non_null(strstr(f->remedy, "renice -n 19 -p 200"));
+	release(&a, &b, &out);
+}
+
+static void test_hogs_no_job(void **state)
+{
+	struct gd_snapshot a, b;
+	struct gd_findings out;
+
+	(void)state;
+	/* Without a GPU job, the would-be job processes are background too. */
+	gd_findings_init(&out);
+	hogs_fixture(&a, &b, false);
+	assert_int_equal(run_rule2("cpu.background_hogs", &a, &b, NULL, &out), GD_VERDICT_FIRED);
+	assert_int_equal(out.items.n, 2);
+	assert_string_equal(FINDING(out, 0)->subject, "pid 100 (python)");
+	assert_string_equal(FINDING(out, 1)->subject, "pid 101 (pt_data_worker)");
+	assert_float_equal(ev_get(FINDING(out, 1), "io_mb_per_s")->value.v, 150.0, 1e-9);
+	assert_float_equal(ev_get(FINDING(out, 0), "gpu_jobs")->value.v, 0, 1e-9);
+	assert_true(strncmp(FINDING(out, 0)->summary, "No GPU job found", 16) == 0);
+	release(&a, &b, &out);
+}
+
+static void test_hogs_io_only_and_top5(void **state)
+{
+	struct gd_snapshot a, b;
+	struct gd_findings out;
+	const struct gd_finding *f;
+
+	(void)state;
+	gd_findings_init(&out);
+	hogs_fixture(&a, &b, true);
+	add_proc2(&a, &b, 400, 1, "restic", "restic backup /", 0, 100000000);
+	assert_int_equal(run_rule2("cpu.background_hogs", &a, &b, NULL, &out), GD_VERDICT_FIRED);
+	f = FINDING(out, 0);
+	assert_string_equal(f->subject, "pid 400 (restic)");
+	assert_float_equal(ev_get(f, "io_mb_per_s")->value.v, 50.0, 1e-9);
+	assert_float_equal(ev_get(f, "cpu_core_pct")->value.v, 0.0, 1e-9);
+	release(&a, &b, &out);
+
+	/* Seven hogs: the five worst are reported, worst first. */
+	gd_findings_init(&out);
+	hogs_fixture(&a, &b, true);
+	for (uint64_t i = 0; i < 7; i++)
+		add_proc2(&a, &b, 500 + i, 1, "stress", "stress -c 1", 60 + 10 * i, 0);
+	assert_int_equal(run_rule2("cpu.background_hogs", &a, &b, NULL, &out), GD_VERDICT_FIRED);
+	assert_int_equal(out.items.n, 5);
+	assert_string_equal(FINDING(out, 0)->subject, "pid 506 (stress)");
+	assert_string_equal(FINDING(out, 4)->subject, "pid 502 (stress)");
+	assert_float_equal(ev_get(FINDING(out, 0), "cpu_core_pct")->value.v, 60.0, 1e-9);
+	release(&a, &b, &out);
+}
+
+static void test_hogs_total_only(void **state)
+{
+	struct gd_snapshot a, b;
+	struct gd_findings out;
+
+	(void)state;
+	/* 4 CPUs, two processes at 20% of a core each: 10% of all CPUs. */
+	gd_findings_init(&out);
+	hogs_fixture(&a, &b, true);
+	gd_u64_set(&b.cpu.cpus_online, 4);
+	GD_VEC_AT(b.procs, struct gd_proc, 0)->utime_ticks.v = 1000; /* systemd idle */
+	add_proc2(&a, &b, 600, 1, "updatedb", "updatedb", 40, 0);
+	add_proc2(&a, &b, 601, 1, "apt", "apt-get upgrade", 40, 0);
+	assert_int_equal(run_rule2("cpu.background_hogs", &a, &b, NULL, &out), GD_VERDICT_FIRED);
+	assert_int_equal(out.items.n, 2);
+	assert_float_equal(ev_get(FINDING(out, 0), "background_total_pct")->value.v, 10.0, 1e-9);
+	assert_float_equal(ev_get(FINDING(out, 0), "background_total_pct")->threshold.v, 10.0, 1e-9);
+	assert_float_equal(ev_get(FINDING(out, 1), "cpu_core_pct")->value.v, 20.0, 1e-9);
+	release(&a, &b, &out);
+
+	/* 39 + 40 ticks: 9.875% of all CPUs, just below. */
+	gd_findings_init(&out);
+	hogs_fixture(&a, &b, true);
+	gd_u64_set(&b.cpu.cpus_online, 4);
+	GD_VEC_AT(b.procs, struct gd_proc, 0)->utime_ticks.v = 1000;
+	add_proc2(&a, &b, 600, 1, "updatedb", "updatedb", 39, 0);
+	add_proc2(&a, &b, 601, 1, "apt", "apt-get upgrade", 40, 0);
+	assert_int_equal(run_rule2("cpu.background_hogs", &a, &b, NULL, &out), GD_VERDICT_CLEAR);
+	release(&a, &b, &out);
+}
+
+static void test_hogs_edges(void **state)
+{
+	struct gd_snapshot a, b;
+	struct gd_findings out;
+
+	(void)state;
+	gd_findings_init(&out);
+	hogs_fixture(&a, &b, true);
+	add_proc2(&a, &b, 200, 1, "tar", "tar c /data", 50, 99999999); /* 25.0%, 49.99 MB/s */
+	assert_int_equal(run_rule2("cpu.background_hogs", &a, &b, NULL, &out), GD_VERDICT_FIRED);
+	assert_int_equal(out.items.n, 1);
+	assert_float_equal(ev_get(FINDING(out, 0), "cpu_core_pct")->value.v, 25.0, 1e-9);
+	release(&a, &b, &out);
+
+	gd_findings_init(&out);
+	hogs_fixture(&a, &b, true);
+	add_proc2(&a, &b, 200, 1, "tar", "tar c /data", 49, 99999999); /* 24.5%, 49.99 MB/s */
+	assert_int_equal(run_rule2("cpu.background_hogs", &a, &b, NULL, &out), GD_VERDICT_CLEAR);
+	assert_int_equal(out.items.n, 0);
+	release(&a, &b, &out);
+}
+
+static void test_hogs_clear_and_pid_reuse(void **state)
+{
+	struct gd_snapshot a, b;
+	struct gd_findings out;
+
+	(void)state;
+	gd_findings_init(&out);
+	hogs_fixture(&a, &b, true);
+	/* pid 200 was reused: another start time, so no rate is taken. */
+	add_proc(&a, 200, 1, "old", "old", 10, 0);
+	add_proc(&b, 200, 1, "new", "new", 100000, 0);
+	GD_VEC_AT(b.procs, struct gd_proc, b.procs.n - 1)->starttime_ticks.v = 99999;
+	assert_int_equal(run_rule2("cpu.background_hogs", &a, &b, NULL, &out), GD_VERDICT_CLEAR);
+	assert_int_equal(out.items.n, 0);
+	release(&a, &b, &out);
+}
+
+static void test_hogs_unknown(void **state)
+{
+	struct gd_snapshot a, b;
+	struct gd_findings out;
+
+	(void)state;
+	gd_findings_init(&out);
+	pair_init(&a, &b, 2.0);
+	assert_int_equal(run_rule2("cpu.background_hogs", &a, &b, NULL, &out), GD_VERDICT_UNKNOWN);
+	assert_non_null(strstr(unknown_reason(&out), "no process list"));
+	release(&a, &b, &out);
+
+	gd_findings_init(&out);
+	hogs_fixture(&a, &b, true);
+	b.host.clk_tck.ok = false;
+	assert_int_equal(run_rule2("cpu.background_hogs", &a, &b, NULL, &out), GD_VERDICT_UNKNOWN);
+	assert_non_null(strstr(unknown_reason(&out), "clock tick"));
+	release(&a, &b, &out);
+
+	/* Processes without CPU or I/O counters. */
+	gd_findings_init(&out);
+	pair_init(&a, &b, 2.0);
+	add_proc2(&a, &b, 200, 1, "x", "x", 100, 0);
+	GD_VEC_AT(a.procs, struct gd_proc, 0)->utime_ticks.ok = false;
+	GD_VEC_AT(a.procs, struct gd_proc, 0)->write_bytes.ok = false;
+	assert_int_equal(run_rule2("cpu.background_hogs", &a, &b, NULL, &out), GD_VERDICT_UNKNOWN);
+	assert_non_null(strstr(unknown_reason(&out), "counters in both snapshots"));
+	release(&a, &b, &out);
+}
+
+/* ---- cpu.governor_powersave --------------------------------------------- */
+
+static void test_governor_fires(void **state)
+{
+	struct gd_snapshot a, b;
+	struct gd_findings out;
+	const struct gd_finding *f;
+
+	(void)state;
+	gd_findings_init(&out);
+	pair_init(&a, &b, 2.0);
+	for (uint64_t i = 0; i < 4; i++)
+		set_freq(add_cpus(&b, i, 0, 0, 0, 100), "powersave", "intel_pstate", 3000000, 3000000);
+	/* A single snapshot is enough for the governor half. */
+	assert_int_equal(run_rule2("cpu.governor_powersave", &b, NULL, NULL, &out), GD_VERDICT_FIRED);
+	f = FINDING(out, 0);
+	assert_int_equal(f->severity, GD_SEV_INFO);
+	assert_string_equal(f->subject, "host");
+	assert_string_equal(ev_get(f, "governor")->text, "powersave");
+	assert_float_equal(ev_get(f, "governor_cpus")->value.v, 4, 1e-9);
+	assert_string_equal(ev_get(f, "governor_cpu_list")->text, "cpu0-3");
+	assert_string_equal(ev_get(f, "freq_driver")->text, "intel_pstate");
+	assert_non_null(strstr(f->summary, "4 of 4 CPUs (cpu0-3) use the powersave governor"));
+	assert_non_null(strstr(f->summary, "intel_pstate"));
+	assert_non_null(strstr(f->remedy, "energy_performance_preference"));
+	release(&a, &b, &out);
+
+	gd_findings_init(&out);
+	pair_init(&a, &b, 2.0);
+	for (uint64_t i = 0; i < 8; i++)
+		set_freq(add_cpus(&b, i, 0, 0, 0, 100), i < 3 ? "powersave" : i == 5 ? "conservative" : "performance",
+			 "acpi-cpufreq", 2000000, 3000000);
+	assert_int_equal(run_rule2("cpu.governor_powersave", &b, NULL, NULL, &out), GD_VERDICT_FIRED);
+	f = FINDING(out, 0);
+	assert_string_equal(ev_get(f, "governor_cpu_list")->text, "cpu0-2,5");
+	assert_string_equal(ev_get(f, "governor")->text, "powersave,conservative");
+	assert_null(strstr(f->summary, "intel_pstate"));
+	release(&a, &b, &out);
+}
+
+/* cpu0 busy (user of 100 ticks) at cur of 3.0 GHz, governor schedutil. */
+static void freq_fixture(struct gd_snapshot *a, struct gd_snapshot *b, uint64_t busy, uint64_t cur)
+{
+	pair_init(a, b, 1.0);
+	set_freq(add_cpus(a, 0, 1000, 0, 0, 1000), "schedutil", "acpi-cpufreq", cur, 3000000);
+	set_freq(add_cpus(b, 0, 1000 + busy, 0, 0, 1000 + 100 - busy), "schedutil", "acpi-cpufreq", cur, 3000000);
+	set_freq(add_cpus(a, 1, 0, 0, 0, 1000), "schedutil", "acpi-cpufreq", 800000, 3000000);
+	set_freq(add_cpus(b, 1, 0, 0, 0, 1100), "schedutil", "acpi-cpufreq", 800000, 3000000);
+}
+
+static void test_governor_slow_busy_cpu(void **state)
+{
+	struct gd_snapshot a, b;
+	struct gd_findings out;
+	const struct gd_finding *f;
+
+	(void)state;
+	gd_findings_init(&out);
+	freq_fixture(&a, &b, 80, 1200000);
+	assert_int_equal(run_rule2("cpu.governor_powersave", &a, &b, NULL, &out), GD_VERDICT_FIRED);
+	assert_int_equal(out.items.n, 1);
+	f = FINDING(out, 0);
+	assert_float_equal(ev_get(f, "slow_busy_cpus")->value.v, 1, 1e-9);
+	assert_float_equal(ev_get(f, "freq_pct")->value.v, 40.0, 1e-9);
+	assert_float_equal(ev_get(f, "freq_pct")->threshold.v, 60.0, 1e-9);
+	assert_float_equal(ev_get(f, "busy_pct")->value.v, 80.0, 1e-9);
+	assert_non_null(strstr(f->summary, "cpu0 at 40% while 80% busy"));
+	release(&a, &b, &out);
+
+	/* One snapshot: the busy share is unknown, only the governor counts. */
+	gd_findings_init(&out);
+	freq_fixture(&a, &b, 80, 1200000);
+	assert_int_equal(run_rule2("cpu.governor_powersave", &b, NULL, NULL, &out), GD_VERDICT_CLEAR);
+	release(&a, &b, &out);
+}
+
+static void test_governor_edges(void **state)
+{
+	struct gd_snapshot a, b;
+	struct gd_findings out;
+
+	(void)state;
+	gd_findings_init(&out);
+	freq_fixture(&a, &b, 80, 1800000); /* exactly 60% of max */
+	assert_int_equal(run_rule2("cpu.governor_powersave", &a, &b, NULL, &out), GD_VERDICT_CLEAR);
+	release(&a, &b, &out);
+
+	gd_findings_init(&out);
+	freq_fixture(&a, &b, 80, 1799999);
+	assert_int_equal(run_rule2("cpu.governor_powersave", &a, &b, NULL, &out), GD_VERDICT_FIRED);
+	release(&a, &b, &out);
+
+	gd_findings_init(&out);
+	freq_fixture(&a, &b, 50, 1200000); /* exactly 50% busy counts as busy */
+	assert_int_equal(run_rule2("cpu.governor_powersave", &a, &b, NULL, &out), GD_VERDICT_FIRED);
+	release(&a, &b, &out);
+
+	gd_findings_init(&out);
+	freq_fixture(&a, &b, 49, 1200000);
+	assert_int_equal(run_rule2("cpu.governor_powersave", &a, &b, NULL, &out), GD_VERDICT_CLEAR);
+	release(&a, &b, &out);
+}
+
+static void test_governor_clear_unknown(void **state)
+{
+	struct gd_snapshot a, b;
+	struct gd_findings out;
+
+	(void)state;
+	gd_findings_init(&out);
+	pair_init(&a, &b, 2.0);
+	for (uint64_t i = 0; i < 4; i++) {
+		set_freq(add_cpus(&a, i, 0, 0, 0, 100), "performance", "intel_pstate", 3500000, 3500000);
+		set_freq(add_cpus(&b, i, 200, 0, 0, 100), "performance", "intel_pstate", 3500000, 3500000);
+	}
+	assert_int_equal(run_rule2("cpu.governor_powersave", &a, &b, NULL, &out), GD_VERDICT_CLEAR);
+	assert_int_equal(out.items.n, 0);
+	release(&a, &b, &out);
+
+	/* A VM: /proc/stat lines but no cpufreq. */
+	gd_findings_init(&out);
+	pair_init(&a, &b, 2.0);
+	add_cpus(&a, 0, 0, 0, 0, 100);
+	add_cpus(&b, 0, 200, 0, 0, 100);
+	assert_int_equal(run_rule2("cpu.governor_powersave", &a, &b, NULL, &out), GD_VERDICT_UNKNOWN);
+	assert_non_null(strstr(unknown_reason(&out), "no cpufreq in sysfs"));
+	release(&a, &b, &out);
+}
+
+/* ---- cpu.cgroup_throttled ----------------------------------------------- */
+
+static void test_throttled_fires(void **state)
+{
+	struct gd_snapshot a, b;
+	struct gd_findings out;
+	const struct gd_finding *f;
+
+	(void)state;
+	gd_findings_init(&out);
+	pair_init(&a, &b, 2.0);
+	add_cgroup(&a, "/kubepods/pod1/c1", 100, 10, 1000000);
+	add_cgroup(&b, "/kubepods/pod1/c1", 120, 18, 1600000);
+	assert_int_equal(run_rule2("cpu.cgroup_throttled", &a, &b, NULL, &out), GD_VERDICT_FIRED);
+	assert_int_equal(out.items.n, 1);
+	f = FINDING(out, 0);
+	assert_string_equal(f->subject, "/kubepods/pod1/c1");
+	assert_float_equal(ev_get(f, "throttled_pct")->value.v, 40.0, 1e-9);
+	assert_float_equal(ev_get(f, "throttled_pct")->threshold.v, 5.0, 1e-9);
+	assert_float_equal(ev_get(f, "throttled_s")->value.v, 0.6, 1e-9);
+	assert_float_equal(ev_get(f, "quota_cores")->value.v, 2.0, 1e-9);
+	assert_non_null(strstr(f->summary, "40% of its 20 CPU periods"));
+	assert_non_null(strstr(f->remedy, "quota of 2 cores"));
+	release(&a, &b, &out);
+}
+
+static void test_throttled_clear_unknown(void **state)
+{
+	struct gd_snapshot a, b;
+	struct gd_findings out;
+	struct gd_cgroup *c;
+
+	(void)state;
+	gd_findings_init(&out);
+	pair_init(&a, &b, 2.0);
+	add_cgroup(&a, "/job", 100, 10, 1000000);
+	add_cgroup(&b, "/job", 120, 10, 1000000);
+	/* No quota: throttle counts mean nothing here. */
+	add_cgroup(&a, "/noquota", 100, 0, 0)->cpu_quota_us.ok = false;
+	c = add_cgroup(&b, "/noquota", 120, 20, 0);
+	c->cpu_quota_us.ok = false;
+	assert_int_equal(run_rule2("cpu.cgroup_throttled", &a, &b, NULL, &out), GD_VERDICT_CLEAR);
+	assert_int_equal(out.items.n, 0);
+	release(&a, &b, &out);
+
+	gd_findings_init(&out);
+	pair_init(&a, &b, 2.0);
+	assert_int_equal(run_rule2("cpu.cgroup_throttled", &a, &b, NULL, &out), GD_VERDICT_UNKNOWN);
+	assert_non_null(strstr(unknown_reason(&out), "cpu.stat"));
+	release(&a, &b, &out);
+
+	/* Records without cpu.stat counters (v1 without the cpu controller). */
+	gd_findings_init(&out);
+	pair_init(&a, &b, 2.0);
+	add_cgroup(&a, "/job", 0, 0, 0)->nr_periods.ok = false;
+	add_cgroup(&b, "/job", 0, 0, 0)->nr_periods.ok = false;
+	assert_int_equal(run_rule2("cpu.cgroup_throttled", &a, &b, NULL, &out), GD_VERDICT_UNKNOWN);
+	release(&a, &b, &out);
+}
+
+static void test_throttled_edges(void **state)
+{
+	struct gd_snapshot a, b;
+	struct gd_findings out;
+
+	(void)state;
+	gd_findings_init(&out);
+	pair_init(&a, &b, 2.0);
+	add_cgroup(&a, "/job", 100, 10, 0);
+	add_cgroup(&b, "/job", 120, 11, 0);  /* 1 of 20 = 5% */
+	assert_int_equal(run_rule2("cpu.cgroup_throttled", &a, &b, NULL, &out), GD_VERDICT_FIRED);
+	release(&a, &b, &out);
+
+	gd_findings_init(&out);
+	pair_init(&a, &b, 2.0);
+	add_cgroup(&a, "/job", 100, 10, 0);
+	add_cgroup(&b, "/job", 121, 11, 0);  /* 1 of 21 = 4.8% */
+	assert_int_equal(run_rule2("cpu.cgroup_throttled", &a, &b, NULL, &out), GD_VERDICT_CLEAR);
+	release(&a, &b, &out);
+}
+
+/* ---- cpu.irq_imbalance -------------------------------------------------- */
+
+/* 4 CPUs over 2 s at 100 Hz (200 ticks each); hot_irq and other_irq are the
+ * irq+softirq ticks of cpu3 and of the others; eth0's interrupts go to cpu3
+ * (hot_count) and cpu2 (100000 - hot_count). */
+static void irq_fixture(struct gd_snapshot *a, struct gd_snapshot *b, uint64_t hot_irq, uint64_t other_irq,
+			uint64_t hot_count)
+{
+	pair_init(a, b, 2.0);
+	for (uint64_t i = 0; i < 4; i++) {
+		uint64_t irq = i == 3 ? hot_irq : other_irq;
+
+		add_cpus(a, i, 500, 100, 100, 5000);
+		add_cpus(b, i, 500, 100 + irq / 4, 100 + irq - irq / 4, 5000 + 200 - irq);
+	}
+	for (uint64_t i = 0; i < 4; i++) {
+		add_irq(a, "45", "eth0", i, 1000);
+		add_irq(a, "46", "eth0", i, 1000);
+	}
+	add_irq(b, "45", "eth0", 0, 1000);
+	add_irq(b, "45", "eth0", 1, 1000);
+	add_irq(b, "45", "eth0", 2, 1000 + (100000 - hot_count));
+	add_irq(b, "45", "eth0", 3, 1000 + hot_count / 2);
+	add_irq(b, "46", "eth0", 0, 1000);
+	add_irq(b, "46", "eth0", 1, 1000);
+	add_irq(b, "46", "eth0", 2, 1000);
+	add_irq(b, "46", "eth0", 3, 1000 + hot_count - hot_count / 2);
+}
+
+static void test_irq_fires(void **state)
+{
+	struct gd_snapshot a, b;
+	struct gd_findings out;
+	const struct gd_finding *f;
+
+	(void)state;
+	gd_findings_init(&out);
+	irq_fixture(&a, &b, 126, 4, 98000);
+	assert_int_equal(run_rule2("cpu.irq_imbalance", &a, &b, NULL, &out), GD_VERDICT_FIRED);
+	assert_int_equal(out.items.n, 1);
+	f = FINDING(out, 0);
+	assert_string_equal(f->subject, "eth0");
+	assert_float_equal(ev_get(f, "hot_cpu")->value.v, 3, 1e-9);
+	assert_float_equal(ev_get(f, "hot_cpu_irq_pct")->value.v, 63.0, 1e-9);
+	assert_float_equal(ev_get(f, "hot_cpu_irq_pct")->threshold.v, 50.0, 1e-9);
+	assert_float_equal(ev_get(f, "others_max_irq_pct")->value.v, 2.0, 1e-9);
+	assert_float_equal(ev_get(f, "others_max_irq_pct")->threshold.v, 10.0, 1e-9);
+	assert_float_equal(ev_get(f, "nic_irq_share_pct")->value.v, 98.0, 1e-9);
+	assert_float_equal(ev_get(f, "nic_irqs_per_s")->value.v, 50000.0, 1e-9);
+	assert_non_null(strstr(f->summary, "cpu3 serves 98% of eth0's interrupts"));
+	assert_non_null(strstr(f->remedy, "ethtool -L eth0"));
+	release(&a, &b, &out);
+}
+
+static void test_irq_edges(void **state)
+{
+	struct gd_snapshot a, b;
+	struct gd_findings out;
+
+	(void)state;
+	gd_findings_init(&out);
+	irq_fixture(&a, &b, 100, 19, 98000);  /* hot exactly 50%, others 9.5% */
+	assert_int_equal(run_rule2("cpu.irq_imbalance", &a, &b, NULL, &out), GD_VERDICT_FIRED);
+	release(&a, &b, &out);
+
+	gd_findings_init(&out);
+	irq_fixture(&a, &b, 99, 4, 98000);    /* hot 49.5% */
+	assert_int_equal(run_rule2("cpu.irq_imbalance", &a, &b, NULL, &out), GD_VERDICT_CLEAR);
+	release(&a, &b, &out);
+
+	gd_findings_init(&out);
+	irq_fixture(&a, &b, 126, 20, 98000);  /* others exactly 10%: not "below" */
+	assert_int_equal(run_rule2("cpu.irq_imbalance", &a, &b, NULL, &out), GD_VERDICT_CLEAR);
+	release(&a, &b, &out);
+}
+
+static void test_irq_clear_unknown(void **state)
+{
+	struct gd_snapshot a, b;
+	struct gd_findings out;
+
+	(void)state;
+	gd_findings_init(&out);
+	irq_fixture(&a, &b, 12, 10, 50000);
+	assert_int_equal(run_rule2("cpu.irq_imbalance", &a, &b, NULL, &out), GD_VERDICT_CLEAR);
+	assert_int_equal(out.items.n, 0);
+	release(&a, &b, &out);
+
+	/* A single CPU: nowhere to spread the queues to. */
+	gd_findings_init(&out);
+	pair_init(&a, &b, 2.0);
+	add_cpus(&a, 0, 0, 0, 0, 100);
+	add_cpus(&b, 0, 0, 0, 150, 150);
+	add_irq(&a, "45", "eth0", 0, 1000);
+	add_irq(&b, "45", "eth0", 0, 90000);
+	assert_int_equal(run_rule2("cpu.irq_imbalance", &a, &b, NULL, &out), GD_VERDICT_CLEAR);
+	release(&a, &b, &out);
+
+	gd_findings_init(&out);
+	pair_init(&a, &b, 2.0);
+	add_cpus(&a, 0, 0, 0, 0, 100);
+	add_cpus(&b, 0, 0, 0, 0, 300);
+	assert_int_equal(run_rule2("cpu.irq_imbalance", &a, &b, NULL, &out), GD_VERDICT_UNKNOWN);
+	assert_non_null(strstr(unknown_reason(&out), "no NIC interrupt lines"));
+	release(&a, &b, &out);
+
+	/* Interrupt counts without per-CPU ticks. */
+	gd_findings_init(&out);
+	irq_fixture(&a, &b, 126, 4, 98000);
+	gd_vec_reset(&a.cpus);
+	assert_int_equal(run_rule2("cpu.irq_imbalance", &a, &b, NULL, &out), GD_VERDICT_UNKNOWN);
+	assert_non_null(strstr(unknown_reason(&out), "irq/softirq ticks"));
+	release(&a, &b, &out);
+}
+
+/* ---- overrides ---------------------------------------------------------- */
+
+static void test_overrides(void **state)
+{
+	struct gd_snapshot a, b;
+	struct gd_findings out;
+	struct gd_thresholds th;
+	struct gd_err err;
+
+	(void)state;
+	gd_thresholds_init(&th);
+	gd_findings_init(&out);
+	saturated_fixture(&a, &b, 3104, 3200);
+	assert_int_equal(gd_thresholds_set(&th, "cpu.saturated.busy_pct", "98", &err), 0);
+	assert_int_equal(run_rule2("cpu.saturated", &a, &b, &th, &out), GD_VERDICT_CLEAR);
+	assert_int_equal(gd_thresholds_set(&th, "cpu.saturated.busy_pct", "95", &err), 0);
+	assert_int_equal(run_rule2("cpu.saturated", &a, &b, &th, &out), GD_VERDICT_FIRED);
+	assert_float_equal(ev_get(FINDING(out, 0), "busy_pct")->threshold.v, 95.0, 1e-9);
+	release(&a, &b, &out);
+
+	gd_findings_init(&out);
+	pair_init(&a, &b, 2.0);
+	add_cgroup(&a, "/job", 100, 10, 0);
+	add_cgroup(&b, "/job", 120, 12, 0);  /* 10% */
+	assert_int_equal(run_rule2("cpu.cgroup_throttled", &a, &b, &th, &out), GD_VERDICT_FIRED);
+	assert_int_equal(gd_thresholds_set(&th, "cpu.cgroup_throttled.throttled_pct", "20", &err), 0);
+	assert_int_equal(run_rule2("cpu.cgroup_throttled", &a, &b, &th, &out), GD_VERDICT_CLEAR);
+	release(&a, &b, &out);
+
+	gd_findings_init(&out);
+	hogs_fixture(&a, &b, true);
+	add_proc2(&a, &b, 200, 1, "tar", "tar c /data", 30, 0);  /* 15% of a core */
+	assert_int_equal(run_rule2("cpu.background_hogs", &a, &b, &th, &out), GD_VERDICT_CLEAR);
+	assert_int_equal(gd_thresholds_set(&th, "cpu.background_hogs.proc_core_pct", "15", &err), 0);
+	assert_int_equal(run_rule2("cpu.background_hogs", &a, &b, &th, &out), GD_VERDICT_FIRED);
+	release(&a, &b, &out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_saturated_fires),
+		cmocka_unit_test(test_saturated_psi_only),
+		cmocka_unit_test(test_saturated_clear),
+		cmocka_unit_test(test_saturated_unknown),
+		cmocka_unit_test(test_saturated_edges),
+		cmocka_unit_test(test_hogs_fires),
+		cmocka_unit_test(test_hogs_no_job),
+		cmocka_unit_test(test_hogs_io_only_and_top5),
+		cmocka_unit_test(test_hogs_total_only),
+		cmocka_unit_test(test_hogs_edges),
+		cmocka_unit_test(test_hogs_clear_and_pid_reuse),
+		cmocka_unit_test(test_hogs_unknown),
+		cmocka_unit_test(test_governor_fires),
+		cmocka_unit_test(test_governor_slow_busy_cpu),
+		cmocka_unit_test(test_governor_edges),
+		cmocka_unit_test(test_governor_clear_unknown),
+		cmocka_unit_test(test_throttled_fires),
+		cmocka_unit_test(test_throttled_clear_unknown),
+		cmocka_unit_test(test_throttled_edges),
+		cmocka_unit_test(test_irq_fires),
+		cmocka_unit_test(test_irq_edges),
+		cmocka_unit_test(test_irq_clear_unknown),
+		cmocka_unit_test(test_overrides),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
