@@ -502,6 +502,7 @@ enum gd_src_status gd_collect_processes(const struct gd_collect_ctx *ctx, struct
 	char *buf;
 	DIR *d = gd_root_opendir(ctx->root, "proc");
 	size_t before = s->procs.n;
+	const char *hint;
 
 	if (!d) {
 		int e = -errno;
@@ -522,13 +523,16 @@ enum gd_src_status gd_collect_processes(const struct gd_collect_ctx *ctx, struct
 	closedir(d);
 	free(buf);
 
+	/* The advice depends on who we are: as root, what is left unreadable
+	 * is refused by the kernel itself (a sandbox, Yama, another pid
+	 * namespace's init), and "run as root" would be wrong. */
+	hint = geteuid() == 0 ? "refused by the kernel even to root" : "run as root for process attribution";
 	if (t.denied && t.malformed)
-		gd_err_set(err, -EACCES,
-			   "fd/io of %zu processes not readable (run as root for process attribution); %zu files malformed, first %s",
-			   t.denied, t.malformed, t.first_bad);
+		gd_err_set(err, -EACCES, "fd/io of %zu process%s not readable (%s); %zu files malformed, first %s",
+			   t.denied, t.denied == 1 ? "" : "es", hint, t.malformed, t.first_bad);
 	else if (t.denied)
-		gd_err_set(err, -EACCES, "fd/io of %zu processes not readable (run as root for process attribution)",
-			   t.denied);
+		gd_err_set(err, -EACCES, "fd/io of %zu process%s not readable (%s)", t.denied, t.denied == 1 ? "" : "es",
+			   hint);
 	else if (t.malformed)
 		gd_err_set(err, -EINVAL, "%zu files malformed, first %s", t.malformed, t.first_bad);
 	else
