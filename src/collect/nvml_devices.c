@@ -767,8 +767,9 @@ static enum gd_src_status collect_with(struct gd_nvml *nv, struct gd_snapshot *s
 		gd_err_set(err, -EACCES, "%s", gd_nvml_reason(nv));
 		return GD_SRC_DENIED;
 	case GD_NVML_STUCK:
+		/* Partial when GPUs were listed before the call that hung. */
 		gd_err_set(err, -ETIMEDOUT, "%s", gd_nvml_reason(nv));
-		return GD_SRC_PARTIAL;
+		return s->gpus.n ? GD_SRC_PARTIAL : GD_SRC_FAILED;
 	default:
 		gd_err_set(err, -EIO, "%s", gd_nvml_reason(nv));
 		return GD_SRC_FAILED;

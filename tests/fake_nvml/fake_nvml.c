@@ -31,7 +31,8 @@
  *   power_w = 350.5                 ; keys are gpudoctor's field names and
  *   temp_c = 40,60,85               ; units; a list gives one value per call
  *   fan_pct = NOT_SUPPORTED         ; an error name: the calls for it fail so
- *   procs = 100:1048576 200:2097152 ; pid:bytes ...
+ *   procs = 100:1048576 200:2097152 ; pid:bytes ...; an indented line goes on
+ *     300:1048576                   ; (inih reads lines of up to 200 bytes)
  *   procs_grow = 5                  ; the list grows by 5 at every call
  *   proc_util = 100:87:40           ; pid:sm%:mem% ...
  *   nvlink_links = 4                ; with nvlink_up_links, nvlink_errors
@@ -54,13 +55,13 @@
 
 #include "nvml/nvml_abi.h"
 
-#define MAX_GPUS 64
-#define MAX_KV 128
+#define MAX_GPUS 32
+#define MAX_KV 96
 #define MAX_PROCS 4096
 
 struct kv {
 	char key[48];
-	char val[1024];
+	char val[2048];
 	unsigned int reads;
 };
 
@@ -127,6 +128,16 @@ static int on_ini(void *user, const char *section, const char *name, const char 
 			ngpus = idx + 1;
 	} else {
 		return 0;
+	}
+	/* A continuation line (indented) comes again under the same name: the
+	 * value grows, joined with a space (for long process lists). */
+	for (size_t i = 0; i < sec->n; i++) {
+		size_t len = strlen(sec->kv[i].val);
+
+		if (strcmp(sec->kv[i].key, name) == 0) {
+			snprintf(sec->kv[i].val + len, sizeof sec->kv[i].val - len, " %s", value);
+			return 1;
+		}
 	}
 	if (sec->n >= MAX_KV)
 		return 0;
@@ -331,8 +342,8 @@ static nvmlReturn_t do_init(const char *fn)
 	if (rc != NVML_SUCCESS)
 		return rc;
 	maybe_hang(&sys_sec, fn);
-	if (text(&sys_sec, "init", v, sizeof v) == NVML_SUCCESS && error_of(v) > 0)
-		return (nvmlReturn_t)error_of(v);
+	if (text(&sys_sec, "init", v, sizeof v) != NVML_SUCCESS && find(&sys_sec, "init"))
+		return (nvmlReturn_t)error_of(find(&sys_sec, "init")->val);
 	inits++;
 	if (getenv("GPUDOCTOR_FAKE_NVML_TRACE"))
 		fprintf(stderr, "fake_nvml: %s: inits=%d shutdowns=%d\n", fn, inits, shutdowns);
