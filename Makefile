@@ -46,11 +46,11 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(BUILD)/libgd.a
 
 $(BUILD)/fake_nvml/libnvidia-ml.so.1: tests/fake_nvml/fake_nvml.c src/nvml/nvml_abi.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(LDFLAGS) -fPIC -shared -Wl,-soname,libnvidia-ml.so.1 -o $@ $< -linih
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(LDFLAGS) -fPIC -shared -Wl,-soname,libnvidia-ml.so.1 -o $@ $< -linih -lpthread
 
 $(BUILD)/fake_nvml_old/libnvidia-ml.so.1: tests/fake_nvml/fake_nvml.c src/nvml/nvml_abi.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS_ALL) -DFAKE_NVML_OLD $(CFLAGS) $(LDFLAGS) -fPIC -shared -Wl,-soname,libnvidia-ml.so.1 -o $@ $< -linih
+	$(CC) $(CPPFLAGS_ALL) -DFAKE_NVML_OLD $(CFLAGS) $(LDFLAGS) -fPIC -shared -Wl,-soname,libnvidia-ml.so.1 -o $@ $< -linih -lpthread
 
 run: deps all
 	$(BUILD)/gpudoctor check; rc=$$?; [ $$rc -le 2 ] || exit $$rc

@@ -48,6 +48,7 @@
  * Calls come from gpudoctor's one NVML thread, one at a time.
  */
 #include <ini.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +82,9 @@ static struct section gpu_sec[MAX_GPUS];
 static unsigned int ngpus;
 static struct nvmlDevice_st devs[MAX_GPUS];
 static int inits, shutdowns;
+/* Taken where a hung call's thread and the test (or the next init) may
+ * meet: the call counters, the hang check, the scenario reload. */
+static pthread_mutex_t fake_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct {
 	const char *name;
 	unsigned int n;
@@ -93,20 +97,24 @@ int fake_nvml_shutdowns(void);
 
 unsigned int fake_nvml_calls(const char *name)
 {
+	unsigned int n = 0;
+
+	pthread_mutex_lock(&fake_mu);
 	for (size_t i = 0; i < sizeof calls / sizeof calls[0] && calls[i].name; i++)
 		if (strcmp(calls[i].name, name) == 0)
-			return calls[i].n;
-	return 0;
+			n = calls[i].n;
+	pthread_mutex_unlock(&fake_mu);
+	return n;
 }
 
 int fake_nvml_inits(void)
 {
-	return inits;
+	return __atomic_load_n(&inits, __ATOMIC_SEQ_CST);
 }
 
 int fake_nvml_shutdowns(void)
 {
-	return shutdowns;
+	return __atomic_load_n(&shutdowns, __ATOMIC_SEQ_CST);
 }
 
 /* ---- scenario ------------------------------------------------------------ */
@@ -152,14 +160,18 @@ static nvmlReturn_t load_scenario(void)
 	const char *path = getenv("GPUDOCTOR_FAKE_NVML");
 	int rc;
 
+	pthread_mutex_lock(&fake_mu);
 	memset(&sys_sec, 0, sizeof sys_sec);
 	memset(gpu_sec, 0, sizeof gpu_sec);
 	ngpus = 0;
 	for (unsigned int i = 0; i < MAX_GPUS; i++)
 		devs[i].idx = i;
-	if (!path || !*path)
+	if (!path || !*path) {
+		pthread_mutex_unlock(&fake_mu);
 		return NVML_SUCCESS;
+	}
 	rc = ini_parse(path, on_ini, NULL);
+	pthread_mutex_unlock(&fake_mu);
 	if (rc != 0) {
 		fprintf(stderr, "fake_nvml: %s: %s %d\n", path, rc < 0 ? "cannot read" : "syntax error at line", rc);
 		return NVML_ERROR_UNKNOWN;
@@ -212,20 +224,29 @@ static void count_call(const char *fn)
 {
 	size_t i;
 
+	pthread_mutex_lock(&fake_mu);
 	for (i = 0; i < sizeof calls / sizeof calls[0] && calls[i].name; i++)
 		if (strcmp(calls[i].name, fn) == 0)
 			break;
-	if (i == sizeof calls / sizeof calls[0])
-		return;
-	calls[i].name = fn;
-	calls[i].n++;
+	if (i < sizeof calls / sizeof calls[0]) {
+		calls[i].name = fn;
+		calls[i].n++;
+	}
+	pthread_mutex_unlock(&fake_mu);
 }
 
 static void maybe_hang(struct section *sec, const char *fn)
 {
-	struct kv *h = find(sec, "hang");
+	struct kv *h;
+	int hang;
 
-	if (h && strcmp(h->val, fn) == 0)
+	/* Locked: the next nvmlInit (another test) rereads the scenario while
+	 * this thread sleeps. */
+	pthread_mutex_lock(&fake_mu);
+	h = find(sec, "hang");
+	hang = h && strcmp(h->val, fn) == 0;
+	pthread_mutex_unlock(&fake_mu);
+	if (hang)
 		for (;;)
 			sleep(1000);
 }
@@ -344,7 +365,7 @@ static nvmlReturn_t do_init(const char *fn)
 	maybe_hang(&sys_sec, fn);
 	if (text(&sys_sec, "init", v, sizeof v) != NVML_SUCCESS && find(&sys_sec, "init"))
 		return (nvmlReturn_t)error_of(find(&sys_sec, "init")->val);
-	inits++;
+	__atomic_add_fetch(&inits, 1, __ATOMIC_SEQ_CST);
 	if (getenv("GPUDOCTOR_FAKE_NVML_TRACE"))
 		fprintf(stderr, "fake_nvml: %s: inits=%d shutdowns=%d\n", fn, inits, shutdowns);
 	return NVML_SUCCESS;
@@ -366,7 +387,7 @@ nvmlReturn_t nvmlShutdown(void)
 {
 	count_call("nvmlShutdown");
 	if (shutdowns < inits)
-		shutdowns++;
+		__atomic_add_fetch(&shutdowns, 1, __ATOMIC_SEQ_CST);
 	if (getenv("GPUDOCTOR_FAKE_NVML_TRACE"))
 		fprintf(stderr, "fake_nvml: nvmlShutdown: inits=%d shutdowns=%d\n", inits, shutdowns);
 	return NVML_SUCCESS;
