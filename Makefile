@@ -11,13 +11,15 @@ CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 \
            -Wpointer-arith -Wvla -Wno-unused-parameter
 CPPFLAGS_ALL := -std=gnu11 -D_GNU_SOURCE -Isrc $(WARN) $(CPPFLAGS)
-LIBS    := -ljansson -linih -lm
+LIBS    := -ljansson -linih -lm -ldl -lpthread
 
 LIB_SRC := $(sort $(filter-out src/main.c,$(shell find src -name '*.c')))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
+# The fake libnvidia-ml.so.1 of the tests, and an "old driver" build of it.
+FAKE_NVML := $(BUILD)/fake_nvml/libnvidia-ml.so.1 $(BUILD)/fake_nvml_old/libnvidia-ml.so.1
 
 .PHONY: all run test check unit scenarios e2e fuzz bench deps fmt fmt-check clean
 
@@ -39,12 +41,21 @@ $(BUILD)/gpudoctor: $(BUILD)/obj/src/main.o $(BUILD)/libgd.a
 
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(BUILD)/libgd.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS_ALL) -Itests/unit $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libgd.a $(LIBS) -lcmocka
+	$(CC) $(CPPFLAGS_ALL) -Itests/unit -DGD_SRCDIR='"$(CURDIR)"' -DGD_BUILDDIR='"$(abspath $(BUILD))"' \
+	  $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libgd.a $(LIBS) -lcmocka
+
+$(BUILD)/fake_nvml/libnvidia-ml.so.1: tests/fake_nvml/fake_nvml.c src/nvml/nvml_abi.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(LDFLAGS) -fPIC -shared -Wl,-soname,libnvidia-ml.so.1 -o $@ $< -linih -lpthread
+
+$(BUILD)/fake_nvml_old/libnvidia-ml.so.1: tests/fake_nvml/fake_nvml.c src/nvml/nvml_abi.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -DFAKE_NVML_OLD $(CFLAGS) $(LDFLAGS) -fPIC -shared -Wl,-soname,libnvidia-ml.so.1 -o $@ $< -linih -lpthread
 
 run: deps all
 	$(BUILD)/gpudoctor check; rc=$$?; [ $$rc -le 2 ] || exit $$rc
 
-unit: $(BUILD)/gpudoctor $(TEST_BIN)
+unit: $(BUILD)/gpudoctor $(TEST_BIN) $(FAKE_NVML)
 
 # Every test, then the sanitizer build of the same suites.
 test: deps

@@ -21,6 +21,7 @@
 #include "collect/collect.h"
 #include "core/duration.h"
 #include "model/snapshot_json.h"
+#include "nvml/nvml.h"
 #include "output/output.h"
 #include "rules/rule.h"
 
@@ -33,6 +34,8 @@ struct opts {
 	const char *root;
 	const char *config;
 	const char *output;
+	const char *nvml_path;
+	double nvml_timeout_s;
 	const char *from[MAX_FROM];
 	size_t nfrom;
 	double window_s;
@@ -59,6 +62,9 @@ static const char usage_main[] =
 	"  --config FILE       thresholds in INI form (default " DEFAULT_CONFIG " if it exists)\n"
 	"  --set RULE.KEY=VAL  override one threshold, e.g. --set cpu.saturated.busy_pct=95\n"
 	"  --no-color          no colour (also when NO_COLOR is set or stdout is not a terminal)\n"
+	"  --nvml PATH         the NVML library to load (default: GPUDOCTOR_NVML, else libnvidia-ml.so.1)\n"
+	"  --nvml-timeout DUR  deadline of each NVML call (default 5s); a call past it is reported\n"
+	"                      as a stuck driver and no further NVML call is made\n"
 	"  -h, --help          this help\n"
 	"\n"
 	"Exit status: 0 healthy, 1 warnings, 2 critical findings, 3 could not run.\n"
@@ -72,7 +78,7 @@ static const char usage_check[] =
 	"  -j, --json          print the diagnosis as JSON (findings, unavailable, not_evaluated, exit)\n"
 	"  -f, --from FILE     diagnose snapshots recorded earlier as JSON lines (`gpudoctor snapshot`)\n"
 	"                      instead of this host; repeatable; - reads standard input\n"
-	"  --root, --config, --set, --no-color as for every command\n"
+	"  --root, --config, --set, --no-color, --nvml, --nvml-timeout as for every command\n"
 	"\n"
 	"Exit status: 0 healthy, 1 warnings, 2 critical findings, 3 could not run.\n";
 
@@ -84,6 +90,7 @@ static const char usage_snapshot[] =
 	"  -w, --window DUR    take a second snapshot DUR after the first\n"
 	"  -o, --output FILE   append the lines to FILE instead of standard output\n"
 	"  --root DIR          read /proc, /sys and /dev under DIR (default /)\n"
+	"  --nvml PATH, --nvml-timeout DUR   as for every command (gpudoctor help)\n"
 	"\n"
 	"Example:  gpudoctor snapshot --window 2s -o node.jsonl; gpudoctor check --from node.jsonl\n";
 
@@ -97,7 +104,7 @@ static const char usage_rules[] =
 	"Lists every rule (id, severity, what it detects) and its thresholds with their\n"
 	"current values (after --config and --set), in the form --set accepts.\n";
 
-enum { OPT_ROOT = 256, OPT_CONFIG, OPT_SET, OPT_NO_COLOR, OPT_VERSION };
+enum { OPT_ROOT = 256, OPT_CONFIG, OPT_SET, OPT_NO_COLOR, OPT_VERSION, OPT_NVML, OPT_NVML_TIMEOUT };
 
 static const struct option long_opts[] = {
 	{ "root", required_argument, NULL, OPT_ROOT },
@@ -111,6 +118,8 @@ static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "nvml", required_argument, NULL, OPT_NVML },
+	{ "nvml-timeout", required_argument, NULL, OPT_NVML_TIMEOUT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -207,6 +216,15 @@ static int parse_args(int argc, char **argv, struct opts *o, const char ***sets,
 		case OPT_NO_COLOR:
 			o->no_color = true;
 			break;
+		case OPT_NVML:
+			o->nvml_path = optarg;
+			break;
+		case OPT_NVML_TIMEOUT:
+			if (gd_duration_parse(optarg, &o->nvml_timeout_s, &err) < 0)
+				return fail("--nvml-timeout: %s", err.msg);
+			if (o->nvml_timeout_s <= 0 || o->nvml_timeout_s > 600)
+				return fail("--nvml-timeout %s: between 1ms and 10m", optarg);
+			break;
 		case 'w':
 			if (gd_duration_parse(optarg, &o->window_s, &err) < 0)
 				return fail("--window: %s", err.msg);
@@ -282,10 +300,27 @@ static int open_root(const struct opts *o, struct gd_root *root)
 	return -1;
 }
 
+/* The collectors' context; NVML is opened once for every snapshot of the
+ * run (one nvmlInit per process), and closed by ctx_close. */
+static void ctx_open(const struct opts *o, const struct gd_root *root, struct gd_collect_ctx *ctx)
+{
+	memset(ctx, 0, sizeof *ctx);
+	ctx->root = root;
+	ctx->nvml_path = o->nvml_path ? o->nvml_path : getenv("GPUDOCTOR_NVML");
+	ctx->nvml_timeout_s = o->nvml_timeout_s;
+	ctx->nvml = gd_nvml_open(ctx->nvml_path, ctx->nvml_timeout_s);
+}
+
+static void ctx_close(struct gd_collect_ctx *ctx)
+{
+	gd_nvml_close(ctx->nvml);
+	ctx->nvml = NULL;
+}
+
 static int cmd_snapshot(const struct opts *o)
 {
 	struct gd_root root;
-	struct gd_collect_ctx ctx = { &root };
+	struct gd_collect_ctx ctx;
 	FILE *out = stdout;
 	int rc = -1, n = o->window_given ? 2 : 1;
 
@@ -295,6 +330,7 @@ static int cmd_snapshot(const struct opts *o)
 		rc = fail("%s: %s", o->output, strerror(errno));
 		goto release_root;
 	}
+	ctx_open(o, &root, &ctx);
 	for (int i = 0; i < n; i++) {
 		struct gd_snapshot s;
 
@@ -308,6 +344,7 @@ static int cmd_snapshot(const struct opts *o)
 		if (rc >= 0)
 			break;
 	}
+	ctx_close(&ctx);
 	if (out != stdout && fclose(out) == EOF && rc < 0)
 		rc = fail("%s: %s", o->output, strerror(errno));
 release_root:
@@ -386,13 +423,15 @@ static int cmd_check(const struct opts *o)
 		rc = diagnose(o, &ser, origin);
 	} else {
 		struct gd_root root;
-		struct gd_collect_ctx ctx = { &root };
+		struct gd_collect_ctx ctx;
 
 		if ((rc = open_root(o, &root)) >= 0)
 			goto out;
+		ctx_open(o, &root, &ctx);
 		gd_collect_all(&ctx, gd_series_push(&ser));
 		sleep_s(o->window_s);
 		gd_collect_all(&ctx, gd_series_push(&ser));
+		ctx_close(&ctx);
 		gd_root_release(&root);
 		rc = diagnose(o, &ser, "live");
 	}

@@ -31,8 +31,14 @@
 #include "core/root.h"
 #include "model/snapshot.h"
 
+struct gd_nvml;
+
 struct gd_collect_ctx {
 	const struct gd_root *root;
+	const char *nvml_path;   /* --nvml or GPUDOCTOR_NVML; NULL: the default search */
+	double nvml_timeout_s;   /* --nvml-timeout; 0: the default (5 s) */
+	struct gd_nvml *nvml;    /* NVML opened once for all snapshots of a run (the
+				  * CLI's); NULL: the collector opens and closes its own */
 };
 
 typedef enum gd_src_status (*gd_collect_fn)(const struct gd_collect_ctx *ctx, struct gd_snapshot *s,

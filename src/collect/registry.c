@@ -8,6 +8,7 @@
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
 const struct gd_collector gd_collectors[] = {
+	{ "nvml", "libnvidia-ml.so.1 (NVML)", gd_collect_nvml },
 	{ "host", "/proc/uptime, /proc/sys/kernel/{hostname,osrelease}", gd_collect_host },
 	{ "proc_stat", "/proc/stat", gd_collect_proc_stat },
 	{ "proc_loadavg", "/proc/loadavg", gd_collect_proc_loadavg },

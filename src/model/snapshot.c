@@ -74,6 +74,18 @@ GD_TABLE(thread_fields, struct gd_thread, GD_THREAD_FIELDS)
 #define GD_REC struct gd_source
 GD_TABLE(source_fields, struct gd_source, GD_SOURCE_FIELDS)
 #undef GD_REC
+#define GD_REC struct gd_nvml_info
+GD_TABLE(nvml_fields, struct gd_nvml_info, GD_NVML_FIELDS)
+#undef GD_REC
+#define GD_REC struct gd_gpu
+GD_TABLE(gpu_fields, struct gd_gpu, GD_GPU_FIELDS)
+#undef GD_REC
+#define GD_REC struct gd_gpu_proc
+GD_TABLE(gpu_proc_fields, struct gd_gpu_proc, GD_GPU_PROC_FIELDS)
+#undef GD_REC
+#define GD_REC struct gd_nvml_error
+GD_TABLE(nvml_error_fields, struct gd_nvml_error, GD_NVML_ERROR_FIELDS)
+#undef GD_REC
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 #define ONE(key, type, member, table) \
@@ -99,6 +111,10 @@ const struct gd_record_desc gd_sections[] = {
 	MANY("procs", struct gd_proc, procs, proc_fields),
 	MANY("threads", struct gd_thread, threads, thread_fields),
 	MANY("sources", struct gd_source, sources, source_fields),
+	ONE("nvml", struct gd_nvml_info, nvml, nvml_fields),
+	MANY("gpus", struct gd_gpu, gpus, gpu_fields),
+	MANY("gpu_procs", struct gd_gpu_proc, gpu_procs, gpu_proc_fields),
+	MANY("nvml_errors", struct gd_nvml_error, nvml_errors, nvml_error_fields),
 };
 const size_t gd_nsections = N(gd_sections);
 

@@ -288,6 +288,97 @@
 	X(S256, reason, "", LABEL, "why, when not ok") \
 	X(F64, duration_s, "seconds", GAUGE, "time the collector took")
 
+/* ---- nvml: the NVML library and driver (src/nvml, collect/nvml_devices.c) */
+#define GD_NVML_FIELDS(X) \
+	X(S256, library, "", LABEL, "NVML library loaded, or the name looked for") \
+	X(S16, status, "", LABEL, "ok, absent, denied, failed, or stuck (a call did not return in time)") \
+	X(S256, reason, "", LABEL, "why, when not ok") \
+	X(S32, init_error, "", LABEL, "NVML error of a failed nvmlInit: DRIVER_NOT_LOADED, LIB_RM_VERSION_MISMATCH, ...") \
+	X(S256, stuck_call, "", LABEL, "the NVML call that did not return within timeout_s (and its GPU)") \
+	X(F64, timeout_s, "seconds", GAUGE, "deadline of each NVML call (--nvml-timeout)") \
+	X(S32, driver_version, "", LABEL, "NVIDIA driver version, e.g. 550.54.15") \
+	X(U64, cuda_driver_version, "", LABEL, "newest CUDA the driver supports, 1000*major + 10*minor (12040 = 12.4)") \
+	X(S32, nvml_version, "", LABEL, "NVML library version") \
+	X(U64, device_count, "", GAUGE, "GPUs NVML counts, including ones it cannot open") \
+	X(S256, missing, "", LABEL, "optional NVML functions this driver lacks: their fields are not supported by this driver")
+
+/* ---- gpus[]: one per NVML device index (collect/nvml_devices.c) -------- */
+#define GD_GPU_FIELDS(X) \
+	X(U64, index, "", LABEL, "NVML device index (not the CUDA order; key by pci_bus_id or uuid)") \
+	X(S64, name, "", LABEL, "product name") \
+	X(S64, uuid, "", LABEL, "GPU UUID (GPU-...)") \
+	X(S32, serial, "", LABEL, "board serial number") \
+	X(S32, pci_bus_id, "", LABEL, "PCI address, lower case dddd:bb:dd.f as in sysfs") \
+	X(U64, minor_number, "", LABEL, "N of /dev/nvidiaN") \
+	X(U64, numa_node, "", LABEL, "NUMA node of the GPU's own memory (only where the GPU is a NUMA node)") \
+	X(U64, lost, "", GAUGE, "1 when NVML answered GPU_IS_LOST (fell off the bus); its later fields are absent") \
+	X(U64, persistence_mode, "", GAUGE, "1 when persistence mode is on") \
+	X(U64, compute_mode, "", GAUGE, "0 default, 1 exclusive thread, 2 prohibited, 3 exclusive process") \
+	X(U64, mig_mode, "", GAUGE, "1 when MIG is enabled (current mode)") \
+	X(F64, temp_c, "celsius", GAUGE, "GPU die temperature") \
+	X(F64, temp_slowdown_c, "celsius", GAUGE, "temperature at which hardware slowdown begins") \
+	X(F64, temp_shutdown_c, "celsius", GAUGE, "temperature at which the GPU shuts down") \
+	X(U64, fan_pct, "pct", GAUGE, "intended fan speed (absent on passively cooled boards)") \
+	X(U64, util_gpu_pct, "pct", GAUGE, "share of the last sample period in which a kernel ran") \
+	X(U64, util_mem_pct, "pct", GAUGE, "share of the last sample period in which device memory was read or written") \
+	X(U64, mem_used_bytes, "bytes", GAUGE, "device memory in use") \
+	X(U64, mem_total_bytes, "bytes", GAUGE, "device memory (less ECC overhead)") \
+	X(F64, power_w, "watts", GAUGE, "power draw (1 s average on Ampere and newer except GA100)") \
+	X(F64, power_limit_w, "watts", GAUGE, "power limit the driver enforces") \
+	X(F64, power_default_limit_w, "watts", GAUGE, "default power limit") \
+	X(U64, energy_mj, "mj", COUNTER, "energy since the driver loaded (millijoules)") \
+	X(U64, sm_clock_mhz, "mhz", GAUGE, "current SM clock") \
+	X(U64, sm_clock_max_mhz, "mhz", GAUGE, "maximum SM clock") \
+	X(U64, mem_clock_mhz, "mhz", GAUGE, "current memory clock") \
+	X(U64, mem_clock_max_mhz, "mhz", GAUGE, "maximum memory clock") \
+	X(U64, app_sm_clock_mhz, "mhz", GAUGE, "application SM clock target") \
+	X(U64, pstate, "", GAUGE, "performance state, 0 (fastest) to 15; 32 unknown") \
+	X(U64, clock_event_reasons, "", GAUGE, "bitmask of why clocks are held down (0x1 idle, 0x4 power cap, 0x8 hw slowdown, 0x20 sw thermal, 0x40 hw thermal, 0x80 power brake)") \
+	X(U64, violation_power_ns, "ns", COUNTER, "time held below the requested clocks by the power limit") \
+	X(U64, violation_thermal_ns, "ns", COUNTER, "time held below the requested clocks by temperature") \
+	X(U64, violation_sync_boost_ns, "ns", COUNTER, "time held down by sync boost") \
+	X(U64, violation_board_limit_ns, "ns", COUNTER, "time held down by the board limit") \
+	X(U64, violation_reliability_ns, "ns", COUNTER, "time held down by reliability limits") \
+	X(U64, pcie_gen, "", GAUGE, "current PCIe generation (drops when idle, on purpose)") \
+	X(U64, pcie_gen_max, "", GAUGE, "maximum PCIe generation of this GPU in this slot") \
+	X(U64, pcie_width, "lanes", GAUGE, "current PCIe link width") \
+	X(U64, pcie_width_max, "lanes", GAUGE, "maximum PCIe link width of this GPU in this slot") \
+	X(U64, pcie_tx_kbps, "kilobytes/s", GAUGE, "PCIe transmit throughput in KB/s (20 ms sample)") \
+	X(U64, pcie_rx_kbps, "kilobytes/s", GAUGE, "PCIe receive throughput in KB/s (20 ms sample)") \
+	X(U64, pcie_replays, "", COUNTER, "PCIe link-level replays (retransmissions)") \
+	X(U64, ecc_mode, "", GAUGE, "1 when ECC is on (current mode)") \
+	X(U64, ecc_corrected_volatile, "", COUNTER, "corrected ECC errors since the driver loaded") \
+	X(U64, ecc_uncorrected_volatile, "", COUNTER, "uncorrected ECC errors since the driver loaded") \
+	X(U64, ecc_corrected_aggregate, "", COUNTER, "corrected ECC errors over the board's life") \
+	X(U64, ecc_uncorrected_aggregate, "", COUNTER, "uncorrected ECC errors over the board's life") \
+	X(U64, retired_pages_sbe, "pages", GAUGE, "pages retired for multiple single-bit errors") \
+	X(U64, retired_pages_dbe, "pages", GAUGE, "pages retired for a double-bit error") \
+	X(U64, retired_pages_pending, "", GAUGE, "1 when retired pages wait for a reboot") \
+	X(U64, remap_corrected, "rows", GAUGE, "rows remapped for correctable errors") \
+	X(U64, remap_uncorrected, "rows", GAUGE, "rows remapped for uncorrectable errors") \
+	X(U64, remap_pending, "", GAUGE, "1 when a remap waits for a GPU reset") \
+	X(U64, remap_failure, "", GAUGE, "1 when a remap ever failed") \
+	X(U64, recovery_action, "", GAUGE, "NVML field 230: 0 none, 1 GPU reset, 2 node reboot, 3 drain P2P, 4 drain and reset") \
+	X(U64, nvlink_links, "", GAUGE, "NVLink links that answered") \
+	X(U64, nvlink_up_links, "", GAUGE, "NVLink links active") \
+	X(U64, nvlink_errors, "", COUNTER, "NVLink replay, recovery, CRC and ECC errors, all links")
+
+/* ---- gpu_procs[]: compute processes NVML lists, one per GPU and pid ---- */
+#define GD_GPU_PROC_FIELDS(X) \
+	X(U64, gpu, "", LABEL, "NVML index of the GPU") \
+	X(U64, pid, "", LABEL, "process id (host PID namespace)") \
+	X(U64, used_mem_bytes, "bytes", GAUGE, "device memory the process uses") \
+	X(U64, sm_util_pct, "pct", GAUGE, "its share of SM time in the driver's latest sample") \
+	X(U64, mem_util_pct, "pct", GAUGE, "its share of memory-controller time in the latest sample")
+
+/* ---- nvml_errors[]: GPU evidence denied or failed, field by field ------ */
+#define GD_NVML_ERROR_FIELDS(X) \
+	X(U64, gpu, "", LABEL, "NVML index of the GPU (absent: not GPU-specific)") \
+	X(S32, field, "", LABEL, "the gpus[] field that is missing") \
+	X(S16, status, "", LABEL, "denied or failed") \
+	X(U64, code, "", LABEL, "NVML return code") \
+	X(S256, reason, "", LABEL, "the NVML call and its error")
+
 /* ---- declare the structs --------------------------------------------- */
 #define GD_MEMBER_U64(n) struct gd_u64 n;
 #define GD_MEMBER_F64(n) struct gd_f64 n;
@@ -314,6 +405,10 @@ struct gd_cgroup { GD_CGROUP_FIELDS(GD_DECLARE) };
 struct gd_proc { GD_PROC_FIELDS(GD_DECLARE) };
 struct gd_thread { GD_THREAD_FIELDS(GD_DECLARE) };
 struct gd_source { GD_SOURCE_FIELDS(GD_DECLARE) };
+struct gd_nvml_info { GD_NVML_FIELDS(GD_DECLARE) };
+struct gd_gpu { GD_GPU_FIELDS(GD_DECLARE) };
+struct gd_gpu_proc { GD_GPU_PROC_FIELDS(GD_DECLARE) };
+struct gd_nvml_error { GD_NVML_ERROR_FIELDS(GD_DECLARE) };
 
 struct gd_snapshot {
 	struct gd_host host;
@@ -333,6 +428,10 @@ struct gd_snapshot {
 	struct gd_vec procs;     /* struct gd_proc */
 	struct gd_vec threads;   /* struct gd_thread */
 	struct gd_vec sources;   /* struct gd_source */
+	struct gd_nvml_info nvml;
+	struct gd_vec gpus;      /* struct gd_gpu */
+	struct gd_vec gpu_procs; /* struct gd_gpu_proc */
+	struct gd_vec nvml_errors; /* struct gd_nvml_error */
 };
 
 /* ---- field tables ------------------------------------------------------ */

@@ -1,0 +1,291 @@
+/*
+ * nvml_gpu_health.c - the nvml collector's memory health (ECC, retired
+ * pages, remapped rows, recovery action), NVLink and compute processes; the
+ * rest and the presence rules are in nvml_devices.c.
+ *
+ * Calls (FACTS.md 2.11-2.14, 2.16, 2.19): nvmlDeviceGetTotalEccErrors
+ * (corrected/uncorrected x volatile/aggregate), nvmlDeviceGetRetiredPages
+ * with a zero count (INSUFFICIENT_SIZE carries the page count),
+ * nvmlDeviceGetRemappedRows (Ampere+; R450 drivers), field 230 through
+ * nvmlDeviceGetFieldValues (12.8 headers; older drivers answer
+ * INVALID_ARGUMENT or NOT_SUPPORTED: absent), nvmlDeviceGetNvLinkState and
+ * ...ErrorCounter over links 0..35 (links past the last answer
+ * INVALID_ARGUMENT), nvmlDeviceGetComputeRunningProcesses_v3/_v2 (24-byte
+ * entries) or the v1 name (16-byte entries), and
+ * nvmlDeviceGetProcessUtilization (NOT_FOUND: no sample yet).
+ * Example: 40 processes against a first buffer of 16 entries -> the driver
+ * answers INSUFFICIENT_SIZE with 40; the retry asks for 40 + 10 + 4.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collect/nvml_gpu.h"
+#include "core/xalloc.h"
+
+THUNK_ENUM(t_retired_pending, retired_pending, nvmlEnableState_t)
+
+static nvmlReturn_t t_ecc_mode(const struct gd_nvml_api *a, struct gd_nvml_io *io)
+{
+	nvmlEnableState_t cur = 0, pending = 0;
+	nvmlReturn_t rc = a->ecc_mode(io->dev, &cur, &pending);
+
+	io->u[0] = (unsigned int)cur;
+	io->u[1] = (unsigned int)pending;
+	return rc;
+}
+
+static nvmlReturn_t t_ecc_total(const struct gd_nvml_api *a, struct gd_nvml_io *io)
+{
+	return a->ecc_total(io->dev, (nvmlMemoryErrorType_t)io->arg[0], (nvmlEccCounterType_t)io->arg[1], &io->ull);
+}
+
+/* Asks only for the count: INSUFFICIENT_SIZE carries it. */
+static nvmlReturn_t t_retired_pages(const struct gd_nvml_api *a, struct gd_nvml_io *io)
+{
+	unsigned int n = 0;
+	nvmlReturn_t rc = a->retired_pages(io->dev, (nvmlPageRetirementCause_t)io->arg[0], &n, NULL);
+
+	io->u[0] = n;
+	return rc == NVML_ERROR_INSUFFICIENT_SIZE ? NVML_SUCCESS : rc;
+}
+
+static nvmlReturn_t t_remapped_rows(const struct gd_nvml_api *a, struct gd_nvml_io *io)
+{
+	return a->remapped_rows(io->dev, &io->u[0], &io->u[1], &io->u[2], &io->u[3]);
+}
+
+static nvmlReturn_t t_field_value(const struct gd_nvml_api *a, struct gd_nvml_io *io)
+{
+	memset(&io->s.field, 0, sizeof io->s.field);
+	io->s.field.fieldId = io->arg[0];
+	return a->field_values(io->dev, 1, &io->s.field);
+}
+
+static nvmlReturn_t t_nvlink_state(const struct gd_nvml_api *a, struct gd_nvml_io *io)
+{
+	nvmlEnableState_t st = 0;
+	nvmlReturn_t rc = a->nvlink_state(io->dev, io->arg[0], &st);
+
+	io->u[0] = (unsigned int)st;
+	return rc;
+}
+
+static nvmlReturn_t t_nvlink_errors(const struct gd_nvml_api *a, struct gd_nvml_io *io)
+{
+	return a->nvlink_errors(io->dev, io->arg[0], (nvmlNvLinkErrorCounter_t)io->arg[1], &io->ull);
+}
+
+static nvmlReturn_t t_procs(const struct gd_nvml_api *a, struct gd_nvml_io *io)
+{
+	return a->procs(io->dev, &io->count, io->buf);
+}
+
+static nvmlReturn_t t_procs_v1(const struct gd_nvml_api *a, struct gd_nvml_io *io)
+{
+	return a->procs_v1(io->dev, &io->count, io->buf);
+}
+
+static nvmlReturn_t t_proc_util(const struct gd_nvml_api *a, struct gd_nvml_io *io)
+{
+	return a->proc_util(io->dev, io->buf, &io->count, 0);
+}
+
+void gd_gpu_collect_memory_health(struct gd_gpu_run *r, const struct gd_nvml_api *a)
+{
+	static const struct {
+		size_t off;
+		const char *field;
+		nvmlMemoryErrorType_t type;
+		nvmlEccCounterType_t counter;
+	} ecc[] = {
+		{ offsetof(struct gd_gpu, ecc_corrected_volatile), "ecc_corrected_volatile",
+		  NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC },
+		{ offsetof(struct gd_gpu, ecc_uncorrected_volatile), "ecc_uncorrected_volatile",
+		  NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC },
+		{ offsetof(struct gd_gpu, ecc_corrected_aggregate), "ecc_corrected_aggregate",
+		  NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_AGGREGATE_ECC },
+		{ offsetof(struct gd_gpu, ecc_uncorrected_aggregate), "ecc_uncorrected_aggregate",
+		  NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_AGGREGATE_ECC },
+	};
+	struct gd_nvml_io io = IO0;
+	struct gd_gpu *g = gd_nv_gpu(r);
+
+	gd_nv_set_u(r, &g->ecc_mode, a->ecc_mode, "ecc_mode", "nvmlDeviceGetEccMode", t_ecc_mode, IO0);
+	for (size_t i = 0; i < sizeof ecc / sizeof ecc[0]; i++) {
+		io = gd_nv_args(ecc[i].type, ecc[i].counter);
+		if (gd_nv_call(r, a->ecc_total, ecc[i].field, "nvmlDeviceGetTotalEccErrors", t_ecc_total, &io))
+			gd_u64_set((struct gd_u64 *)(void *)((char *)g + ecc[i].off), io.ull);
+	}
+	gd_nv_set_u(r, &g->retired_pages_sbe, a->retired_pages, "retired_pages_sbe", "nvmlDeviceGetRetiredPages",
+		    t_retired_pages, gd_nv_args(NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS, 0));
+	gd_nv_set_u(r, &g->retired_pages_dbe, a->retired_pages, "retired_pages_dbe", "nvmlDeviceGetRetiredPages",
+		    t_retired_pages, gd_nv_args(NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR, 0));
+	gd_nv_set_u(r, &g->retired_pages_pending, a->retired_pending, "retired_pages_pending",
+		    "nvmlDeviceGetRetiredPagesPendingStatus", t_retired_pending, IO0);
+	io = IO0;
+	if (gd_nv_call(r, a->remapped_rows, "remap_corrected", "nvmlDeviceGetRemappedRows", t_remapped_rows, &io)) {
+		gd_u64_set(&g->remap_corrected, io.u[0]);
+		gd_u64_set(&g->remap_uncorrected, io.u[1]);
+		gd_u64_set(&g->remap_pending, io.u[2] != 0);
+		gd_u64_set(&g->remap_failure, io.u[3] != 0);
+	}
+	io = gd_nv_args(NVML_FI_DEV_GET_GPU_RECOVERY_ACTION, 0);
+	/* A driver older than the field answers INVALID_ARGUMENT or
+	 * NOT_SUPPORTED for it: absent. */
+	if (gd_nv_call(r, a->field_values, "recovery_action", "nvmlDeviceGetFieldValues(230)", t_field_value,
+		       &io) && io.s.field.nvmlReturn != NVML_ERROR_INVALID_ARGUMENT && gd_nv_check(r,
+		       "recovery_action", "nvmlDeviceGetFieldValues(230)", io.s.field.nvmlReturn)) {
+		const nvmlFieldValue_t *f = &io.s.field;
+
+		if (f->valueType == NVML_VALUE_TYPE_UNSIGNED_INT)
+			gd_u64_set(&g->recovery_action, f->value.uiVal);
+		else if (f->valueType == NVML_VALUE_TYPE_UNSIGNED_LONG_LONG)
+			gd_u64_set(&g->recovery_action, f->value.ullVal);
+		else if (f->valueType == NVML_VALUE_TYPE_SIGNED_INT && f->value.siVal >= 0)
+			gd_u64_set(&g->recovery_action, (uint64_t)f->value.siVal);
+	}
+}
+
+void gd_gpu_collect_nvlink(struct gd_gpu_run *r, const struct gd_nvml_api *a)
+{
+	struct gd_gpu *g = gd_nv_gpu(r);
+	uint64_t links = 0, up = 0, errors = 0;
+	bool any_errors = false;
+
+	for (unsigned int link = 0; link < NVML_NVLINK_MAX_LINKS && a->nvlink_state; link++) {
+		struct gd_nvml_io io = gd_nv_args(link, 0);
+		int rc;
+
+		if (r->lost || gd_nvml_state(r->nv) == GD_NVML_STUCK)
+			return;
+		io.dev = r->dev;
+		rc = gd_nvml_call(r->nv, "nvmlDeviceGetNvLinkState", (int)r->idx, t_nvlink_state, &io);
+		/* Links past the last answer INVALID_ARGUMENT or NOT_SUPPORTED. */
+		if (rc == NVML_ERROR_INVALID_ARGUMENT || rc == NVML_ERROR_NOT_SUPPORTED) {
+			if (link == 0)
+				return;
+			continue;
+		}
+		if (!gd_nv_check(r, "nvlink_up_links", "nvmlDeviceGetNvLinkState", rc))
+			return;
+		links++;
+		if (io.u[0] != NVML_FEATURE_ENABLED)
+			continue;
+		up++;
+		for (unsigned int c = 0; c < NVML_NVLINK_ERROR_COUNT && a->nvlink_errors; c++) {
+			io = gd_nv_args(link, c);
+			io.dev = r->dev;
+			rc = gd_nvml_call(r->nv, "nvmlDeviceGetNvLinkErrorCounter", (int)r->idx, t_nvlink_errors, &io);
+			if (rc == NVML_SUCCESS) {
+				errors += io.ull;
+				any_errors = true;
+			} else if (rc != NVML_ERROR_NOT_SUPPORTED && rc != NVML_ERROR_INVALID_ARGUMENT &&
+				   !gd_nv_check(r, "nvlink_errors", "nvmlDeviceGetNvLinkErrorCounter", rc)) {
+				return;
+			}
+		}
+	}
+	if (links) {
+		gd_u64_set(&g->nvlink_links, links);
+		gd_u64_set(&g->nvlink_up_links, up);
+	}
+	if (any_errors)
+		gd_u64_set(&g->nvlink_errors, errors);
+}
+
+/* A list call with INSUFFICIENT_SIZE retries: fills io->buf (owned by the
+ * caller afterwards) and io->count.  The first try uses first elements
+ * (0: a sizing call with no buffer). */
+static bool list_call(struct gd_gpu_run *r, const void *fnptr, const char *field, const char *what, gd_nvml_fn fn,
+		      size_t elem, unsigned int first, struct gd_nvml_io *io)
+{
+	unsigned int cap = first;
+	int rc = NVML_ERROR_INSUFFICIENT_SIZE;
+
+	*io = IO0;
+	if (!fnptr)
+		return false;
+	for (int tries = 0; tries < LIST_TRIES && rc == NVML_ERROR_INSUFFICIENT_SIZE; tries++) {
+		if (r->lost || gd_nvml_state(r->nv) == GD_NVML_STUCK)
+			return false;
+		free(io->buf);
+		io->buf = cap ? gd_xcalloc(cap, elem) : NULL;
+		io->count = cap;
+		io->dev = r->dev;
+		rc = gd_nvml_call(r->nv, what, (int)r->idx, fn, io);
+		if (rc == NVML_ERROR_INSUFFICIENT_SIZE)
+			cap = io->count + io->count / 4 + 4; /* the list is racy: headroom */
+	}
+	if (rc == NVML_ERROR_INSUFFICIENT_SIZE) {
+		struct gd_nvml_error *e = GD_PUSH(r->s, nvml_errors, struct gd_nvml_error);
+
+		gd_u64_set(&e->gpu, r->idx);
+		GD_STRSET(e->field, field);
+		GD_STRSET(e->status, "failed");
+		gd_u64_set(&e->code, NVML_ERROR_INSUFFICIENT_SIZE);
+		snprintf(e->reason, sizeof e->reason, "%s: the list kept growing (%u entries after %d tries)", what,
+			 io->count, LIST_TRIES);
+		r->errors++;
+		return false;
+	}
+	if (rc == NVML_ERROR_NOT_FOUND) { /* sampling calls: no samples yet */
+		io->count = 0;
+		return true;
+	}
+	if (!gd_nv_check(r, field, what, rc))
+		return false;
+	if (io->count > cap)
+		io->count = cap;
+	return true;
+}
+
+void gd_gpu_collect_processes(struct gd_gpu_run *r, const struct gd_nvml_api *a)
+{
+	struct gd_nvml_io io;
+	bool v1 = !a->procs;
+	size_t first_proc = r->s->gpu_procs.n;
+
+	if (list_call(r, v1 ? (const void *)a->procs_v1 : (const void *)a->procs, "gpu_procs",
+		      v1 ? "nvmlDeviceGetComputeRunningProcesses" : "nvmlDeviceGetComputeRunningProcesses_v3",
+		      v1 ? t_procs_v1 : t_procs, v1 ? sizeof(nvmlProcessInfo_v1_t) : sizeof(nvmlProcessInfo_t),
+		      LIST_FIRST, &io)) {
+		for (unsigned int i = 0; i < io.count; i++) {
+			struct gd_gpu_proc *p = GD_PUSH(r->s, gpu_procs, struct gd_gpu_proc);
+			unsigned long long mem;
+
+			gd_u64_set(&p->gpu, r->idx);
+			if (v1) {
+				gd_u64_set(&p->pid, ((nvmlProcessInfo_v1_t *)io.buf)[i].pid);
+				mem = ((nvmlProcessInfo_v1_t *)io.buf)[i].usedGpuMemory;
+			} else {
+				gd_u64_set(&p->pid, ((nvmlProcessInfo_t *)io.buf)[i].pid);
+				mem = ((nvmlProcessInfo_t *)io.buf)[i].usedGpuMemory;
+			}
+			if (mem != NVML_VALUE_NOT_AVAILABLE)
+				gd_u64_set(&p->used_mem_bytes, mem);
+		}
+	}
+	free(io.buf);
+	if (r->s->gpu_procs.n == first_proc)
+		return;
+	/* Per-process samples: the newest one of each listed pid. */
+	if (list_call(r, a->proc_util, "gpu_procs.sm_util_pct", "nvmlDeviceGetProcessUtilization", t_proc_util,
+		      sizeof(nvmlProcessUtilizationSample_t), 0, &io)) {
+		const nvmlProcessUtilizationSample_t *sm = io.buf;
+
+		for (size_t k = first_proc; k < r->s->gpu_procs.n; k++) {
+			struct gd_gpu_proc *p = GD_VEC_AT(r->s->gpu_procs, struct gd_gpu_proc, k);
+			const nvmlProcessUtilizationSample_t *best = NULL;
+
+			for (unsigned int i = 0; i < io.count; i++)
+				if (sm[i].pid == p->pid.v && (!best || sm[i].timeStamp >= best->timeStamp))
+					best = &sm[i];
+			if (best) {
+				gd_u64_set(&p->sm_util_pct, best->smUtil);
+				gd_u64_set(&p->mem_util_pct, best->memUtil);
+			}
+		}
+	}
+	free(io.buf);
+}
