@@ -158,15 +158,20 @@ static uint32_t fastest_mode(const uint32_t *mask, size_t nwords)
 /* The largest mask ETHTOOL_GLINKSETTINGS can report: nwords is an s8. */
 #define LINK_MODE_WORDS_MAX 127
 
-struct link_settings_req {
+/* struct ethtool_link_settings ends in a flexible array (the three link-mode
+ * masks); the request is that struct followed by room for them, built in a
+ * suitably aligned buffer rather than as a struct with the flexible member
+ * in the middle (which ISO C and clang reject). */
+union link_settings_req {
 	struct ethtool_link_settings ls;
-	uint32_t maps[3 * LINK_MODE_WORDS_MAX];
+	uint32_t raw[(sizeof(struct ethtool_link_settings) + 3 * LINK_MODE_WORDS_MAX * sizeof(uint32_t)) /
+		     sizeof(uint32_t)];
 };
 
 /* Fastest supported speed of ifname in Mbit/s, or 0 when unknown. */
 static uint32_t ethtool_max_speed(int sock, const char *ifname)
 {
-	struct link_settings_req req;
+	union link_settings_req req;
 	struct ethtool_cmd cmd;
 	struct ifreq ifr;
 	uint32_t best = 0;
@@ -186,7 +191,7 @@ static uint32_t ethtool_max_speed(int sock, const char *ifname)
 		req.ls.cmd = ETHTOOL_GLINKSETTINGS;
 		req.ls.link_mode_masks_nwords = nwords;
 		if (ioctl(sock, SIOCETHTOOL, &ifr) == 0 && req.ls.link_mode_masks_nwords == nwords)
-			return fastest_mode(req.maps, (size_t)nwords);   /* map_supported comes first */
+			return fastest_mode(req.ls.link_mode_masks, (size_t)nwords);   /* map_supported comes first */
 	}
 	memset(&cmd, 0, sizeof cmd);
 	cmd.cmd = ETHTOOL_GSET;

@@ -375,7 +375,7 @@ static bool walk_fds(const struct gd_collect_ctx *ctx, struct gd_snapshot *s, st
 	uint64_t seen[4] = { 0 };   /* minors 0..255 */
 	uint64_t nv = 0, nf = 0, minor;
 	ssize_t got;
-	int fd;
+	int fd, n;
 
 	snprintf(rel, sizeof rel, "proc/%llu/fd", pid);
 	fd = gd_root_openat(ctx->root, rel, O_RDONLY | O_DIRECTORY);
@@ -393,7 +393,16 @@ static bool walk_fds(const struct gd_collect_ctx *ctx, struct gd_snapshot *s, st
 			if (!gd_tok_u64((struct gd_slice){ de->d_name, strlen(de->d_name) }, &fdno))
 				continue;   /* "." and ".." */
 			snprintf(rel, sizeof rel, "proc/%llu/fd/%llu", pid, (unsigned long long)fdno);
-			if (gd_root_readlink(ctx->root, rel, target, sizeof target) <= 0)
+			n = gd_root_readlink(ctx->root, rel, target, sizeof target);
+			if (n == -EACCES || n == -EPERM) {
+				/* The directory lists but its links are
+				 * refused (ptrace access checks): what the
+				 * process holds is unknown, not zero. */
+				close(fd);
+				*e = n;
+				return false;
+			}
+			if (n <= 0)
 				continue;   /* closed meanwhile */
 			if (nvidia_minor(target, &minor)) {
 				nv++;

@@ -1,0 +1,217 @@
+/*
+ * bench_collect.c - what one collection cycle of gpudoctor costs, measured
+ * in process so that process start-up does not drown it.
+ *
+ *   bench_collect collect CYCLES
+ *       gd_collect_all() on root "/" CYCLES times (one warm-up cycle first,
+ *       not counted), each into a fresh snapshot that is then released:
+ *       exactly what `gpudoctor snapshot` does per sample, minus printing.
+ *   bench_collect read CYCLES FILE...
+ *       the floor in process: open, read(2) to the end and close each FILE,
+ *       CYCLES times.  A FILE ending in "/[0-9]*" + "/stat" stands for the
+ *       stat file of every process, listed afresh each cycle.
+ *   bench_collect exec CYCLES CMD [ARG...]
+ *       runs CMD CYCLES times (fork, exec, wait) and reports the CPU time of
+ *       the children and the largest peak RSS among them.
+ *
+ * Each mode prints one line:
+ *   cycles=N cpu_ms_per_cycle=X wall_ms_per_cycle=Y peak_rss_kib=Z
+ * (collect adds "source name=C wall_ms_per_cycle=X" per collector, from the
+ * durations gd_collect_all records in the snapshot), where CPU is user + system time from getrusage(2) (RUSAGE_SELF, or
+ * RUSAGE_CHILDREN for exec) and peak RSS is ru_maxrss.
+ *
+ * bench/run.sh builds this with the Makefile's flags against libgd.a.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collect/collect.h"
+#include "core/root.h"
+#include "model/snapshot.h"
+
+static double tv_ms(struct timeval tv)
+{
+	return (double)tv.tv_sec * 1e3 + (double)tv.tv_usec / 1e3;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static double cpu_ms(int who, long *maxrss_kib)
+{
+	struct rusage ru;
+
+	getrusage(who, &ru);
+	if (maxrss_kib)
+		*maxrss_kib = ru.ru_maxrss;
+	return tv_ms(ru.ru_utime) + tv_ms(ru.ru_stime);
+}
+
+static void report(long cycles, double cpu, double wall, long rss)
+{
+	printf("cycles=%ld cpu_ms_per_cycle=%.3f wall_ms_per_cycle=%.3f peak_rss_kib=%ld\n", cycles,
+	       cpu / (double)cycles, wall / (double)cycles, rss);
+}
+
+static int bench_collect(long cycles)
+{
+	struct gd_root root;
+	struct gd_collect_ctx ctx = { &root };
+	struct gd_err err;
+	double c0, w0;
+	long rss = 0;
+	double *per = calloc(gd_ncollectors, sizeof *per);
+
+	if (!per)
+		return 1;
+
+	gd_err_clear(&err);
+	if (gd_root_open(&root, "/", &err) < 0) {
+		fprintf(stderr, "bench_collect: %s\n", err.msg);
+		return 1;
+	}
+	c0 = cpu_ms(RUSAGE_SELF, NULL);
+	w0 = now_ms();
+	for (long i = -1; i < cycles; i++) {
+		struct gd_snapshot s;
+
+		if (i == 0) { /* the warm-up cycle is not counted */
+			c0 = cpu_ms(RUSAGE_SELF, NULL);
+			w0 = now_ms();
+		}
+		gd_snapshot_init(&s);
+		gd_collect_all(&ctx, &s);
+		/* gd_collect_all records one source per collector, in order. */
+		for (size_t k = 0; i >= 0 && k < s.sources.n && k < gd_ncollectors; k++) {
+			const struct gd_source *src = GD_VEC_AT(s.sources, struct gd_source, k);
+
+			if (src->duration_s.ok)
+				per[k] += src->duration_s.v * 1e3;
+		}
+		gd_snapshot_release(&s);
+	}
+	c0 = cpu_ms(RUSAGE_SELF, &rss) - c0;
+	report(cycles, c0, now_ms() - w0, rss);
+	for (size_t k = 0; k < gd_ncollectors; k++)
+		printf("source name=%s wall_ms_per_cycle=%.4f\n", gd_collectors[k].name, per[k] / (double)cycles);
+	free(per);
+	gd_root_release(&root);
+	return 0;
+}
+
+static void read_one(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	while (read(fd, buf, size) > 0)
+		;
+	close(fd);
+}
+
+static void read_all_pid_stat(char *buf, size_t size)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	char path[300];
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+		read_one(path, buf, size);
+	}
+	closedir(d);
+}
+
+static int bench_read(long cycles, char **files, int nfiles)
+{
+	static const char all_pids[] = "/proc/[0-9]*/stat";
+	size_t size = 1 << 16;
+	char *buf = malloc(size);
+	double c0, w0;
+	long rss = 0;
+
+	if (!buf)
+		return 1;
+	c0 = cpu_ms(RUSAGE_SELF, NULL);
+	w0 = now_ms();
+	for (long i = 0; i < cycles; i++)
+		for (int k = 0; k < nfiles; k++) {
+			if (strcmp(files[k], all_pids) == 0)
+				read_all_pid_stat(buf, size);
+			else
+				read_one(files[k], buf, size);
+		}
+	c0 = cpu_ms(RUSAGE_SELF, &rss) - c0;
+	report(cycles, c0, now_ms() - w0, rss);
+	free(buf);
+	return 0;
+}
+
+static int bench_exec(long cycles, char **argv)
+{
+	double c0 = cpu_ms(RUSAGE_CHILDREN, NULL), w0 = now_ms();
+	long rss = 0;
+
+	for (long i = 0; i < cycles; i++) {
+		int status;
+		pid_t pid = fork();
+
+		if (pid < 0) {
+			perror("bench_collect: fork");
+			return 1;
+		}
+		if (pid == 0) {
+			int null = open("/dev/null", O_WRONLY);
+
+			if (null >= 0)
+				dup2(null, STDOUT_FILENO);
+			execvp(argv[0], argv);
+			_exit(127);
+		}
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		if (!WIFEXITED(status) || WEXITSTATUS(status) > 2) {
+			fprintf(stderr, "bench_collect: %s failed (status %d)\n", argv[0], status);
+			return 1;
+		}
+	}
+	c0 = cpu_ms(RUSAGE_CHILDREN, &rss) - c0;
+	report(cycles, c0, now_ms() - w0, rss);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	long cycles = argc > 2 ? strtol(argv[2], NULL, 10) : 0;
+
+	if (argc < 3 || cycles <= 0) {
+		fprintf(stderr, "usage: bench_collect collect|read|exec CYCLES [FILE...|CMD ARG...]\n");
+		return 2;
+	}
+	if (strcmp(argv[1], "collect") == 0)
+		return bench_collect(cycles);
+	if (strcmp(argv[1], "read") == 0 && argc > 3)
+		return bench_read(cycles, argv + 3, argc - 3);
+	if (strcmp(argv[1], "exec") == 0 && argc > 3)
+		return bench_exec(cycles, argv + 3);
+	fprintf(stderr, "bench_collect: unknown mode %s\n", argv[1]);
+	return 2;
+}

@@ -1,0 +1,86 @@
+#!/bin/bash
+# tests/e2e/check_runs.sh - gpudoctor on this very machine, no fault injected:
+#
+#  1. `check --json` exits 0..2, prints JSON with .findings (array),
+#     .unavailable (array of {evidence, source, reason}) and .exit equal to
+#     the exit status, which matches the worst severity found;
+#  2. `snapshot` prints exactly one JSON line with a numeric .host.uptime_s;
+#  3. two snapshots a second apart, as a JSONL file, go through
+#     `check --from FILE --json` the same way;
+#  4. a malformed file (a truncated object; a line of garbage after a good
+#     one) makes `check --from` exit 3 naming FILE:LINE:COLUMN on stderr.
+#
+# Exit 0 pass, 77 skip (reason on the last line), anything else fails.
+set -u
+fail() { echo "FAIL: $*"; exit 1; }
+skip() { echo "$*"; exit 77; }
+
+[ -n "${GPUDOCTOR:-}" ] && [ -x "$GPUDOCTOR" ] || fail "GPUDOCTOR (${GPUDOCTOR:-unset}) is not an executable"
+command -v jq >/dev/null || skip "jq is not installed"
+tmp=$(mktemp -d /tmp/gd-e2e-check.XXXXXX) || fail "mktemp"
+trap 'rm -rf "$tmp"' EXIT
+
+# check_report FILE RC WHAT: the shape of a `check --json` report.
+check_report() {
+	local f=$1 rc=$2 what=$3
+	jq -e . "$f" >/dev/null 2>&1 || { head -c 2000 "$f"; fail "$what: output is not JSON"; }
+	[ "$(jq -s length "$f")" = 1 ] || fail "$what: expected one JSON document"
+	jq -e '.findings | type == "array"' "$f" >/dev/null || fail "$what: .findings is not an array"
+	jq -e '.unavailable | type == "array"' "$f" >/dev/null || fail "$what: .unavailable is not an array"
+	jq -e '.unavailable | all(.[]; (.evidence | type == "string") and (.source | type == "string")
+	       and (.reason | type == "string" and length > 0))' "$f" >/dev/null ||
+		{ jq -c '.unavailable' "$f"; fail "$what: an .unavailable entry lacks evidence, source or reason"; }
+	jq -e --argjson rc "$rc" '.exit == $rc' "$f" >/dev/null ||
+		fail "$what: .exit is $(jq -c .exit "$f"), the exit status was $rc"
+	jq -e '.findings | all(.[]; (.id | type == "string") and (.subject | type == "string")
+	       and (.severity == "info" or .severity == "warning" or .severity == "critical")
+	       and (.evidence | type == "array"))' "$f" >/dev/null ||
+		{ jq -c '.findings' "$f"; fail "$what: a finding lacks id, subject, a known severity or evidence"; }
+	# 0 healthy (info at most), 1 warnings, 2 critical.
+	local want
+	want=$(jq '[.findings[].severity] | if index("critical") then 2 elif index("warning") then 1 else 0 end' "$f")
+	[ "$want" = "$rc" ] || { jq -c '[.findings[] | {id, severity}]' "$f"; fail "$what: exit $rc but findings say $want"; }
+}
+
+# 1. check on the machine itself.
+"$GPUDOCTOR" check --json >"$tmp/check.json" 2>"$tmp/check.err"
+rc=$?
+[ $rc -le 2 ] || { cat "$tmp/check.err"; fail "check --json exited $rc"; }
+check_report "$tmp/check.json" $rc "check --json"
+echo "check --json: exit $rc, $(jq '.findings | length' "$tmp/check.json") findings," \
+     "$(jq '.unavailable | length' "$tmp/check.json") unavailable"
+
+# 2. one snapshot, one line.
+"$GPUDOCTOR" snapshot >"$tmp/one.jsonl" 2>"$tmp/snap.err" || { cat "$tmp/snap.err"; fail "snapshot exited $?"; }
+[ "$(wc -l <"$tmp/one.jsonl")" = 1 ] || fail "snapshot printed $(wc -l <"$tmp/one.jsonl") lines, expected 1"
+[ "$(jq -s length "$tmp/one.jsonl" 2>/dev/null)" = 1 ] || fail "snapshot output is not one JSON value"
+jq -e '.host.uptime_s | type == "number"' "$tmp/one.jsonl" >/dev/null ||
+	fail "snapshot .host.uptime_s is $(jq -c .host.uptime_s "$tmp/one.jsonl"), not a number"
+
+# 3. a recorded pair, diagnosed offline.
+{ "$GPUDOCTOR" snapshot && sleep 1 && "$GPUDOCTOR" snapshot; } >"$tmp/s.jsonl" 2>"$tmp/snap.err" ||
+	{ cat "$tmp/snap.err"; fail "snapshot pair failed"; }
+[ "$(wc -l <"$tmp/s.jsonl")" = 2 ] || fail "two snapshots gave $(wc -l <"$tmp/s.jsonl") lines"
+"$GPUDOCTOR" check --from "$tmp/s.jsonl" --json >"$tmp/from.json" 2>"$tmp/from.err"
+rc=$?
+[ $rc -le 2 ] || { cat "$tmp/from.err"; fail "check --from exited $rc"; }
+check_report "$tmp/from.json" $rc "check --from"
+jq -e '.window_s | type == "number" and . > 0.5 and . < 10' "$tmp/from.json" >/dev/null ||
+	fail "check --from: .window_s is $(jq -c .window_s "$tmp/from.json"), expected about 1 s"
+
+# 4. malformed input: exit 3, FILE:LINE:COLUMN on stderr.
+# expect_bad FILE LINE WHAT
+expect_bad() {
+	local f=$1 line=$2 what=$3 rc
+	"$GPUDOCTOR" check --from "$f" --json >"$tmp/bad.out" 2>"$tmp/bad.err"
+	rc=$?
+	[ $rc -eq 3 ] || { cat "$tmp/bad.err"; fail "$what: check --from exited $rc, expected 3"; }
+	grep -qE "$(printf '%s' "$f" | sed 's/[.[\*^$]/\\&/g'):$line:[1-9][0-9]*" "$tmp/bad.err" ||
+		{ cat "$tmp/bad.err"; fail "$what: stderr does not name $f:$line:COLUMN"; }
+	echo "$what: $(head -n 1 "$tmp/bad.err")"
+}
+printf '{"version":1,"host":{}' >"$tmp/truncated.jsonl"
+expect_bad "$tmp/truncated.jsonl" 1 "truncated object"
+{ head -n 1 "$tmp/s.jsonl"; printf 'this is not JSON \001\002 at all\n'; } >"$tmp/garbage.jsonl"
+expect_bad "$tmp/garbage.jsonl" 2 "garbage line"
+exit 0

@@ -1,0 +1,122 @@
+#!/bin/bash
+# tests/e2e/net_retransmits.sh - real packet loss: two network namespaces
+# made by this test (gdA<pid>, gdB<pid>), a veth pair between them with
+# 10.231.X.1/30 and .2/30 inside them only, and nftables (or iptables)
+# dropping 10% of the TCP segments A sends as they arrive in B.  While A
+# streams to B over TCP,
+# `check --window 3s --json` run inside A (TCP counters are per network
+# namespace) must report net.retransmits.  The same transfer without the
+# drop rule must not.  This kernel has no netem, hence the random drop.
+#
+# The rule sits on B's input hook, not on A's output: a packet that A's own
+# netfilter drops is reported to TCP as a failed send and queued again, not
+# lost, so it is never retransmitted (measured: 10% dropped on A's output
+# gave RetransSegs/OutSegs = 0.45%; dropped on B's input, 11.5%).
+#
+# Only the two namespaces are touched: the veth ends are created directly in
+# them, and deleting the namespaces (trap) removes the veth, the addresses
+# and the rules with them.
+#
+# Exit 0 pass, 77 skip (reason on the last line), anything else fails.
+set -u
+fail() { echo "FAIL: $*"; exit 1; }
+skip() { echo "$*"; exit 77; }
+
+[ -n "${GPUDOCTOR:-}" ] && [ -x "$GPUDOCTOR" ] || fail "GPUDOCTOR (${GPUDOCTOR:-unset}) is not an executable"
+command -v jq >/dev/null || skip "jq is not installed"
+[ "$(id -u)" = 0 ] || skip "needs root (network namespaces)"
+command -v ip >/dev/null || skip "ip (iproute2) is not installed"
+ip netns list >/dev/null 2>&1 || skip "ip netns is not supported here"
+command -v nc >/dev/null || skip "nc (netcat) is not installed"
+# GD_E2E_DROPPER=iptables tries the fallback on a host that has both.
+if [ -n "${GD_E2E_DROPPER:-}" ]; then
+	dropper=$GD_E2E_DROPPER
+	command -v "$dropper" >/dev/null || skip "$dropper is not installed"
+elif command -v nft >/dev/null; then
+	dropper=nft
+elif command -v iptables >/dev/null; then
+	dropper=iptables
+else
+	skip "neither nft nor iptables is installed (needed to drop packets)"
+fi
+
+A=gdA$$ B=gdB$$ VA=gdva$$ VB=gdvb$$
+X=$(( ($$ + RANDOM) % 250 + 1 ))
+ADDR_A=10.231.$X.1 ADDR_B=10.231.$X.2 PORT=5001
+tmp=$(mktemp -d /tmp/gd-e2e-net.XXXXXX) || fail "mktemp"
+jobs_pids=()
+cleanup() {
+	for p in "${jobs_pids[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${jobs_pids[@]}"; do wait "$p" 2>/dev/null; done
+	ip netns pids "$A" 2>/dev/null | xargs -r kill 2>/dev/null
+	ip netns pids "$B" 2>/dev/null | xargs -r kill 2>/dev/null
+	ip netns del "$A" 2>/dev/null
+	ip netns del "$B" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' TERM INT
+
+ip netns add "$A" || skip "cannot create a network namespace"
+ip netns add "$B" || fail "ip netns add $B"
+ip link add "$VA" netns "$A" type veth peer name "$VB" netns "$B" 2>"$tmp/err" ||
+	{ cat "$tmp/err"; skip "cannot create a veth pair between namespaces (no veth support?)"; }
+ip -n "$A" link set lo up && ip -n "$B" link set lo up &&
+ip -n "$A" addr add "$ADDR_A/30" dev "$VA" && ip -n "$B" addr add "$ADDR_B/30" dev "$VB" &&
+ip -n "$A" link set "$VA" up && ip -n "$B" link set "$VB" up || fail "configuring the veth pair"
+
+add_drop() {
+	if [ $dropper = nft ]; then
+		ip netns exec "$B" nft add table inet gd &&
+		ip netns exec "$B" nft add chain inet gd in '{ type filter hook input priority 0 ; }' &&
+		ip netns exec "$B" nft add rule inet gd in meta l4proto tcp numgen random mod 100 '<' 10 drop
+	else
+		ip netns exec "$B" iptables -A INPUT -p tcp -m statistic --mode random --probability 0.1 -j DROP
+	fi
+}
+del_drop() {
+	if [ $dropper = nft ]; then
+		ip netns exec "$B" nft delete table inet gd
+	else
+		ip netns exec "$B" iptables -F INPUT
+	fi
+}
+
+# measure OUT: streams A -> B (at most 20 s) while check runs inside A.
+measure() {
+	local out=$1 rc lpid spid
+	ip netns exec "$B" nc -l -p $PORT >/dev/null 2>&1 &
+	lpid=$!
+	jobs_pids+=("$lpid")
+	for _ in $(seq 50); do
+		ip netns exec "$B" ss -Hltn "sport = :$PORT" 2>/dev/null | grep -q . && break
+		sleep 0.1
+	done
+	ip netns exec "$A" timeout 20 nc -q1 "$ADDR_B" $PORT </dev/zero >/dev/null 2>&1 &
+	spid=$!
+	jobs_pids+=("$spid")
+	sleep 0.5
+	kill -0 "$spid" 2>/dev/null || fail "the TCP transfer from $A to $B did not start"
+	# timeout only guards against a hang (so the trap gets to delete the
+	# namespaces), it does not judge gpudoctor's speed.
+	ip netns exec "$A" timeout 40 "$GPUDOCTOR" check --window 3s --json >"$out" 2>"$tmp/err"
+	rc=$?
+	kill "$spid" "$lpid" 2>/dev/null
+	wait "$spid" "$lpid" 2>/dev/null
+	[ $rc -le 2 ] || { cat "$tmp/err"; fail "check exited $rc"; }
+	jq -e '.findings | type == "array"' "$out" >/dev/null 2>&1 || fail "check output is not a report"
+	jq -c '.findings[] | select(.id | startswith("net.")) | {id, subject, evidence}' "$out"
+}
+
+add_drop || fail "installing the $dropper drop rule in $B"
+echo "dropping 10% of TCP arriving in $B ($ADDR_B) with $dropper"
+measure "$tmp/lossy.json"
+jq -e '[.findings[].id] | index("net.retransmits") != null' "$tmp/lossy.json" >/dev/null ||
+	fail "10% of segments dropped, but no net.retransmits"
+
+del_drop || fail "removing the drop rule"
+echo "no drop rule"
+measure "$tmp/clean.json"
+jq -e '[.findings[].id] | index("net.retransmits") == null' "$tmp/clean.json" >/dev/null ||
+	fail "no packet dropped, yet net.retransmits fired"
+exit 0

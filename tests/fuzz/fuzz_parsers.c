@@ -1,0 +1,151 @@
+/*
+ * fuzz_parsers.c - libFuzzer harness over every parser of outside input.
+ *
+ * The first input byte picks a target, the rest is the input:
+ *
+ *   0 .. gd_nparsers-1   gd_parsers[i].parse over a fresh snapshot (the
+ *                        buffer is NUL-terminated one past len, as
+ *                        gd_root_read hands it to collectors);
+ *   gd_nparsers          gd_series_load_stream over fmemopen(3) of the input
+ *                        (a snapshot JSONL file, "check --from");
+ *   gd_nparsers + 1      gd_thresholds_load on a memfd passed as
+ *                        /proc/self/fd/N (an INI config file).
+ *
+ * A byte beyond the last target wraps around (modulo), so every input
+ * reaches some target.  Each run starts from a fresh snapshot, series or
+ * threshold table and releases it, so ASan's leak check sees every loss.
+ *
+ * GD_FUZZ_LIST=1 in the environment makes the binary print "index name" of
+ * every target and exit: make_corpus.sh builds the seed corpus from that
+ * list, so the index of each seed stays right when parsers are added.
+ *
+ * Build and run: tests/fuzz/run.sh SECONDS (clang -fsanitize=fuzzer,address,
+ * undefined; `make fuzz` runs it for 60 s).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "collect/collect.h"
+#include "model/snapshot.h"
+#include "model/snapshot_json.h"
+#include "rules/thresholds.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define TARGET_SERIES (gd_nparsers)
+#define TARGET_THRESHOLDS (gd_nparsers + 1)
+#define NTARGETS (gd_nparsers + 2)
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	const char *list = getenv("GD_FUZZ_LIST");
+
+	(void)argc;
+	(void)argv;
+	if (!list || strcmp(list, "1") != 0)
+		return 0;
+	for (size_t i = 0; i < gd_nparsers; i++)
+		printf("%zu %s\n", i, gd_parsers[i].name);
+	printf("%zu snapshot.jsonl\n", (size_t)TARGET_SERIES);
+	printf("%zu thresholds.ini\n", (size_t)TARGET_THRESHOLDS);
+	fflush(stdout);
+	exit(0);
+}
+
+static void fuzz_parser(const struct gd_parser *p, const uint8_t *data, size_t size)
+{
+	struct gd_snapshot s;
+	struct gd_err err;
+	char *buf = malloc(size + 1);
+	int rc;
+
+	if (!buf)
+		return;
+	memcpy(buf, data, size);
+	buf[size] = '\0';
+	gd_snapshot_init(&s);
+	gd_err_clear(&err);
+	rc = p->parse(buf, size, &s, &err);
+	/* The contract: a failure or a partial parse always says why. */
+	if (rc != 0 && err.msg[0] == '\0') {
+		fprintf(stderr, "parser %s returned %d with an empty message\n", p->name, rc);
+		abort();
+	}
+	if (rc > 1) {
+		fprintf(stderr, "parser %s returned %d (expected 0, 1 or negative)\n", p->name, rc);
+		abort();
+	}
+	gd_snapshot_release(&s);
+	free(buf);
+}
+
+static void fuzz_series(const uint8_t *data, size_t size)
+{
+	struct gd_series ser;
+	struct gd_err err;
+	FILE *f;
+	int rc;
+
+	if (size == 0)
+		return; /* fmemopen(3) of 0 bytes is EINVAL on older glibc */
+	f = fmemopen((void *)data, size, "r");
+	if (!f)
+		return;
+	gd_series_init(&ser);
+	gd_err_clear(&err);
+	rc = gd_series_load_stream(&ser, f, "fuzz.jsonl", &err);
+	if (rc < 0 && err.msg[0] == '\0') {
+		fprintf(stderr, "gd_series_load_stream returned %d with an empty message\n", rc);
+		abort();
+	}
+	gd_series_release(&ser);
+	fclose(f);
+}
+
+static void fuzz_thresholds(const uint8_t *data, size_t size)
+{
+	struct gd_thresholds t;
+	struct gd_err err;
+	char path[64];
+	int fd = memfd_create("gd-fuzz-ini", MFD_CLOEXEC);
+	int rc;
+
+	if (fd < 0)
+		return;
+	if (size && write(fd, data, size) != (ssize_t)size) {
+		close(fd);
+		return;
+	}
+	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+	gd_thresholds_init(&t);
+	gd_err_clear(&err);
+	rc = gd_thresholds_load(&t, path, false, &err);
+	if (rc < 0 && err.msg[0] == '\0') {
+		fprintf(stderr, "gd_thresholds_load returned %d with an empty message\n", rc);
+		abort();
+	}
+	close(fd);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	size_t target;
+
+	if (size < 1)
+		return 0;
+	target = data[0] % NTARGETS;
+	data++;
+	size--;
+	if (target < gd_nparsers)
+		fuzz_parser(&gd_parsers[target], data, size);
+	else if (target == TARGET_SERIES)
+		fuzz_series(data, size);
+	else
+		fuzz_thresholds(data, size);
+	return 0;
+}

@@ -1,0 +1,102 @@
+#!/bin/bash
+# tests/fuzz/make_corpus.sh FUZZER [OUTDIR] - (re)builds the seed corpus of
+# fuzz_parsers from this machine's own files.
+#
+# The fuzzer picks its target by the first input byte, so each seed is one
+# byte (the target's index) followed by a real sample.  The index comes from
+# the fuzzer itself (GD_FUZZ_LIST=1 prints "index name" per target), never
+# from a hand-kept table, so adding a parser cannot shift the seeds silently.
+# OUTDIR (default tests/fuzz/corpus) gets, per target, the whole file and a
+# copy cut in the middle of a line, plus INDEX: the list the seeds were made
+# for (run.sh compares it with the fuzzer's).  A file this machine lacks
+# (memory.events on a cgroup v1 host) gets a short sample in its documented
+# format instead.  GPUDOCTOR, when set (and jq installed), supplies real
+# snapshot lines.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+fuzzer=${1:?usage: make_corpus.sh FUZZER [OUTDIR]}
+out=${2:-tests/fuzz/corpus}
+cap=65536
+
+list=$(GD_FUZZ_LIST=1 "$fuzzer" 2>/dev/null) || { echo "make_corpus: $fuzzer -list failed" >&2; exit 1; }
+[ -n "$list" ] || { echo "make_corpus: $fuzzer listed no targets" >&2; exit 1; }
+mkdir -p "$out"
+rm -f "$out"/[0-9][0-9]-*
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# seed INDEX NAME VARIANT FILE: writes the index byte, then FILE (capped).
+seed() {
+	local f
+	f=$(printf '%s/%02d-%s-%s' "$out" "$1" "$(printf '%s' "$2" | tr -c 'A-Za-z0-9.\n' '_')" "$3")
+	{ printf "\\$(printf '%03o' "$1")"; head -c "$cap" "$4"; } >"$f"
+}
+
+# seeds_of INDEX NAME FILE...: the whole of each file and a truncated copy.
+seeds_of() {
+	local idx=$1 name=$2 n=0 f len
+	shift 2
+	for f in "$@"; do
+		[ -r "$f" ] || continue
+		cat "$f" >"$tmp/s" 2>/dev/null || continue
+		[ -s "$tmp/s" ] || continue
+		n=$((n + 1))
+		seed "$idx" "$name" "real$n" "$tmp/s"
+		len=$(wc -c <"$tmp/s")
+		head -c $((len / 2 + 1)) "$tmp/s" >"$tmp/t"
+		seed "$idx" "$name" "cut$n" "$tmp/t"
+	done
+	[ $n -gt 0 ]
+}
+
+while read -r idx name; do
+	case $name in
+	proc/\<pid\>/*)
+		rest=${name#proc/<pid>/}
+		# This script's shell and the cat that reads its own file: two
+		# real processes (cgroup paths made neutral, they name this host's
+		# scheduler).
+		cat "/proc/$$/$rest" >"$tmp/p1" 2>/dev/null
+		cat "/proc/self/$rest" >"$tmp/p2" 2>/dev/null
+		if [ "$rest" = cgroup ]; then
+			sed -i -E 's#:/[^:]+$#:/user.slice/job.scope#' "$tmp/p1" "$tmp/p2"
+		fi
+		seeds_of "$idx" "$name" "$tmp/p1" "$tmp/p2" ;;
+	proc/*)
+		seeds_of "$idx" "$name" "/$name" ;;
+	cgroup\ *)
+		file=${name#cgroup }
+		mapfile -t found < <(find /sys/fs/cgroup -maxdepth 3 -name "$file" 2>/dev/null | head -n 2)
+		seeds_of "$idx" "$name" "${found[@]}" || {
+			case $file in
+			memory.events) printf 'low 0\nhigh 12\nmax 3\noom 1\noom_kill 1\noom_group_kill 0\n' ;;
+			cpu.stat) printf 'usage_usec 35475517\nuser_usec 17793285\nsystem_usec 17682232\nnr_periods 120\nnr_throttled 7\nthrottled_usec 81234\n' ;;
+			*) printf '%s 1\n' "$file" ;;
+			esac >"$tmp/s"
+			seed "$idx" "$name" "doc" "$tmp/s"
+		} ;;
+	snapshot.jsonl)
+		# Two real snapshots a moment apart, every array cut to its first
+		# two records: complete lines, small enough to mutate quickly.
+		# The processes kept are the last two (this script's own); command
+		# lines and cgroup paths are made neutral.
+		if [ -n "${GPUDOCTOR:-}" ] && [ -x "$GPUDOCTOR" ] && command -v jq >/dev/null &&
+		   { "$GPUDOCTOR" snapshot; "$GPUDOCTOR" snapshot; } 2>/dev/null |
+		   jq -c '.procs |= .[-2:]
+		          | with_entries(if (.value | type) == "array" then .value |= .[:2] else . end)
+		          | .procs |= map(.cmdline = .comm | .cgroup = "/user.slice/job.scope")
+		          | .cgroups |= map(.path = "/user.slice/job.scope" | .memory_path = .path)' \
+		   >"$tmp/snap" 2>/dev/null && [ -s "$tmp/snap" ]; then
+			seeds_of "$idx" "$name" "$tmp/snap"
+		fi
+		printf '{"version":1,"host":{"hostname":"h","uptime_s":12.5,"clk_tck":100},"cpus":[{"cpu":0,"user_ticks":5}],"sources":[]}\n\n{"version":1,"host":{"uptime_s":13.5}}\n' >"$tmp/m"
+		seed "$idx" "$name" "min" "$tmp/m" ;;
+	thresholds.ini)
+		printf '; gpudoctor thresholds\n[cpu.saturated]\nbusy_pct = 85\npsi_some_pct=40\n\n[mem.shm_small]\nmin_bytes = 1073741824 ; 1 GiB\n[net.retransmits]\n# comment\nretrans_pct = 0.5\nmin_out_segs = 200\n' >"$tmp/s"
+		seed "$idx" "$name" "ini" "$tmp/s" ;;
+	*)
+		echo "make_corpus: no sample known for target $idx ($name)" >&2 ;;
+	esac
+done <<<"$list"
+printf '%s\n' "$list" >"$out/INDEX"
+echo "make_corpus: $(find "$out" -name '[0-9][0-9]-*' | wc -l) seeds for $(wc -l <<<"$list") targets in $out"

@@ -1,0 +1,75 @@
+#!/bin/bash
+# tests/fuzz/run.sh [SECONDS] - builds the libFuzzer harness fuzz_parsers
+# (clang, ASan + UBSan + libFuzzer) and fuzzes every parser for SECONDS
+# (default 5; `make fuzz` gives 60).  Exits 0 when nothing crashed, 1 on a
+# crash, a leak or a sanitizer report (the target, the input as hex and the
+# stack are printed), 77 when clang or libFuzzer's runtime is missing.
+#
+# All of src/ except main.c is compiled with the fuzzer flags into
+# $FUZZ_BUILD (default build-fuzz) through the Makefile's own rules.  The
+# seeds in tests/fuzz/corpus/ start each run; inputs the fuzzer finds
+# interesting go to $FUZZ_BUILD/corpus/ and are kept for the next run.  If
+# the seeds were made for another list of parsers (tests/fuzz/corpus/INDEX
+# differs from the fuzzer's list), they are remade from this machine's files
+# into $FUZZ_BUILD/seeds/ and a note says to run make_corpus.sh.
+#
+# Reproduce a crash: $FUZZ_BUILD/fuzz_parsers $FUZZ_BUILD/artifacts/crash-…
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+secs=${1:-5}
+B=${FUZZ_BUILD:-build-fuzz}
+CLANG=${CLANG:-clang}
+SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+
+command -v "$CLANG" >/dev/null || { echo "clang not found: cannot build the fuzzer"; exit 77; }
+mkdir -p "$B"
+printf 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n);\nint LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { (void)d; (void)n; return 0; }\n' >"$B/probe.c"
+"$CLANG" -fsanitize=fuzzer,address,undefined "$B/probe.c" -o "$B/probe" 2>"$B/probe.log" ||
+	{ cat "$B/probe.log"; echo "libFuzzer runtime missing (clang -fsanitize=fuzzer does not link)"; exit 77; }
+rm -f "$B/probe" "$B/probe.c" "$B/probe.log"
+
+# The library, with the Makefile's rules and warnings (not -Werror: clang
+# warns about things gcc does not, and that is not this test's business).
+make --no-print-directory -s BUILD="$B" CC="$CLANG" CPPFLAGS=-Wno-error \
+	CFLAGS="-O1 -g -fsanitize=fuzzer-no-link $SAN" LDFLAGS="$SAN" "$B/libgd.a" ||
+	{ echo "fuzz: building $B/libgd.a failed"; exit 1; }
+"$CLANG" -std=gnu11 -D_GNU_SOURCE -Isrc -Wall -Wextra -O1 -g -fsanitize=fuzzer $SAN \
+	tests/fuzz/fuzz_parsers.c "$B/libgd.a" -ljansson -linih -lm -o "$B/fuzz_parsers" ||
+	{ echo "fuzz: building the harness failed"; exit 1; }
+
+list=$(GD_FUZZ_LIST=1 "$B/fuzz_parsers") || { echo "fuzz: $B/fuzz_parsers could not list its targets"; exit 1; }
+seeds=tests/fuzz/corpus
+if [ "$list" != "$(cat "$seeds/INDEX" 2>/dev/null)" ]; then
+	echo "fuzz: note: tests/fuzz/corpus was made for another list of parsers; run" \
+	     "tests/fuzz/make_corpus.sh $B/fuzz_parsers to refresh it (using fresh seeds now)"
+	tests/fuzz/make_corpus.sh "$B/fuzz_parsers" "$B/seeds" >/dev/null || exit 1
+	seeds=$B/seeds
+fi
+# Inputs found under another target list would hit other parsers: drop them.
+if [ "$list" != "$(cat "$B/corpus.INDEX" 2>/dev/null)" ]; then
+	rm -rf "$B/corpus"
+	printf '%s\n' "$list" >"$B/corpus.INDEX"
+fi
+# libFuzzer never deletes superseded inputs: start afresh past 10,000.
+[ -d "$B/corpus" ] && [ "$(find "$B/corpus" -type f | wc -l)" -gt 10000 ] && rm -rf "$B/corpus"
+mkdir -p "$B/corpus" "$B/artifacts"
+rm -f "$B"/artifacts/crash-* "$B"/artifacts/leak-* "$B"/artifacts/timeout-* "$B"/artifacts/oom-*
+
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	"$B/fuzz_parsers" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+	-artifact_prefix="$B/artifacts/" "$B/corpus" "$seeds" >"$B/fuzz.log" 2>&1
+rc=$?
+if [ $rc -eq 0 ] && ! grep -q 'ERROR: \|runtime error:' "$B/fuzz.log"; then
+	echo "fuzz: $(grep -E '^Done [0-9]+ runs' "$B/fuzz.log" | tail -n 1) over $(wc -l <<<"$list") targets, no crash"
+	exit 0
+fi
+echo "fuzz: FAILED (exit $rc); log in $B/fuzz.log"
+for a in "$B"/artifacts/*; do
+	[ -f "$a" ] || continue
+	idx=$(head -c 1 "$a" | od -An -tu1 | tr -d ' ')
+	n=$(wc -l <<<"$list")
+	echo "input $a: target $(sed -n "$(( ${idx:-0} % n + 1 ))p" <<<"$list")"
+	echo "hex (first 512 bytes): $(head -c 512 "$a" | od -An -tx1 | tr -d ' \n')"
+done
+grep -n -A40 -m1 'ERROR: \|runtime error:' "$B/fuzz.log" | head -n 45
+exit 1
