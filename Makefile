@@ -39,7 +39,7 @@ $(BUILD)/libgd.a: $(LIB_OBJ)
 $(BUILD)/gpudoctor: $(BUILD)/obj/src/main.o $(BUILD)/libgd.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(BUILD)/libgd.a
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h tests/unit/fixture.h $(BUILD)/libgd.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) -Itests/unit -DGD_SRCDIR='"$(CURDIR)"' -DGD_BUILDDIR='"$(abspath $(BUILD))"' \
 	  $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libgd.a $(LIBS) -lcmocka

@@ -32,6 +32,9 @@ GD_COLLECTOR_FN(processes)       /* proc_pid.c */
 GD_COLLECTOR_FN(threads)         /* proc_pid_task.c */
 GD_COLLECTOR_FN(dev_shm)         /* dev_shm.c */
 GD_COLLECTOR_FN(cgroups)         /* cgroup.c */
+GD_COLLECTOR_FN(pci)             /* sys_bus_pci.c: NVIDIA GPUs and NICs on the PCI bus */
+GD_COLLECTOR_FN(nvidia_driver)   /* nvidia_procfs.c: /proc/driver/nvidia/version */
+GD_COLLECTOR_FN(cuda_runtime)    /* proc_pid_maps.c: libcudart mapped by GPU jobs */
 
 GD_PARSER_FN(proc_uptime)
 GD_PARSER_FN(proc_stat)
@@ -55,5 +58,11 @@ GD_PARSER_FN(proc_pid_cgroup)
 GD_PARSER_FN(proc_pid_mountinfo)
 GD_PARSER_FN(cgroup_cpu_stat)
 GD_PARSER_FN(cgroup_memory_events)
+GD_PARSER_FN(pci_aer_correctable)
+GD_PARSER_FN(pci_aer_nonfatal)
+GD_PARSER_FN(pci_aer_fatal)
+GD_PARSER_FN(pci_link_speed)
+GD_PARSER_FN(proc_driver_nvidia_version)
+GD_PARSER_FN(proc_pid_maps)
 
 #endif

@@ -57,8 +57,7 @@ int gd_parse_proc_diskstats(const char *buf, size_t len, struct gd_snapshot *s, 
 {
 	struct gd_lines it;
 	struct gd_slice line, f[DISK_MAX_FIELDS];
-	size_t skipped = 0, first_bad = 0, parsed = 0;
-	const char *why = "";
+	struct gd_tok_tally tally = { 0 };
 
 	if (gd_tok_is_binary(buf, len))
 		return gd_err_set(err, -EINVAL, "binary data, not a diskstats table");
@@ -66,35 +65,29 @@ int gd_parse_proc_diskstats(const char *buf, size_t len, struct gd_snapshot *s, 
 	while (gd_tok_line(&it, &line)) {
 		uint64_t v[DISK_MAX_FIELDS];
 		size_t n = gd_tok_split(line, f, DISK_MAX_FIELDS);
-		bool bad = false, all_zero = true;
+		const char *bad = NULL;
+		bool all_zero = true;
 		struct gd_disk *d;
 
 		if (n == 0)
 			continue;
-		if (n < DISK_MIN_FIELDS) {
-			bad = true;
-			why = "fewer than 14 fields";
-		}
+		if (n < DISK_MIN_FIELDS)
+			bad = "fewer than 14 fields";
 		for (size_t i = 0; !bad && i < n; i++) {
 			if (i == 2)
 				continue;
-			if (!gd_tok_u64(f[i], &v[i])) {
-				bad = true;
-				why = "malformed number";
-			} else if (i >= 3 && v[i] != 0) {
+			if (!gd_tok_u64(f[i], &v[i]))
+				bad = "malformed number";
+			else if (i >= 3 && v[i] != 0)
 				all_zero = false;
-			}
 		}
-		if (!bad && (f[2].n == 0 || f[2].n >= sizeof(((struct gd_disk *)0)->name))) {
-			bad = true;
-			why = "device name too long";
-		}
+		if (!bad && (f[2].n == 0 || f[2].n >= sizeof(((struct gd_disk *)0)->name)))
+			bad = "device name too long";
 		if (bad) {
-			if (!skipped++)
-				first_bad = it.lineno;
+			gd_tok_tally_skip(&tally, it.lineno, bad);
 			continue;
 		}
-		parsed++;
+		tally.parsed++;
 		if (all_zero && is_loop_or_ram(f[2]))
 			continue;
 		d = GD_PUSH(s, disks, struct gd_disk);
@@ -111,15 +104,7 @@ int gd_parse_proc_diskstats(const char *buf, size_t len, struct gd_snapshot *s, 
 		gd_u64_set(&d->io_ms, v[12]);
 		gd_u64_set(&d->weighted_io_ms, v[13]);
 	}
-	if (!skipped && !parsed)
-		return gd_err_set(err, -ENODATA, "empty: no block devices listed");
-	if (skipped && !parsed)
-		return gd_err_set(err, -EINVAL, "line %zu: %s (no usable line)", first_bad, why);
-	if (skipped) {
-		gd_err_set(err, -EINVAL, "line %zu: %s; %zu line(s) skipped", first_bad, why, skipped);
-		return 1;
-	}
-	return 0;
+	return gd_tok_tally_result(&tally, "no block devices listed", err);
 }
 
 /* The sysfs name of a block device: '/' in a diskstats name ("cciss/c0d0")

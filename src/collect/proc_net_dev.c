@@ -46,8 +46,7 @@ int gd_parse_proc_net_dev(const char *buf, size_t len, struct gd_snapshot *s, st
 {
 	struct gd_lines it;
 	struct gd_slice line, key, val, f[NETDEV_COLS + 1];
-	size_t skipped = 0, first_bad = 0, parsed = 0;
-	const char *why = "";
+	struct gd_tok_tally tally = { 0 };
 
 	if (gd_tok_is_binary(buf, len))
 		return gd_err_set(err, -EINVAL, "binary data, not an interface table");
@@ -55,36 +54,27 @@ int gd_parse_proc_net_dev(const char *buf, size_t len, struct gd_snapshot *s, st
 	while (gd_tok_line(&it, &line)) {
 		uint64_t v[NETDEV_COLS];
 		struct gd_netif *nif;
-		size_t n;
-		bool bad = false;
+		const char *bad = NULL;
 
 		if (gd_tok_trim(line).n == 0)
 			continue;
 		/* The two header lines hold '|' column separators. */
 		if (it.lineno <= 2 && memchr(line.p, '|', line.n))
 			continue;
-		if (!gd_tok_kv(line, ':', &key, &val)) {
-			bad = true;
-			why = "no ':' after the interface name";
-		} else if (key.n == 0 || key.n >= sizeof(((struct gd_netif *)0)->name)) {
-			bad = true;
-			why = "bad interface name";
-		} else if ((n = gd_tok_split(val, f, NETDEV_COLS + 1)) < NETDEV_COLS) {
-			bad = true;
-			why = "fewer than 16 counters";
-		}
-		for (size_t i = 0; !bad && i < NETDEV_COLS; i++) {
-			if (!gd_tok_u64(f[i], &v[i])) {
-				bad = true;
-				why = "malformed number";
-			}
-		}
+		if (!gd_tok_kv(line, ':', &key, &val))
+			bad = "no ':' after the interface name";
+		else if (key.n == 0 || key.n >= sizeof(((struct gd_netif *)0)->name))
+			bad = "bad interface name";
+		else if (gd_tok_split(val, f, NETDEV_COLS + 1) < NETDEV_COLS)
+			bad = "fewer than 16 counters";
+		for (size_t i = 0; !bad && i < NETDEV_COLS; i++)
+			if (!gd_tok_u64(f[i], &v[i]))
+				bad = "malformed number";
 		if (bad) {
-			if (!skipped++)
-				first_bad = it.lineno;
+			gd_tok_tally_skip(&tally, it.lineno, bad);
 			continue;
 		}
-		parsed++;
+		tally.parsed++;
 		nif = GD_PUSH(s, netifs, struct gd_netif);
 		gd_tok_copy(nif->name, sizeof nif->name, key);
 		gd_u64_set(&nif->rx_bytes, v[0]);
@@ -101,15 +91,7 @@ int gd_parse_proc_net_dev(const char *buf, size_t len, struct gd_snapshot *s, st
 		gd_u64_set(&nif->tx_colls, v[13]);
 		gd_u64_set(&nif->tx_carrier, v[14]);
 	}
-	if (!skipped && !parsed)
-		return gd_err_set(err, -ENODATA, "empty: no interfaces listed");
-	if (skipped && !parsed)
-		return gd_err_set(err, -EINVAL, "line %zu: %s (no usable line)", first_bad, why);
-	if (skipped) {
-		gd_err_set(err, -EINVAL, "line %zu: %s; %zu line(s) skipped", first_bad, why, skipped);
-		return 1;
-	}
-	return 0;
+	return gd_tok_tally_result(&tally, "no interfaces listed", err);
 }
 
 /* ---- ethtool: fastest supported link mode ------------------------------ */

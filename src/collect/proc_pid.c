@@ -8,6 +8,7 @@
  *     utime stime cutime cstime priority nice num_threads itrealvalue starttime vsize rss ...
  *     comm is any 15 bytes, spaces and ')' included: split after the LAST ')'.
  *   status (Uid line since 1.x):  "Uid:\t1000\t1000\t1000\t1000" (real, effective, saved, fs)
+ *     and "Cpus_allowed_list:\t0-7" (2.6.26; the CPUs its affinity allows)
  *   io (2.6.20, CONFIG_TASK_IO_ACCOUNTING): "rchar: 323934931" ... "write_bytes: 323932160";
  *     another user's needs ptrace-read permission (EACCES otherwise).
  *   cgroup (2.6.24; the v2 "0::" line 4.5): "0::/system.slice/docker-ab.scope" or
@@ -38,6 +39,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/cpulist.h"
 #include "core/xalloc.h"
 
 #define BUF_CAP 16384
@@ -194,21 +196,34 @@ int gd_parse_proc_pid_status(const char *buf, size_t len, struct gd_snapshot *s,
 	struct gd_lines it;
 	struct gd_slice line, key, val, f[4];
 	uint64_t uid;
+	bool have_uid = false;
 
 	if (gd_tok_is_binary(buf, len))
 		return gd_err_set(err, -EINVAL, "holds binary data (a NUL byte)");
 	gd_lines_init(&it, buf, len);
 	while (gd_tok_line(&it, &line)) {
-		if (!gd_tok_kv(line, ':', &key, &val) || !gd_tok_eq(key, "Uid"))
+		if (!gd_tok_kv(line, ':', &key, &val))
+			continue;
+		if (gd_tok_eq(key, "Cpus_allowed_list")) {
+			/* "0-7" or "0-3,8-11"; kept verbatim when it fits, else
+			 * absent (a cut list would be a guess).  Rules parse it. */
+			if (!gd_cpulist_valid(val))
+				return gd_err_set(err, -EINVAL, "line %zu: Cpus_allowed_list \"%.*s\" is not a CPU list",
+						  it.lineno, (int)(val.n > 40 ? 40 : val.n), val.p);
+			if (val.n < sizeof p->cpus_allowed)
+				gd_tok_copy(p->cpus_allowed, sizeof p->cpus_allowed, val);
+			continue;
+		}
+		if (!gd_tok_eq(key, "Uid") || have_uid)
 			continue;
 		/* Real, effective, saved set, filesystem: the first is real. */
 		if (gd_tok_split(val, f, 4) < 1 || !gd_tok_u64(f[0], &uid))
 			return gd_err_set(err, -EINVAL, "line %zu: Uid \"%.*s\" is not a number", it.lineno,
 					  (int)(val.n > 40 ? 40 : val.n), val.p);
 		gd_u64_set(&p->uid, uid);
-		return 0;
+		have_uid = true;
 	}
-	return gd_err_set(err, -ENODATA, "no Uid line");
+	return have_uid ? 0 : gd_err_set(err, -ENODATA, "no Uid line");
 }
 
 int gd_parse_proc_pid_io(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err)

@@ -9,6 +9,8 @@
 
 const struct gd_collector gd_collectors[] = {
 	{ "nvml", "libnvidia-ml.so.1 (NVML)", gd_collect_nvml },
+	{ "pci", "/sys/bus/pci/devices/* (NVIDIA GPUs, NICs)", gd_collect_pci },
+	{ "nvidia_driver", "/proc/driver/nvidia/version", gd_collect_nvidia_driver },
 	{ "host", "/proc/uptime, /proc/sys/kernel/{hostname,osrelease}", gd_collect_host },
 	{ "proc_stat", "/proc/stat", gd_collect_proc_stat },
 	{ "proc_loadavg", "/proc/loadavg", gd_collect_proc_loadavg },
@@ -25,6 +27,7 @@ const struct gd_collector gd_collectors[] = {
 	{ "infiniband", "/sys/class/infiniband/*/ports/*", gd_collect_infiniband },
 	{ "thermal", "/sys/class/thermal, /sys/class/hwmon", gd_collect_thermal },
 	{ "processes", "/proc/<pid>/{stat,status,io,cgroup,cmdline,fd,ns}", gd_collect_processes },
+	{ "cuda_runtime", "/proc/<pid>/maps of GPU jobs (libcudart)", gd_collect_cuda_runtime },
 	{ "threads", "/proc/<pid>/task/<tid>/stat of GPU jobs", gd_collect_threads },
 	{ "dev_shm", "/dev/shm of each GPU job's mount namespace", gd_collect_dev_shm },
 	{ "cgroups", "cgroup v1/v2 cpu and memory files of GPU jobs", gd_collect_cgroups },
@@ -54,5 +57,11 @@ const struct gd_parser gd_parsers[] = {
 	{ "proc/<pid>/mountinfo", gd_parse_proc_pid_mountinfo },
 	{ "cgroup cpu.stat", gd_parse_cgroup_cpu_stat },
 	{ "cgroup memory.events", gd_parse_cgroup_memory_events },
+	{ "sys/bus/pci/devices/*/aer_dev_correctable", gd_parse_pci_aer_correctable },
+	{ "sys/bus/pci/devices/*/aer_dev_nonfatal", gd_parse_pci_aer_nonfatal },
+	{ "sys/bus/pci/devices/*/aer_dev_fatal", gd_parse_pci_aer_fatal },
+	{ "sys/bus/pci/devices/*/current_link_speed", gd_parse_pci_link_speed },
+	{ "proc/driver/nvidia/version", gd_parse_proc_driver_nvidia_version },
+	{ "proc/<pid>/maps", gd_parse_proc_pid_maps },
 };
 const size_t gd_nparsers = N(gd_parsers);

@@ -1,4 +1,5 @@
 #include "core/tok.h"
+#include "core/err.h"
 
 #include <errno.h>
 #include <math.h>
@@ -156,4 +157,27 @@ void gd_tok_copy(char *dst, size_t dstsz, struct gd_slice s)
 bool gd_tok_is_binary(const char *buf, size_t len)
 {
 	return memchr(buf, '\0', len) != NULL;
+}
+
+void gd_tok_tally_skip(struct gd_tok_tally *t, size_t lineno, const char *why)
+{
+	if (!t->skipped++) {
+		t->first_bad = lineno;
+		t->why = why;
+	}
+}
+
+int gd_tok_tally_result(const struct gd_tok_tally *t, const char *what, struct gd_err *err)
+{
+	const char *why = t->why ? t->why : "malformed line";
+
+	if (!t->skipped && !t->parsed)
+		return gd_err_set(err, -ENODATA, "empty: %s", what);
+	if (!t->parsed)
+		return gd_err_set(err, -EINVAL, "line %zu: %s (no usable line)", t->first_bad, why);
+	if (t->skipped) {
+		gd_err_set(err, -EINVAL, "line %zu: %s; %zu line(s) skipped", t->first_bad, why, t->skipped);
+		return 1;
+	}
+	return 0;
 }

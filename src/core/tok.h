@@ -55,4 +55,22 @@ void gd_tok_copy(char *dst, size_t dstsz, struct gd_slice s);
  * kernel never holds (used to reject garbage early with a clear reason). */
 bool gd_tok_is_binary(const char *buf, size_t len);
 
+/* Tally of a table parse that skips bad lines: lines used, lines skipped,
+ * and the first skipped line with its reason (zero-initialise it). */
+struct gd_tok_tally {
+	size_t parsed, skipped, first_bad;
+	const char *why;
+};
+
+struct gd_err;
+
+/* Counts a skipped line; the number and reason of the first one are kept. */
+void gd_tok_tally_skip(struct gd_tok_tally *t, size_t lineno, const char *why);
+
+/* The parser result the tally stands for: 0 when nothing was skipped; 1
+ * (partial) with "line N: why; K line(s) skipped" in err; -EINVAL "line N:
+ * why (no usable line)" when every line was bad; -ENODATA "empty: what" when
+ * there were no lines at all. */
+int gd_tok_tally_result(const struct gd_tok_tally *t, const char *what, struct gd_err *err);
+
 #endif

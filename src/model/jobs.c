@@ -12,9 +12,16 @@
  * corrupt or hand-edited snapshot must not loop forever. */
 #define MAX_DEPTH 64
 
-bool gd_proc_is_gpu_job(const struct gd_proc *p)
+bool gd_proc_is_gpu_job(const struct gd_snapshot *s, const struct gd_proc *p)
 {
-	return p->nvidia_fds.ok && p->nvidia_fds.v > 0;
+	if (p->nvidia_fds.ok && p->nvidia_fds.v > 0)
+		return true;
+	if (!s || !p->pid.ok)
+		return false;
+	GD_VEC_EACH(s->gpu_procs, const struct gd_gpu_proc, g)
+		if (g->pid.ok && g->pid.v == p->pid.v)
+			return true;
+	return false;
 }
 
 static bool has_parent(const struct gd_proc *p)
@@ -25,7 +32,7 @@ static bool has_parent(const struct gd_proc *p)
 bool gd_snapshot_in_gpu_job(const struct gd_snapshot *s, const struct gd_proc *p)
 {
 	for (int depth = 0; p && depth < MAX_DEPTH; depth++) {
-		if (gd_proc_is_gpu_job(p))
+		if (gd_proc_is_gpu_job(s, p))
 			return true;
 		if (!has_parent(p))
 			return false;
@@ -69,7 +76,7 @@ size_t gd_snapshot_gpu_job_marks(const struct gd_snapshot *s, unsigned char *mar
 			idx[nidx].pid = procs[i].pid.v;
 			idx[nidx++].i = i;
 		}
-		if (gd_proc_is_gpu_job(&procs[i])) {
+		if (gd_proc_is_gpu_job(s, &procs[i])) {
 			marks[i] = 1;
 			jobs++;
 		}

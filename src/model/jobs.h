@@ -2,8 +2,10 @@
  * jobs.h - which processes of a snapshot belong to a GPU job.
  *
  * A GPU job is a process that holds a /dev/nvidia<N> file descriptor
- * (proc.nvidia_fds > 0); its descendants (data-loader workers, launchers'
- * children) belong to the job too.  Both the collectors (which read threads,
+ * (proc.nvidia_fds > 0) or that NVML lists as a compute process on a GPU
+ * (gpu_procs[]: it holds a CUDA context even where its fds are unreadable,
+ * e.g. gpudoctor not root); its descendants (data-loader workers,
+ * launchers' children) belong to the job too.  Both the collectors (which read threads,
  * /dev/shm and cgroups of GPU jobs only) and the rules need this, so it lives
  * in the model: pure, no I/O.
  */
@@ -15,8 +17,10 @@
 
 #include "model/snapshot.h"
 
-/* True when p holds /dev/nvidia<N> itself. */
-bool gd_proc_is_gpu_job(const struct gd_proc *p);
+/* True when p holds /dev/nvidia<N> itself, or its pid is in s->gpu_procs
+ * (s may be NULL: then the fds alone decide).  The one test every layer
+ * uses: collectors (threads, /dev/shm, cgroups, CUDA runtimes) and rules. */
+bool gd_proc_is_gpu_job(const struct gd_snapshot *s, const struct gd_proc *p);
 
 /* True when p is a GPU job or descends from one (parent chain through
  * s->procs, bounded so a ppid cycle in a corrupt snapshot cannot loop).

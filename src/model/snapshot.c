@@ -86,6 +86,15 @@ GD_TABLE(gpu_proc_fields, struct gd_gpu_proc, GD_GPU_PROC_FIELDS)
 #define GD_REC struct gd_nvml_error
 GD_TABLE(nvml_error_fields, struct gd_nvml_error, GD_NVML_ERROR_FIELDS)
 #undef GD_REC
+#define GD_REC struct gd_pci_gpu
+GD_TABLE(pci_gpu_fields, struct gd_pci_gpu, GD_PCI_GPU_FIELDS)
+#undef GD_REC
+#define GD_REC struct gd_pci_nic
+GD_TABLE(pci_nic_fields, struct gd_pci_nic, GD_PCI_NIC_FIELDS)
+#undef GD_REC
+#define GD_REC struct gd_driver
+GD_TABLE(driver_fields, struct gd_driver, GD_DRIVER_FIELDS)
+#undef GD_REC
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 #define ONE(key, type, member, table) \
@@ -115,6 +124,9 @@ const struct gd_record_desc gd_sections[] = {
 	MANY("gpus", struct gd_gpu, gpus, gpu_fields),
 	MANY("gpu_procs", struct gd_gpu_proc, gpu_procs, gpu_proc_fields),
 	MANY("nvml_errors", struct gd_nvml_error, nvml_errors, nvml_error_fields),
+	MANY("pci_gpus", struct gd_pci_gpu, pci_gpus, pci_gpu_fields),
+	MANY("pci_nics", struct gd_pci_nic, pci_nics, pci_nic_fields),
+	ONE("driver", struct gd_driver, driver, driver_fields),
 };
 const size_t gd_nsections = N(gd_sections);
 

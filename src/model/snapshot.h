@@ -269,7 +269,9 @@
 	X(S256, netfs_mount, "", LABEL, "mount point of the first such file") \
 	X(S256, cgroup, "", LABEL, "cgroup path (v2 line, else the v1 cpu controller's)") \
 	X(S32, mntns, "", LABEL, "mount namespace") \
-	X(S32, netns, "", LABEL, "network namespace")
+	X(S32, netns, "", LABEL, "network namespace") \
+	X(S256, cpus_allowed, "", LABEL, "Cpus_allowed_list of /proc/<pid>/status, e.g. 0-31,64-95 (absent when longer than this field)") \
+	X(S16, cuda_runtime, "", LABEL, "version of the libcudart it maps, from the file name (12.4.127; 12 for a soname-only file); GPU jobs only")
 
 /* ---- threads[]: per-thread CPU of GPU jobs and their descendants ------ */
 #define GD_THREAD_FIELDS(X) \
@@ -379,6 +381,40 @@
 	X(U64, code, "", LABEL, "NVML return code") \
 	X(S256, reason, "", LABEL, "the NVML call and its error")
 
+/* ---- pci_gpus[]: NVIDIA display/3D functions in /sys/bus/pci/devices --- */
+#define GD_PCI_GPU_FIELDS(X) \
+	X(S32, pci_bus_id, "", LABEL, "PCI address dddd:bb:dd.f, as sysfs names it") \
+	X(U64, device_id, "", LABEL, "PCI device id (0x2330 = H100 SXM5)") \
+	X(U64, pci_class, "", LABEL, "PCI class (0x030000 VGA, 0x030200 3D controller)") \
+	X(S32, driver, "", LABEL, "kernel driver bound to it (nvidia, nouveau, vfio-pci); absent: none") \
+	X(U64, numa_node, "", LABEL, "NUMA node of the slot (absent: the kernel says -1)") \
+	X(S256, local_cpus, "", LABEL, "local_cpulist: the CPUs near the slot") \
+	X(F64, link_speed_gts, "gt/s", GAUGE, "current link speed (drops when the GPU idles)") \
+	X(F64, link_speed_max_gts, "gt/s", GAUGE, "fastest link speed of the device") \
+	X(U64, link_gen, "", GAUGE, "current PCIe generation, from the speed") \
+	X(U64, link_gen_max, "", GAUGE, "PCIe generation of the fastest speed") \
+	X(U64, link_width, "lanes", GAUGE, "current link width") \
+	X(U64, link_width_max, "lanes", GAUGE, "widest link of the device") \
+	X(U64, aer_correctable, "", COUNTER, "AER correctable errors the device saw (TOTAL_ERR_COR)") \
+	X(U64, aer_nonfatal, "", COUNTER, "AER non-fatal uncorrectable errors (TOTAL_ERR_NONFATAL)") \
+	X(U64, aer_fatal, "", COUNTER, "AER fatal errors (TOTAL_ERR_FATAL)") \
+	X(S256, pci_path, "", LABEL, "the bridges above it from the host bridge down: pci0000:38/0000:38:03.0/0000:40:00.0")
+
+/* ---- pci_nics[]: network functions (class 0x02) and their PCIe path --- */
+#define GD_PCI_NIC_FIELDS(X) \
+	X(S32, pci_bus_id, "", LABEL, "PCI address dddd:bb:dd.f") \
+	X(U64, pci_class, "", LABEL, "PCI class (0x020000 Ethernet, 0x020700 InfiniBand)") \
+	X(S32, netif, "", LABEL, "its network interface (net/), absent if none") \
+	X(S32, rdma_device, "", LABEL, "its RDMA device (infiniband/), absent if none") \
+	X(U64, numa_node, "", LABEL, "NUMA node of the slot (absent: -1)") \
+	X(S256, pci_path, "", LABEL, "the bridges above it from the host bridge down")
+
+/* ---- driver: the NVIDIA kernel module (/proc/driver/nvidia/version) ---- */
+#define GD_DRIVER_FIELDS(X) \
+	X(U64, loaded, "", GAUGE, "1 when /proc/driver/nvidia/version exists, 0 when it does not (absent: not read)") \
+	X(S32, version, "", LABEL, "kernel module version, e.g. 550.54.15") \
+	X(S16, flavor, "", LABEL, "open or proprietary kernel module")
+
 /* ---- declare the structs --------------------------------------------- */
 #define GD_MEMBER_U64(n) struct gd_u64 n;
 #define GD_MEMBER_F64(n) struct gd_f64 n;
@@ -409,6 +445,9 @@ struct gd_nvml_info { GD_NVML_FIELDS(GD_DECLARE) };
 struct gd_gpu { GD_GPU_FIELDS(GD_DECLARE) };
 struct gd_gpu_proc { GD_GPU_PROC_FIELDS(GD_DECLARE) };
 struct gd_nvml_error { GD_NVML_ERROR_FIELDS(GD_DECLARE) };
+struct gd_pci_gpu { GD_PCI_GPU_FIELDS(GD_DECLARE) };
+struct gd_pci_nic { GD_PCI_NIC_FIELDS(GD_DECLARE) };
+struct gd_driver { GD_DRIVER_FIELDS(GD_DECLARE) };
 
 struct gd_snapshot {
 	struct gd_host host;
@@ -432,6 +471,9 @@ struct gd_snapshot {
 	struct gd_vec gpus;      /* struct gd_gpu */
 	struct gd_vec gpu_procs; /* struct gd_gpu_proc */
 	struct gd_vec nvml_errors; /* struct gd_nvml_error */
+	struct gd_vec pci_gpus;  /* struct gd_pci_gpu */
+	struct gd_vec pci_nics;  /* struct gd_pci_nic */
+	struct gd_driver driver;
 };
 
 /* ---- field tables ------------------------------------------------------ */

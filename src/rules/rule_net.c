@@ -56,10 +56,21 @@ static bool is_physical(const struct gd_netif *n)
 
 /* ---- net.errors -------------------------------------------------------- */
 
-static const struct {
+/* A named gd_u64 counter of a record (gd_netif, gd_ib_port), by offset. */
+struct counter_field {
 	const char *name;
 	size_t off;
-} err_counters[] = {
+};
+
+static struct gd_u64 counter_at(const void *rec, size_t off)
+{
+	struct gd_u64 v;
+
+	memcpy(&v, (const char *)rec + off, sizeof v);
+	return v;
+}
+
+static const struct counter_field err_counters[] = {
 	{ "rx_errs", offsetof(struct gd_netif, rx_errs) },
 	{ "rx_drop", offsetof(struct gd_netif, rx_drop) },
 	{ "rx_fifo", offsetof(struct gd_netif, rx_fifo) },
@@ -70,14 +81,6 @@ static const struct {
 	{ "tx_carrier", offsetof(struct gd_netif, tx_carrier) },
 };
 #define N_ERR_COUNTERS (sizeof err_counters / sizeof err_counters[0])
-
-static struct gd_u64 counter_at(const struct gd_netif *n, size_t off)
-{
-	struct gd_u64 v;
-
-	memcpy(&v, (const char *)n + off, sizeof v);
-	return v;
-}
 
 /* Sums the error deltas of one interface; false when a counter present on
  * both sides went backwards or none is present at all. */
@@ -294,10 +297,7 @@ enum gd_verdict gd_rule_net_link_degraded(struct gd_rule_ctx *rc, struct gd_find
 
 /* ---- net.rdma_down ----------------------------------------------------- */
 
-static const struct {
-	const char *name;
-	size_t off;
-} ib_err_counters[] = {
+static const struct counter_field ib_err_counters[] = {
 	{ "symbol_error", offsetof(struct gd_ib_port, symbol_error) },
 	{ "port_rcv_errors", offsetof(struct gd_ib_port, port_rcv_errors) },
 	{ "link_downed", offsetof(struct gd_ib_port, link_downed) },
@@ -307,14 +307,6 @@ static const struct {
 	{ "port_xmit_discards", offsetof(struct gd_ib_port, port_xmit_discards) },
 };
 #define N_IB_ERR_COUNTERS (sizeof ib_err_counters / sizeof ib_err_counters[0])
-
-static struct gd_u64 ib_counter_at(const struct gd_ib_port *p, size_t off)
-{
-	struct gd_u64 v;
-
-	memcpy(&v, (const char *)p + off, sizeof v);
-	return v;
-}
 
 static const struct gd_ib_port *ib_find(const struct gd_snapshot *s, const struct gd_ib_port *p)
 {
@@ -385,8 +377,8 @@ enum gd_verdict gd_rule_net_rdma_down(struct gd_rule_ctx *rc, struct gd_findings
 			continue;
 		for (size_t i = 0; i < N_IB_ERR_COUNTERS; i++) {
 			/* A counter reset (perfquery -R) goes backwards: no delta. */
-			if (!gd_counter_delta(ib_counter_at(prev, ib_err_counters[i].off),
-					      ib_counter_at(p, ib_err_counters[i].off), &d[i]))
+			if (!gd_counter_delta(counter_at(prev, ib_err_counters[i].off),
+					      counter_at(p, ib_err_counters[i].off), &d[i]))
 				d[i] = 0;
 			rising |= d[i] > 0;
 		}

@@ -101,6 +101,21 @@ def base_model():
     m["nfs"] = False
     # processes: t0 cumulative ticks derive from start time; deltas over the window
     m["procs"] = base_procs()
+    # the GPUs on the PCI bus (the bus ids of base/nvml.ini), each behind a
+    # PCIe switch; gpu0 shares eth0's host bridge, gpu1-3 mlx5_0's
+    m["pci_gpus"] = [
+        dict(bdf="0000:1b:00.0", path="pci0000:16/0000:16:03.0/0000:19:00.0/0000:1a:00.0", numa=0),
+        dict(bdf="0000:43:00.0", path="pci0000:38/0000:38:03.0/0000:40:00.0/0000:41:00.0", numa=0),
+        dict(bdf="0000:52:00.0", path="pci0000:38/0000:38:04.0/0000:50:00.0/0000:51:00.0", numa=0),
+        dict(bdf="0000:61:00.0", path="pci0000:38/0000:38:05.0/0000:5f:00.0/0000:60:00.0", numa=0),
+    ]
+    for g in m["pci_gpus"]:
+        g.update(speed="32.0 GT/s PCIe", width=16, aer_cor=0, driver="nvidia")
+    m["nic_numa"] = dict(eth0=0, ib0=0)
+    m["numa"] = {0: list(range(NCPU))}
+    m["driver"] = ("NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 22:23:56 UTC 2024\n"
+                   "GCC version:  gcc version 12.3.0 (Ubuntu 12.3.0-1ubuntu1~22.04)\n")
+    m["cudart"] = "/opt/conda/lib/python3.11/site-packages/nvidia/cuda_runtime/lib/libcudart.so.12"
     return m
 
 
@@ -278,7 +293,7 @@ def r_meminfo(m, t):
     vals["Inactive(file)"] = v["Cached"] // 2
     vals.update(v)
     vals["MemFree"] -= drift
-    vals["MemAvailable"] = avail - drift
+    vals["MemAvailable"] = avail - drift - t * m.get("avail_drop_kb", 0)
     out = []
     for k in MEMINFO_ORDER:
         n = vals[k]
@@ -579,7 +594,8 @@ def proc_files(m, p, t, files):
                "CapInh:\t0000000000000000", "CapPrm:\t000001ffffffffff", "CapEff:\t000001ffffffffff",
                "CapBnd:\t000001ffffffffff", "CapAmb:\t0000000000000000", "NoNewPrivs:\t0", "Seccomp:\t0",
                "Seccomp_filters:\t0", "Speculation_Store_Bypass:\tthread vulnerable",
-               "SpeculationIndirectBranch:\tconditional enabled", "Cpus_allowed:\tff", "Cpus_allowed_list:\t0-7",
+               "SpeculationIndirectBranch:\tconditional enabled", "Cpus_allowed:\t%s" % p.get("cpus_mask", "ff"),
+               "Cpus_allowed_list:\t%s" % p.get("cpus", "0-7"),
                "Mems_allowed:\t00000000,00000001", "Mems_allowed_list:\t0",
                "voluntary_ctxt_switches:\t%d" % (91234 + t * 40), "nonvoluntary_ctxt_switches:\t%d" % (812 + t)]
     files[base + "/status"] = "\n".join(status) + "\n"
@@ -603,6 +619,8 @@ def proc_files(m, p, t, files):
         files[base + "/ns/mnt"] = Link("mnt:[4026531841]")
         files[base + "/ns/net"] = Link("net:[4026531840]")
     files[base + "/comm"] = p["comm"] + "\n"
+    if any(str(v).startswith("/dev/nvidia") and str(v)[11:12].isdigit() for v in p["fds"].values()):
+        files[base + "/maps"] = r_maps(m)
     for fd, target in sorted(p["fds"].items()):
         files[base + "/fd/%d" % fd] = Link(target)
     if not p["fds"]:
@@ -617,6 +635,57 @@ def proc_files(m, p, t, files):
             tf[0] = tstate
             files[base + "/task/%d/stat" % tid] = "%d (%s) %s\n" % (tid, tcomm, " ".join(str(x) for x in tf))
             files[base + "/task/%d/comm" % tid] = tcomm + "\n"
+
+
+def r_maps(m):
+    lib = m["cudart"]
+    return ("55d4c8a00000-55d4c8a01000 r--p 00000000 103:02 2753190                   /opt/conda/bin/python3.11\n"
+            "55d4c8c00000-55d4c9021000 rw-p 00000000 00:00 0                          [heap]\n"
+            "7f1b1c000000-7f1b1c021000 rw-p 00000000 00:00 0 \n"
+            "7f2c4a000000-7f2c4a0c8000 r--p 00000000 103:02 1835123                   %s\n"
+            "7f2c4a0c8000-7f2c4a100000 r-xp 000c8000 103:02 1835123                   %s\n"
+            "7f2c4b000000-7f2c4b400000 r-xp 00000000 103:02 1835901                   "
+            "/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15\n"
+            "7ffd2c5e4000-7ffd2c606000 rw-p 00000000 00:00 0                          [stack]\n"
+            "ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0                  [vsyscall]\n") % (lib, lib)
+
+
+def pci_files(m, f):
+    gen = {"2.5 GT/s PCIe": 1, "8.0 GT/s PCIe": 3, "16.0 GT/s PCIe": 4, "32.0 GT/s PCIe": 5}
+    for g in m["pci_gpus"]:
+        d = "sys/devices/%s/%s" % (g["path"], g["bdf"])
+        f["sys/bus/pci/devices/" + g["bdf"]] = Link("../../../devices/%s/%s" % (g["path"], g["bdf"]))
+        f[d + "/vendor"] = "0x10de\n"
+        f[d + "/device"] = "0x2330\n"
+        f[d + "/class"] = "0x030200\n"
+        f[d + "/numa_node"] = "%d\n" % g["numa"]
+        f[d + "/local_cpulist"] = ",".join("%d-%d" % (c[0], c[-1]) for c in [m["numa"][g["numa"]]]) + "\n"
+        f[d + "/current_link_speed"] = g["speed"] + "\n"
+        f[d + "/max_link_speed"] = "32.0 GT/s PCIe\n"
+        f[d + "/current_link_width"] = "%d\n" % g["width"]
+        f[d + "/max_link_width"] = "16\n"
+        f[d + "/aer_dev_correctable"] = ("RxErr 0\nBadTLP %d\nBadDLLP 0\nRollover 0\nTimeout 0\nNonFatalErr 0\n"
+                                         "CorrIntErr 0\nHeaderOF 0\nTOTAL_ERR_COR %d\n") % (g["aer_cor"], g["aer_cor"])
+        f[d + "/aer_dev_nonfatal"] = "Undefined 0\nDLP 0\nSDES 0\nTLP 0\nFCP 0\nCmpltTO 0\nTOTAL_ERR_NONFATAL 0\n"
+        f[d + "/aer_dev_fatal"] = "Undefined 0\nDLP 0\nSDES 0\nTLP 0\nFCP 0\nCmpltTO 0\nTOTAL_ERR_FATAL 0\n"
+        if g["driver"]:
+            depth = d.count("/") - 1
+            f[d + "/driver"] = Link("../" * depth + "bus/pci/drivers/" + g["driver"])
+        # the bridges above it: a root port and a switch's ports
+        parts = g["path"].split("/")
+        for i in range(1, len(parts)):
+            bd = "sys/devices/" + "/".join(parts[:i + 1])
+            f[bd + "/vendor"] = "0x8086\n" if i == 1 else "0x1000\n"
+            f[bd + "/class"] = "0x060400\n"
+            f["sys/bus/pci/devices/" + parts[i]] = Link("../../../devices/" + "/".join(parts[:i + 1]))
+    for name, bdf in (("eth0", "0000:17:00.0"), ("ib0", "0000:3b:00.0")):
+        path = dict(eth0="pci0000:16/0000:16:02.0", ib0="pci0000:38/0000:38:02.0")[name]
+        f["sys/bus/pci/devices/" + bdf] = Link("../../../devices/%s/%s" % (path, bdf))
+        f["sys/devices/%s/%s/numa_node" % (path, bdf)] = "%d\n" % m["nic_numa"][name]
+        root_port = path.split("/")[1]
+        f["sys/devices/%s/vendor" % path] = "0x8086\n"
+        f["sys/devices/%s/class" % path] = "0x060400\n"
+        f["sys/bus/pci/devices/" + root_port] = Link("../../../devices/" + path)
 
 
 # sysfs ---------------------------------------------------------------------
@@ -643,7 +712,8 @@ def sys_files(m, t, f):
             f[c + "/topology/" + k] = v + "\n"
         pol = "sys/devices/system/cpu/cpufreq/policy%d" % i
         f[c + "/cpufreq"] = Link("../cpufreq/policy%d" % i)
-        f[c + "/node0"] = Link("../../node/node0")
+        nd = [k for k, v in m["numa"].items() if i in v][0]
+        f[c + "/node%d" % nd] = Link("../../node/node%d" % nd)
         fr = dict(scaling_governor=cf["governor"], scaling_driver=cf["driver"],
                   scaling_cur_freq=str(cf["cur"] + 1000 * i), scaling_min_freq=str(cf["min"]),
                   scaling_max_freq=str(cf["max"]), cpuinfo_min_freq=str(cf["min"]),
@@ -661,14 +731,18 @@ def sys_files(m, t, f):
         f[c + "/thermal_throttle/package_throttle_max_time_ms"] = "%d\n" % (15 + (40 if td["package"] else 0))
         f[c + "/thermal_throttle/package_throttle_total_time_ms"] = "%d\n" % (60 + t * td["package"] * 25)
     n = "sys/devices/system/node"
-    f[n + "/online"] = "0\n"
-    f[n + "/possible"] = "0\n"
-    f[n + "/has_cpu"] = "0\n"
-    f[n + "/node0/cpulist"] = "0-7\n"
-    f[n + "/node0/cpumap"] = "ff\n"
-    f[n + "/node0/distance"] = "10\n"
-    for i in range(NCPU):
-        f[n + "/node0/cpu%d" % i] = Link("../../cpu/cpu%d" % i)
+    nodes = sorted(m["numa"])
+    span = "0" if len(nodes) == 1 else "0-%d" % nodes[-1]
+    f[n + "/online"] = span + "\n"
+    f[n + "/possible"] = span + "\n"
+    f[n + "/has_cpu"] = span + "\n"
+    for nd in nodes:
+        cpus = m["numa"][nd]
+        f[n + "/node%d/cpulist" % nd] = "%d-%d\n" % (cpus[0], cpus[-1])
+        f[n + "/node%d/cpumap" % nd] = "%02x\n" % sum(1 << c for c in cpus)
+        f[n + "/node%d/distance" % nd] = " ".join("10" if o == nd else "21" for o in nodes) + "\n"
+        for i in cpus:
+            f[n + "/node%d/cpu%d" % (nd, i)] = Link("../../cpu/cpu%d" % i)
 
     # block devices
     nv = "sys/devices/pci0000:00/0000:00:1d.0/0000:01:00.0/nvme/nvme0/nvme0n1"
@@ -848,7 +922,10 @@ def render(m, t):
     f["proc/mounts"] = Link("self/mounts")
     for p in m["procs"].values():
         proc_files(m, p, t, f)
+    if m["driver"] is not None:
+        f["proc/driver/nvidia/version"] = m["driver"]
     sys_files(m, t, f)
+    pci_files(m, f)
     return f
 
 
@@ -986,6 +1063,59 @@ def s_host_inlet_temp(m):
     m["temps"].update(inlet=31000, exhaust=47000, package=66000, cores=[63000, 65000, 64000, 62000])
 
 
+# GPU jobs against the host (rule_driver.c, rule_gpu_job.c, rule_gpu_topo.c).
+# Their nvml.ini files (the NVML side) are written by hand from base/nvml.ini.
+def s_gpu_missing(m):
+    pass   # nvml.ini lists three of the four GPUs on the bus
+
+
+def s_gpu_init_failed(m):
+    pass   # nvml.ini: NVML starts and counts no GPU
+
+
+def s_driver_not_loaded(m):
+    pass   # nvml.ini: nvmlInit answers DRIVER_NOT_LOADED
+
+
+def s_driver_cuda_too_new(m):
+    m["cudart"] = "/usr/local/cuda-13.0/targets/x86_64-linux/lib/libcudart.so.13.0.48"
+
+
+def s_input_bound(m):
+    # four loader workers each pegged at ~99% of a core feed GPUs at ~20% (nvml.ini)
+    for pid in range(4301, 4305):
+        m["procs"][pid].update(du=180, ds=18, state="R")
+
+
+def s_too_many_workers(m):
+    s_cpu_saturated(m)
+    for i in range(8):
+        pid = 4305 + i
+        m["procs"][pid] = proc(pid, 4242, "pt_data_worker", TRAIN, 20410 + i, JOB_CG, ns="job", du=40, ds=6,
+                               state="R", rss_kb=3145728, nspid=34 + i, threads=[(pid, "pt_data_worker", 1.0)],
+                               fds={0: "/dev/null", 1: "pipe:[41002]", 2: "pipe:[41002]"})
+    m["avail_drop_kb"] = 8 * GIB // KB   # 8 GiB of 503 GiB gone in 2 s
+
+
+def two_nodes(m):
+    m["numa"] = {0: [0, 1, 2, 3], 1: [4, 5, 6, 7]}
+    m["pci_gpus"][0]["numa"] = 1   # gpu0 sits under pci0000:16, node 1's host bridge
+    m["nic_numa"]["eth0"] = 1
+    # base's cpuN/node0 and node0/cpuN links of cpu4-7 stay behind: the
+    # collector places CPUs by node<N>/cpulist first, so they are not read
+    m["stale"] = ["sys/devices/system/cpu/cpu%d/node0" % i for i in range(4, 8)] + \
+        ["sys/devices/system/node/node0/cpu%d" % i for i in range(4, 8)]
+
+
+def s_numa_far(m):
+    two_nodes(m)
+    m["procs"][4242].update(cpus="0-3", cpus_mask="0f")
+
+
+def s_gpu_nic_far(m):
+    two_nodes(m)
+
+
 SCENARIOS = [
     ("0000-healthy", None),
     ("1001-cpu.saturated", s_cpu_saturated),
@@ -1008,6 +1138,18 @@ SCENARIOS = [
     ("1018-net.rdma_down", s_net_rdma_down),
     ("1019-host.cpu_thermal_throttle", s_host_cpu_thermal_throttle),
     ("1020-host.inlet_temp", s_host_inlet_temp),
+    ("1201-gpu.missing", s_gpu_missing),
+    ("1202-gpu.init_failed", s_gpu_init_failed),
+    ("1203-driver.not_loaded", s_driver_not_loaded),
+    ("1204-driver.cuda_too_new", s_driver_cuda_too_new),
+    ("1205-gpu.shared_by_processes", None),
+    ("1206-gpu.saturated", None),
+    ("1207-gpu.idle_while_job_runs", None),
+    ("1208-gpu.straggler", None),
+    ("1209-cpu.input_bound", s_input_bound),
+    ("1210-cpu.too_many_workers", s_too_many_workers),
+    ("1211-cpu.numa_far_from_gpu", s_numa_far),
+    ("1212-net.gpu_nic_far", s_gpu_nic_far),
 ]
 
 
@@ -1052,7 +1194,9 @@ def main():
         fn(m)
         for t in (0, 1):
             tr = render(m, t)
-            missing = set(trees[t]) - set(tr)
+            # overlays cannot delete: files a scenario drops stay in its tree
+            # from base, harmless only where the model says so (m["stale"])
+            missing = {k for k in set(trees[t]) - set(tr) if not k.startswith(tuple(m.get("stale", ())))}
             assert not missing, (name, sorted(missing)[:5])
             diff = {k for k, v in tr.items() if trees[t].get(k) != v}
             write_tree(os.path.join(sd, "t%d" % t), tr, only=diff)

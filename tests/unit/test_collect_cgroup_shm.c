@@ -5,95 +5,12 @@
  * /dev/shm per mount namespace of GPU jobs; and both collectors on this
  * machine (cgroup v1, hybrid).
  */
-#include "testutil.h"
+#include "fixture.h"
 
 #include <errno.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 #include <sys/vfs.h>
-#include <unistd.h>
-
-/* ---- fixture trees ----------------------------------------------------- */
-
-struct tree {
-	char dir[64];
-	struct gd_root root;
-	struct gd_collect_ctx ctx;
-};
-
-static void tree_init(struct tree *t)
-{
-	struct gd_err err;
-
-	snprintf(t->dir, sizeof t->dir, "/tmp/gd-test-cgshm-XXXXXX");
-	assert_non_null(mkdtemp(t->dir));
-	assert_int_equal(gd_root_open(&t->root, t->dir, &err), 0);
-	t->ctx.root = &t->root;
-}
-
-static void tree_mkdirs(struct tree *t, const char *rel)
-{
-	char path[512];
-	size_t base = strlen(t->dir) + 1;
-
-	snprintf(path, sizeof path, "%s/%s", t->dir, rel);
-	for (char *p = path + base; *p; p++)
-		if (*p == '/') {
-			*p = '\0';
-			mkdir(path, 0755);
-			*p = '/';
-		}
-}
-
-static void tree_put(struct tree *t, const char *rel, const char *text)
-{
-	char path[512];
-	FILE *f;
-
-	tree_mkdirs(t, rel);
-	snprintf(path, sizeof path, "%s/%s", t->dir, rel);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	assert_int_equal(fwrite(text, 1, strlen(text), f), strlen(text));
-	assert_int_equal(fclose(f), 0);
-}
-
-static void tree_link(struct tree *t, const char *target, const char *rel)
-{
-	char path[512];
-
-	tree_mkdirs(t, rel);
-	snprintf(path, sizeof path, "%s/%s", t->dir, rel);
-	assert_int_equal(symlink(target, path), 0);
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static void tree_release(struct tree *t)
-{
-	gd_root_release(&t->root);
-	assert_int_equal(nftw(t->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
-}
-
-static enum gd_src_status run(gd_collect_fn fn, const struct gd_collect_ctx *ctx, struct gd_snapshot *s,
-			      struct gd_err *err)
-{
-	enum gd_src_status st;
-
-	gd_err_clear(err);
-	st = fn(ctx, s, err);
-	if (st != GD_SRC_OK)
-		print_message("status %s: %s\n", gd_src_status_name(st), err->msg);
-	return st;
-}
 
 static void add_job(struct gd_snapshot *s, uint64_t pid, const char *mntns, int nvidia)
 {
@@ -352,7 +269,7 @@ static void test_cgroup_v2_tree(void **state)
 	struct gd_cgroup *cg;
 
 	(void)state;
-	tree_init(&t);
+	tree_init(&t, "cgshm");
 	tree_put(&t, "proc/self/mountinfo", mi_v2);
 	tree_put(&t, "proc/self/cgroup", "0::/user.slice/gd.scope\n");
 	tree_put(&t, "sys/fs/cgroup/user.slice/gd.scope/cpu.max", "max 100000\n");
@@ -438,7 +355,7 @@ static void test_cgroup_namespaces(void **state)
 	(void)state;
 	/* A container with a cgroup namespace: path "/", the group is the
 	 * mount root. */
-	tree_init(&t);
+	tree_init(&t, "cgshm");
 	tree_put(&t, "proc/self/mountinfo", mi_docker);
 	tree_put(&t, "proc/self/cgroup", "0::/\n");
 	tree_put(&t, "sys/fs/cgroup/cpu.max", "400000 100000\n");
@@ -460,7 +377,7 @@ static void test_cgroup_namespaces(void **state)
 
 	/* No cgroup namespace: the mount's root is the container's group, and
 	 * a group outside it cannot be reached. */
-	tree_init(&t);
+	tree_init(&t, "cgshm");
 	tree_put(&t, "proc/self/mountinfo",
 		 "1 0 0:1 / / rw - overlay overlay rw\n"
 		 "2 1 0:30 /docker/abc /sys/fs/cgroup ro - cgroup2 cgroup rw\n");
@@ -489,7 +406,7 @@ static void test_cgroup_v1_tree(void **state)
 	char rel[256];
 
 	(void)state;
-	tree_init(&t);
+	tree_init(&t, "cgshm");
 	tree_put(&t, "proc/self/mountinfo",
 		 "27 1 254:0 / / rw,relatime - ext4 /dev/vda rw\n"
 		 "31 23 0:28 / /sys/fs/cgroup ro,nosuid - tmpfs tmpfs ro,mode=755\n"
@@ -574,7 +491,7 @@ static void test_cgroup_absent(void **state)
 	struct gd_err err;
 
 	(void)state;
-	tree_init(&t);
+	tree_init(&t, "cgshm");
 	gd_snapshot_init(&s);
 	assert_int_equal(run(gd_collect_cgroups, &t.ctx, &s, &err), GD_SRC_ABSENT);
 	assert_non_null(strstr(err.msg, "mountinfo"));
@@ -600,7 +517,7 @@ static void test_shm_tree(void **state)
 	struct gd_shm *sh;
 
 	(void)state;
-	tree_init(&t);
+	tree_init(&t, "cgshm");
 	tree_put(&t, "proc/self/mountinfo", mi_docker);
 	tree_link(&t, "mnt:[4026532001]", "proc/self/ns/mnt");
 
@@ -658,7 +575,7 @@ static void test_shm_tree(void **state)
 	tree_release(&t);
 
 	/* Nothing at all. */
-	tree_init(&t);
+	tree_init(&t, "cgshm");
 	gd_snapshot_init(&s);
 	assert_int_equal(run(gd_collect_dev_shm, &t.ctx, &s, &err), GD_SRC_ABSENT);
 	assert_int_equal(s.shm.n, 0);
@@ -749,5 +666,5 @@ int main(void)
 		cmocka_unit_test(test_live),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, tree_sweep);
 }

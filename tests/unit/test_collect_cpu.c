@@ -3,86 +3,13 @@
  * cpufreq collectors: real samples, older kernels, malformed input, sysfs
  * fixture trees built in a temporary directory, and the live machine.
  */
-#include "testutil.h"
+#include "fixture.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 #include <unistd.h>
-
-/* ---- fixture trees ----------------------------------------------------- */
-
-struct tree {
-	char dir[64];
-	struct gd_root root;
-	struct gd_collect_ctx ctx;
-};
-
-static void tree_init(struct tree *t)
-{
-	struct gd_err err;
-
-	snprintf(t->dir, sizeof t->dir, "/tmp/gd-test-cpu-XXXXXX");
-	assert_non_null(mkdtemp(t->dir));
-	assert_int_equal(gd_root_open(&t->root, t->dir, &err), 0);
-	t->ctx.root = &t->root;
-}
-
-/* Creates every missing directory above rel (and rel itself when dir). */
-static void tree_mkdirs(struct tree *t, const char *rel, bool whole)
-{
-	char path[512];
-	size_t base = strlen(t->dir) + 1;
-
-	snprintf(path, sizeof path, "%s/%s", t->dir, rel);
-	for (char *p = path + base; *p; p++)
-		if (*p == '/') {
-			*p = '\0';
-			mkdir(path, 0755);
-			*p = '/';
-		}
-	if (whole)
-		mkdir(path, 0755);
-}
-
-static void tree_put(struct tree *t, const char *rel, const char *text)
-{
-	char path[512];
-	FILE *f;
-
-	tree_mkdirs(t, rel, false);
-	snprintf(path, sizeof path, "%s/%s", t->dir, rel);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	assert_int_equal(fwrite(text, 1, strlen(text), f), strlen(text));
-	assert_int_equal(fclose(f), 0);
-}
-
-static void tree_link(struct tree *t, const char *target, const char *rel)
-{
-	char path[512];
-
-	tree_mkdirs(t, rel, false);
-	snprintf(path, sizeof path, "%s/%s", t->dir, rel);
-	assert_int_equal(symlink(target, path), 0);
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static void tree_release(struct tree *t)
-{
-	gd_root_release(&t->root);
-	assert_int_equal(nftw(t->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
-}
 
 static void live_init(struct gd_root *root, struct gd_collect_ctx *ctx)
 {
@@ -91,25 +18,6 @@ static void live_init(struct gd_root *root, struct gd_collect_ctx *ctx)
 	assert_int_equal(gd_root_open(root, "/", &err), 0);
 	ctx->root = root;
 }
-
-/* Runs a collector; prints the reason when it is not OK. */
-static enum gd_src_status run(gd_collect_fn fn, const struct gd_collect_ctx *ctx, struct gd_snapshot *s,
-			      struct gd_err *err)
-{
-	enum gd_src_status st;
-
-	gd_err_clear(err);
-	st = fn(ctx, s, err);
-	if (st != GD_SRC_OK)
-		print_message("  [%s] %s\n", gd_src_status_name(st), err->msg);
-	return st;
-}
-
-#define assert_contains(hay, needle) \
-	do { \
-		if (!strstr((hay), (needle))) \
-			fail_msg("\"%s\" does not contain \"%s\"", (hay), (needle)); \
-	} while (0)
 
 /* ---- /proc/uptime and host --------------------------------------------- */
 
@@ -169,7 +77,7 @@ static const char mounts_v1[] = "rootfs / rootfs rw 0 0\n"
 
 static void host_tree(struct tree *t, const char *mountinfo)
 {
-	tree_init(t);
+	tree_init(t, "cpu");
 	tree_put(t, "proc/uptime", "1234.50 4000.00\n");
 	tree_put(t, "proc/sys/kernel/hostname", "gpu-node-17\n");
 	tree_put(t, "proc/sys/kernel/osrelease", "6.1.0-18-amd64\n");
@@ -207,7 +115,7 @@ static void test_host_fixture(void **state)
 	tree_release(&t);
 
 	/* No mountinfo: /proc/mounts is the fallback. */
-	tree_init(&t);
+	tree_init(&t, "cpu");
 	tree_put(&t, "proc/uptime", "10.00 20.00\n");
 	tree_put(&t, "proc/sys/kernel/hostname", "h\n");
 	tree_put(&t, "proc/sys/kernel/osrelease", "3.10.0-1160.el7.x86_64\n");
@@ -229,7 +137,7 @@ static void test_host_missing(void **state)
 
 	(void)state;
 	/* Everything but the uptime missing: PARTIAL, naming what is gone. */
-	tree_init(&t);
+	tree_init(&t, "cpu");
 	tree_put(&t, "proc/uptime", "10.00 20.00\n");
 	gd_snapshot_init(&s);
 	assert_int_equal(run(gd_collect_host, &t.ctx, &s, &err), GD_SRC_PARTIAL);
@@ -255,7 +163,7 @@ static void test_host_missing(void **state)
 	tree_release(&t);
 
 	/* Garbage uptime: FAILED; proc/self a directory: not a pid. */
-	tree_init(&t);
+	tree_init(&t, "cpu");
 	tree_put(&t, "proc/uptime", "up a while\n");
 	tree_put(&t, "proc/self/mountinfo", mountinfo_v2);
 	gd_snapshot_init(&s);
@@ -591,7 +499,7 @@ static void topo_tree(struct tree *t, bool numa)
 	static const char *const core[] = { "0\n", "1\n", "0\n", "1\n" };
 	char rel[128];
 
-	tree_init(t);
+	tree_init(t, "cpu");
 	for (int i = 0; i < 4; i++) {
 		snprintf(rel, sizeof rel, CPUD "cpu%d/topology/physical_package_id", i);
 		tree_put(t, rel, pkg[i]);
@@ -725,7 +633,7 @@ static void test_topology_fallback(void **state)
 
 	(void)state;
 	/* No sysfs: cpuinfo gives the topology; still PARTIAL (no NUMA). */
-	tree_init(&t);
+	tree_init(&t, "cpu");
 	tree_put(&t, "proc/cpuinfo", cpuinfo_2s_ht);
 	gd_snapshot_init(&s);
 	push_cpus(&s, 4);
@@ -738,7 +646,7 @@ static void test_topology_fallback(void **state)
 	tree_release(&t);
 
 	/* Nothing at all: ABSENT. */
-	tree_init(&t);
+	tree_init(&t, "cpu");
 	gd_snapshot_init(&s);
 	assert_int_equal(run(gd_collect_cpu_topology, &t.ctx, &s, &err), GD_SRC_ABSENT);
 	assert_contains(err.msg, "cpuinfo");
@@ -780,7 +688,7 @@ static void test_cpufreq_fixture(void **state)
 	struct gd_cpus *c;
 
 	(void)state;
-	tree_init(&t);
+	tree_init(&t, "cpu");
 	freq_cpu(&t, 0, "performance\n", "2000000\n");
 	freq_cpu(&t, 1, "powersave\n", "800000\n");
 	throttle_cpu(&t, 0, "0\n", "12\n");
@@ -821,7 +729,7 @@ static void test_cpufreq_absent_and_broken(void **state)
 
 	(void)state;
 	/* A VM: the cpu directory without cpufreq or thermal_throttle. */
-	tree_init(&t);
+	tree_init(&t, "cpu");
 	tree_put(&t, CPUD "cpu0/topology/core_id", "0\n");
 	tree_put(&t, CPUD "cpufreq/boost", "0\n");
 	gd_snapshot_init(&s);
@@ -849,7 +757,7 @@ static void test_cpufreq_absent_and_broken(void **state)
 	tree_release(&t);
 
 	/* "<unknown>" frequency, a governor that is a directory, a huge count. */
-	tree_init(&t);
+	tree_init(&t, "cpu");
 	freq_cpu(&t, 0, "schedutil\n", "<unknown>\n");
 	freq_cpu(&t, 1, "x\n", "1000000\n");
 	snprintf(path, sizeof path, "%s/" CPUD "cpu1/cpufreq/scaling_governor", t.dir);
@@ -933,5 +841,5 @@ int main(void)
 		cmocka_unit_test(test_cpu_live),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, tree_sweep);
 }

@@ -3,82 +3,10 @@
  * real samples, older kernels, malformed input, fixture roots and the live
  * machine.
  */
-#include "testutil.h"
+#include "fixture.h"
 
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-/* ---- fixture trees ----------------------------------------------------- */
-
-struct tree {
-	char dir[64];
-	struct gd_root root;
-	struct gd_collect_ctx ctx;
-};
-
-static void tree_init(struct tree *t)
-{
-	struct gd_err err;
-
-	snprintf(t->dir, sizeof t->dir, "/tmp/gd-test-mem-XXXXXX");
-	assert_non_null(mkdtemp(t->dir));
-	assert_int_equal(gd_root_open(&t->root, t->dir, &err), 0);
-	t->ctx.root = &t->root;
-}
-
-static void tree_put(struct tree *t, const char *rel, const char *text)
-{
-	char path[512];
-	size_t base = strlen(t->dir) + 1;
-	FILE *f;
-
-	snprintf(path, sizeof path, "%s/%s", t->dir, rel);
-	for (char *p = path + base; *p; p++)
-		if (*p == '/') {
-			*p = '\0';
-			mkdir(path, 0755);
-			*p = '/';
-		}
-	f = fopen(path, "w");
-	assert_non_null(f);
-	assert_int_equal(fwrite(text, 1, strlen(text), f), strlen(text));
-	assert_int_equal(fclose(f), 0);
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static void tree_release(struct tree *t)
-{
-	gd_root_release(&t->root);
-	assert_int_equal(nftw(t->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
-}
-
-static enum gd_src_status run(gd_collect_fn fn, const struct gd_collect_ctx *ctx, struct gd_snapshot *s,
-			      struct gd_err *err)
-{
-	enum gd_src_status st;
-
-	gd_err_clear(err);
-	st = fn(ctx, s, err);
-	if (st != GD_SRC_OK)
-		print_message("  [%s] %s\n", gd_src_status_name(st), err->msg);
-	return st;
-}
-
-#define assert_contains(hay, needle) \
-	do { \
-		if (!strstr((hay), (needle))) \
-			fail_msg("\"%s\" does not contain \"%s\"", (hay), (needle)); \
-	} while (0)
 
 /* ---- /proc/pressure ---------------------------------------------------- */
 
@@ -203,7 +131,7 @@ static void test_psi_collector(void **state)
 	struct gd_err err;
 
 	(void)state;
-	tree_init(&t);
+	tree_init(&t, "mem");
 	/* PSI disabled: no files. */
 	gd_snapshot_init(&s);
 	assert_int_equal(run(gd_collect_proc_pressure, &t.ctx, &s, &err), GD_SRC_ABSENT);
@@ -444,7 +372,7 @@ static void test_mem_collectors(void **state)
 	struct gd_err err;
 
 	(void)state;
-	tree_init(&t);
+	tree_init(&t, "mem");
 	gd_snapshot_init(&s);
 	assert_int_equal(run(gd_collect_proc_meminfo, &t.ctx, &s, &err), GD_SRC_ABSENT);
 	assert_contains(err.msg, "/proc/meminfo");
@@ -503,5 +431,5 @@ int main(void)
 		cmocka_unit_test(test_mem_live),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, tree_sweep);
 }

@@ -5,91 +5,15 @@
  * /dev/nvidia<N> and to files on an NFS mount); GPU-job membership; and
  * both collectors on this machine.
  */
-#include "testutil.h"
+#include "fixture.h"
 
 #include <errno.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "model/jobs.h"
 
 /* ---- fixture trees ----------------------------------------------------- */
-
-struct tree {
-	char dir[64];
-	struct gd_root root;
-	struct gd_collect_ctx ctx;
-};
-
-static void tree_init(struct tree *t)
-{
-	struct gd_err err;
-
-	snprintf(t->dir, sizeof t->dir, "/tmp/gd-test-proc-XXXXXX");
-	assert_non_null(mkdtemp(t->dir));
-	assert_int_equal(gd_root_open(&t->root, t->dir, &err), 0);
-	t->ctx.root = &t->root;
-}
-
-static void tree_mkdirs(struct tree *t, const char *rel, bool whole)
-{
-	char path[512];
-	size_t base = strlen(t->dir) + 1;
-
-	snprintf(path, sizeof path, "%s/%s", t->dir, rel);
-	for (char *p = path + base; *p; p++)
-		if (*p == '/') {
-			*p = '\0';
-			mkdir(path, 0755);
-			*p = '/';
-		}
-	if (whole)
-		mkdir(path, 0755);
-}
-
-static void tree_putn(struct tree *t, const char *rel, const char *text, size_t n)
-{
-	char path[512];
-	FILE *f;
-
-	tree_mkdirs(t, rel, false);
-	snprintf(path, sizeof path, "%s/%s", t->dir, rel);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	assert_int_equal(fwrite(text, 1, n, f), n);
-	assert_int_equal(fclose(f), 0);
-}
-
-static void tree_put(struct tree *t, const char *rel, const char *text)
-{
-	tree_putn(t, rel, text, strlen(text));
-}
-
-static void tree_link(struct tree *t, const char *target, const char *rel)
-{
-	char path[512];
-
-	tree_mkdirs(t, rel, false);
-	snprintf(path, sizeof path, "%s/%s", t->dir, rel);
-	assert_int_equal(symlink(target, path), 0);
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static void tree_release(struct tree *t)
-{
-	gd_root_release(&t->root);
-	assert_int_equal(nftw(t->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
-}
 
 /* A stat line of this machine's kernel (6.x, 52 fields) for pid/comm/ppid,
  * with flags, utime, stime, threads, starttime and rss pages. */
@@ -503,7 +427,7 @@ static void build_tree(struct tree *t)
 {
 	const char cmdline[] = "python3\0train.py\0--batch-size\0" "064\0";
 
-	tree_init(t);
+	tree_init(t, "proc");
 	/* The mount table the proc_mounts collector reads first: an NFS data
 	 * set with a local disk mounted inside it. */
 	tree_put(t, "proc/self/mounts",
@@ -548,18 +472,6 @@ static void build_tree(struct tree *t)
 	tree_mkdirs(t, "proc/400/fd", true);
 	/* Not a pid. */
 	tree_mkdirs(t, "proc/sys/kernel", true);
-}
-
-static enum gd_src_status run(gd_collect_fn fn, const struct gd_collect_ctx *ctx, struct gd_snapshot *s,
-			      struct gd_err *err)
-{
-	enum gd_src_status st;
-
-	gd_err_clear(err);
-	st = fn(ctx, s, err);
-	if (st != GD_SRC_OK)
-		print_message("status %s: %s\n", gd_src_status_name(st), err->msg);
-	return st;
 }
 
 static void test_processes_fixture(void **state)
@@ -676,7 +588,7 @@ static void test_processes_broken(void **state)
 	tree_release(&t);
 
 	/* No proc directory at all. */
-	tree_init(&t);
+	tree_init(&t, "proc");
 	gd_snapshot_init(&s);
 	assert_int_equal(run(gd_collect_processes, &t.ctx, &s, &err), GD_SRC_ABSENT);
 	assert_non_null(strstr(err.msg, "/proc"));
@@ -695,7 +607,7 @@ static void test_threads_cap(void **state)
 	char line[512], rel[128];
 
 	(void)state;
-	tree_init(&t);
+	tree_init(&t, "proc");
 	stat_line(line, sizeof line, 9, "w", 'S', 1, 0, 1, 1, 1, 1, 1);
 	for (unsigned tid = 1; tid <= 4100; tid++) {
 		snprintf(rel, sizeof rel, "proc/9/task/%u/stat", tid);
@@ -764,5 +676,5 @@ int main(void)
 		cmocka_unit_test(test_processes_live),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, tree_sweep);
 }

@@ -4,114 +4,17 @@
  * links into /sys/devices, virtio NICs under their PCI function), and once
  * over this machine's own root.
  */
-#include "testutil.h"
+#include "fixture.h"
 
 #include <errno.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include "core/root.h"
 
 #define DISK(s, i) GD_VEC_AT((s).disks, struct gd_disk, i)
 #define NETIF(s, i) GD_VEC_AT((s).netifs, struct gd_netif, i)
 #define NIRQ(s, i) GD_VEC_AT((s).nic_irqs, struct gd_nic_irq, i)
 #define IBP(s, i) GD_VEC_AT((s).ib_ports, struct gd_ib_port, i)
 #define SENSOR(s, i) GD_VEC_AT((s).sensors, struct gd_sensor, i)
-
-/* ---- fixture tree -------------------------------------------------------- */
-
-struct tree {
-	char dir[64];
-	struct gd_root root;
-	struct gd_collect_ctx ctx;
-};
-
-static void mkdir_p(const char *path)
-{
-	char tmp[512];
-
-	snprintf(tmp, sizeof tmp, "%s", path);
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		mkdir(tmp, 0755);
-		*p = '/';
-	}
-	mkdir(tmp, 0755);
-}
-
-/* Writes text to dir/rel, creating the directories above it. */
-static void put(struct tree *t, const char *rel, const char *text)
-{
-	char path[512], *slash;
-	FILE *f;
-
-	snprintf(path, sizeof path, "%s/%s", t->dir, rel);
-	slash = strrchr(path, '/');
-	*slash = '\0';
-	mkdir_p(path);
-	*slash = '/';
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
-/* A directory with nothing in it. */
-static void put_dir(struct tree *t, const char *rel)
-{
-	char path[512];
-
-	snprintf(path, sizeof path, "%s/%s", t->dir, rel);
-	mkdir_p(path);
-}
-
-/* dir/rel -> target (relative, as sysfs's own links are). */
-static void put_link(struct tree *t, const char *rel, const char *target)
-{
-	char path[512], *slash;
-
-	snprintf(path, sizeof path, "%s/%s", t->dir, rel);
-	slash = strrchr(path, '/');
-	*slash = '\0';
-	mkdir_p(path);
-	*slash = '/';
-	assert_int_equal(symlink(target, path), 0);
-}
-
-static void tree_init(struct tree *t)
-{
-	snprintf(t->dir, sizeof t->dir, "/tmp/gd_sys_XXXXXX");
-	assert_non_null(mkdtemp(t->dir));
-}
-
-static void tree_open(struct tree *t)
-{
-	struct gd_err err;
-
-	gd_err_clear(&err);
-	assert_int_equal(gd_root_open(&t->root, t->dir, &err), 0);
-	assert_false(t->root.is_host);
-	t->ctx.root = &t->root;
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static void tree_release(struct tree *t)
-{
-	gd_root_release(&t->root);
-	nftw(t->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
 
 static void assert_u64(struct gd_u64 x, uint64_t v)
 {
@@ -134,22 +37,21 @@ static void test_disks_sysfs(void **state)
 	struct gd_err err;
 
 	(void)state;
-	tree_init(&t);
-	put(&t, "proc/diskstats",
+	tree_init(&t, "sys");
+	tree_put(&t, "proc/diskstats",
 	    "   8       0 sda 1000 20 80000 500 300 10 6000 700 2 900 1300 0 0 0 0 0 0\n"
 	    "   8       1 sda1 900 19 70000 450 290 9 5900 690 0 880 1200 0 0 0 0 0 0\n"
 	    " 259       0 nvme0n1 18 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
 	    " 104       0 cciss/c0d0 1 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
 	    " 253       0 dm-0 1 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
 	    "   7       0 loop0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
-	put(&t, "sys/devices/pci0000:00/0000:00:17.0/ata1/host0/target0:0:0/0:0:0:0/block/sda/queue/rotational", "1\n");
-	put_dir(&t, "sys/devices/pci0000:00/0000:00:17.0/ata1/host0/target0:0:0/0:0:0:0/block/sda/sda1");
-	put_link(&t, "sys/block/sda", "../devices/pci0000:00/0000:00:17.0/ata1/host0/target0:0:0/0:0:0:0/block/sda");
-	put(&t, "sys/block/nvme0n1/queue/rotational", "0\n");
-	put(&t, "sys/block/cciss!c0d0/queue/rotational", "1\n");
+	tree_put(&t, "sys/devices/pci0000:00/0000:00:17.0/ata1/host0/target0:0:0/0:0:0:0/block/sda/queue/rotational", "1\n");
+	tree_mkdirs(&t, "sys/devices/pci0000:00/0000:00:17.0/ata1/host0/target0:0:0/0:0:0:0/block/sda/sda1", true);
+	tree_link(&t, "../devices/pci0000:00/0000:00:17.0/ata1/host0/target0:0:0/0:0:0:0/block/sda", "sys/block/sda");
+	tree_put(&t, "sys/block/nvme0n1/queue/rotational", "0\n");
+	tree_put(&t, "sys/block/cciss!c0d0/queue/rotational", "1\n");
 	/* dm-0's queue says something that is not 0 or 1: left absent. */
-	put(&t, "sys/block/dm-0/queue/rotational", "banana\n");
-	tree_open(&t);
+	tree_put(&t, "sys/block/dm-0/queue/rotational", "banana\n");
 
 	gd_snapshot_init(&s);
 	gd_err_clear(&err);
@@ -179,11 +81,10 @@ static void test_disks_without_sys(void **state)
 	struct gd_err err;
 
 	(void)state;
-	tree_init(&t);
-	put(&t, "proc/diskstats",
+	tree_init(&t, "sys");
+	tree_put(&t, "proc/diskstats",
 	    "   8       0 sda 1000 20 80000 500 300 10 6000 700 2 900 1300\n"
 	    "   8      16 sdb 1 2 3\n");
-	tree_open(&t);
 	gd_snapshot_init(&s);
 	gd_err_clear(&err);
 	assert_int_equal(gd_collect_proc_diskstats(&t.ctx, &s, &err), GD_SRC_PARTIAL);
@@ -196,8 +97,7 @@ static void test_disks_without_sys(void **state)
 	gd_snapshot_release(&s);
 	tree_release(&t);
 
-	tree_init(&t);
-	tree_open(&t);
+	tree_init(&t, "sys");
 	gd_snapshot_init(&s);
 	gd_err_clear(&err);
 	assert_int_equal(gd_collect_proc_diskstats(&t.ctx, &s, &err), GD_SRC_ABSENT);
@@ -215,9 +115,8 @@ static void test_mounts_fallback(void **state)
 	struct gd_err err;
 
 	(void)state;
-	tree_init(&t);
-	put(&t, "proc/mounts", "tmpfs /dev/shm tmpfs rw,size=65536k 0 0\n");
-	tree_open(&t);
+	tree_init(&t, "sys");
+	tree_put(&t, "proc/mounts", "tmpfs /dev/shm tmpfs rw,size=65536k 0 0\n");
 	gd_snapshot_init(&s);
 	gd_err_clear(&err);
 	assert_int_equal(gd_collect_proc_mounts(&t.ctx, &s, &err), GD_SRC_OK);
@@ -225,7 +124,7 @@ static void test_mounts_fallback(void **state)
 	assert_u64(GD_VEC_AT(s.mounts, struct gd_mount, 0)->size_bytes, 65536ull * 1024);
 	gd_snapshot_release(&s);
 	/* self/mounts wins when present. */
-	put(&t, "proc/self/mounts", "a /a ext4 rw 0 0\nb /b xfs rw 0 0\n");
+	tree_put(&t, "proc/self/mounts", "a /a ext4 rw 0 0\nb /b xfs rw 0 0\n");
 	gd_snapshot_init(&s);
 	assert_int_equal(gd_collect_proc_mounts(&t.ctx, &s, &err), GD_SRC_OK);
 	assert_int_equal(s.mounts.n, 2);
@@ -248,31 +147,31 @@ static const char net_dev[] =
 
 static void build_net_tree(struct tree *t)
 {
-	put(t, "proc/net/dev", net_dev);
+	tree_put(t, "proc/net/dev", net_dev);
 	/* lo: virtual, speed unreadable on a real system (here "-1"). */
-	put(t, "sys/devices/virtual/net/lo/operstate", "unknown\n");
-	put(t, "sys/devices/virtual/net/lo/flags", "0x9\n");
-	put(t, "sys/devices/virtual/net/lo/type", "772\n");
-	put_link(t, "sys/class/net/lo", "../../devices/virtual/net/lo");
+	tree_put(t, "sys/devices/virtual/net/lo/operstate", "unknown\n");
+	tree_put(t, "sys/devices/virtual/net/lo/flags", "0x9\n");
+	tree_put(t, "sys/devices/virtual/net/lo/type", "772\n");
+	tree_link(t, "../../devices/virtual/net/lo", "sys/class/net/lo");
 	/* eth0: a virtio NIC; device -> virtio2, whose parent holds msi_irqs. */
-	put(t, VIRTIO_PCI "/virtio2/net/eth0/operstate", "up\n");
-	put(t, VIRTIO_PCI "/virtio2/net/eth0/flags", "0x1003\n");
-	put(t, VIRTIO_PCI "/virtio2/net/eth0/speed", "-1\n");
-	put(t, VIRTIO_PCI "/virtio2/net/eth0/type", "1\n");
-	put_link(t, VIRTIO_PCI "/virtio2/net/eth0/device", "../../../virtio2");
-	put(t, VIRTIO_PCI "/msi_irqs/37", "msix\n");
-	put(t, VIRTIO_PCI "/msi_irqs/38", "msix\n");
-	put(t, VIRTIO_PCI "/msi_irqs/39", "msix\n");
-	put_link(t, "sys/class/net/eth0", "../../devices/pci0000:00/0000:00:03.0/virtio2/net/eth0");
+	tree_put(t, VIRTIO_PCI "/virtio2/net/eth0/operstate", "up\n");
+	tree_put(t, VIRTIO_PCI "/virtio2/net/eth0/flags", "0x1003\n");
+	tree_put(t, VIRTIO_PCI "/virtio2/net/eth0/speed", "-1\n");
+	tree_put(t, VIRTIO_PCI "/virtio2/net/eth0/type", "1\n");
+	tree_link(t, "../../../virtio2", VIRTIO_PCI "/virtio2/net/eth0/device");
+	tree_put(t, VIRTIO_PCI "/msi_irqs/37", "msix\n");
+	tree_put(t, VIRTIO_PCI "/msi_irqs/38", "msix\n");
+	tree_put(t, VIRTIO_PCI "/msi_irqs/39", "msix\n");
+	tree_link(t, "../../devices/pci0000:00/0000:00:03.0/virtio2/net/eth0", "sys/class/net/eth0");
 	/* ens1f0: a PCI NIC, administratively down (flags 0x1002). */
-	put(t, MLX_PCI "/net/ens1f0/operstate", "down\n");
-	put(t, MLX_PCI "/net/ens1f0/flags", "0x1002\n");
-	put(t, MLX_PCI "/net/ens1f0/speed", "100000\n");
-	put(t, MLX_PCI "/net/ens1f0/type", "1\n");
-	put_link(t, MLX_PCI "/net/ens1f0/device", "../../../0000:17:00.0");
-	put(t, MLX_PCI "/msi_irqs/120", "msix\n");
-	put(t, MLX_PCI "/msi_irqs/121", "msix\n");
-	put_link(t, "sys/class/net/ens1f0", "../../devices/pci0000:16/0000:16:02.0/0000:17:00.0/net/ens1f0");
+	tree_put(t, MLX_PCI "/net/ens1f0/operstate", "down\n");
+	tree_put(t, MLX_PCI "/net/ens1f0/flags", "0x1002\n");
+	tree_put(t, MLX_PCI "/net/ens1f0/speed", "100000\n");
+	tree_put(t, MLX_PCI "/net/ens1f0/type", "1\n");
+	tree_link(t, "../../../0000:17:00.0", MLX_PCI "/net/ens1f0/device");
+	tree_put(t, MLX_PCI "/msi_irqs/120", "msix\n");
+	tree_put(t, MLX_PCI "/msi_irqs/121", "msix\n");
+	tree_link(t, "../../devices/pci0000:16/0000:16:02.0/0000:17:00.0/net/ens1f0", "sys/class/net/ens1f0");
 	/* ib0: no sysfs directory at all in this fixture. */
 }
 
@@ -283,9 +182,8 @@ static void test_net_dev_sysfs(void **state)
 	struct gd_err err;
 
 	(void)state;
-	tree_init(&t);
+	tree_init(&t, "sys");
 	build_net_tree(&t);
-	tree_open(&t);
 	gd_snapshot_init(&s);
 	gd_err_clear(&err);
 	assert_int_equal(gd_collect_proc_net_dev(&t.ctx, &s, &err), GD_SRC_OK);
@@ -333,9 +231,9 @@ static void test_interrupts_msi_irqs(void **state)
 	struct gd_err err;
 
 	(void)state;
-	tree_init(&t);
+	tree_init(&t, "sys");
 	build_net_tree(&t);
-	put(&t, "proc/interrupts",
+	tree_put(&t, "proc/interrupts",
 	    "           CPU0       CPU1       \n"
 	    "  24:          1          0  IO-APIC   5-edge      ACPI:Ged\n"
 	    "  37:          0          0 PCI-MSIX-0000:00:03.0   0-edge      virtio2-config\n"
@@ -347,7 +245,6 @@ static void test_interrupts_msi_irqs(void **state)
 	    " 130:          0          7  IR-PCI-MSI 9437186-edge      ib0-rx\n"
 	    " NMI:          0          0   Non-maskable interrupts\n"
 	    " LOC:      13308      11962   Local timer interrupts\n");
-	tree_open(&t);
 	gd_snapshot_init(&s);
 	gd_err_clear(&err);
 	assert_int_equal(gd_collect_proc_net_dev(&t.ctx, &s, &err), GD_SRC_OK);
@@ -390,11 +287,10 @@ static void test_snmp_netstat_missing(void **state)
 	struct gd_err err;
 
 	(void)state;
-	tree_init(&t);
-	put(&t, "proc/net/snmp",
+	tree_init(&t, "sys");
+	tree_put(&t, "proc/net/snmp",
 	    "Tcp: RtoAlgorithm RtoMin RtoMax MaxConn ActiveOpens PassiveOpens AttemptFails EstabResets CurrEstab InSegs OutSegs RetransSegs InErrs OutRsts\n"
 	    "Tcp: 1 200 120000 -1 5 6 0 0 7 8 9 10 11 12\n");
-	tree_open(&t);
 	gd_snapshot_init(&s);
 	gd_err_clear(&err);
 	assert_int_equal(gd_collect_proc_net_snmp(&t.ctx, &s, &err), GD_SRC_PARTIAL);
@@ -403,7 +299,7 @@ static void test_snmp_netstat_missing(void **state)
 	assert_false(s.tcp.timeouts.ok);
 	gd_snapshot_release(&s);
 
-	put(&t, "proc/net/netstat", "TcpExt: TCPTimeouts\nTcpExt: 3\n");
+	tree_put(&t, "proc/net/netstat", "TcpExt: TCPTimeouts\nTcpExt: 3\n");
 	gd_snapshot_init(&s);
 	gd_err_clear(&err);
 	assert_int_equal(gd_collect_proc_net_snmp(&t.ctx, &s, &err), GD_SRC_OK);
@@ -411,7 +307,7 @@ static void test_snmp_netstat_missing(void **state)
 	gd_snapshot_release(&s);
 
 	/* snmp broken, netstat fine: partial, naming snmp's line. */
-	put(&t, "proc/net/snmp", "Tcp: ActiveOpens OutSegs\nTcp: 1\n");
+	tree_put(&t, "proc/net/snmp", "Tcp: ActiveOpens OutSegs\nTcp: 1\n");
 	gd_snapshot_init(&s);
 	gd_err_clear(&err);
 	assert_int_equal(gd_collect_proc_net_snmp(&t.ctx, &s, &err), GD_SRC_PARTIAL);
@@ -433,9 +329,8 @@ static void test_infiniband_ports(void **state)
 	const char *p = "sys/class/infiniband/mlx5_0/ports/1";
 
 	(void)state;
-	tree_init(&t);
-	put_dir(&t, "sys/class");
-	tree_open(&t);
+	tree_init(&t, "sys");
+	tree_mkdirs(&t, "sys/class", true);
 	gd_snapshot_init(&s);
 	gd_err_clear(&err);
 	assert_int_equal(gd_collect_infiniband(&t.ctx, &s, &err), GD_SRC_ABSENT);
@@ -460,17 +355,17 @@ static void test_infiniband_ports(void **state)
 
 		for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
 			snprintf(path, sizeof path, "%s/%s", p, files[i][0]);
-			put(&t, path, files[i][1]);
+			tree_put(&t, path, files[i][1]);
 		}
 	}
 	/* A RoCE port with a fractional rate, and port 2 of a second device
 	 * with a malformed state. */
-	put(&t, "sys/class/infiniband/mlx5_0/ports/2/state", "1: DOWN\n");
-	put(&t, "sys/class/infiniband/mlx5_0/ports/2/phys_state", "3: Disabled\n");
-	put(&t, "sys/class/infiniband/mlx5_0/ports/2/rate", "2.5 Gb/sec (1X SDR)\n");
-	put(&t, "sys/class/infiniband/mlx5_0/ports/2/link_layer", "Ethernet\n");
-	put(&t, "sys/class/infiniband/mlx5_10/ports/1/state", "ACTIVE\n");
-	put(&t, "sys/class/infiniband/mlx5_10/ports/1/rate", "fast\n");
+	tree_put(&t, "sys/class/infiniband/mlx5_0/ports/2/state", "1: DOWN\n");
+	tree_put(&t, "sys/class/infiniband/mlx5_0/ports/2/phys_state", "3: Disabled\n");
+	tree_put(&t, "sys/class/infiniband/mlx5_0/ports/2/rate", "2.5 Gb/sec (1X SDR)\n");
+	tree_put(&t, "sys/class/infiniband/mlx5_0/ports/2/link_layer", "Ethernet\n");
+	tree_put(&t, "sys/class/infiniband/mlx5_10/ports/1/state", "ACTIVE\n");
+	tree_put(&t, "sys/class/infiniband/mlx5_10/ports/1/rate", "fast\n");
 	gd_snapshot_init(&s);
 	gd_err_clear(&err);
 	assert_int_equal(gd_collect_infiniband(&t.ctx, &s, &err), GD_SRC_PARTIAL);
@@ -516,9 +411,8 @@ static void test_thermal_zones_and_hwmon(void **state)
 	struct gd_err err;
 
 	(void)state;
-	tree_init(&t);
-	put_dir(&t, "sys/class/thermal");   /* empty, as in this VM */
-	tree_open(&t);
+	tree_init(&t, "sys");
+	tree_mkdirs(&t, "sys/class/thermal", true);   /* empty, as in this VM */
 	gd_snapshot_init(&s);
 	gd_err_clear(&err);
 	assert_int_equal(gd_collect_thermal(&t.ctx, &s, &err), GD_SRC_ABSENT);
@@ -526,31 +420,31 @@ static void test_thermal_zones_and_hwmon(void **state)
 	assert_int_equal(s.sensors.n, 0);
 	gd_snapshot_release(&s);
 
-	put(&t, "sys/class/thermal/thermal_zone0/type", "x86_pkg_temp\n");
-	put(&t, "sys/class/thermal/thermal_zone0/temp", "45000\n");
-	put(&t, "sys/class/thermal/thermal_zone0/trip_point_0_type", "passive\n");
-	put(&t, "sys/class/thermal/thermal_zone0/trip_point_0_temp", "95000\n");
-	put(&t, "sys/class/thermal/thermal_zone0/trip_point_1_type", "critical\n");
-	put(&t, "sys/class/thermal/thermal_zone0/trip_point_1_temp", "105000\n");
-	put(&t, "sys/class/thermal/thermal_zone1/type", "acpitz\n");
-	put(&t, "sys/class/thermal/thermal_zone1/temp", "-5500\n");
-	put_dir(&t, "sys/class/thermal/cooling_device0");
-	put(&t, "sys/class/hwmon/hwmon0/name", "coretemp\n");
-	put(&t, "sys/class/hwmon/hwmon0/temp1_label", "Package id 0\n");
-	put(&t, "sys/class/hwmon/hwmon0/temp1_input", "47000\n");
-	put(&t, "sys/class/hwmon/hwmon0/temp1_max", "84000\n");
-	put(&t, "sys/class/hwmon/hwmon0/temp1_crit", "100000\n");
-	put(&t, "sys/class/hwmon/hwmon0/temp10_input", "46000\n");
-	put(&t, "sys/class/hwmon/hwmon0/temp2_input", "41000\n");
-	put(&t, "sys/class/hwmon/hwmon0/temp2_label", "Core 0\n");
-	put(&t, "sys/class/hwmon/hwmon0/fan1_input", "1200\n");
+	tree_put(&t, "sys/class/thermal/thermal_zone0/type", "x86_pkg_temp\n");
+	tree_put(&t, "sys/class/thermal/thermal_zone0/temp", "45000\n");
+	tree_put(&t, "sys/class/thermal/thermal_zone0/trip_point_0_type", "passive\n");
+	tree_put(&t, "sys/class/thermal/thermal_zone0/trip_point_0_temp", "95000\n");
+	tree_put(&t, "sys/class/thermal/thermal_zone0/trip_point_1_type", "critical\n");
+	tree_put(&t, "sys/class/thermal/thermal_zone0/trip_point_1_temp", "105000\n");
+	tree_put(&t, "sys/class/thermal/thermal_zone1/type", "acpitz\n");
+	tree_put(&t, "sys/class/thermal/thermal_zone1/temp", "-5500\n");
+	tree_mkdirs(&t, "sys/class/thermal/cooling_device0", true);
+	tree_put(&t, "sys/class/hwmon/hwmon0/name", "coretemp\n");
+	tree_put(&t, "sys/class/hwmon/hwmon0/temp1_label", "Package id 0\n");
+	tree_put(&t, "sys/class/hwmon/hwmon0/temp1_input", "47000\n");
+	tree_put(&t, "sys/class/hwmon/hwmon0/temp1_max", "84000\n");
+	tree_put(&t, "sys/class/hwmon/hwmon0/temp1_crit", "100000\n");
+	tree_put(&t, "sys/class/hwmon/hwmon0/temp10_input", "46000\n");
+	tree_put(&t, "sys/class/hwmon/hwmon0/temp2_input", "41000\n");
+	tree_put(&t, "sys/class/hwmon/hwmon0/temp2_label", "Core 0\n");
+	tree_put(&t, "sys/class/hwmon/hwmon0/fan1_input", "1200\n");
 	/* Before 3.x the name lived under device/. */
-	put(&t, "sys/class/hwmon/hwmon10/device/name", "ipmi_temp\n");
-	put(&t, "sys/class/hwmon/hwmon10/temp1_label", "Inlet Temp\n");
-	put(&t, "sys/class/hwmon/hwmon10/temp1_input", "23000\n");
-	put(&t, "sys/class/hwmon/hwmon2/name", "nvme\n");
-	put(&t, "sys/class/hwmon/hwmon2/temp1_label", "Composite\n");
-	put(&t, "sys/class/hwmon/hwmon2/temp1_input", "warm\n");
+	tree_put(&t, "sys/class/hwmon/hwmon10/device/name", "ipmi_temp\n");
+	tree_put(&t, "sys/class/hwmon/hwmon10/temp1_label", "Inlet Temp\n");
+	tree_put(&t, "sys/class/hwmon/hwmon10/temp1_input", "23000\n");
+	tree_put(&t, "sys/class/hwmon/hwmon2/name", "nvme\n");
+	tree_put(&t, "sys/class/hwmon/hwmon2/temp1_label", "Composite\n");
+	tree_put(&t, "sys/class/hwmon/hwmon2/temp1_input", "warm\n");
 	gd_snapshot_init(&s);
 	gd_err_clear(&err);
 	assert_int_equal(gd_collect_thermal(&t.ctx, &s, &err), GD_SRC_PARTIAL);
@@ -656,5 +550,5 @@ int main(void)
 		cmocka_unit_test(test_real_machine),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, tree_sweep);
 }

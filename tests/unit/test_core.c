@@ -78,6 +78,38 @@ static void test_tok_lines(void **state)
 	assert_false(gd_tok_is_binary("ab", 2));
 }
 
+/* The tally behind the 0 / 1 (partial) / negative result of table parsers:
+ * the first skipped line and its reason are reported, not the last. */
+static void test_tok_tally(void **state)
+{
+	struct gd_tok_tally t = { 0 };
+	struct gd_err err;
+
+	(void)state;
+	gd_err_clear(&err);
+	assert_int_equal(gd_tok_tally_result(&t, "no devices listed", &err), -ENODATA);
+	assert_string_equal(err.msg, "empty: no devices listed");
+
+	gd_err_clear(&err);
+	gd_tok_tally_skip(&t, 3, "malformed number");
+	gd_tok_tally_skip(&t, 7, "fewer than 14 fields");
+	assert_int_equal(t.skipped, 2);
+	assert_int_equal(gd_tok_tally_result(&t, "no devices listed", &err), -EINVAL);
+	assert_string_equal(err.msg, "line 3: malformed number (no usable line)");
+
+	gd_err_clear(&err);
+	t.parsed = 5;
+	assert_int_equal(gd_tok_tally_result(&t, "no devices listed", &err), 1);
+	assert_int_equal(err.code, -EINVAL);
+	assert_string_equal(err.msg, "line 3: malformed number; 2 line(s) skipped");
+
+	gd_err_clear(&err);
+	t = (struct gd_tok_tally){ .parsed = 1 };
+	assert_int_equal(gd_tok_tally_result(&t, "no devices listed", &err), 0);
+	assert_int_equal(err.code, 0);
+	assert_string_equal(err.msg, "");
+}
+
 static void test_root_reads_relative(void **state)
 {
 	char dir[] = "/tmp/gd-root-XXXXXX", path[256];
@@ -194,6 +226,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tok_split_and_kv),   cmocka_unit_test(test_tok_numbers_strict),
 		cmocka_unit_test(test_tok_lines),          cmocka_unit_test(test_root_reads_relative),
+		cmocka_unit_test(test_tok_tally),
 		cmocka_unit_test(test_duration),           cmocka_unit_test(test_thresholds_set_and_load),
 	};
 

@@ -105,19 +105,6 @@ static void add_irq(struct gd_snapshot *s, const char *irq, const char *netif, u
 	gd_u64_set(&r->count, count);
 }
 
-static void release(struct gd_snapshot *a, struct gd_snapshot *b, struct gd_findings *out)
-{
-	gd_snapshot_release(a);
-	gd_snapshot_release(b);
-	gd_findings_release(out);
-}
-
-static const char *unknown_reason(const struct gd_findings *out)
-{
-	assert_int_equal(out->unknown.n, 1);
-	return GD_VEC_AT(out->unknown, struct gd_unknown, 0)->reason;
-}
-
 /* ---- cpu.saturated ------------------------------------------------------ */
 
 static void saturated_fixture(struct gd_snapshot *a, struct gd_snapshot *b, uint64_t busy, uint64_t of)

@@ -9,45 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define NEAR(x, want, eps) \
-	do { \
-		double x_ = (x), w_ = (want); \
-		if (!(fabs(x_ - w_) <= (eps))) \
-			fail_msg("%s = %.9g, want %.9g", #x, x_, w_); \
-	} while (0)
-
-struct fx {
-	struct gd_snapshot a, b;
-	struct gd_findings out;
-};
-
-static int fx_setup(void **state)
-{
-	struct fx *f = calloc(1, sizeof *f);
-
-	pair_init(&f->a, &f->b, 2.0);
-	gd_findings_init(&f->out);
-	*state = f;
-	return 0;
-}
-
-static int fx_teardown(void **state)
-{
-	struct fx *f = *state;
-
-	gd_snapshot_release(&f->a);
-	gd_snapshot_release(&f->b);
-	gd_findings_release(&f->out);
-	free(f);
-	return 0;
-}
-
-static const char *unknown_reason(const struct gd_findings *out)
-{
-	assert_int_equal(out->unknown.n, 1);
-	return GD_VEC_AT(out->unknown, struct gd_unknown, 0)->reason;
-}
-
 /* One disk record; counters in diskstats order. */
 static struct gd_disk *disk(struct gd_snapshot *s, const char *name, int whole, int rot, uint64_t reads,
 			    uint64_t sect_r, uint64_t writes, uint64_t sect_w, uint64_t io_ms, uint64_t wio_ms)

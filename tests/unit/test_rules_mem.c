@@ -10,19 +10,6 @@
 #define GIB 1073741824ULL
 #define MIB 1048576ULL
 
-static void release(struct gd_snapshot *a, struct gd_snapshot *b, struct gd_findings *out)
-{
-	gd_snapshot_release(a);
-	gd_snapshot_release(b);
-	gd_findings_release(out);
-}
-
-static const char *unknown_reason(const struct gd_findings *out)
-{
-	assert_int_equal(out->unknown.n, 1);
-	return GD_VEC_AT(out->unknown, struct gd_unknown, 0)->reason;
-}
-
 static void set_meminfo(struct gd_snapshot *s, uint64_t total, uint64_t avail)
 {
 	gd_u64_set(&s->mem.total_bytes, total);

@@ -8,10 +8,12 @@
 #ifndef GD_TESTUTIL_H
 #define GD_TESTUTIL_H
 
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 /* cmocka.h needs the headers above first. */
 #include <cmocka.h>
@@ -67,5 +69,67 @@ static inline const struct gd_evidence *ev_get(const struct gd_finding *f, const
 }
 
 #define FINDING(out, i) GD_VEC_AT((out).items, struct gd_finding, i)
+
+/* Fails unless |x - want| <= eps, naming the expression. */
+#define NEAR(x, want, eps) \
+	do { \
+		double x_ = (x), w_ = (want); \
+		if (!(fabs(x_ - w_) <= (eps))) \
+			fail_msg("%s = %.9g, want %.9g", #x, x_, w_); \
+	} while (0)
+
+/* Fails unless the string hay contains needle. */
+#define assert_contains(hay, needle) \
+	do { \
+		if (!strstr((hay), (needle))) \
+			fail_msg("\"%s\" does not contain \"%s\"", (hay), (needle)); \
+	} while (0)
+
+/* The rule-test fixture: snapshots a and b 2 s apart (pair_init) and the
+ * findings, set up and released by cmocka around each test, so a failed
+ * assertion leaks nothing:
+ *	cmocka_unit_test_setup_teardown(test_x, fx_setup, fx_teardown) */
+struct fx {
+	struct gd_snapshot a, b;
+	struct gd_findings out;
+};
+
+static inline int fx_setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof *f);
+
+	if (!f)
+		return -1;
+	pair_init(&f->a, &f->b, 2.0);
+	gd_findings_init(&f->out);
+	*state = f;
+	return 0;
+}
+
+static inline int fx_teardown(void **state)
+{
+	struct fx *f = *state;
+
+	gd_snapshot_release(&f->a);
+	gd_snapshot_release(&f->b);
+	gd_findings_release(&f->out);
+	free(f);
+	return 0;
+}
+
+/* Releases a test's own pair of snapshots and its findings. */
+static inline void release(struct gd_snapshot *a, struct gd_snapshot *b, struct gd_findings *out)
+{
+	gd_snapshot_release(a);
+	gd_snapshot_release(b);
+	gd_findings_release(out);
+}
+
+/* The reason of the one unknown verdict in out (fails unless exactly one). */
+static inline const char *unknown_reason(const struct gd_findings *out)
+{
+	assert_int_equal(out->unknown.n, 1);
+	return GD_VEC_AT(out->unknown, struct gd_unknown, 0)->reason;
+}
 
 #endif

@@ -1,0 +1,243 @@
+#!/usr/bin/env bash
+# scripts/gpu-validate.sh - gpudoctor against a real NVIDIA GPU (written for the
+# lent H200 of the device machine; any NVIDIA GPU with the driver loaded works).
+#
+#   BUILD=build scripts/gpu-validate.sh        (or GPUDOCTOR=path/to/gpudoctor)
+#
+# One short run (< 5 minutes), printing PASS/FAIL/SKIP lines and a summary,
+# exit status 0 when nothing failed.  Outputs (snapshots, check JSON,
+# nvidia-smi's view) go under $OUT when it is set, else a temporary directory.
+#
+#   1. a snapshot through the real driver: nvml.status ok, nvml.missing empty,
+#      every GPU field gpudoctor reads that an H200 supports present and
+#      plausible (name, 10-100 C, power > 0, clocks <= max, PCIe Gen >= 4
+#      max, memory used <= total), and the same values as
+#      `nvidia-smi --query-gpu` where both report them;
+#   2. the evidence without NVML: the PCI bus lists as many NVIDIA GPUs as
+#      NVML, /proc/driver/nvidia/version matches NVML's driver version;
+#   3. with PyTorch: a CUDA load moves utilisation, SM clock and power; a
+#      training loop fed by a CPU-heavy single-process loader makes
+#      gpu.idle_while_job_runs and cpu.input_bound fire, a well-fed one
+#      does not (SKIP without torch);
+#   4. `gpudoctor check` exits 0..2 and its JSON parses.
+#
+# Status: written in a session that was lent no GPU, so it has not been run
+# on real hardware yet; run it where a GPU is lent and report what it prints.
+set -u
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+G=${GPUDOCTOR:-$here/${BUILD:-build}/gpudoctor}
+OUT=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/gpu-validate.XXXXXX")}
+mkdir -p "$OUT"
+PY=$(command -v python3 || command -v python || true)
+pass=0 fail=0 skip=0
+
+ok() { echo "PASS $*"; pass=$((pass + 1)); }
+bad() { echo "FAIL $*"; fail=$((fail + 1)); }
+skp() { echo "SKIP $*"; skip=$((skip + 1)); }
+finish() {
+	echo "$pass passed, $fail failed, $skip skipped (outputs in $OUT)"
+	[ "$fail" -eq 0 ]
+	exit $?
+}
+
+[ -x "$G" ] || { bad "setup: $G is not an executable (make all)"; finish; }
+[ -n "$PY" ] || { bad "setup: python3 is needed to read the JSON"; finish; }
+
+# ---- 1. one snapshot through the real driver -----------------------------
+if ! timeout 60 "$G" snapshot >"$OUT/snap.jsonl" 2>"$OUT/snap.err"; then
+	bad "snapshot: exit $? ($(head -c 300 "$OUT/snap.err"))"
+	finish
+fi
+ok "snapshot taken ($(wc -c <"$OUT/snap.jsonl") bytes)"
+if command -v nvidia-smi >/dev/null 2>&1; then
+	timeout 30 nvidia-smi --query-gpu=pci.bus_id,name,temperature.gpu,power.draw,clocks.max.sm,pcie.link.gen.max,pcie.link.width.max,memory.total,driver_version \
+		--format=csv,noheader,nounits >"$OUT/smi.csv" 2>"$OUT/smi.err" || : >"$OUT/smi.csv"
+else
+	: >"$OUT/smi.csv"
+fi
+
+# Checks the snapshot in Python; prints PASS/FAIL/SKIP lines like the shell.
+"$PY" - "$OUT/snap.jsonl" "$OUT/smi.csv" >"$OUT/fields.txt" 2>&1 <<'PYEOF'
+import json, sys
+snap = json.loads(open(sys.argv[1]).readline())
+def res(kind, msg): print("%s %s" % (kind, msg))
+nv = snap.get("nvml", {})
+if nv.get("status") != "ok":
+    res("FAIL", "nvml.status is %r (%s)" % (nv.get("status"), nv.get("reason")))
+    sys.exit(0)
+res("PASS", "nvml.status ok: driver %s, CUDA %s, %s GPU(s)" % (nv.get("driver_version"), nv.get("cuda_driver_version"), nv.get("device_count")))
+res("PASS" if not nv.get("missing") else "FAIL", "nvml.missing is %r" % (nv.get("missing") or "empty"))
+gpus = snap.get("gpus") or []
+if not gpus:
+    res("FAIL", "no gpus[] in the snapshot"); sys.exit(0)
+# fields every H100/H200 (Hopper SXM) answers; fan_pct is absent on passive boards
+need = ["name", "uuid", "serial", "pci_bus_id", "minor_number", "persistence_mode", "compute_mode", "mig_mode",
+        "temp_c", "temp_slowdown_c", "temp_shutdown_c", "util_gpu_pct", "util_mem_pct", "mem_used_bytes",
+        "mem_total_bytes", "power_w", "power_limit_w", "power_default_limit_w", "energy_mj", "sm_clock_mhz",
+        "sm_clock_max_mhz", "mem_clock_mhz", "mem_clock_max_mhz", "pstate", "clock_event_reasons",
+        "violation_power_ns", "violation_thermal_ns", "pcie_gen", "pcie_gen_max", "pcie_width", "pcie_width_max",
+        "pcie_tx_kbps", "pcie_rx_kbps", "pcie_replays", "ecc_mode", "ecc_corrected_volatile",
+        "ecc_uncorrected_volatile", "remap_corrected", "remap_uncorrected", "remap_pending", "remap_failure",
+        "nvlink_links"]
+smi = {}
+for line in open(sys.argv[2]):
+    f = [x.strip() for x in line.split(",")]
+    if len(f) >= 9:
+        smi[f[0].lower()[-12:]] = f
+for g in gpus:
+    tag = "gpu%s (%s)" % (g.get("index"), g.get("pci_bus_id"))
+    miss = [k for k in need if g.get(k) in (None, "")]
+    res("PASS" if not miss else "FAIL", "%s: fields present%s" % (tag, "" if not miss else " except " + ",".join(miss)))
+    checks = [
+        ("name is NVIDIA", str(g.get("name", "")).startswith("NVIDIA")),
+        ("temperature 10-100 C (%s)" % g.get("temp_c"), g.get("temp_c") is not None and 10 <= g["temp_c"] <= 100),
+        ("slowdown > temperature", (g.get("temp_slowdown_c") or 0) > (g.get("temp_c") or 999)),
+        ("power > 0 W (%s)" % g.get("power_w"), (g.get("power_w") or 0) > 0),
+        ("power <= limit + 5%", (g.get("power_w") or 0) <= 1.05 * (g.get("power_limit_w") or 0)),
+        ("SM clock <= max (%s/%s)" % (g.get("sm_clock_mhz"), g.get("sm_clock_max_mhz")),
+         0 < (g.get("sm_clock_mhz") or 0) <= (g.get("sm_clock_max_mhz") or 0)),
+        ("memory clock <= max", 0 < (g.get("mem_clock_mhz") or 0) <= (g.get("mem_clock_max_mhz") or 0)),
+        ("PCIe Gen max >= 4 (%s)" % g.get("pcie_gen_max"), (g.get("pcie_gen_max") or 0) >= 4),
+        ("PCIe Gen <= max", 1 <= (g.get("pcie_gen") or 0) <= (g.get("pcie_gen_max") or 0)),
+        ("PCIe width max >= 8", (g.get("pcie_width_max") or 0) >= 8),
+        ("memory used <= total", 0 <= (g.get("mem_used_bytes") or 0) <= (g.get("mem_total_bytes") or 0)),
+        ("utilisation 0-100", 0 <= (g.get("util_gpu_pct") if g.get("util_gpu_pct") is not None else -1) <= 100),
+        ("not lost", not g.get("lost")),
+    ]
+    for what, good in checks:
+        res("PASS" if good else "FAIL", "%s: %s" % (tag, what))
+    s = smi.get(str(g.get("pci_bus_id", "")).lower()[-12:])
+    if not s:
+        res("SKIP", "%s: no nvidia-smi row to compare" % tag)
+        continue
+    try:
+        cmp = [("name", s[1] == g.get("name")),
+               ("temperature within 3 C", abs(float(s[2]) - g["temp_c"]) <= 3),
+               ("max SM clock", int(float(s[4])) == g["sm_clock_max_mhz"]),
+               ("PCIe Gen max", int(s[5]) == g["pcie_gen_max"]),
+               ("PCIe width max", int(s[6]) == g["pcie_width_max"]),
+               ("memory total within 1%", abs(float(s[7]) * 1048576 - g["mem_total_bytes"]) <= 0.01 * g["mem_total_bytes"]),
+               ("driver version", s[8] == nv.get("driver_version"))]
+    except (ValueError, KeyError, TypeError) as e:
+        res("FAIL", "%s: nvidia-smi comparison failed: %s" % (tag, e)); continue
+    for what, good in cmp:
+        res("PASS" if good else "FAIL", "%s: same %s as nvidia-smi" % (tag, what))
+# ---- 2. the evidence without NVML
+pci = [p for p in snap.get("pci_gpus") or [] if p.get("driver") not in ("vfio-pci", "pci-stub")]
+res("PASS" if len(pci) == len(gpus) else "FAIL", "PCI bus lists %d NVIDIA GPU(s), NVML %d" % (len(pci), len(gpus)))
+for p in pci:
+    res("PASS" if (p.get("link_gen_max") or 0) >= 4 and p.get("driver") == "nvidia" else "FAIL",
+        "pci %s: driver %s, max Gen%s x%s, path %s" % (p.get("pci_bus_id"), p.get("driver"), p.get("link_gen_max"),
+                                                   p.get("link_width_max"), p.get("pci_path")))
+drv = snap.get("driver") or {}
+res("PASS" if drv.get("loaded") == 1 and drv.get("version") == nv.get("driver_version") else "FAIL",
+    "/proc/driver/nvidia/version: %s module %s (NVML %s)" % (drv.get("flavor"), drv.get("version"), nv.get("driver_version")))
+PYEOF
+cat "$OUT/fields.txt"
+pass=$((pass + $(grep -c '^PASS' "$OUT/fields.txt"))) fail=$((fail + $(grep -c '^FAIL' "$OUT/fields.txt")))
+skip=$((skip + $(grep -c '^SKIP' "$OUT/fields.txt")))
+
+# ---- 3. loads (PyTorch) ---------------------------------------------------
+# $1: fed or starved; runs ~40 s of training-like steps on GPU 0.
+load() {
+	"$PY" - "$1" <<'PYEOF'
+import sys, time, torch, torch.utils.data as tud
+mode = sys.argv[1]
+class Slow(tud.Dataset):            # a CPU-heavy loader: pure-Python work per sample
+    def __len__(self): return 10**6
+    def __getitem__(self, i):
+        x = 0
+        for k in range(60000 if mode == "starved" else 0):
+            x += k * k % 7
+        return torch.randn(3, 64, 64)
+dev = torch.device("cuda:0")
+net = torch.nn.Sequential(torch.nn.Conv2d(3, 64, 3), torch.nn.ReLU(), torch.nn.Flatten(),
+                          torch.nn.Linear(64 * 62 * 62, 10)).to(dev)
+opt = torch.optim.SGD(net.parameters(), lr=0.01)
+if mode == "starved":                 # single-process loader: the main thread decodes
+    it = iter(tud.DataLoader(Slow(), batch_size=64, num_workers=0))
+    nxt = lambda: next(it)
+else:                                 # fed: batches already on the GPU, big matmuls
+    a = torch.randn(8192, 8192, device=dev)
+end = time.time() + 40
+while time.time() < end:
+    if mode == "starved":
+        x = nxt().to(dev)
+        loss = net(x).sum()
+        opt.zero_grad(); loss.backward(); opt.step()
+    else:
+        for _ in range(20):
+            a = (a @ a).clamp_(-1, 1)
+        torch.cuda.synchronize()
+PYEOF
+}
+
+check_json() { # $1 name; checks exit 0..2 and parsable JSON; prints the ids
+	"$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(" ".join(sorted({f["id"] for f in d["findings"]})))' "$OUT/$1.json" 2>/dev/null
+}
+
+if ! "$PY" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+	skp "CUDA loads: no PyTorch with CUDA here"
+else
+	for mode in fed starved; do
+		load "$mode" >"$OUT/load-$mode.log" 2>&1 &
+		lp=$!
+		sleep 15   # CUDA start-up and the first steps
+		timeout 60 "$G" snapshot --window 5s >"$OUT/load-$mode.jsonl" 2>"$OUT/load-$mode.err"
+		timeout 30 "$G" check --from "$OUT/load-$mode.jsonl" --json >"$OUT/check-$mode.json" 2>>"$OUT/load-$mode.err"
+		rc=$?
+		kill "$lp" 2>/dev/null
+		wait "$lp" 2>/dev/null
+		ids=$(check_json "check-$mode")
+		if [ "$rc" -gt 2 ] || ! "$PY" -c 'import json,sys; json.load(open(sys.argv[1]))' "$OUT/check-$mode.json" 2>/dev/null; then
+			bad "check over the $mode load: exit $rc or JSON does not parse"
+			continue
+		fi
+		echo "     $mode load findings: ${ids:-none}"
+		"$PY" - "$OUT/load-$mode.jsonl" "$mode" <<'PYEOF' | tee -a "$OUT/loads.txt"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+mode = sys.argv[2]
+g0 = [s["gpus"][0] for s in lines if s.get("gpus")]
+if not g0:
+    print("FAIL %s load: no GPU in the snapshots" % mode); sys.exit(0)
+g = g0[-1]
+if mode == "fed":
+    print(("PASS" if (g.get("util_gpu_pct") or 0) >= 80 else "FAIL") + " fed load moves utilisation (%s%%)" % g.get("util_gpu_pct"))
+    print(("PASS" if (g.get("power_w") or 0) >= 150 else "FAIL") + " fed load moves power (%s W)" % g.get("power_w"))
+    print(("PASS" if (g.get("sm_clock_mhz") or 0) >= 0.5 * (g.get("sm_clock_max_mhz") or 1) else "FAIL")
+          + " fed load raises the SM clock (%s of %s MHz)" % (g.get("sm_clock_mhz"), g.get("sm_clock_max_mhz")))
+    print(("PASS" if (g.get("pcie_gen") or 0) >= 4 else "FAIL") + " busy GPU links at Gen%s" % g.get("pcie_gen"))
+    procs = [p for p in lines[-1].get("procs", []) if p.get("cuda_runtime")]
+    print(("PASS" if procs else "SKIP") + " the load's CUDA runtime is seen: %s" % ([p["cuda_runtime"] for p in procs][:1] or "statically linked"))
+PYEOF
+		case $mode in
+		fed)
+			case " $ids " in
+			*" gpu.idle_while_job_runs "* | *" cpu.input_bound "*) bad "well-fed load flagged as idle/input-bound ($ids)" ;;
+			*) ok "well-fed load: no gpu.idle_while_job_runs, no cpu.input_bound" ;;
+			esac ;;
+		starved)
+			case " $ids " in *" gpu.idle_while_job_runs "*) ok "starved load: gpu.idle_while_job_runs fired" ;;
+			*) bad "starved load: gpu.idle_while_job_runs did not fire ($ids)" ;; esac
+			case " $ids " in *" cpu.input_bound "*) ok "starved load: cpu.input_bound fired" ;;
+			*) bad "starved load: cpu.input_bound did not fire ($ids)" ;; esac ;;
+		esac
+	done
+	[ -f "$OUT/loads.txt" ] && {
+		pass=$((pass + $(grep -c '^PASS' "$OUT/loads.txt")))
+		fail=$((fail + $(grep -c '^FAIL' "$OUT/loads.txt")))
+		skip=$((skip + $(grep -c '^SKIP' "$OUT/loads.txt")))
+	}
+fi
+
+# ---- 4. check on the live host -----------------------------------------------
+timeout 60 "$G" check --json >"$OUT/check.json" 2>"$OUT/check.err"
+rc=$?
+if [ "$rc" -le 2 ] && "$PY" -c 'import json,sys; json.load(open(sys.argv[1]))' "$OUT/check.json" 2>/dev/null; then
+	ok "gpudoctor check: exit $rc, JSON parses; findings: $(check_json check)"
+else
+	bad "gpudoctor check: exit $rc or JSON does not parse ($(head -c 300 "$OUT/check.err"))"
+fi
+finish

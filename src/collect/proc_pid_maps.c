@@ -1,0 +1,242 @@
+/*
+ * proc_pid_maps.c - the CUDA runtime each GPU job maps, from /proc/<pid>/maps
+ * (Linux 2.0; this layout since 2.6).  One line per mapping:
+ *
+ *   address           perms offset  dev    inode    pathname
+ *   7f2c4a000000-7f2c4a0c8000 r-xp 00000000 103:02 1835123  /usr/local/cuda-12.4/lib64/libcudart.so.12.4.127
+ *   7f1b20000000-7f1b20090000 r-xp 00000000 00:31 5517  /opt/conda/lib/python3.11/site-packages/nvidia/cuda_runtime/lib/libcudart.so.12
+ *   7f0c10000000-7f0c10080000 r-xp 00000000 00:31 88  /usr/lib/python3/dist-packages/torch/lib/libcudart-9335f6a2.so.12
+ *
+ * The path is the mapped file itself (symlinks resolved), so a system CUDA
+ * shows its full version and a pip wheel only its soname major.  A process
+ * that links cudart statically (nvcc's default) maps none: cuda_runtime
+ * stays absent.  Only GPU jobs are read (gd_proc_is_gpu_job), in a 64 KiB
+ * buffer reused across them, so a PyTorch process's ~1 MB of maps costs no
+ * allocation.  Another user's maps need ptrace-read access (EACCES
+ * otherwise): the source is then denied for that process.
+ */
+#include "collect/collectors.h"
+#include "collect/gpu_host.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/xalloc.h"
+#include "model/jobs.h"
+
+#define BUF_CAP 65536
+
+/* ---- pure helpers (gpu_host.h) -------------------------------------- */
+
+bool gd_cudart_version(struct gd_slice path, char *ver, size_t versz)
+{
+	static const char deleted[] = " (deleted)";
+	const char *base;
+	size_t i;
+
+	path = gd_tok_trim(path);
+	if (path.n >= sizeof deleted - 1 &&
+	    memcmp(path.p + path.n - (sizeof deleted - 1), deleted, sizeof deleted - 1) == 0)
+		path.n -= sizeof deleted - 1;
+	base = memrchr(path.p, '/', path.n);
+	base = base ? base + 1 : path.p;
+	path.n -= (size_t)(base - path.p);
+	path.p = base;
+	if (path.n < 9 || memcmp(path.p, "libcudart", 9) != 0)
+		return false;
+	i = 9;
+	if (i < path.n && path.p[i] == '-') {   /* a wheel's hash: libcudart-9335f6a2.so.12 */
+		for (i++; i < path.n && path.p[i] != '.'; i++)
+			;
+	}
+	if (path.n - i < 4 || memcmp(path.p + i, ".so.", 4) != 0)
+		return false;
+	i += 4;
+	if (i >= path.n || path.p[i] < '0' || path.p[i] > '9' || path.p[path.n - 1] == '.')
+		return false;
+	for (size_t k = i; k < path.n; k++)
+		if (!((path.p[k] >= '0' && path.p[k] <= '9') || (path.p[k] == '.' && path.p[k - 1] != '.')))
+			return false;
+	if (path.n - i >= versz)
+		return false;
+	gd_tok_copy(ver, versz, (struct gd_slice){ path.p + i, path.n - i });
+	return true;
+}
+
+int gd_version_cmp(const char *a, const char *b)
+{
+	while (*a || *b) {
+		unsigned long x = 0, y = 0;
+
+		while (*a >= '0' && *a <= '9')
+			x = x * 10 + (unsigned long)(*a++ - '0');
+		while (*b >= '0' && *b <= '9')
+			y = y * 10 + (unsigned long)(*b++ - '0');
+		if (x != y)
+			return x < y ? -1 : 1;
+		if (*a == '.')
+			a++;
+		else if (*a)
+			a++;
+		if (*b == '.')
+			b++;
+		else if (*b)
+			b++;
+	}
+	return 0;
+}
+
+/* ---- the scanner ------------------------------------------------------- */
+
+struct scan {
+	char best[16];       /* newest runtime seen so far */
+	size_t lineno;       /* lines scanned so far */
+	size_t bad;          /* malformed lines */
+	char why[160];       /* the first of them */
+};
+
+/* Scans whole lines of buf[0..len). */
+static void scan_lines(const char *buf, size_t len, struct scan *sc)
+{
+	struct gd_lines it;
+	struct gd_slice line, f[6];
+
+	gd_lines_init(&it, buf, len);
+	while (gd_tok_line(&it, &line)) {
+		size_t n;
+		char ver[16];
+
+		sc->lineno++;
+		if (gd_tok_trim(line).n == 0)
+			continue;
+		n = gd_tok_split(line, f, 6);
+		if (n < 5 || !memchr(f[0].p, '-', f[0].n) || f[1].n != 4) {
+			if (!sc->bad++)
+				snprintf(sc->why, sizeof sc->why, "line %zu: not \"address perms offset dev inode [path]\"",
+					 sc->lineno);
+			continue;
+		}
+		if (n < 6)
+			continue;   /* anonymous mapping */
+		/* The path runs to the end of the line and may hold spaces. */
+		if (gd_cudart_version((struct gd_slice){ f[5].p, (size_t)(line.p + line.n - f[5].p) }, ver, sizeof ver) &&
+		    (!sc->best[0] || gd_version_cmp(ver, sc->best) > 0))
+			GD_STRSET(sc->best, ver);
+	}
+}
+
+int gd_parse_proc_pid_maps(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err)
+{
+	struct gd_proc *p = s->procs.n ? GD_VEC_AT(s->procs, struct gd_proc, s->procs.n - 1)
+				       : GD_PUSH(s, procs, struct gd_proc);
+	struct scan sc = { .best = "" };
+
+	if (gd_tok_is_binary(buf, len))
+		return gd_err_set(err, -EINVAL, "holds binary data (a NUL byte)");
+	scan_lines(buf, len, &sc);
+	if (sc.best[0])
+		GD_STRSET(p->cuda_runtime, sc.best);
+	if (sc.bad) {
+		gd_err_set(err, -EINVAL, "%s (%zu malformed line(s))", sc.why, sc.bad);
+		return sc.lineno > sc.bad ? 1 : -EINVAL;
+	}
+	return 0;
+}
+
+/* ---- the collector --------------------------------------------------- */
+
+/* Streams proc/<pid>/maps through buf; returns 0 or -errno of the open. */
+static int scan_file(const struct gd_root *r, uint64_t pid, char *buf, struct scan *sc)
+{
+	char rel[64];
+	size_t have = 0;
+	int fd;
+
+	snprintf(rel, sizeof rel, "proc/%llu/maps", (unsigned long long)pid);
+	fd = gd_root_openat(r, rel, O_RDONLY);
+	if (fd < 0)
+		return fd;
+	for (;;) {
+		ssize_t got = read(fd, buf + have, BUF_CAP - have);
+		char *nl;
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			int e = got < 0 ? -errno : 0;
+
+			if (have)
+				scan_lines(buf, have, sc);   /* a last line without '\n' */
+			close(fd);
+			return e;
+		}
+		have += (size_t)got;
+		nl = memrchr(buf, '\n', have);
+		if (!nl) {
+			if (have == BUF_CAP) {   /* a line longer than the buffer: not maps */
+				if (!sc->bad++)
+					snprintf(sc->why, sizeof sc->why, "a line longer than %d bytes", BUF_CAP);
+				have = 0;
+			}
+			continue;
+		}
+		scan_lines(buf, (size_t)(nl - buf + 1), sc);
+		have -= (size_t)(nl - buf + 1);
+		memmove(buf, nl + 1, have);
+	}
+}
+
+enum gd_src_status gd_collect_cuda_runtime(const struct gd_collect_ctx *ctx, struct gd_snapshot *s,
+					   struct gd_err *err)
+{
+	size_t jobs = 0, denied = 0, bad = 0, failed = 0;
+	char first[GD_ERR_MSG_MAX / 2] = "";
+	char *buf = NULL;
+
+	for (size_t i = 0; i < s->procs.n; i++) {
+		struct gd_proc *p = GD_VEC_AT(s->procs, struct gd_proc, i);
+		struct scan sc = { .best = "" };
+		int rc;
+
+		if (!p->pid.ok || !gd_proc_is_gpu_job(s, p))
+			continue;
+		jobs++;
+		if (!buf)
+			buf = gd_xmalloc(BUF_CAP);
+		rc = scan_file(ctx->root, p->pid.v, buf, &sc);
+		if (rc == -ENOENT || rc == -ESRCH)
+			continue;   /* exited since the process list */
+		if (rc == -EACCES || rc == -EPERM) {
+			denied++;
+			continue;
+		}
+		if (rc < 0) {
+			if (!failed++ && !first[0])
+				snprintf(first, sizeof first, "/proc/%llu/maps: %s", (unsigned long long)p->pid.v,
+					 strerror(-rc));
+			continue;
+		}
+		if (sc.best[0])
+			GD_STRSET(p->cuda_runtime, sc.best);
+		if (sc.bad && !bad++ && !first[0])
+			snprintf(first, sizeof first, "/proc/%llu/maps: %s", (unsigned long long)p->pid.v, sc.why);
+	}
+	free(buf);
+	if (denied && denied == jobs) {
+		gd_err_set(err, -EACCES, "maps of %zu GPU job(s) not readable (needs root or CAP_SYS_PTRACE)", denied);
+		return GD_SRC_DENIED;
+	}
+	if (denied) {
+		gd_err_set(err, -EACCES, "maps of %zu of %zu GPU jobs not readable (needs root)", denied, jobs);
+		return GD_SRC_PARTIAL;
+	}
+	if (bad || failed) {
+		gd_err_set(err, -EINVAL, "%s", first);
+		return GD_SRC_PARTIAL;
+	}
+	return GD_SRC_OK;
+}

@@ -1,0 +1,164 @@
+/*
+ * rule_gpu.h - what the GPU rule files (rule_gpu_hw.c, rule_gpu_mem.c,
+ * rule_gpu_health.c) share: naming a GPU, finding it again in another
+ * snapshot, the unknown reasons when NVML gave nothing, clock-event reason
+ * bits and PCIe link bandwidth.  Static inline: file-private to each user.
+ */
+#ifndef GD_RULES_RULE_GPU_H
+#define GD_RULES_RULE_GPU_H
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rules/rules.h"
+
+/* Clock-event ("throttle") reason bits, FACTS.md §2.9. */
+#define GPU_R_IDLE 0x1ULL
+#define GPU_R_APP_CLOCKS 0x2ULL
+#define GPU_R_SW_POWER_CAP 0x4ULL
+#define GPU_R_HW_SLOWDOWN 0x8ULL
+#define GPU_R_SYNC_BOOST 0x10ULL
+#define GPU_R_SW_THERMAL 0x20ULL
+#define GPU_R_HW_THERMAL 0x40ULL
+#define GPU_R_POWER_BRAKE 0x80ULL
+#define GPU_R_DISPLAY 0x100ULL
+#define GPU_R_THERMAL_POWER \
+	(GPU_R_SW_POWER_CAP | GPU_R_HW_SLOWDOWN | GPU_R_SW_THERMAL | GPU_R_HW_THERMAL | GPU_R_POWER_BRAKE)
+
+/* "gpu0 (0000:3b:00.0)", or "gpu0" without a bus id. */
+struct gpu_name {
+	char s[64];
+};
+
+static inline struct gpu_name gpu_name(const struct gd_gpu *g)
+{
+	struct gpu_name n;
+	unsigned long long idx = g->index.ok ? (unsigned long long)g->index.v : 0;
+
+	if (g->pci_bus_id[0])
+		snprintf(n.s, sizeof n.s, "gpu%llu (%s)", idx, g->pci_bus_id);
+	else
+		snprintf(n.s, sizeof n.s, "gpu%llu", idx);
+	return n;
+}
+
+static inline bool gpu_live(const struct gd_gpu *g)
+{
+	return !(g->lost.ok && g->lost.v);
+}
+
+/* The same GPU in snapshot s: by UUID, else PCI bus id, else NVML index. */
+static inline const struct gd_gpu *gpu_match(const struct gd_snapshot *s, const struct gd_gpu *g)
+{
+	if (!s)
+		return NULL;
+	if (g->uuid[0])
+		return GD_FIND_PREV(s, gpus, struct gd_gpu, uuid, g->uuid);
+	if (g->pci_bus_id[0])
+		return GD_FIND_PREV(s, gpus, struct gd_gpu, pci_bus_id, g->pci_bus_id);
+	if (g->index.ok)
+		return GD_FIND_PREV_U64(s, gpus, struct gd_gpu, index, g->index.v);
+	return NULL;
+}
+
+/* True (with the reason recorded) when the last snapshot lists no GPU: NVML
+ * absent, failed, denied or stuck before listing one, or no GPUs at all. */
+static inline bool gpu_none(struct gd_rule_ctx *rc, const struct gd_snapshot *b, enum gd_verdict *v)
+{
+	if (b && b->gpus.n)
+		return false;
+	if (!b)
+		*v = gd_rule_unknown(rc, "no snapshot");
+	else if (strcmp(b->nvml.status, "ok") != 0)
+		*v = gd_rule_unknown(rc, "no GPU evidence: %s",
+				     b->nvml.reason[0] ? b->nvml.reason
+						       : b->nvml.status[0] ? b->nvml.status : "NVML not collected");
+	else
+		*v = gd_rule_unknown(rc, "NVML lists no GPUs");
+	return true;
+}
+
+/* The unknown verdict when no GPU reported field: names the NVML error
+ * behind it when nvml_errors has one, else says it is not supported. */
+static inline enum gd_verdict gpu_field_unknown(struct gd_rule_ctx *rc, const struct gd_snapshot *b,
+						 const char *field, const char *what)
+{
+	GD_VEC_EACH(b->nvml_errors, const struct gd_nvml_error, e) {
+		if (strcmp(e->field, field) == 0)
+			return gd_rule_unknown(rc, "no %s from NVML (%s): %s", what, e->status, e->reason);
+	}
+	return gd_rule_unknown(rc, "no %s from NVML: not supported by these GPUs or this driver", what);
+}
+
+/* "sw_power_cap,hw_thermal" (or "none") for a reasons mask. */
+static inline void gpu_reasons_text(uint64_t r, char *buf, size_t n)
+{
+	static const char *const names[] = { "gpu_idle", "app_clocks", "sw_power_cap", "hw_slowdown", "sync_boost",
+					     "sw_thermal", "hw_thermal", "power_brake", "display_clocks" };
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		if (!(r & (1ULL << i)))
+			continue;
+		used += (size_t)snprintf(buf + used, used < n ? n - used : 0, "%s%s", used ? "," : "", names[i]);
+		if (used >= n)
+			return;
+	}
+	if (r & ~0x1FFULL && used < n)
+		used += (size_t)snprintf(buf + used, n - used, "%s0x%llx", used ? "," : "",
+					 (unsigned long long)(r & ~0x1FFULL));
+	if (!used)
+		snprintf(buf, n, "none");
+}
+
+/* OR of the reasons of g over every snapshot of the window that has it;
+ * false when none reported them. */
+static inline bool gpu_reasons_union(const struct gd_window *w, const struct gd_gpu *g, uint64_t *mask)
+{
+	bool any = false;
+
+	*mask = 0;
+	for (size_t i = 0; i < w->n; i++) {
+		const struct gd_gpu *x = gpu_match(w->snaps[i], g);
+
+		if (x && x->clock_event_reasons.ok) {
+			*mask |= x->clock_event_reasons.v;
+			any = true;
+		}
+	}
+	return any;
+}
+
+/* Usable bandwidth of a PCIe link in MB/s per direction (after line
+ * coding: 8b/10b for Gen1-2, 128b/130b for Gen3-5, FLIT for Gen6); 0 when
+ * the generation is unknown. */
+static inline double gpu_pcie_mb_per_s(uint64_t gen, uint64_t width)
+{
+	static const double lane[] = { 0, 250, 500, 984.6, 1969.2, 3938.5, 7563.0 };
+
+	return gen < sizeof lane / sizeof lane[0] ? lane[gen] * (double)width : 0;
+}
+
+/* The rate of a counter of g between the first and the last snapshot of the
+ * window (per second); false without a window or either value. */
+static inline bool gpu_counter_rate(const struct gd_window *w, const struct gd_gpu *g, size_t off, double *rate,
+				    uint64_t *delta)
+{
+	const struct gd_gpu *p = gpu_match(gd_window_first(w), g);
+	struct gd_u64 a, b;
+	double dt;
+
+	if (!p || p == g || !gd_window_dt(w, &dt))
+		return false;
+	memcpy(&a, (const char *)p + off, sizeof a);
+	memcpy(&b, (const char *)g + off, sizeof b);
+	if (!gd_counter_delta(a, b, delta))
+		return false;
+	*rate = (double)*delta / dt;
+	return true;
+}
+
+#endif

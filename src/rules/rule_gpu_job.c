@@ -1,0 +1,688 @@
+/*
+ * rule_gpu_job.c - GPUs against the jobs that use them: shared GPUs,
+ * saturated and idle GPUs, stragglers, and the host-side reasons a job
+ * starves its GPU (an input pipeline bound by CPU, too many loader workers).
+ *
+ * gpu.shared_by_processes: in the DEFAULT compute mode several processes
+ * time-slice one GPU, each getting a share.  Evidence: gpu_procs[] of the
+ * GPU with their per-process SM utilisation (NVML's latest sample) and
+ * compute_mode.  Fires at >= 2 processes with utilisation > 0.  Example:
+ * gpu1 runs pid 4242 at 61% and pid 5120 at 33%.
+ *
+ * gpu.saturated (info): the GPU is busy >= 98% in every sample of the
+ * window while other work waits for it: a second compute process on it, or
+ * host PSI cpu some >= 40% (the host queues behind the GPU).  Example: gpu0
+ * 99% and 100%, two processes.
+ *
+ * gpu.idle_while_job_runs: a process holds a context on the GPU (NVML's
+ * process list, or an open /dev/nvidia<minor>) but the GPU's utilisation
+ * averages < 40% over the window's samples.  Rules cannot see each other's
+ * findings, so the host causes are recomputed here from the same evidence
+ * and thresholds (explain()): cpu.input_bound, cpu.saturated,
+ * cpu.cgroup_throttled, io.saturated, io.network_fs, mem.shm_small,
+ * mem.swapping; the summary names those that hold, or says none did.
+ * Example: gpu0 at 12% and 9% (avg 10.5%) while pid 4242's loader workers
+ * each burn 99% of a core: "likely cause: cpu.input_bound".
+ *
+ * gpu.straggler: one GPU slower than its same-model siblings holds every
+ * synchronous step back.  Evidence: the average SM clock of GPUs under
+ * load (avg utilisation >= 50%) against the median of the other loaded
+ * GPUs of the same model (< 85% fires), and the average utilisation of each
+ * GPU of one job (grouped by the cgroup of the process on it) against the
+ * median of the job's other GPUs of the same model (off by > 30 points
+ * fires; needs 3 GPUs, as with 2 neither is the odd one).  Example: gpu3 at
+ * 1410 MHz while the other three run at 1980 (71%).
+ *
+ * cpu.input_bound: a starved GPU job (a GPU it uses averages below
+ * gpu.idle_while_job_runs's 40%) whose process tree burns CPU: one of its
+ * threads >= 90% of a core (the Python thread decoding batches, or the
+ * GIL-bound main loop), or every loader worker (descendant processes not
+ * holding a GPU) >= 90% of a core each.  Evidence: threads[] and procs[]
+ * tick deltas over the window.  Example: 4 workers at 98-100% of a core,
+ * GPU at 11%.
+ *
+ * cpu.too_many_workers: more loader workers than online CPUs (1 per CPU),
+ * the CPUs saturated (cpu.saturated's busy_pct) and memory pressure rising
+ * (MemAvailable falling >= 1% of MemTotal over the window, PSI memory some
+ * at mem.pressure's psi_some_pct, or pages swapped).  Example: 48 workers
+ * on 32 CPUs, 98% busy, MemAvailable down 3.1% in 2 s.
+ */
+#include "rules/rules.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/xalloc.h"
+#include "model/jobs.h"
+#include "rules/rule_gpu.h"
+#include "rules/rule_gpu_pci.h"
+
+#define TH(rc, name) ((rc)->th->v[GD_TH_##name])
+
+static void __attribute__((format(printf, 3, 4))) cat(char *buf, size_t sz, const char *fmt, ...)
+{
+	size_t len = strlen(buf);
+	va_list ap;
+
+	if (len + 1 >= sz)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + len, sz - len, fmt, ap);
+	va_end(ap);
+}
+
+/* Average of g's utilisation over the window's samples that have it. */
+static bool util_avg(const struct gd_window *w, const struct gd_gpu *g, double *avg)
+{
+	double sum = 0;
+	size_t n = 0;
+
+	for (size_t i = 0; i < w->n; i++) {
+		const struct gd_gpu *x = gpu_match(w->snaps[i], g);
+
+		if (x && gpu_live(x) && x->util_gpu_pct.ok) {
+			sum += (double)x->util_gpu_pct.v;
+			n++;
+		}
+	}
+	if (!n)
+		return false;
+	*avg = sum / (double)n;
+	return true;
+}
+
+static bool clock_avg(const struct gd_window *w, const struct gd_gpu *g, double *avg)
+{
+	double sum = 0;
+	size_t n = 0;
+
+	for (size_t i = 0; i < w->n; i++) {
+		const struct gd_gpu *x = gpu_match(w->snaps[i], g);
+
+		if (x && gpu_live(x) && x->sm_clock_mhz.ok) {
+			sum += (double)x->sm_clock_mhz.v;
+			n++;
+		}
+	}
+	if (!n)
+		return false;
+	*avg = sum / (double)n;
+	return true;
+}
+
+/* The first process of the last snapshot that uses g (lowest pid first in
+ * NVML's list), or NULL. */
+static const struct gd_proc *holder_of(const struct gd_snapshot *b, const struct gd_gpu *g, size_t *nholders)
+{
+	const struct gd_proc *first = NULL;
+
+	*nholders = 0;
+	GD_VEC_EACH(b->procs, const struct gd_proc, p) {
+		if (!gpci_proc_uses(b, p, g))
+			continue;
+		if (!first)
+			first = p;
+		(*nholders)++;
+	}
+	return first;
+}
+
+/* Share of one core (%) p used over the window; false without both ends. */
+static bool proc_core_pct(const struct gd_snapshot *a, const struct gd_snapshot *b, const struct gd_proc *p, double dt,
+			  double *pct)
+{
+	const struct gd_proc *q;
+	uint64_t du, ds;
+
+	if (!p->pid.ok || !b->host.clk_tck.ok || b->host.clk_tck.v == 0)
+		return false;
+	q = gd_proc_find(a, p->pid.v, p->starttime_ticks.ok ? p->starttime_ticks.v : 0);
+	if (!q || !gd_counter_delta(q->utime_ticks, p->utime_ticks, &du) ||
+	    !gd_counter_delta(q->stime_ticks, p->stime_ticks, &ds))
+		return false;
+	*pct = 100.0 * (double)(du + ds) / (double)b->host.clk_tck.v / dt;
+	return true;
+}
+
+static bool thread_core_pct(const struct gd_snapshot *a, const struct gd_snapshot *b, const struct gd_thread *t,
+			    double dt, double *pct)
+{
+	uint64_t du, ds;
+
+	if (!t->pid.ok || !t->tid.ok || !b->host.clk_tck.ok || b->host.clk_tck.v == 0)
+		return false;
+	GD_VEC_EACH(a->threads, const struct gd_thread, q) {
+		if (!q->pid.ok || !q->tid.ok || q->pid.v != t->pid.v || q->tid.v != t->tid.v)
+			continue;
+		if (!gd_counter_delta(q->utime_ticks, t->utime_ticks, &du) ||
+		    !gd_counter_delta(q->stime_ticks, t->stime_ticks, &ds))
+			return false;
+		*pct = 100.0 * (double)(du + ds) / (double)b->host.clk_tck.v / dt;
+		return true;
+	}
+	return false;
+}
+
+/* True when d descends from the process with pid root (bounded walk). */
+static bool descends_from(const struct gd_snapshot *s, const struct gd_proc *d, uint64_t root)
+{
+	for (int depth = 0; d && depth < 64; depth++) {
+		if (!d->ppid.ok || d->ppid.v == 0)
+			return false;
+		if (d->ppid.v == root)
+			return true;
+		d = GD_FIND_PREV_U64(s, procs, struct gd_proc, pid, d->ppid.v);
+	}
+	return false;
+}
+
+/* ---- the CPU side of a starved job (cpu.input_bound, explain) -------------- */
+
+struct input_cpu {
+	double hot_thread_pct;     /* busiest thread of the job's tree */
+	char hot_thread[48];       /* "pt_main_thread (tid 4242)" */
+	size_t workers;            /* loader workers with a known CPU share */
+	double workers_min_pct;    /* the least busy of them */
+	double workers_avg_pct;
+	bool thread_hot, workers_hot;
+};
+
+static void input_cpu(struct gd_rule_ctx *rc, const struct gd_snapshot *a, const struct gd_snapshot *b, double dt,
+		      const struct gd_proc *job, struct input_cpu *ic)
+{
+	double sum = 0;
+
+	memset(ic, 0, sizeof *ic);
+	ic->hot_thread_pct = NAN;
+	ic->workers_min_pct = NAN;
+	GD_VEC_EACH(b->threads, const struct gd_thread, t) {
+		const struct gd_proc *owner;
+		double pct;
+
+		if (!t->pid.ok)
+			continue;
+		owner = GD_FIND_PREV_U64(b, procs, struct gd_proc, pid, t->pid.v);
+		if (!owner || (t->pid.v != job->pid.v && !descends_from(b, owner, job->pid.v)))
+			continue;
+		if (thread_core_pct(a, b, t, dt, &pct) && (isnan(ic->hot_thread_pct) || pct > ic->hot_thread_pct)) {
+			ic->hot_thread_pct = pct;
+			snprintf(ic->hot_thread, sizeof ic->hot_thread, "%.24s (tid %llu)", t->comm,
+				 (unsigned long long)t->tid.v);
+		}
+	}
+	GD_VEC_EACH(b->procs, const struct gd_proc, p) {
+		double pct;
+
+		if (!descends_from(b, p, job->pid.v) || gd_proc_is_gpu_job(b, p) || !proc_core_pct(a, b, p, dt, &pct))
+			continue;
+		ic->workers++;
+		sum += pct;
+		if (isnan(ic->workers_min_pct) || pct < ic->workers_min_pct)
+			ic->workers_min_pct = pct;
+	}
+	if (ic->workers)
+		ic->workers_avg_pct = sum / (double)ic->workers;
+	ic->thread_hot = !isnan(ic->hot_thread_pct) && ic->hot_thread_pct >= TH(rc, CPU_INPUT_THREAD_PCT);
+	ic->workers_hot = ic->workers > 0 && ic->workers_min_pct >= TH(rc, CPU_INPUT_WORKER_PCT);
+}
+
+/* Writes the host causes that hold for an idle GPU used by job (see the
+ * header) into buf as "cpu.input_bound (...); io.saturated (...)"; returns
+ * how many. */
+static size_t explain(struct gd_rule_ctx *rc, const struct gd_snapshot *a, const struct gd_snapshot *b, double dt,
+		      const struct gd_proc *job, char *buf, size_t sz)
+{
+	struct input_cpu ic;
+	double busy, rate;
+	size_t n = 0;
+	uint64_t d1, d2;
+
+	buf[0] = '\0';
+	input_cpu(rc, a, b, dt, job, &ic);
+	if (ic.thread_hot || ic.workers_hot) {
+		if (ic.workers_hot)
+			cat(buf, sz, "%scpu.input_bound (%zu loader workers each >= %.0f%% of a core)", n ? "; " : "",
+			    ic.workers, ic.workers_min_pct);
+		else
+			cat(buf, sz, "%scpu.input_bound (thread %s at %.0f%% of a core)", n ? "; " : "", ic.hot_thread,
+			    ic.hot_thread_pct);
+		n++;
+	}
+	if ((gd_cpu_busy_pct(&a->cpu, &b->cpu, &busy) && busy >= TH(rc, CPU_SATURATED_BUSY_PCT)) ||
+	    (b->psi.cpu_some_avg10.ok && b->psi.cpu_some_avg10.v >= TH(rc, CPU_SATURATED_PSI_PCT))) {
+		cat(buf, sz, "%scpu.saturated", n++ ? "; " : "");
+	}
+	GD_VEC_EACH(b->cgroups, const struct gd_cgroup, cg) {
+		const struct gd_cgroup *c0 = GD_FIND_PREV(a, cgroups, struct gd_cgroup, path, cg->path);
+
+		if (!c0 || strcmp(cg->path, job->cgroup) != 0 || !gd_counter_delta(c0->nr_periods, cg->nr_periods, &d1) ||
+		    !gd_counter_delta(c0->nr_throttled, cg->nr_throttled, &d2) || d1 == 0)
+			continue;
+		if (100.0 * (double)d2 / (double)d1 >= TH(rc, CPU_CGROUP_THROTTLED_PCT)) {
+			cat(buf, sz, "%scpu.cgroup_throttled (%.0f%% of periods)", n++ ? "; " : "",
+			    100.0 * (double)d2 / (double)d1);
+			break;
+		}
+	}
+	GD_VEC_EACH(b->disks, const struct gd_disk, d) {
+		const struct gd_disk *d0 = GD_FIND_PREV(a, disks, struct gd_disk, name, d->name);
+
+		if (!d0 || !(d->whole.ok && d->whole.v) || !gd_counter_rate(d0->io_ms, d->io_ms, dt, &rate))
+			continue;
+		if (rate / 10.0 >= TH(rc, IO_SATURATED_BUSY_PCT)) {
+			cat(buf, sz, "%sio.saturated (%s %.0f%% busy)", n++ ? "; " : "", d->name, rate / 10.0);
+			break;
+		}
+	}
+	if (job->netfs_fds.ok && job->netfs_fds.v > 0)
+		cat(buf, sz, "%sio.network_fs (%s)", n++ ? "; " : "", job->netfs_mount[0] ? job->netfs_mount : "open files");
+	GD_VEC_EACH(b->shm, const struct gd_shm, m) {
+		if (!m->pid.ok || m->pid.v != job->pid.v || !m->size_bytes.ok)
+			continue;
+		if ((double)m->size_bytes.v < TH(rc, MEM_SHM_MIN_BYTES) ||
+		    (m->used_bytes.ok && m->size_bytes.v &&
+		     100.0 * (double)m->used_bytes.v / (double)m->size_bytes.v >= TH(rc, MEM_SHM_USED_PCT)))
+			cat(buf, sz, "%smem.shm_small (%.0f MiB)", n++ ? "; " : "", (double)m->size_bytes.v / 1048576.0);
+		break;
+	}
+	if (gd_counter_delta(a->mem.pswpin, b->mem.pswpin, &d1) && gd_counter_delta(a->mem.pswpout, b->mem.pswpout, &d2) &&
+	    (double)(d1 + d2) / dt >= TH(rc, MEM_SWAPPING_PAGES_PER_S))
+		cat(buf, sz, "%smem.swapping", n++ ? "; " : "");
+	return n;
+}
+
+/* ---- gpu.shared_by_processes ---------------------------------------------- */
+
+enum gd_verdict gd_rule_gpu_shared_by_processes(struct gd_rule_ctx *rc, struct gd_findings *out)
+{
+	const struct gd_snapshot *b = gd_window_last(rc->w);
+	double min = TH(rc, GPU_SHARED_MIN_PROCS);
+	size_t fired = 0;
+	enum gd_verdict v;
+
+	if (gpu_none(rc, b, &v))
+		return v;
+	GD_VEC_EACH(b->gpus, const struct gd_gpu, g) {
+		char pids[96] = "";
+		size_t active = 0, listed = 0;
+		struct gd_finding *f;
+		struct gpu_name nm = gpu_name(g);
+
+		if (!gpu_live(g) || !g->index.ok || (g->compute_mode.ok && g->compute_mode.v != 0))
+			continue;
+		GD_VEC_EACH(b->gpu_procs, const struct gd_gpu_proc, gp) {
+			if (!gp->gpu.ok || gp->gpu.v != g->index.v)
+				continue;
+			listed++;
+			if (gp->sm_util_pct.ok && gp->sm_util_pct.v > 0) {
+				active++;
+				cat(pids, sizeof pids, "%s%llu:%llu%%", pids[0] ? " " : "", (unsigned long long)gp->pid.v,
+				    (unsigned long long)gp->sm_util_pct.v);
+			}
+		}
+		if ((double)active < min)
+			continue;
+		f = gd_finding_add(rc, out, rc->rule->severity, "%s", nm.s);
+		gd_finding_summary(f, "%zu processes compute on %s at once (pid:SM%% %s) in the DEFAULT compute mode: "
+				   "they time-slice it.", active, nm.s, pids);
+		gd_finding_ev(f, "active_processes", (double)active, "", min);
+		gd_finding_ev(f, "listed_processes", (double)listed, "", NAN);
+		gd_finding_ev_text(f, "pid_sm_pct", pids);
+		fired++;
+	}
+	return fired ? GD_VERDICT_FIRED : GD_VERDICT_CLEAR;
+}
+
+/* ---- gpu.saturated ------------------------------------------------------------ */
+
+enum gd_verdict gd_rule_gpu_saturated(struct gd_rule_ctx *rc, struct gd_findings *out)
+{
+	const struct gd_snapshot *b = gd_window_last(rc->w);
+	double th = TH(rc, GPU_SATURATED_UTIL_PCT), th_psi = TH(rc, GPU_SATURATED_PSI_PCT);
+	size_t fired = 0, judged = 0;
+	enum gd_verdict v;
+
+	if (gpu_none(rc, b, &v))
+		return v;
+	GD_VEC_EACH(b->gpus, const struct gd_gpu, g) {
+		double lo = INFINITY;
+		size_t samples = 0, procs = 0;
+		bool psi_hot = b->psi.cpu_some_avg10.ok && b->psi.cpu_some_avg10.v >= th_psi;
+		struct gpu_name nm = gpu_name(g);
+		struct gd_finding *f;
+
+		for (size_t i = 0; i < rc->w->n; i++) {
+			const struct gd_gpu *x = gpu_match(rc->w->snaps[i], g);
+
+			if (x && gpu_live(x) && x->util_gpu_pct.ok) {
+				samples++;
+				lo = fmin(lo, (double)x->util_gpu_pct.v);
+			}
+		}
+		if (!samples)
+			continue;
+		judged++;
+		GD_VEC_EACH(b->gpu_procs, const struct gd_gpu_proc, gp)
+			procs += gp->gpu.ok && g->index.ok && gp->gpu.v == g->index.v;
+		if (lo < th || (procs < 2 && !psi_hot))
+			continue;
+		f = gd_finding_add(rc, out, rc->rule->severity, "%s", nm.s);
+		gd_finding_summary(f, "%s was at least %.0f%% busy in all %zu samples (threshold %g%%) while %s: the GPU "
+				   "is the bottleneck.", nm.s, lo, samples, th,
+				   procs >= 2 ? "other processes share it" : "host tasks wait for CPU");
+		gd_finding_ev(f, "util_min_pct", lo, "%", th);
+		gd_finding_ev(f, "processes", (double)procs, "", NAN);
+		if (b->psi.cpu_some_avg10.ok)
+			gd_finding_ev(f, "psi_cpu_some_pct", b->psi.cpu_some_avg10.v, "%", th_psi);
+		fired++;
+	}
+	if (fired)
+		return GD_VERDICT_FIRED;
+	return judged ? GD_VERDICT_CLEAR : gpu_field_unknown(rc, b, "util_gpu_pct", "GPU utilisation");
+}
+
+/* ---- gpu.idle_while_job_runs ----------------------------------------------------- */
+
+enum gd_verdict gd_rule_gpu_idle_while_job_runs(struct gd_rule_ctx *rc, struct gd_findings *out)
+{
+	const struct gd_snapshot *a = gd_window_first(rc->w), *b = gd_window_last(rc->w);
+	double th = TH(rc, GPU_IDLE_UTIL_PCT), dt = 0;
+	size_t fired = 0, held = 0, judged = 0;
+	enum gd_verdict v;
+
+	if (gpu_none(rc, b, &v))
+		return v;
+	if (!gd_window_dt(rc->w, &dt))
+		return gd_rule_unknown(rc, "needs a window");
+	GD_VEC_EACH(b->gpus, const struct gd_gpu, g) {
+		const struct gd_proc *job;
+		size_t nh;
+		double avg;
+		char why[384];
+		struct gpu_name nm = gpu_name(g);
+		struct gd_finding *f;
+
+		if (!gpu_live(g) || !(job = holder_of(b, g, &nh)))
+			continue;
+		held++;
+		if (!util_avg(rc->w, g, &avg))
+			continue;
+		judged++;
+		if (avg >= th)
+			continue;
+		f = gd_finding_add(rc, out, rc->rule->severity, "%s", nm.s);
+		if (explain(rc, a, b, dt, job, why, sizeof why))
+			gd_finding_summary(f, "%s averaged %.0f%% utilisation over %.1f s (threshold %g%%) while pid %llu "
+					   "(%s) holds it; likely host cause: %s.", nm.s, avg, dt, th,
+					   (unsigned long long)job->pid.v, job->comm, why);
+		else
+			gd_finding_summary(f, "%s averaged %.0f%% utilisation over %.1f s (threshold %g%%) while pid %llu "
+					   "(%s) holds it; no host cause found (CPU, cgroup quota, storage, /dev/shm and "
+					   "swap look fine): suspect the job itself (small batches, synchronisation, a "
+					   "slow peer).", nm.s, avg, dt, th, (unsigned long long)job->pid.v, job->comm);
+		gd_finding_ev(f, "util_pct", avg, "%", th);
+		gd_finding_ev(f, "pid", (double)job->pid.v, "", NAN);
+		gd_finding_ev(f, "processes", (double)nh, "", NAN);
+		gd_finding_ev_text(f, "explained_by", why[0] ? why : "none found");
+		fired++;
+	}
+	if (fired)
+		return GD_VERDICT_FIRED;
+	if (held && !judged)
+		return gpu_field_unknown(rc, b, "util_gpu_pct", "GPU utilisation");
+	return GD_VERDICT_CLEAR;
+}
+
+/* ---- gpu.straggler -------------------------------------------------------------- */
+
+static int cmp_dbl(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* Median of vals[0..n) without index skip (n - 1 values). */
+static double median_without(const double *vals, size_t n, size_t skip, double *tmp)
+{
+	size_t m = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (i != skip && !isnan(vals[i]))
+			tmp[m++] = vals[i];
+	if (!m)
+		return NAN;
+	qsort(tmp, m, sizeof *tmp, cmp_dbl);
+	return m % 2 ? tmp[m / 2] : (tmp[m / 2 - 1] + tmp[m / 2]) / 2;
+}
+
+/* The job a GPU belongs to: the cgroup of its first holder, else its
+ * parent pid; "" when no process holds it. */
+static void job_key(const struct gd_snapshot *b, const struct gd_gpu *g, char *key, size_t sz)
+{
+	size_t nh;
+	const struct gd_proc *p = holder_of(b, g, &nh);
+
+	key[0] = '\0';
+	if (p && p->cgroup[0])
+		snprintf(key, sz, "%s", p->cgroup);
+	else if (p && p->ppid.ok)
+		snprintf(key, sz, "ppid %llu", (unsigned long long)p->ppid.v);
+}
+
+enum gd_verdict gd_rule_gpu_straggler(struct gd_rule_ctx *rc, struct gd_findings *out)
+{
+	const struct gd_snapshot *b = gd_window_last(rc->w);
+	double th_clk = TH(rc, GPU_STRAGGLER_CLOCK_PCT), th_diff = TH(rc, GPU_STRAGGLER_UTIL_DIFF);
+	double th_busy = TH(rc, GPU_STRAGGLER_BUSY_PCT);
+	size_t n, fired = 0;
+	const struct gd_gpu *gs;
+	double *util, *clk, *tmp, *vals;
+	char (*keys)[256];
+	enum gd_verdict v;
+
+	if (gpu_none(rc, b, &v))
+		return v;
+	n = b->gpus.n;
+	gs = b->gpus.items;
+	util = gd_xcalloc(n, sizeof *util);
+	clk = gd_xcalloc(n, sizeof *clk);
+	vals = gd_xcalloc(n, sizeof *vals);
+	tmp = gd_xcalloc(n, sizeof *tmp);
+	keys = gd_xcalloc(n, sizeof *keys);
+	for (size_t i = 0; i < n; i++) {
+		if (!gpu_live(&gs[i]) || !util_avg(rc->w, &gs[i], &util[i]))
+			util[i] = NAN;
+		if (!gpu_live(&gs[i]) || !clock_avg(rc->w, &gs[i], &clk[i]))
+			clk[i] = NAN;
+		job_key(b, &gs[i], keys[i], sizeof keys[i]);
+	}
+	for (size_t i = 0; i < n; i++) {
+		double med_clk = NAN, med_util = NAN;
+		size_t sib_loaded = 0, sib_job = 0;
+		bool slow = false, off = false;
+		struct gpu_name nm = gpu_name(&gs[i]);
+		struct gd_finding *f;
+
+		/* siblings under load, same model: the clock comparison */
+		for (size_t k = 0; k < n; k++) {
+			bool same = k != i && strcmp(gs[k].name, gs[i].name) == 0;
+
+			vals[k] = same && util[k] >= th_busy ? clk[k] : NAN;
+			sib_loaded += !isnan(vals[k]);
+		}
+		if (!isnan(clk[i]) && util[i] >= th_busy && sib_loaded >= 1) {
+			med_clk = median_without(vals, n, i, tmp);
+			slow = med_clk > 0 && clk[i] < med_clk * th_clk / 100.0;
+		}
+		/* the same job's GPUs of the same model: the utilisation comparison */
+		for (size_t k = 0; k < n; k++) {
+			bool same = k != i && keys[i][0] && strcmp(keys[k], keys[i]) == 0 &&
+				    strcmp(gs[k].name, gs[i].name) == 0;
+
+			vals[k] = same ? util[k] : NAN;
+			sib_job += same && !isnan(util[k]);
+		}
+		if (!isnan(util[i]) && sib_job >= 2) {
+			med_util = median_without(vals, n, i, tmp);
+			off = fabs(util[i] - med_util) > th_diff;
+		}
+		if (!slow && !off)
+			continue;
+		f = gd_finding_add(rc, out, rc->rule->severity, "%s", nm.s);
+		if (slow)
+			gd_finding_summary(f, "%s runs at %.0f MHz under load, %.0f%% of the %.0f MHz median of its %zu "
+					   "loaded %s siblings (threshold %g%%): every synchronous step waits for it.", nm.s,
+					   clk[i], 100.0 * clk[i] / med_clk, med_clk, sib_loaded, gs[i].name, th_clk);
+		else
+			gd_finding_summary(f, "%s averages %.0f%% utilisation while the job's other %zu %s GPUs have a "
+					   "median of %.0f%% (off by more than %g points): one GPU is out of step.", nm.s,
+					   util[i], sib_job, gs[i].name, med_util, th_diff);
+		if (slow) {
+			gd_finding_ev(f, "clock_pct_of_median", 100.0 * clk[i] / med_clk, "%", th_clk);
+			gd_finding_ev(f, "sm_clock_mhz", clk[i], "MHz", NAN);
+			gd_finding_ev(f, "siblings_median_mhz", med_clk, "MHz", NAN);
+		}
+		if (off) {
+			gd_finding_ev(f, "util_diff_pct", util[i] - med_util, "points", th_diff);
+			gd_finding_ev(f, "siblings_median_util_pct", med_util, "%", NAN);
+		}
+		if (!isnan(util[i]))
+			gd_finding_ev(f, "util_pct", util[i], "%", NAN);
+		fired++;
+	}
+	free(util);
+	free(clk);
+	free(vals);
+	free(tmp);
+	free(keys);
+	return fired ? GD_VERDICT_FIRED : GD_VERDICT_CLEAR;
+}
+
+/* ---- cpu.input_bound --------------------------------------------------------------- */
+
+enum gd_verdict gd_rule_cpu_input_bound(struct gd_rule_ctx *rc, struct gd_findings *out)
+{
+	const struct gd_snapshot *a = gd_window_first(rc->w), *b = gd_window_last(rc->w);
+	double th_idle = TH(rc, GPU_IDLE_UTIL_PCT), dt = 0;
+	size_t fired = 0, starved = 0, measured = 0;
+	enum gd_verdict v;
+
+	if (gpu_none(rc, b, &v))
+		return v;
+	if (!gd_window_dt(rc->w, &dt))
+		return gd_rule_unknown(rc, "needs a window");
+	GD_VEC_EACH(b->procs, const struct gd_proc, p) {
+		const struct gd_gpu *idle = NULL;
+		double idle_avg = NAN;
+		struct input_cpu ic;
+		struct gd_finding *f;
+
+		if (!gd_proc_is_gpu_job(b, p))
+			continue;
+		GD_VEC_EACH(b->gpus, const struct gd_gpu, g) {
+			double avg;
+
+			if (gpu_live(g) && gpci_proc_uses(b, p, g) && util_avg(rc->w, g, &avg) && avg < th_idle &&
+			    (isnan(idle_avg) || avg < idle_avg)) {
+				idle = g;
+				idle_avg = avg;
+			}
+		}
+		if (!idle)
+			continue;
+		starved++;
+		input_cpu(rc, a, b, dt, p, &ic);
+		if (!isnan(ic.hot_thread_pct) || ic.workers)
+			measured++;
+		if (!ic.thread_hot && !ic.workers_hot)
+			continue;
+		f = gd_finding_add(rc, out, rc->rule->severity, "pid %llu (%s)", (unsigned long long)p->pid.v, p->comm);
+		if (ic.workers_hot)
+			gd_finding_summary(f, "All %zu loader workers of pid %llu (%s) burn at least %.0f%% of a core "
+					   "(threshold %g%%) while %s averages %.0f%% utilisation: the input pipeline "
+					   "cannot keep up.", ic.workers, (unsigned long long)p->pid.v, p->comm,
+					   ic.workers_min_pct, TH(rc, CPU_INPUT_WORKER_PCT), gpu_name(idle).s, idle_avg);
+		else
+			gd_finding_summary(f, "Thread %s of pid %llu (%s)'s process tree runs at %.0f%% of a core "
+					   "(threshold %g%%) while %s averages %.0f%% utilisation: one thread feeds the "
+					   "GPU and cannot keep up.", ic.hot_thread, (unsigned long long)p->pid.v, p->comm,
+					   ic.hot_thread_pct, TH(rc, CPU_INPUT_THREAD_PCT), gpu_name(idle).s, idle_avg);
+		if (!isnan(ic.hot_thread_pct)) {
+			gd_finding_ev(f, "hot_thread_core_pct", ic.hot_thread_pct, "% of a core", TH(rc, CPU_INPUT_THREAD_PCT));
+			gd_finding_ev_text(f, "hot_thread", ic.hot_thread);
+		}
+		if (ic.workers) {
+			gd_finding_ev(f, "workers", (double)ic.workers, "", NAN);
+			gd_finding_ev(f, "workers_min_core_pct", ic.workers_min_pct, "% of a core", TH(rc, CPU_INPUT_WORKER_PCT));
+		}
+		gd_finding_ev(f, "gpu_util_pct", idle_avg, "%", th_idle);
+		fired++;
+	}
+	if (fired)
+		return GD_VERDICT_FIRED;
+	if (starved && !measured)
+		return gd_rule_unknown(rc, "a GPU job starves its GPU but the CPU of its threads and workers is not "
+				       "known (threads and processes in both snapshots are needed)");
+	return GD_VERDICT_CLEAR;
+}
+
+/* ---- cpu.too_many_workers ------------------------------------------------------------ */
+
+enum gd_verdict gd_rule_cpu_too_many_workers(struct gd_rule_ctx *rc, struct gd_findings *out)
+{
+	const struct gd_snapshot *a = gd_window_first(rc->w), *b = gd_window_last(rc->w);
+	double ratio = TH(rc, CPU_WORKERS_PER_CPU), busy = NAN, drop_pct = NAN, dt = 0;
+	size_t cpus, workers = 0, jobs;
+	unsigned char *marks;
+	bool psi_hot, swapping = false, mem_rising, have_busy;
+	uint64_t d1, d2;
+	struct gd_finding *f;
+	char mem[160] = "";
+
+	if (!b || !gd_window_dt(rc->w, &dt))
+		return gd_rule_unknown(rc, "needs a window");
+	cpus = b->cpu.cpus_online.ok && b->cpu.cpus_online.v ? (size_t)b->cpu.cpus_online.v : b->cpus.n;
+	if (!cpus)
+		return gd_rule_unknown(rc, "the number of online CPUs is not known");
+	if (!b->procs.n)
+		return gd_rule_unknown(rc, "no process list");
+	marks = gd_xcalloc(b->procs.n, 1);
+	jobs = gd_snapshot_gpu_job_marks(b, marks);
+	for (size_t i = 0; i < b->procs.n; i++)
+		workers += marks[i] && !gd_proc_is_gpu_job(b, GD_VEC_AT(b->procs, struct gd_proc, i));
+	free(marks);
+	if (!jobs || (double)workers <= ratio * (double)cpus)
+		return GD_VERDICT_CLEAR;
+	have_busy = gd_cpu_busy_pct(&a->cpu, &b->cpu, &busy);
+	if (!have_busy)
+		return gd_rule_unknown(rc, "%zu loader workers on %zu CPUs, but CPU busy time is not known", workers, cpus);
+	if (a->mem.available_bytes.ok && b->mem.available_bytes.ok && b->mem.total_bytes.ok && b->mem.total_bytes.v)
+		drop_pct = 100.0 * ((double)a->mem.available_bytes.v - (double)b->mem.available_bytes.v) /
+			   (double)b->mem.total_bytes.v;
+	psi_hot = b->psi.memory_some_avg10.ok && b->psi.memory_some_avg10.v >= TH(rc, MEM_PRESSURE_PSI_PCT);
+	if (gd_counter_delta(a->mem.pswpin, b->mem.pswpin, &d1) && gd_counter_delta(a->mem.pswpout, b->mem.pswpout, &d2))
+		swapping = d1 + d2 > 0;
+	mem_rising = (!isnan(drop_pct) && drop_pct >= TH(rc, CPU_WORKERS_MEM_DROP_PCT)) || psi_hot || swapping;
+	if (busy < TH(rc, CPU_SATURATED_BUSY_PCT) || !mem_rising)
+		return GD_VERDICT_CLEAR;
+	if (!isnan(drop_pct) && drop_pct >= TH(rc, CPU_WORKERS_MEM_DROP_PCT))
+		cat(mem, sizeof mem, "MemAvailable fell by %.1f%% of RAM in %.1f s", drop_pct, dt);
+	if (psi_hot)
+		cat(mem, sizeof mem, "%sPSI memory some %.0f%%", mem[0] ? ", " : "", b->psi.memory_some_avg10.v);
+	if (swapping)
+		cat(mem, sizeof mem, "%spages are swapped", mem[0] ? ", " : "");
+	f = gd_finding_add(rc, out, rc->rule->severity, "host");
+	gd_finding_summary(f, "%zu loader workers of %zu GPU job process%s run on %zu CPUs (%.1f per CPU, threshold %g), "
+			   "the CPUs are %.0f%% busy and memory pressure rises (%s): the workers fight for CPU and RAM.",
+			   workers, jobs, jobs == 1 ? "" : "es", cpus, (double)workers / (double)cpus, ratio, busy, mem);
+	gd_finding_ev(f, "workers", (double)workers, "", ratio * (double)cpus);
+	gd_finding_ev(f, "cpus", (double)cpus, "", NAN);
+	gd_finding_ev(f, "busy_pct", busy, "%", TH(rc, CPU_SATURATED_BUSY_PCT));
+	if (!isnan(drop_pct))
+		gd_finding_ev(f, "available_drop_pct", drop_pct, "% of RAM", TH(rc, CPU_WORKERS_MEM_DROP_PCT));
+	return GD_VERDICT_FIRED;
+}
