@@ -33,6 +33,7 @@
 
 struct gd_collect_ctx {
 	const struct gd_root *root;
+	double klog_lookback_s;   /* kernel-log events this far back (0: 24 h) */
 };
 
 typedef enum gd_src_status (*gd_collect_fn)(const struct gd_collect_ctx *ctx, struct gd_snapshot *s,

@@ -31,6 +31,8 @@ GD_COLLECTOR_FN(processes)       /* proc_pid.c */
 GD_COLLECTOR_FN(threads)         /* proc_pid_task.c */
 GD_COLLECTOR_FN(dev_shm)         /* dev_shm.c */
 GD_COLLECTOR_FN(cgroups)         /* cgroup.c */
+GD_COLLECTOR_FN(klog)            /* klog.c: /dev/kmsg */
+GD_COLLECTOR_FN(edac)            /* klog.c: /sys/devices/system/edac/mc */
 
 GD_PARSER_FN(proc_uptime)
 GD_PARSER_FN(proc_stat)
@@ -54,5 +56,6 @@ GD_PARSER_FN(proc_pid_cgroup)
 GD_PARSER_FN(proc_pid_mountinfo)
 GD_PARSER_FN(cgroup_cpu_stat)
 GD_PARSER_FN(cgroup_memory_events)
+GD_PARSER_FN(klog)               /* kernel-log lines, any front-end (gd_klog_parse_line) */
 
 #endif

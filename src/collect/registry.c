@@ -27,6 +27,8 @@ const struct gd_collector gd_collectors[] = {
 	{ "threads", "/proc/<pid>/task/<tid>/stat of GPU jobs", gd_collect_threads },
 	{ "dev_shm", "/dev/shm of each GPU job's mount namespace", gd_collect_dev_shm },
 	{ "cgroups", "cgroup v1/v2 cpu and memory files of GPU jobs", gd_collect_cgroups },
+	{ "klog", "/dev/kmsg (Xid, AER, OOM, MCE/EDAC lines inside the look-back)", gd_collect_klog },
+	{ "edac", "/sys/devices/system/edac/mc/mc*/{ce,ue}_count", gd_collect_edac },
 };
 const size_t gd_ncollectors = N(gd_collectors);
 
@@ -53,5 +55,6 @@ const struct gd_parser gd_parsers[] = {
 	{ "proc/<pid>/mountinfo", gd_parse_proc_pid_mountinfo },
 	{ "cgroup cpu.stat", gd_parse_cgroup_cpu_stat },
 	{ "cgroup memory.events", gd_parse_cgroup_memory_events },
+	{ "kernel log", gd_parse_klog },
 };
 const size_t gd_nparsers = N(gd_parsers);

@@ -390,10 +390,10 @@ void gd_xid_summary_finish(struct gd_xid_summary *sum, const struct gd_snapshot 
 				note(e, "recovery action not readable from the line");
 			}
 		}
-		if (e->code != 79 && e->after_lost == e->count && e->count) {
+		if (e->code != 79 && e->code != 154 && e->after_lost == e->count && e->count) {
 			e->sev = GD_SEV_INFO;
 			note(e, "after the GPU fell off the bus (Xid 79): a consequence, not a cause");
-		} else if (e->code != 79 && e->after_lost) {
+		} else if (e->code != 79 && e->code != 154 && e->after_lost) {
 			snprintf(buf, sizeof buf, "%llu after the GPU fell off the bus", (unsigned long long)e->after_lost);
 			note(e, buf);
 		}

@@ -31,5 +31,13 @@ GD_RULE_FN(net_link_degraded)
 GD_RULE_FN(net_rdma_down)
 GD_RULE_FN(host_cpu_thermal_throttle)
 GD_RULE_FN(host_inlet_temp)
+GD_RULE_FN(gpu_xid)
+GD_RULE_FN(gpu_lost)
+GD_RULE_FN(gpu_init_failed)
+GD_RULE_FN(gpu_reset_required)
+GD_RULE_FN(gpu_pcie_link_degraded)
+GD_RULE_FN(gpu_pcie_replays)
+GD_RULE_FN(mem_oom_kill)
+GD_RULE_FN(host_memory_errors)
 
 #endif
