@@ -446,7 +446,7 @@ static enum gd_klog_kind xid(struct cur c, struct gd_klog_event *ev, bool sxid)
 	if (!eat(&c, ":"))
 		return GD_KLOG_NONE;
 	skip_sp(&c);
-	if (!num(&c, 6, &code))
+	if (!num(&c, 6, &code) || (c.p < c.e && *c.p != ',' && *c.p != ' '))
 		return GD_KLOG_NONE;
 	gd_u64_set(&ev->code, code);
 	eat(&c, ",");
@@ -720,7 +720,7 @@ static enum gd_klog_kind hung(struct cur c, const char *b, struct gd_klog_event 
 		return GD_KLOG_NONE;
 	gd_u64_set(&ev->pid, v);
 	copy(ev->process, sizeof ev->process, name, colon);
-	t.p = b + 22;
+	t.p = b + 23;
 	t.e = c.e;
 	if (num(&t, 10, &v))
 		gd_f64_set(&ev->duration_s, (double)v);

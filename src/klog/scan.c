@@ -190,8 +190,8 @@ void gd_klog_feed_line(struct gd_klog_feed *f, const char *line, size_t n)
 			f->pend.socket = ev.socket;
 		return;
 	case GD_KLOG_OOM_KILL:
-		if (f->oom_detail[0] && (!f->oom_pid || (ev.pid.ok && ev.pid.v == f->oom_pid)) && !ev.detail[0])
-			GD_STRSET(ev.detail, f->oom_detail);
+		if (f->oom_detail[0] && (!f->oom_pid || (ev.pid.ok && ev.pid.v == f->oom_pid)))
+			GD_STRSET(ev.detail, f->oom_detail);   /* constraint and cgroup: more than "memory cgroup" */
 		f->oom_detail[0] = '\0';
 		break;
 	default:
