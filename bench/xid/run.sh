@@ -9,7 +9,7 @@ cd "$(dirname "$0")/../.."
 G=${GPUDOCTOR:-${BUILD:-build}/gpudoctor}
 SIZE=${SIZE:-1073741824}
 F=$(mktemp /tmp/gd-xid-bench.XXXXXX.log)
-trap 'rm -f "$F" "$F.out"' EXIT
+trap 'rm -f "$F" "$F.out" "$F.rss"' EXIT
 [ -x "$G" ] || { echo "build first: make all" >&2; exit 1; }
 
 # 9,999 ordinary lines, then one Xid line; repeated to SIZE bytes.
@@ -49,24 +49,28 @@ with open(path, "w") as f:
 PY
 bytes=$(stat -c %s "$F")
 lines=$(wc -l <"$F")
+echo "locale: ${LC_ALL:-${LANG:-C}} (grep is slower under UTF-8 locales); $(nproc) CPUs"
 echo "file: $F, $bytes bytes, $lines lines, $(grep -c 'NVRM: Xid' "$F") Xid lines"
 
-# measure KEY NAME CMD: wall seconds, GB/s, peak RSS of the children (getrusage)
+# measure KEY NAME CMD: wall seconds, GB/s, peak RSS.  Output goes to a
+# file, not /dev/null: GNU grep stops at the first match when its output is
+# /dev/null.  RSS is /usr/bin/time's %M when present (the largest process of
+# a pipeline), else left out.
 measure() {
-	local key=$1 name=$2 cmd=$3 res
-	sh -c "$cmd" >/dev/null 2>&1 || true   # warm-up: the file in the page cache
-	res=$(python3 - "$cmd" "$bytes" <<'PY'
-import resource, subprocess, sys, time
-t0 = time.perf_counter()
-subprocess.run(["/bin/sh", "-c", sys.argv[1]], stdout=subprocess.DEVNULL)
-dt = time.perf_counter() - t0
-ru = resource.getrusage(resource.RUSAGE_CHILDREN)
-print("%.3f %.2f %d" % (dt, int(sys.argv[2]) / dt / 1e9, ru.ru_maxrss))
-PY
-)
-	set -- $res
-	printf '%-62s %7.3f s %6.2f GB/s %8d KiB peak RSS\n' "$name" "$1" "$2" "$3"
-	eval "T_$key=$1"
+	local key=$1 name=$2 cmd=$3 t0 t1 dt rss="-"
+	sh -c "$cmd" >"$F.out" 2>/dev/null || true   # warm-up: the file in the page cache
+	t0=$(date +%s.%N)
+	if [ -x /usr/bin/time ]; then
+		/usr/bin/time -f %M -o "$F.rss" sh -c "$cmd" >"$F.out" 2>/dev/null || true
+		rss=$(tail -n 1 "$F.rss")
+	else
+		sh -c "$cmd" >"$F.out" 2>/dev/null || true
+	fi
+	t1=$(date +%s.%N)
+	dt=$(python3 -c "print('%.3f' % ($t1 - $t0))")
+	printf '%-62s %7.3f s %6.2f GB/s %8s KiB peak RSS\n' "$name" "$dt" \
+		"$(python3 -c "print('%.2f' % ($bytes / $dt / 1e9))")" "$rss"
+	eval "T_$key=$dt"
 }
 echo
 measure cat "cat FILE > /dev/null" "cat '$F' > /dev/null"
