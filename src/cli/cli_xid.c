@@ -393,7 +393,8 @@ int gd_cli_xid(int argc, char **argv)
 		goto out;
 	}
 	gd_xid_summary_finish(&r.sum, NULL);
-	qsort(r.sum.entries.items, r.sum.entries.n, sizeof(struct gd_xid_entry), by_gpu);
+	if (r.sum.entries.n)
+		qsort(r.sum.entries.items, r.sum.entries.n, sizeof(struct gd_xid_entry), by_gpu);
 	rc = exit_of(gd_xid_summary_worst(&r.sum));
 	if (json) {
 		print_json(&r, sources, f.lines, rc);

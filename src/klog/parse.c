@@ -619,7 +619,15 @@ static enum gd_klog_kind aer(struct cur c, struct gd_klog_event *ev)
 		copy(b, sizeof b, typ + 5, comma ? comma : c.e);
 		if (rp)
 			copy(a, sizeof a, ap + 1, rp);
-		snprintf(ev->detail, sizeof ev->detail, "%s%s%s", b, a[0] ? ", " : "", a);
+		GD_STRSET(ev->detail, b);
+		if (a[0]) {
+			size_t n = strlen(ev->detail);
+
+			if (n + 3 < sizeof ev->detail) {
+				memcpy(ev->detail + n, ", ", 3);
+				gd_strlcpy(ev->detail + n + 2, a, sizeof ev->detail - n - 2);
+			}
+		}
 	}
 	return GD_KLOG_AER;
 }

@@ -144,8 +144,13 @@ static void append_detail(struct gd_klog_event *ev, const char *s)
 {
 	size_t n = strlen(ev->detail);
 
-	if (n + strlen(s) + 3 < sizeof ev->detail)
-		snprintf(ev->detail + n, sizeof ev->detail - n, "%s%s", n ? "; " : "", s);
+	if (n + strlen(s) + 3 >= sizeof ev->detail)
+		return;
+	if (n) {
+		memcpy(ev->detail + n, "; ", 3);
+		n += 2;
+	}
+	gd_strlcpy(ev->detail + n, s, sizeof ev->detail - n);
 }
 
 void gd_klog_feed_line(struct gd_klog_feed *f, const char *line, size_t n)
