@@ -40,7 +40,8 @@ for suite in $SUITES; do
 	unit)
 		for t in "$BUILD"/tests/test_*; do
 			[ -x "$t" ] && run_one "unit/$(basename "$t")" 300 "$t"
-		done ;;
+		done
+		run_one unit/xid_cli 120 tests/xid_cli.sh ;;
 	docs)
 		run_one docs 60 tests/docs.sh ;;
 	scenarios)

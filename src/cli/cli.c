@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "collect/collect.h"
+#include "collect/klog.h"
 #include "core/duration.h"
 #include "model/snapshot_json.h"
 #include "nvml/nvml.h"
@@ -39,6 +40,7 @@ struct opts {
 	const char *from[MAX_FROM];
 	size_t nfrom;
 	double window_s;
+	double lookback_s;
 	bool window_given;
 	bool json;
 	bool no_color;
@@ -54,6 +56,7 @@ static const char usage_main[] =
 	"  snapshot    print one snapshot of all evidence as a JSON line\n"
 	"  rules       list the rules, their severities and thresholds\n"
 	"  fields      list every field of a snapshot (Markdown), from the model's field tables\n"
+	"  xid [FILE]  count the kernel log's GPU errors (Xid) per GPU and code, say what to do\n"
 	"  help [CMD]  show help for a command\n"
 	"  version     print the version\n"
 	"\n"
@@ -77,7 +80,10 @@ static const char usage_check[] =
 	"  -w, --window DUR    time between the two snapshots (default 2s; e.g. 500ms, 5s, 1m)\n"
 	"  -j, --json          print the diagnosis as JSON (findings, unavailable, not_evaluated, exit)\n"
 	"  -f, --from FILE     diagnose snapshots recorded earlier as JSON lines (`gpudoctor snapshot`)\n"
-	"                      instead of this host; repeatable; - reads standard input\n"
+	"                      instead of this host; repeatable; - reads standard input.  A kernel\n"
+	"                      log (dmesg, journalctl -k, kern.log, gzip too) is read as a snapshot\n"
+	"                      of its events\n"
+	"  --lookback DUR      kernel-log events this far back count (default 24h)\n"
 	"  --root, --config, --set, --no-color, --nvml, --nvml-timeout as for every command\n"
 	"\n"
 	"Exit status: 0 healthy, 1 warnings, 2 critical findings, 3 could not run.\n";
@@ -89,6 +95,7 @@ static const char usage_snapshot[] =
 	"\n"
 	"  -w, --window DUR    take a second snapshot DUR after the first\n"
 	"  -o, --output FILE   append the lines to FILE instead of standard output\n"
+	"  --lookback DUR      kernel-log events this far back go in (default 24h)\n"
 	"  --root DIR          read /proc, /sys and /dev under DIR (default /)\n"
 	"  --nvml PATH, --nvml-timeout DUR   as for every command (gpudoctor help)\n"
 	"\n"
@@ -104,7 +111,7 @@ static const char usage_rules[] =
 	"Lists every rule (id, severity, what it detects) and its thresholds with their\n"
 	"current values (after --config and --set), in the form --set accepts.\n";
 
-enum { OPT_ROOT = 256, OPT_CONFIG, OPT_SET, OPT_NO_COLOR, OPT_VERSION, OPT_NVML, OPT_NVML_TIMEOUT };
+enum { OPT_ROOT = 256, OPT_CONFIG, OPT_SET, OPT_NO_COLOR, OPT_VERSION, OPT_NVML, OPT_NVML_TIMEOUT, OPT_LOOKBACK };
 
 static const struct option long_opts[] = {
 	{ "root", required_argument, NULL, OPT_ROOT },
@@ -120,6 +127,7 @@ static const struct option long_opts[] = {
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "nvml", required_argument, NULL, OPT_NVML },
 	{ "nvml-timeout", required_argument, NULL, OPT_NVML_TIMEOUT },
+	{ "lookback", required_argument, NULL, OPT_LOOKBACK },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -150,6 +158,8 @@ static const char *usage_of(const char *cmd)
 		return usage_rules;
 	if (strcmp(cmd, "fields") == 0)
 		return usage_fields;
+	if (strcmp(cmd, "xid") == 0)
+		return gd_usage_xid;
 	return NULL;
 }
 
@@ -163,6 +173,7 @@ static bool allowed(const char *cmd, int opt)
 	case 'o':
 		return strcmp(cmd, "snapshot") == 0;
 	case 'w':
+	case OPT_LOOKBACK:
 		return strcmp(cmd, "check") == 0 || strcmp(cmd, "snapshot") == 0;
 	default:
 		return true;
@@ -194,7 +205,7 @@ static int parse_args(int argc, char **argv, struct opts *o, const char ***sets,
 		return 0;
 	}
 	if (!usage_of(o->command))
-		return fail("unknown command \"%s\" (commands: check, snapshot, rules, fields, help, version)", o->command);
+		return fail("unknown command \"%s\" (commands: check, snapshot, rules, fields, xid, help, version)", o->command);
 	o->window_s = 2.0;
 	optind = 1;
 	opterr = 0;
@@ -231,6 +242,12 @@ static int parse_args(int argc, char **argv, struct opts *o, const char ***sets,
 			if (o->window_s > 3600)
 				return fail("--window %s: at most 1h", optarg);
 			o->window_given = true;
+			break;
+		case OPT_LOOKBACK:
+			if (gd_duration_parse(optarg, &o->lookback_s, &err) < 0)
+				return fail("--lookback: %s", err.msg);
+			if (o->lookback_s <= 0)
+				return fail("--lookback %s: must be more than 0", optarg);
 			break;
 		case 'j':
 			o->json = true;
@@ -308,6 +325,7 @@ static void ctx_open(const struct opts *o, const struct gd_root *root, struct gd
 	ctx->root = root;
 	ctx->nvml_path = o->nvml_path ? o->nvml_path : getenv("GPUDOCTOR_NVML");
 	ctx->nvml_timeout_s = o->nvml_timeout_s;
+	ctx->klog_lookback_s = o->lookback_s;
 	ctx->nvml = gd_nvml_open(ctx->nvml_path, ctx->nvml_timeout_s);
 }
 
@@ -397,6 +415,56 @@ static int diagnose(const struct opts *o, struct gd_series *ser, const char *ori
 	return code;
 }
 
+/* True when the file holds snapshot JSON lines: its first non-blank line is
+ * a JSON object with "version"; anything else is read as a kernel log. */
+static bool is_jsonl(FILE *f)
+{
+	char buf[4096];
+	size_t n = fread(buf, 1, sizeof buf - 1, f), i = 0;
+
+	buf[n] = '\0';
+	while (i < n && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\n' || buf[i] == '\r'))
+		i++;
+	return i < n && buf[i] == '{' && strstr(buf + i, "\"version\"");
+}
+
+/* Loads one --from file: snapshot JSON lines, or a kernel log that becomes
+ * a snapshot of its events.  Standard input is copied to a temporary file
+ * first, so that it can be looked at before it is read. */
+static int load_from(const struct opts *o, struct gd_series *ser, const char *path, struct gd_err *err)
+{
+	FILE *f = strcmp(path, "-") == 0 ? tmpfile() : fopen(path, "r");
+	const char *name = strcmp(path, "-") == 0 ? "standard input" : path;
+	int rc;
+
+	if (!f)
+		return gd_err_set(err, -errno, "%s: %s", path, strerror(errno));
+	if (f && strcmp(path, "-") == 0) {
+		char buf[65536];
+		size_t n;
+
+		while ((n = fread(buf, 1, sizeof buf, stdin)) > 0)
+			if (fwrite(buf, 1, n, f) != n) {
+				fclose(f);
+				return gd_err_set(err, -EIO, "standard input: cannot copy to a temporary file");
+			}
+	}
+	rewind(f);
+	if (is_jsonl(f)) {
+		rewind(f);
+		rc = gd_series_load_stream(ser, f, name, err);
+	} else {
+		rewind(f);
+		rc = gd_klog_snapshot_from_fd(gd_series_push(ser), fileno(f), name, o->lookback_s, err);
+		if (rc > 0) {
+			fprintf(stderr, "gpudoctor: %s (what was read before is diagnosed)\n", err->msg);
+			rc = 0;
+		}
+	}
+	fclose(f);
+	return rc;
+}
+
 static int cmd_check(const struct opts *o)
 {
 	struct gd_series ser;
@@ -408,7 +476,7 @@ static int cmd_check(const struct opts *o)
 	gd_err_clear(&err);
 	if (o->nfrom) {
 		for (size_t i = 0; i < o->nfrom; i++) {
-			if (gd_series_load_jsonl(&ser, o->from[i], &err) < 0) {
+			if (load_from(o, &ser, o->from[i], &err) < 0) {
 				rc = fail("%s", err.msg);
 				goto out;
 			}
@@ -486,6 +554,10 @@ int gd_cli_main(int argc, char **argv)
 	size_t nsets = 0;
 	int rc;
 
+	if (argc > 1 && strcmp(argv[1], "xid") == 0) {
+		free(sets);
+		return gd_cli_xid(argc - 1, argv + 1);
+	}
 	if (!sets)
 		return EXIT_CANNOT_RUN;
 	memset(&o, 0, sizeof o);

@@ -8,4 +8,8 @@
  * 0 healthy, 1 warnings, 2 critical, 3 could not run. */
 int gd_cli_main(int argc, char **argv);
 
+/* `gpudoctor xid [FILE...]` (cli_xid.c): argv[0] is "xid". */
+int gd_cli_xid(int argc, char **argv);
+extern const char gd_usage_xid[];
+
 #endif

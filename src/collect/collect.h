@@ -39,6 +39,7 @@ struct gd_collect_ctx {
 	double nvml_timeout_s;   /* --nvml-timeout; 0: the default (5 s) */
 	struct gd_nvml *nvml;    /* NVML opened once for all snapshots of a run (the
 				  * CLI's); NULL: the collector opens and closes its own */
+	double klog_lookback_s;   /* kernel-log events this far back (0: 24 h) */
 };
 
 typedef enum gd_src_status (*gd_collect_fn)(const struct gd_collect_ctx *ctx, struct gd_snapshot *s,

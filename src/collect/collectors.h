@@ -35,6 +35,8 @@ GD_COLLECTOR_FN(cgroups)         /* cgroup.c */
 GD_COLLECTOR_FN(pci)             /* sys_bus_pci.c: NVIDIA GPUs and NICs on the PCI bus */
 GD_COLLECTOR_FN(nvidia_driver)   /* nvidia_procfs.c: /proc/driver/nvidia/version */
 GD_COLLECTOR_FN(cuda_runtime)    /* proc_pid_maps.c: libcudart mapped by GPU jobs */
+GD_COLLECTOR_FN(klog)            /* klog.c: /dev/kmsg */
+GD_COLLECTOR_FN(edac)            /* klog.c: /sys/devices/system/edac/mc */
 
 GD_PARSER_FN(proc_uptime)
 GD_PARSER_FN(proc_stat)
@@ -64,5 +66,6 @@ GD_PARSER_FN(pci_aer_fatal)
 GD_PARSER_FN(pci_link_speed)
 GD_PARSER_FN(proc_driver_nvidia_version)
 GD_PARSER_FN(proc_pid_maps)
+GD_PARSER_FN(klog)               /* kernel-log lines, any front-end (gd_klog_parse_line) */
 
 #endif

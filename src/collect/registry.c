@@ -31,6 +31,8 @@ const struct gd_collector gd_collectors[] = {
 	{ "threads", "/proc/<pid>/task/<tid>/stat of GPU jobs", gd_collect_threads },
 	{ "dev_shm", "/dev/shm of each GPU job's mount namespace", gd_collect_dev_shm },
 	{ "cgroups", "cgroup v1/v2 cpu and memory files of GPU jobs", gd_collect_cgroups },
+	{ "klog", "/dev/kmsg (Xid, AER, OOM, MCE/EDAC lines inside the look-back)", gd_collect_klog },
+	{ "edac", "/sys/devices/system/edac/mc/mc*/{ce,ue}_count", gd_collect_edac },
 };
 const size_t gd_ncollectors = N(gd_collectors);
 
@@ -63,5 +65,6 @@ const struct gd_parser gd_parsers[] = {
 	{ "sys/bus/pci/devices/*/current_link_speed", gd_parse_pci_link_speed },
 	{ "proc/driver/nvidia/version", gd_parse_proc_driver_nvidia_version },
 	{ "proc/<pid>/maps", gd_parse_proc_pid_maps },
+	{ "kernel log", gd_parse_klog },
 };
 const size_t gd_nparsers = N(gd_parsers);

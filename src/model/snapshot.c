@@ -71,6 +71,15 @@ GD_TABLE(proc_fields, struct gd_proc, GD_PROC_FIELDS)
 #define GD_REC struct gd_thread
 GD_TABLE(thread_fields, struct gd_thread, GD_THREAD_FIELDS)
 #undef GD_REC
+#define GD_REC struct gd_klog_event
+GD_TABLE(klog_fields, struct gd_klog_event, GD_KLOG_FIELDS)
+#undef GD_REC
+#define GD_REC struct gd_klog_info
+GD_TABLE(klog_info_fields, struct gd_klog_info, GD_KLOG_INFO_FIELDS)
+#undef GD_REC
+#define GD_REC struct gd_edac
+GD_TABLE(edac_fields, struct gd_edac, GD_EDAC_FIELDS)
+#undef GD_REC
 #define GD_REC struct gd_source
 GD_TABLE(source_fields, struct gd_source, GD_SOURCE_FIELDS)
 #undef GD_REC
@@ -119,6 +128,9 @@ const struct gd_record_desc gd_sections[] = {
 	MANY("cgroups", struct gd_cgroup, cgroups, cgroup_fields),
 	MANY("procs", struct gd_proc, procs, proc_fields),
 	MANY("threads", struct gd_thread, threads, thread_fields),
+	ONE("klog_info", struct gd_klog_info, klog_info, klog_info_fields),
+	MANY("klog", struct gd_klog_event, klog, klog_fields),
+	MANY("edac", struct gd_edac, edac, edac_fields),
 	MANY("sources", struct gd_source, sources, source_fields),
 	ONE("nvml", struct gd_nvml_info, nvml, nvml_fields),
 	MANY("gpus", struct gd_gpu, gpus, gpu_fields),

@@ -282,6 +282,51 @@
 	X(U64, utime_ticks, "ticks", COUNTER, "user CPU time") \
 	X(U64, stime_ticks, "ticks", COUNTER, "system CPU time")
 
+/* ---- klog[]: kernel-log events (src/klog/, collect/klog.c) ------------ */
+#define GD_KLOG_FIELDS(X) \
+	X(S16, kind, "", LABEL, "xid, sxid, fallen_off_bus, init_failed, gpu_uuid, aer, pcie_bandwidth, gsp_timeout, reset_required, oom_kill, hung_task, mce, edac") \
+	X(U64, code, "", LABEL, "Xid or SXid number") \
+	X(S32, pci_bus_id, "", LABEL, "device the line names, dddd:bb:dd.f (Xid lines carry no function: .0)") \
+	X(S64, uuid, "", LABEL, "GPU UUID (from the driver's GPU at PCI line)") \
+	X(U64, gpu_instance, "", LABEL, "MIG GPU instance (GPU-I)") \
+	X(U64, compute_instance, "", LABEL, "MIG compute instance (GPU-CI)") \
+	X(F64, boot_s, "seconds", GAUGE, "time of the line, seconds since boot ([12345.678901], /dev/kmsg)") \
+	X(F64, wall_time_s, "seconds", GAUGE, "time of the line, seconds since the epoch (dmesg -T, journal, syslog)") \
+	X(U64, pid, "", LABEL, "process the line names") \
+	X(S32, process, "", LABEL, "its name (for AER and bandwidth lines: the driver)") \
+	X(S32, severity, "", LABEL, "what the line says: corrected, nonfatal, fatal (AER); CE, UE (EDAC); fatal, non-fatal (SXid)") \
+	X(S64, detail, "", LABEL, "AER type and agent; OOM constraint and cgroup; Xid 154 action name") \
+	X(U64, action_code, "", LABEL, "Xid 154: recovery action now required (0 none, 1 GPU reset, 2 node reboot, 3 drain P2P, 4 drain and reset)") \
+	X(U64, count, "", GAUGE, "errors the line reports (EDAC)") \
+	X(F64, duration_s, "seconds", GAUGE, "hung task: blocked for; GSP: time-out") \
+	X(F64, bandwidth_gbps, "gbps", GAUGE, "PCIe bandwidth available to the device") \
+	X(F64, capable_gbps, "gbps", GAUGE, "PCIe bandwidth the device is capable of") \
+	X(S32, limit_at, "", LABEL, "the link that limits it") \
+	X(U64, is_gpu, "", LABEL, "1 when the device is known to be an NVIDIA GPU") \
+	X(U64, mc, "", LABEL, "EDAC memory controller") \
+	X(U64, socket, "", LABEL, "CPU socket") \
+	X(U64, channel, "", LABEL, "memory channel") \
+	X(S64, dimm, "", LABEL, "DIMM label or location") \
+	X(U64, anon_rss_bytes, "bytes", GAUGE, "OOM: anonymous memory of the killed process") \
+	X(U64, total_vm_bytes, "bytes", GAUGE, "OOM: virtual size of the killed process") \
+	X(S256, text, "", LABEL, "the message (truncated)")
+
+/* ---- klog_info: how the kernel log was read --------------------------- */
+#define GD_KLOG_INFO_FIELDS(X) \
+	X(S256, source, "", LABEL, "what was read (/dev/kmsg or files)") \
+	X(F64, lookback_s, "seconds", GAUGE, "events older than this before the sample were left out") \
+	X(F64, span_s, "seconds", GAUGE, "time the events read cover, up to the sample (for rates)") \
+	X(U64, lines, "", COUNTER, "lines or records read") \
+	X(U64, events, "", GAUGE, "events recognised inside the look-back") \
+	X(U64, dropped, "", GAUGE, "events left out of klog[] past its cap (counted, not kept)")
+
+/* ---- edac[]: /sys/devices/system/edac/mc/mc<N>/ ----------------------- */
+#define GD_EDAC_FIELDS(X) \
+	X(S16, mc, "", LABEL, "memory controller (mc0)") \
+	X(S64, name, "", LABEL, "mc_name (e.g. Skylake Socket#0 IMC#0)") \
+	X(U64, ce_count, "", COUNTER, "corrected errors") \
+	X(U64, ue_count, "", COUNTER, "uncorrected errors")
+
 /* ---- sources[]: how each collector fared ------------------------------ */
 #define GD_SOURCE_FIELDS(X) \
 	X(S32, name, "", LABEL, "collector name") \
@@ -440,6 +485,9 @@ struct gd_shm { GD_SHM_FIELDS(GD_DECLARE) };
 struct gd_cgroup { GD_CGROUP_FIELDS(GD_DECLARE) };
 struct gd_proc { GD_PROC_FIELDS(GD_DECLARE) };
 struct gd_thread { GD_THREAD_FIELDS(GD_DECLARE) };
+struct gd_klog_event { GD_KLOG_FIELDS(GD_DECLARE) };
+struct gd_klog_info { GD_KLOG_INFO_FIELDS(GD_DECLARE) };
+struct gd_edac { GD_EDAC_FIELDS(GD_DECLARE) };
 struct gd_source { GD_SOURCE_FIELDS(GD_DECLARE) };
 struct gd_nvml_info { GD_NVML_FIELDS(GD_DECLARE) };
 struct gd_gpu { GD_GPU_FIELDS(GD_DECLARE) };
@@ -455,6 +503,7 @@ struct gd_snapshot {
 	struct gd_psi psi;
 	struct gd_mem mem;
 	struct gd_tcp tcp;
+	struct gd_klog_info klog_info;
 	struct gd_vec cpus;      /* struct gd_cpus */
 	struct gd_vec disks;     /* struct gd_disk */
 	struct gd_vec mounts;    /* struct gd_mount */
@@ -466,6 +515,8 @@ struct gd_snapshot {
 	struct gd_vec cgroups;   /* struct gd_cgroup */
 	struct gd_vec procs;     /* struct gd_proc */
 	struct gd_vec threads;   /* struct gd_thread */
+	struct gd_vec klog;      /* struct gd_klog_event */
+	struct gd_vec edac;      /* struct gd_edac */
 	struct gd_vec sources;   /* struct gd_source */
 	struct gd_nvml_info nvml;
 	struct gd_vec gpus;      /* struct gd_gpu */

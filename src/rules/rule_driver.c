@@ -189,7 +189,7 @@ static enum gd_verdict init_failed_from_nvml(struct gd_rule_ctx *rc, const struc
 	return GD_VERDICT_FIRED;
 }
 
-enum gd_verdict gd_rule_gpu_init_failed(struct gd_rule_ctx *rc, struct gd_findings *out)
+enum gd_verdict gd_rule_gpu_init_failed_nvml(struct gd_rule_ctx *rc, struct gd_findings *out)
 {
 	const struct gd_snapshot *b = gd_window_last(rc->w);
 

@@ -77,7 +77,7 @@ static void lost_from_nvml(struct gd_rule_ctx *rc, struct gd_findings *out, stru
 	}
 }
 
-enum gd_verdict gd_rule_gpu_lost(struct gd_rule_ctx *rc, struct gd_findings *out)
+enum gd_verdict gd_rule_gpu_lost_nvml(struct gd_rule_ctx *rc, struct gd_findings *out)
 {
 	const struct gd_snapshot *b = gd_window_last(rc->w);
 	struct side nv = { 0, 0 };
@@ -206,7 +206,7 @@ static void reset_from_nvml(struct gd_rule_ctx *rc, struct gd_findings *out, str
 	}
 }
 
-enum gd_verdict gd_rule_gpu_reset_required(struct gd_rule_ctx *rc, struct gd_findings *out)
+enum gd_verdict gd_rule_gpu_reset_required_nvml(struct gd_rule_ctx *rc, struct gd_findings *out)
 {
 	const struct gd_snapshot *b = gd_window_last(rc->w);
 	struct side nv = { 0, 0 };

@@ -416,7 +416,7 @@ static void pcie_degraded_from_nvml(struct gd_rule_ctx *rc, struct gd_findings *
 		snprintf(sd->why, sizeof sd->why, "no PCIe link generation and width from NVML");
 }
 
-enum gd_verdict gd_rule_gpu_pcie_link_degraded(struct gd_rule_ctx *rc, struct gd_findings *out)
+enum gd_verdict gd_rule_gpu_pcie_link_degraded_nvml(struct gd_rule_ctx *rc, struct gd_findings *out)
 {
 	const struct gd_snapshot *b = gd_window_last(rc->w);
 	struct side nv = { 0, 0, "" };
@@ -463,7 +463,7 @@ static void pcie_replays_from_nvml(struct gd_rule_ctx *rc, struct gd_findings *o
 		snprintf(sd->why, sizeof sd->why, "no PCIe replay counter from NVML in both snapshots");
 }
 
-enum gd_verdict gd_rule_gpu_pcie_replays(struct gd_rule_ctx *rc, struct gd_findings *out)
+enum gd_verdict gd_rule_gpu_pcie_replays_nvml(struct gd_rule_ctx *rc, struct gd_findings *out)
 {
 	const struct gd_snapshot *b = gd_window_last(rc->w);
 	struct side nv = { 0, 0, "" };

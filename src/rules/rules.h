@@ -64,5 +64,24 @@ GD_RULE_FN(cpu_input_bound)
 GD_RULE_FN(cpu_too_many_workers)
 GD_RULE_FN(cpu_numa_far_from_gpu)
 GD_RULE_FN(net_gpu_nic_far)
+GD_RULE_FN(gpu_xid)
+GD_RULE_FN(mem_oom_kill)
+GD_RULE_FN(host_memory_errors)
+
+/* The rules whose evidence comes from two sources run both halves and
+ * combine them (rule_parts.c): the NVML/sysfs half and the kernel-log half. */
+#define GD_RULE_PART_FNS(name) \
+	enum gd_verdict gd_rule_##name##_nvml(struct gd_rule_ctx *rc, struct gd_findings *out); \
+	enum gd_verdict gd_rule_##name##_klog(struct gd_rule_ctx *rc, struct gd_findings *out);
+
+GD_RULE_PART_FNS(gpu_lost)
+GD_RULE_PART_FNS(gpu_init_failed)
+GD_RULE_PART_FNS(gpu_reset_required)
+GD_RULE_PART_FNS(gpu_pcie_link_degraded)
+GD_RULE_PART_FNS(gpu_pcie_replays)
+
+/* Runs part a then part b: fired when either fired, clear when either could
+ * judge, unknown (both reasons) only when neither could. */
+enum gd_verdict gd_rule_parts(struct gd_rule_ctx *rc, struct gd_findings *out, gd_rule_fn a, gd_rule_fn b);
 
 #endif

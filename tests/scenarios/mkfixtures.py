@@ -926,6 +926,12 @@ def render(m, t):
         f["proc/driver/nvidia/version"] = m["driver"]
     sys_files(m, t, f)
     pci_files(m, f)
+    # A quiet kernel log (a saved /dev/kmsg) and an EDAC controller with no
+    # errors: the kernel-log collectors read them like the live files.
+    f["dev/kmsg"] = ("6,1000,5000000,-;Linux version 6.1.0-18-amd64\n"
+                     "6,1001,5100000,-;NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.54.15\n")
+    f["sys/devices/system/edac/mc/mc0/ce_count"] = "0\n"
+    f["sys/devices/system/edac/mc/mc0/ue_count"] = "0\n"
     return f
 
 

@@ -1,0 +1,516 @@
+/*
+ * rule_klog.c - the rules that read the kernel log (snapshot klog[], from
+ * /dev/kmsg or a log file) and the EDAC counters.
+ *
+ * The driver reports GPU faults only there: Xid lines (NVML never reports
+ * 62, 79, 119, 120), "fallen off the bus", RmInitAdapter failures, the
+ * recovery action of Xid 154.  The kernel adds AER reports of the PCIe link,
+ * the boot-time bandwidth line of a GPU in a slow slot, OOM kills, and
+ * machine-check/EDAC memory errors.  The collector keeps the events of the
+ * look-back (24 h; boot-time lines always); each rule counts its kind.
+ * Without the log (klog source denied or absent) the rules say "not
+ * evaluated" with the reason and the fix, never "clear".
+ *
+ * gpu.xid: the Xid summary of src/klog/xid.c, one finding per GPU and code:
+ *   count, first, last, processes, class, bucket, action; context (storm,
+ *   secondary Xid 45, after Xid 79, 154's action) sets the severity.
+ *   Example: Xid 13 x3 on 0000:5d:00.0 from python (4711): warning.
+ * gpu.lost: an Xid 79 or "GPU has fallen off the bus" (also the boot form
+ *   without an Xid): critical.
+ * gpu.init_failed: RmInitAdapter failed / probe routine failed: critical.
+ * gpu.reset_required: the latest Xid 154 on a GPU names an action other than
+ *   None, a GSP heartbeat/RPC time-out, NV_ERR_RESET_REQUIRED: critical.
+ * gpu.pcie_link_degraded: the boot line "X Gb/s available PCIe bandwidth,
+ *   limited by ... link at B (capable of Y Gb/s ...)" on a GPU.  Example:
+ *   126.016 of 252.048 Gb/s = 50%: warning.
+ * gpu.pcie_replays: AER corrected errors reported by a GPU (min_events, 1,
+ *   in the look-back): warning; uncorrected on a GPU: critical.
+ * mem.oom_kill: any OOM kill in the look-back: critical, per process (five).
+ * host.memory_errors: UE any (EDAC line, uncorrected machine check, or the
+ *   EDAC ue_count rising in the window) critical; CE above ce_per_hour (10)
+ *   over the log's span, or ce_count over the uptime: warning.  Example: 36
+ *   CE lines in 2.0 h = 18/h on CPU_SrcID#0_MC#0_Chan#1_DIMM#0.
+ */
+#include "rules/rules.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "klog/klog.h"
+#include "klog/xid.h"
+
+#define TH(rc, name) ((rc)->th->v[GD_TH_##name])
+
+static const struct gd_source *source(const struct gd_snapshot *s, const char *name)
+{
+	GD_VEC_EACH(s->sources, const struct gd_source, src)
+		if (strcmp(src->name, name) == 0)
+			return src;
+	return NULL;
+}
+
+static bool usable(const struct gd_source *src)
+{
+	return src && (strcmp(src->status, "ok") == 0 || strcmp(src->status, "partial") == 0);
+}
+
+/* NULL (and rc->why set) when the kernel log was not read. */
+static const struct gd_snapshot *klog_or_unknown(struct gd_rule_ctx *rc, enum gd_verdict *v)
+{
+	const struct gd_snapshot *s = gd_window_last(rc->w);
+	const struct gd_source *src = source(s, "klog");
+
+	if (usable(src))
+		return s;
+	if (src)
+		*v = gd_rule_unknown(rc, "the kernel log was not read (%s: %s)", src->status,
+				     src->reason[0] ? src->reason : "no reason given");
+	else
+		*v = gd_rule_unknown(rc, "no kernel log in this snapshot (give one: check --from kern.log)");
+	return NULL;
+}
+
+static bool is(const struct gd_klog_event *ev, enum gd_klog_kind k)
+{
+	return strcmp(ev->kind, gd_klog_kind_name(k)) == 0;
+}
+
+static const char *when(char *buf, size_t sz, const struct gd_klog_event *ev)
+{
+	if (ev->wall_time_s.ok) {
+		time_t t = (time_t)ev->wall_time_s.v;
+		struct tm tm;
+
+		localtime_r(&t, &tm);
+		strftime(buf, sz, "%Y-%m-%d %H:%M:%S", &tm);
+	} else if (ev->boot_s.ok) {
+		snprintf(buf, sz, "%.0f s after boot", ev->boot_s.v);
+	} else {
+		snprintf(buf, sz, "at an unknown time");
+	}
+	return buf;
+}
+
+/* True when bus is a GPU: the event says so, or an Xid or GPU-at-PCI line names it. */
+static bool gpu_bus(const struct gd_snapshot *s, const struct gd_klog_event *ev)
+{
+	if (ev->is_gpu.ok)
+		return ev->is_gpu.v == 1;
+	GD_VEC_EACH(s->klog, const struct gd_klog_event, o)
+		if ((is(o, GD_KLOG_XID) || is(o, GD_KLOG_GPU_UUID)) && strcmp(o->pci_bus_id, ev->pci_bus_id) == 0)
+			return true;
+	return false;
+}
+
+/* ---- gpu.xid ------------------------------------------------------------ */
+
+enum gd_verdict gd_rule_gpu_xid(struct gd_rule_ctx *rc, struct gd_findings *out)
+{
+	enum gd_verdict v = GD_VERDICT_CLEAR;
+	const struct gd_snapshot *s = klog_or_unknown(rc, &v);
+	struct gd_xid_summary sum;
+	char a[48], b[48];
+
+	if (!s)
+		return v;
+	gd_xid_summary_init(&sum);
+	sum.storm_count = (unsigned)TH(rc, GPU_XID_STORM_COUNT);
+	sum.storm_window_s = TH(rc, GPU_XID_STORM_WINDOW_S);
+	GD_VEC_EACH(s->klog, const struct gd_klog_event, ev)
+		gd_xid_summary_add(&sum, ev);
+	gd_xid_summary_finish(&sum, s);
+	GD_VEC_EACH(sum.entries, const struct gd_xid_entry, e) {
+		struct gd_klog_event fe, le;
+		struct gd_finding *f;
+		bool sx = strcmp(e->kind, "sxid") == 0;
+
+		memset(&fe, 0, sizeof fe);
+		memset(&le, 0, sizeof le);
+		fe.wall_time_s = e->first_wall;
+		fe.boot_s = e->first_boot;
+		le.wall_time_s = e->last_wall;
+		le.boot_s = e->last_boot;
+		f = gd_finding_add(rc, out, e->sev, "GPU %s %s %llu", e->bus[0] ? e->bus : "?", sx ? "SXid" : "Xid",
+				   (unsigned long long)e->code);
+		gd_finding_summary(f, "%s %llu on %s%s%s%s: %llu time%s, first %s, last %s%s%s%s%s.", sx ? "SXid" : "Xid",
+				   (unsigned long long)e->code, e->bus[0] ? e->bus : "an unnamed GPU",
+				   e->info ? " (" : "", e->info ? e->info->meaning : "", e->info ? ")" : "",
+				   (unsigned long long)e->count, e->count == 1 ? "" : "s", when(a, sizeof a, &fe),
+				   when(b, sizeof b, &le), e->procs[0] ? "; processes " : "", e->procs,
+				   e->notes[0] ? "; " : "", e->notes);
+		gd_finding_remedy(f, "%s", e->action);
+		gd_finding_ev(f, "count", (double)e->count, "", NAN);
+		gd_finding_ev(f, "code", (double)e->code, "", NAN);
+		if (e->storm_max > 1)
+			gd_finding_ev(f, "storm_max", (double)e->storm_max, "events", (double)sum.storm_count);
+		gd_finding_ev_text(f, "class", e->info ? e->info->cls : sx ? "NVSwitch" : "unknown");
+		if (e->info)
+			gd_finding_ev_text(f, "bucket", e->info->bucket);
+		if (e->uuid[0])
+			gd_finding_ev_text(f, "uuid", e->uuid);
+		if (e->procs[0])
+			gd_finding_ev_text(f, "processes", e->procs);
+		v = GD_VERDICT_FIRED;
+	}
+	gd_xid_summary_release(&sum);
+	return v;
+}
+
+/* ---- gpu.lost ----------------------------------------------------------- */
+
+enum gd_verdict gd_rule_gpu_lost_klog(struct gd_rule_ctx *rc, struct gd_findings *out)
+{
+	enum gd_verdict v = GD_VERDICT_CLEAR;
+	const struct gd_snapshot *s = klog_or_unknown(rc, &v);
+	char t[48];
+
+	if (!s)
+		return v;
+	GD_VEC_EACH(s->klog, const struct gd_klog_event, ev) {
+		bool xid79 = is(ev, GD_KLOG_XID) && ev->code.ok && ev->code.v == 79;
+		bool seen = false;
+		struct gd_finding *f;
+		unsigned n = 0;
+
+		if (!xid79 && !is(ev, GD_KLOG_FALLEN_OFF_BUS))
+			continue;
+		/* one finding per GPU: the first line that names it */
+		GD_VEC_EACH(s->klog, const struct gd_klog_event, o) {
+			if (o == ev)
+				break;
+			if ((is(o, GD_KLOG_FALLEN_OFF_BUS) || (is(o, GD_KLOG_XID) && o->code.ok && o->code.v == 79)) &&
+			    strcmp(o->pci_bus_id, ev->pci_bus_id) == 0)
+				seen = true;
+		}
+		if (seen)
+			continue;
+		GD_VEC_EACH(s->klog, const struct gd_klog_event, o)
+			if (is(o, GD_KLOG_XID) && strcmp(o->pci_bus_id, ev->pci_bus_id) == 0 && o->code.ok &&
+			    o->code.v != 79 && (o->wall_time_s.ok ? o->wall_time_s.v >= ev->wall_time_s.v
+								    : o->boot_s.v >= ev->boot_s.v))
+				n++;
+		f = gd_finding_add(rc, out, GD_SEV_CRITICAL, "GPU %s", ev->pci_bus_id[0] ? ev->pci_bus_id : "?");
+		gd_finding_summary(f, "GPU %s fell off the bus %s (%s)%s%u later Xid line%s on it are consequences.",
+				   ev->pci_bus_id[0] ? ev->pci_bus_id : "(bus id not logged)", when(t, sizeof t, ev),
+				   xid79 ? "Xid 79" : "the driver's \"fallen off the bus\" line, no Xid", n ? "; " : "",
+				   n, n == 1 ? "" : "s");
+		if (!n)
+			gd_finding_summary(f, "GPU %s fell off the bus %s (%s).",
+					   ev->pci_bus_id[0] ? ev->pci_bus_id : "(bus id not logged)", when(t, sizeof t, ev),
+					   xid79 ? "Xid 79" : "the driver's \"fallen off the bus\" line, no Xid");
+		gd_finding_ev_text(f, "evidence", xid79 ? "Xid 79" : "fallen off the bus");
+		gd_finding_ev(f, "later_xids", n, "", NAN);
+		v = GD_VERDICT_FIRED;
+	}
+	return v;
+}
+
+/* ---- gpu.init_failed ---------------------------------------------------- */
+
+enum gd_verdict gd_rule_gpu_init_failed_klog(struct gd_rule_ctx *rc, struct gd_findings *out)
+{
+	enum gd_verdict v = GD_VERDICT_CLEAR;
+	const struct gd_snapshot *s = klog_or_unknown(rc, &v);
+	const struct gd_klog_event *last = NULL;
+	unsigned n = 0;
+	char t[48];
+
+	if (!s)
+		return v;
+	GD_VEC_EACH(s->klog, const struct gd_klog_event, ev)
+		if (is(ev, GD_KLOG_INIT_FAILED)) {
+			n++;
+			if (!last || (ev->pci_bus_id[0] && !last->pci_bus_id[0]))
+				last = ev;
+		}
+	if (!n)
+		return v;
+	{
+		struct gd_finding *f = gd_finding_add(rc, out, GD_SEV_CRITICAL, "GPU %s",
+						      last->pci_bus_id[0] ? last->pci_bus_id : "(bus id not logged)");
+
+		gd_finding_summary(f, "The driver could not initialise a GPU (%u line%s, %s): \"%.120s\".", n,
+				   n == 1 ? "" : "s", when(t, sizeof t, last), last->text);
+		gd_finding_ev(f, "lines", n, "", NAN);
+		gd_finding_ev_text(f, "line", last->text);
+	}
+	return GD_VERDICT_FIRED;
+}
+
+/* ---- gpu.reset_required ------------------------------------------------- */
+
+enum gd_verdict gd_rule_gpu_reset_required_klog(struct gd_rule_ctx *rc, struct gd_findings *out)
+{
+	enum gd_verdict v = GD_VERDICT_CLEAR;
+	const struct gd_snapshot *s = klog_or_unknown(rc, &v);
+	unsigned gsp = 0, nverr = 0;
+	const struct gd_klog_event *g1 = NULL, *n1 = NULL;
+	char t[48];
+
+	if (!s)
+		return v;
+	/* the latest Xid 154 of each GPU */
+	GD_VEC_EACH(s->klog, const struct gd_klog_event, ev) {
+		const struct gd_klog_event *latest = ev;
+		struct gd_finding *f;
+		bool first = true;
+
+		if (!is(ev, GD_KLOG_XID) || !ev->code.ok || ev->code.v != 154 || !ev->action_code.ok)
+			continue;
+		GD_VEC_EACH(s->klog, const struct gd_klog_event, o) {
+			if (!is(o, GD_KLOG_XID) || !o->code.ok || o->code.v != 154 || !o->action_code.ok ||
+			    strcmp(o->pci_bus_id, ev->pci_bus_id) != 0)
+				continue;
+			if (o < ev)
+				first = false;
+			latest = o;
+		}
+		if (!first || latest->action_code.v == 0)
+			continue;
+		f = gd_finding_add(rc, out, GD_SEV_CRITICAL, "GPU %s", latest->pci_bus_id);
+		gd_finding_summary(f, "Xid 154 on %s %s: the driver requires \"%s\" (recovery action %llu).",
+				   latest->pci_bus_id, when(t, sizeof t, latest),
+				   latest->detail[0] ? latest->detail : "?", (unsigned long long)latest->action_code.v);
+		gd_finding_remedy(f, "Drain the GPU and do what the driver names: %s.",
+				  latest->action_code.v == 2 ? "reboot the node"
+				  : latest->action_code.v == 3 ? "drain peer-to-peer traffic"
+				  : latest->action_code.v == 4 ? "drain the work, then reset the GPU (nvidia-smi -r)"
+							       : "reset the GPU (nvidia-smi -r)");
+		gd_finding_ev(f, "recovery_action", (double)latest->action_code.v, "", NAN);
+		gd_finding_ev_text(f, "action", latest->detail);
+		v = GD_VERDICT_FIRED;
+	}
+	GD_VEC_EACH(s->klog, const struct gd_klog_event, ev) {
+		if (is(ev, GD_KLOG_GSP_TIMEOUT) && !gsp++)
+			g1 = ev;
+		if (is(ev, GD_KLOG_RESET_REQUIRED) && !nverr++)
+			n1 = ev;
+	}
+	if (gsp) {
+		struct gd_finding *f = gd_finding_add(rc, out, GD_SEV_CRITICAL, "GPU %s",
+						      g1->pci_bus_id[0] ? g1->pci_bus_id : "(GSP)");
+
+		gd_finding_summary(f, "The GPU System Processor timed out %u time%s (first %s): \"%.120s\".", gsp,
+				   gsp == 1 ? "" : "s", when(t, sizeof t, g1), g1->text);
+		gd_finding_ev(f, "gsp_timeouts", gsp, "", NAN);
+		v = GD_VERDICT_FIRED;
+	}
+	if (nverr) {
+		struct gd_finding *f = gd_finding_add(rc, out, GD_SEV_CRITICAL, "GPU %s",
+						      n1->pci_bus_id[0] ? n1->pci_bus_id : "(bus id not logged)");
+
+		gd_finding_summary(f, "The driver answered NV_ERR_RESET_REQUIRED %u time%s (first %s).", nverr,
+				   nverr == 1 ? "" : "s", when(t, sizeof t, n1));
+		gd_finding_ev(f, "reset_required_lines", nverr, "", NAN);
+		v = GD_VERDICT_FIRED;
+	}
+	return v;
+}
+
+/* ---- gpu.pcie_link_degraded (the boot-time bandwidth line) --------------- */
+
+enum gd_verdict gd_rule_gpu_pcie_link_degraded_klog(struct gd_rule_ctx *rc, struct gd_findings *out)
+{
+	enum gd_verdict v = GD_VERDICT_CLEAR;
+	const struct gd_snapshot *s = klog_or_unknown(rc, &v);
+
+	if (!s)
+		return v;
+	GD_VEC_EACH(s->klog, const struct gd_klog_event, ev) {
+		struct gd_finding *f;
+		double pct;
+
+		if (!is(ev, GD_KLOG_PCIE_BANDWIDTH) || !ev->limit_at[0] || !ev->bandwidth_gbps.ok ||
+		    !ev->capable_gbps.ok || ev->bandwidth_gbps.v >= ev->capable_gbps.v || !gpu_bus(s, ev))
+			continue;
+		pct = 100.0 * ev->bandwidth_gbps.v / ev->capable_gbps.v;
+		f = gd_finding_add(rc, out, GD_SEV_WARNING, "GPU %s", ev->pci_bus_id);
+		gd_finding_summary(f, "GPU %s has %.1f of %.1f Gb/s of PCIe bandwidth (%.0f%%), limited by the link at %s.",
+				   ev->pci_bus_id, ev->bandwidth_gbps.v, ev->capable_gbps.v, pct, ev->limit_at);
+		gd_finding_ev(f, "available_gbps", ev->bandwidth_gbps.v, "Gb/s", NAN);
+		gd_finding_ev(f, "capable_gbps", ev->capable_gbps.v, "Gb/s", NAN);
+		gd_finding_ev(f, "bandwidth_pct", pct, "%", 100);
+		gd_finding_ev_text(f, "limited_at", ev->limit_at);
+		v = GD_VERDICT_FIRED;
+	}
+	return v;
+}
+
+/* ---- gpu.pcie_replays (AER on a GPU) ------------------------------------ */
+
+enum gd_verdict gd_rule_gpu_pcie_replays_klog(struct gd_rule_ctx *rc, struct gd_findings *out)
+{
+	enum gd_verdict v = GD_VERDICT_CLEAR;
+	const struct gd_snapshot *s = klog_or_unknown(rc, &v);
+	double min = TH(rc, GPU_PCIE_REPLAYS_MIN_EVENTS);
+	char t[48];
+
+	if (!s)
+		return v;
+	GD_VEC_EACH(s->klog, const struct gd_klog_event, ev) {
+		unsigned ce = 0, ue = 0;
+		bool seen = false;
+		const struct gd_klog_event *last = ev;
+		struct gd_finding *f;
+
+		if (!is(ev, GD_KLOG_AER) || !gpu_bus(s, ev))
+			continue;
+		GD_VEC_EACH(s->klog, const struct gd_klog_event, o) {
+			if (!is(o, GD_KLOG_AER) || strcmp(o->pci_bus_id, ev->pci_bus_id) != 0)
+				continue;
+			if (o < ev)
+				seen = true;
+			if (strcmp(o->severity, "corrected") == 0)
+				ce++;
+			else
+				ue++;
+			last = o;
+		}
+		if (seen || (ce < min && !ue))
+			continue;
+		f = gd_finding_add(rc, out, ue ? GD_SEV_CRITICAL : GD_SEV_WARNING, "GPU %s", ev->pci_bus_id);
+		gd_finding_summary(f, "The PCIe link of GPU %s reported %u corrected and %u uncorrected AER error%s "
+				      "(last %s: %s%s%s).",
+				   ev->pci_bus_id, ce, ue, ce + ue == 1 ? "" : "s", when(t, sizeof t, last), last->severity,
+				   last->detail[0] ? ", " : "", last->detail);
+		gd_finding_ev(f, "aer_corrected", ce, "", min);
+		gd_finding_ev(f, "aer_uncorrected", ue, "", NAN);
+		if (s->klog_info.span_s.ok && s->klog_info.span_s.v > 0)
+			gd_finding_ev(f, "aer_per_hour", (ce + ue) * 3600.0 / s->klog_info.span_s.v, "/h", NAN);
+		v = GD_VERDICT_FIRED;
+	}
+	return v;
+}
+
+/* ---- mem.oom_kill ------------------------------------------------------- */
+
+enum gd_verdict gd_rule_mem_oom_kill(struct gd_rule_ctx *rc, struct gd_findings *out)
+{
+	enum gd_verdict v = GD_VERDICT_CLEAR;
+	const struct gd_snapshot *s = klog_or_unknown(rc, &v);
+	unsigned n = 0, shown = 0;
+	char t[48];
+
+	if (!s)
+		return v;
+	GD_VEC_EACH(s->klog, const struct gd_klog_event, ev)
+		n += is(ev, GD_KLOG_OOM_KILL);
+	GD_VEC_EACH(s->klog, const struct gd_klog_event, ev) {
+		struct gd_finding *f;
+
+		if (!is(ev, GD_KLOG_OOM_KILL) || shown++ >= 5)
+			continue;
+		f = gd_finding_add(rc, out, GD_SEV_CRITICAL, "pid %llu (%s)", (unsigned long long)ev->pid.v,
+				   ev->process[0] ? ev->process : "?");
+		gd_finding_summary(f, "The OOM killer killed pid %llu (%s) %s%s%.1f GiB resident%s%s%s%s.",
+				   (unsigned long long)ev->pid.v, ev->process, when(t, sizeof t, ev),
+				   ev->anon_rss_bytes.ok ? ", " : "",
+				   ev->anon_rss_bytes.ok ? (double)ev->anon_rss_bytes.v / 1073741824.0 : 0.0,
+				   ev->detail[0] ? " (" : "", ev->detail, ev->detail[0] ? ")" : "",
+				   n > 1 && shown == 1 ? "; more kills follow" : "");
+		if (!ev->anon_rss_bytes.ok)
+			gd_finding_summary(f, "The OOM killer killed pid %llu (%s) %s.", (unsigned long long)ev->pid.v,
+					   ev->process, when(t, sizeof t, ev));
+		if (ev->anon_rss_bytes.ok)
+			gd_finding_ev(f, "anon_rss_bytes", (double)ev->anon_rss_bytes.v, "bytes", NAN);
+		gd_finding_ev(f, "oom_kills", n, "", NAN);
+		if (ev->detail[0])
+			gd_finding_ev_text(f, "constraint", ev->detail);
+		v = GD_VERDICT_FIRED;
+	}
+	return v;
+}
+
+/* ---- host.memory_errors ------------------------------------------------- */
+
+enum gd_verdict gd_rule_host_memory_errors(struct gd_rule_ctx *rc, struct gd_findings *out)
+{
+	const struct gd_snapshot *a = gd_window_first(rc->w), *s = gd_window_last(rc->w);
+	bool have_log = usable(source(s, "klog")), have_edac = s->edac.n > 0;
+	double th = TH(rc, HOST_MEMERR_CE_PER_HOUR), ce_rate = NAN, hours;
+	uint64_t ce_lines = 0, ue_lines = 0, ce_total = 0, ue_total = 0, ue_delta = 0;
+	const struct gd_klog_event *where = NULL, *ue_ev = NULL;
+	struct gd_finding *f;
+
+	if (!have_log && !have_edac)
+		return gd_rule_unknown(rc, "neither the kernel log nor EDAC counters (/sys/devices/system/edac/mc) "
+					   "could be read");
+	if (have_log)
+		GD_VEC_EACH(s->klog, const struct gd_klog_event, ev) {
+			bool edac = is(ev, GD_KLOG_EDAC), mce = is(ev, GD_KLOG_MCE);
+			uint64_t c = ev->count.ok ? ev->count.v : 1;
+
+			if (edac && strcmp(ev->severity, "UE") == 0) {
+				ue_lines += c;
+				ue_ev = ev;
+			} else if (mce && strcmp(ev->severity, "uncorrected") == 0) {
+				ue_lines++;
+				ue_ev = ue_ev ? ue_ev : ev;
+			} else if (edac || (mce && strcmp(ev->severity, "corrected") == 0)) {
+				ce_lines += c;
+				if (edac && ev->dimm[0])
+					where = ev;
+			}
+		}
+	GD_VEC_EACH(s->edac, const struct gd_edac, e) {
+		const struct gd_edac *p = a != s ? GD_FIND_PREV(a, edac, struct gd_edac, mc, e->mc) : NULL;
+		uint64_t d;
+
+		if (e->ce_count.ok)
+			ce_total += e->ce_count.v;
+		if (e->ue_count.ok)
+			ue_total += e->ue_count.v;
+		if (p && gd_counter_delta(p->ue_count, e->ue_count, &d))
+			ue_delta += d;
+	}
+	if (have_log && s->klog_info.span_s.ok && s->klog_info.span_s.v > 0) {
+		hours = s->klog_info.span_s.v / 3600;
+		ce_rate = (double)ce_lines / fmax(hours, 1.0);
+	}
+	if (have_edac && s->host.uptime_s.ok && s->host.uptime_s.v > 0) {
+		double r = (double)ce_total / fmax(s->host.uptime_s.v / 3600, 1.0);
+
+		if (isnan(ce_rate) || r > ce_rate)
+			ce_rate = r;
+	}
+	if (ue_lines || ue_delta) {
+		f = gd_finding_add(rc, out, GD_SEV_CRITICAL, "%s",
+				   ue_ev && ue_ev->dimm[0] ? ue_ev->dimm : ue_ev && ue_ev->mc.ok ? "memory controller" : "host memory");
+		gd_finding_summary(f, "Uncorrected host memory errors: %llu in the kernel log%s%s, %llu new in the EDAC "
+				      "counters.",
+				   (unsigned long long)ue_lines, ue_ev ? ": " : "", ue_ev ? ue_ev->text : "",
+				   (unsigned long long)ue_delta);
+		gd_finding_ev(f, "ue_lines", (double)ue_lines, "", 0);
+		gd_finding_ev(f, "ue_new", (double)ue_delta, "", 0);
+		if (ue_ev && ue_ev->socket.ok)
+			gd_finding_ev(f, "socket", (double)ue_ev->socket.v, "", NAN);
+		if (ue_ev && ue_ev->channel.ok)
+			gd_finding_ev(f, "channel", (double)ue_ev->channel.v, "", NAN);
+		return GD_VERDICT_FIRED;
+	}
+	if (!isnan(ce_rate) && ce_rate > th) {
+		f = gd_finding_add(rc, out, GD_SEV_WARNING, "%s", where ? where->dimm : "host memory");
+		gd_finding_summary(f, "Corrected host memory errors at %.1f per hour (threshold %g): %llu in the kernel "
+				      "log, %llu in the EDAC counters since boot%s%s.",
+				   ce_rate, th, (unsigned long long)ce_lines, (unsigned long long)ce_total,
+				   where ? "; DIMM " : "", where ? where->dimm : "");
+		gd_finding_ev(f, "ce_per_hour", ce_rate, "/h", th);
+		gd_finding_ev(f, "ce_lines", (double)ce_lines, "", NAN);
+		gd_finding_ev(f, "ce_count", (double)ce_total, "", NAN);
+		if (where && where->socket.ok)
+			gd_finding_ev(f, "socket", (double)where->socket.v, "", NAN);
+		if (where && where->channel.ok)
+			gd_finding_ev(f, "channel", (double)where->channel.v, "", NAN);
+		return GD_VERDICT_FIRED;
+	}
+	if (ue_total) {
+		f = gd_finding_add(rc, out, GD_SEV_WARNING, "host memory");
+		gd_finding_summary(f, "The EDAC counters hold %llu uncorrected memory error%s since boot (none new).",
+				   (unsigned long long)ue_total, ue_total == 1 ? "" : "s");
+		gd_finding_ev(f, "ue_count", (double)ue_total, "", NAN);
+		return GD_VERDICT_FIRED;
+	}
+	return GD_VERDICT_CLEAR;
+}
