@@ -215,40 +215,46 @@ static void attach_findings(const struct gd_window *w, const struct gd_threshold
 	gd_findings_release(&f);
 }
 
-static void find_period(const struct gd_window *w, const struct gd_thresholds *th, struct gd_episodes *e)
+bool gd_episodes_period(const struct gd_episode *eps, size_t k, double step, const struct gd_thresholds *th,
+			double *period_s, double *dev_s)
 {
-	size_t k = e->items.n, nint = 0;
-	const struct gd_episode *ep = e->items.items;
-	double *gaps, *ints, m, step = 0, dev = 0, tol;
+	double *gaps, m, dev = 0;
+	bool periodic = false;
 
 	if (k < 3 || (double)k < TH(th, EPISODES_PERIODIC_MIN))
-		return;
-	gaps = calloc(k - 1 + w->n, sizeof *gaps);
+		return false;
+	gaps = calloc(2 * (k - 1), sizeof *gaps);
 	if (!gaps)
-		return;
-	ints = gaps + (k - 1);
+		return false;
 	for (size_t i = 0; i + 1 < k; i++)
-		gaps[i] = ep[i + 1].start_s - ep[i].start_s;
-	for (size_t i = 0; i + 1 < w->n; i++) {
-		double a, b;
-
-		if (up(w, i, &a) && up(w, i + 1, &b) && b > a)
-			ints[nint++] = b - a;
-	}
-	if (nint)
-		step = median(ints, nint);
-	for (size_t i = 0; i + 1 < k; i++)
-		ints[i] = gaps[i];
-	m = median(ints, k - 1);
+		gaps[i] = gaps[k - 1 + i] = eps[i + 1].start_s - eps[i].start_s;
+	m = median(gaps + (k - 1), k - 1);
 	for (size_t i = 0; i + 1 < k; i++)
 		dev = fmax(dev, fabs(gaps[i] - m));
-	tol = fmax(TH(th, EPISODES_PERIOD_TOLERANCE_PCT) / 100.0 * m, step);
-	if (m > 0 && dev <= tol) {
-		e->periodic = true;
-		e->period_s = m;
-		e->period_dev_s = dev;
+	if (m > 0 && dev <= fmax(TH(th, EPISODES_PERIOD_TOLERANCE_PCT) / 100.0 * m, step)) {
+		periodic = true;
+		*period_s = m;
+		*dev_s = dev;
 	}
 	free(gaps);
+	return periodic;
+}
+
+/* The median interval between samples of the window (0 when unknown). */
+static double median_step(const struct gd_window *w)
+{
+	double *ints = calloc(w->n, sizeof *ints), a, b, m = 0;
+	size_t nint = 0;
+
+	if (!ints)
+		return 0;
+	for (size_t i = 0; i + 1 < w->n; i++)
+		if (up(w, i, &a) && up(w, i + 1, &b) && b > a)
+			ints[nint++] = b - a;
+	if (nint)
+		m = median(ints, nint);
+	free(ints);
+	return m;
 }
 
 /* Marks, per GPU slot, the samples that belong to a stalled run of at least
@@ -358,6 +364,7 @@ size_t gd_episodes_detect(const struct gd_window *w, const struct gd_thresholds 
 		i = j;
 	}
 	free(st);
-	find_period(w, th, e);
+	e->periodic = gd_episodes_period(e->items.items, e->items.n, median_step(w), th, &e->period_s,
+					  &e->period_dev_s);
 	return e->items.n;
 }

@@ -100,6 +100,12 @@ void gd_episodes_release(struct gd_episodes *e);
 size_t gd_episodes_detect(const struct gd_window *w, const struct gd_thresholds *th, unsigned flags,
 			  struct gd_episodes *e);
 
+/* Whether the starts of eps[0..k) (time order) repeat with a period, as
+ * defined above; step is the sampling interval.  For callers that keep
+ * episodes longer than their window (watch). */
+bool gd_episodes_period(const struct gd_episode *eps, size_t k, double step, const struct gd_thresholds *th,
+			double *period_s, double *dev_s);
+
 /* True when NVML lists a compute process on g, or a GPU job holds
  * /dev/nvidia<g's minor> open. */
 bool gd_gpu_has_job(const struct gd_snapshot *s, const struct gd_gpu *g);
