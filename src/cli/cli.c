@@ -581,7 +581,7 @@ static int cmd_timeline(const struct opts *o)
 	r.output = o->output;
 	r.json = o->json;
 	r.text = o->text;
-	r.color = !o->no_color && !getenv("NO_COLOR");
+	r.color = !o->no_color && !getenv("NO_COLOR") && isatty(STDOUT_FILENO);
 	r.inputs = o->from;
 	r.ninputs = o->nfrom;
 	if (IS(o->command, "watch"))

@@ -340,9 +340,10 @@ static void episodes_table(FILE *out, const struct gd_episodes *e)
 
 	fprintf(out, "<section id=\"episodes\"><h2>Stall episodes (%zu)</h2>\n", e->items.n);
 	if (e->periodic)
-		fprintf(out, "<p class=\"periodic\" data-period=\"%.1f\">They repeat every %.1f s (&#177;%.1f s): "
+		fprintf(out, "<p class=\"periodic\" data-period=\"%.1f\">%s%s repeat every %.1f s (&#177;%.1f s): "
 			     "periodic stalls point at checkpoints, evaluation or logging.</p>\n",
-			e->period_s, e->period_s, e->period_dev_s);
+			e->period_s, e->period_cause ? "The episodes caused by " : "They",
+			e->period_cause ? e->period_cause : "", e->period_s, e->period_dev_s);
 	if (!e->items.n) {
 		fputs("<p>No GPU holding a job's context was idle or slowed for two samples in a row.</p></section>\n", out);
 		return;

@@ -60,15 +60,15 @@ static void gpu_summary(FILE *out, const struct gd_timeline *t, unsigned idx)
 	}
 	fprintf(out, "gpu%u %s:", idx, name);
 	if (un)
-		fprintf(out, " utilisation mean %.0f%% (min %.0f%%)", usum / (double)un, umin);
+		fprintf(out, " utilisation mean %.0f%% (min %.0f%%),", usum / (double)un, umin);
 	if (isfinite(smmin))
-		fprintf(out, ", SM clock min %.0f MHz", smmin);
+		fprintf(out, " SM clock min %.0f MHz,", smmin);
 	if (isfinite(tmax))
-		fprintf(out, ", temperature max %.0f °C", tmax);
+		fprintf(out, " temperature max %.0f °C,", tmax);
 	if (isfinite(pmax))
-		fprintf(out, ", power max %.0f W", pmax);
+		fprintf(out, " power max %.0f W,", pmax);
 	if (eg)
-		fprintf(out, "; %zu episode%s, %.1f s stalled", eg->episodes, eg->episodes == 1 ? "" : "s", eg->stalled_s);
+		fprintf(out, " %zu episode%s, %.1f s stalled", eg->episodes, eg->episodes == 1 ? "" : "s", eg->stalled_s);
 	fputc('\n', out);
 }
 
@@ -98,7 +98,8 @@ void gd_out_timeline_text(FILE *out, const struct gd_timeline *t, bool color)
 			gpu_summary(out, t, g);
 	fprintf(out, "episodes: %zu", e->items.n);
 	if (e->periodic)
-		fprintf(out, ", every %.1f s (±%.1f s)", e->period_s, e->period_dev_s);
+		fprintf(out, ", %s every %.1f s (±%.1f s)", e->period_cause ? e->period_cause : "all", e->period_s,
+			e->period_dev_s);
 	fputc('\n', out);
 	GD_VEC_EACH(e->items, const struct gd_episode, ep) {
 		fprintf(out, "  %s\n", gd_episode_format(ep, line, sizeof line));
@@ -150,6 +151,7 @@ json_t *gd_out_timeline_json(const struct gd_timeline *t)
 	json_object_set_new(doc, "episodes", eps);
 	json_object_set_new(doc, "periodic", json_boolean(e->periodic));
 	json_object_set_new(doc, "period_s", e->periodic ? json_real(e->period_s) : json_null());
+	json_object_set_new(doc, "period_cause", e->period_cause ? json_string(e->period_cause) : json_null());
 	GD_VEC_EACH(e->gpus, const struct gd_ep_gpu, g) {
 		json_t *o = json_object();
 

@@ -289,6 +289,41 @@ static void mark_runs(const struct gd_window *w, size_t ng, const unsigned *idx,
 	}
 }
 
+/* All episodes, else those of the most frequent cause. */
+static void find_period(const struct gd_window *w, const struct gd_thresholds *th, struct gd_episodes *e)
+{
+	const struct gd_episode *eps = e->items.items;
+	struct gd_episode *sub;
+	const char *best = NULL;
+	size_t nbest = 0, k = 0;
+	double step = median_step(w);
+
+	if (gd_episodes_period(eps, e->items.n, step, th, &e->period_s, &e->period_dev_s)) {
+		e->periodic = true;
+		return;
+	}
+	for (size_t i = 0; i < e->items.n; i++) {
+		size_t c = 0;
+
+		for (size_t j = 0; j < e->items.n && eps[i].cause; j++)
+			c += eps[j].cause == eps[i].cause;
+		if (c > nbest) {
+			nbest = c;
+			best = eps[i].cause;
+		}
+	}
+	if (!best || nbest == e->items.n || !(sub = calloc(nbest, sizeof *sub)))
+		return;
+	for (size_t i = 0; i < e->items.n; i++)
+		if (eps[i].cause == best)
+			sub[k++] = eps[i];
+	if (gd_episodes_period(sub, k, step, th, &e->period_s, &e->period_dev_s)) {
+		e->periodic = true;
+		e->period_cause = best;
+	}
+	free(sub);
+}
+
 size_t gd_episodes_detect(const struct gd_window *w, const struct gd_thresholds *th, unsigned flags,
 			  struct gd_episodes *e)
 {
@@ -364,7 +399,6 @@ size_t gd_episodes_detect(const struct gd_window *w, const struct gd_thresholds 
 		i = j;
 	}
 	free(st);
-	e->periodic = gd_episodes_period(e->items.items, e->items.n, median_step(w), th, &e->period_s,
-					  &e->period_dev_s);
+	find_period(w, th, e);
 	return e->items.n;
 }

@@ -25,7 +25,9 @@
  * Episodes repeat with a period when there are at least
  * episodes.periodic_min of them and every gap between consecutive starts is
  * within max(period_tolerance_pct of the median gap, the median sample
- * interval) of the median gap; the period is the median gap.
+ * interval) of the median gap; the period is the median gap.  When all
+ * episodes together do not repeat, those of the most frequent cause are
+ * tried alone (a checkpoint every 60 s among unrelated slowdowns).
  *
  * Worked example: samples 1 s apart; gpu0 and gpu1 hold contexts; both read
  * 2% utilisation at uptime 110..117 (8 samples) and 170..177, 230..237:
@@ -85,6 +87,7 @@ struct gd_episodes {
 	bool periodic;
 	double period_s;           /* the median gap between starts, when periodic */
 	double period_dev_s;       /* the largest deviation of a gap from it */
+	const char *period_cause;  /* NULL: all episodes repeat; else only those with this cause do */
 	size_t samples;            /* snapshots looked at */
 };
 
