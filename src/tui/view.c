@@ -197,8 +197,11 @@ static void host_rows(struct screen *sc, const struct gd_window *w, bool wide)
 		if (r.net_rx_bps.ok)
 			snprintf(net, sizeof net, "  net rx %s tx %s", gd_fmt_rate(x, sizeof x, r.net_rx_bps.v),
 				 gd_fmt_rate(y, sizeof y, r.net_tx_bps.v));
-		add(sc, GD_VA_NORMAL, "MEM %s %3.0f%% of %.0fG%s%s", bar(b, bw, mem_pct), mem_pct.ok ? mem_pct.v : 0.0,
-		    now->mem.total_bytes.ok ? (double)now->mem.total_bytes.v / 1073741824.0 : 0.0, disk, net);
+		if (mem_pct.ok)
+			add(sc, GD_VA_NORMAL, "MEM %s %3.0f%% of %.0fG%s%s", bar(b, bw, mem_pct), mem_pct.v,
+			    (double)now->mem.total_bytes.v / 1073741824.0, disk, net);
+		else
+			add(sc, GD_VA_NORMAL, "MEM %s   -%s%s", bar(b, bw, mem_pct), disk, net);
 	}
 }
 
