@@ -538,6 +538,11 @@ static int cmd_rules(const struct opts *o)
 				printf("    --set %s.%s=%g   (%s; %s)\n", r->id, gd_th_table[t].key, o->th.v[t],
 				       gd_th_table[t].unit, gd_th_table[t].help);
 	}
+	printf("%-26s %-8s %s\n", "episodes", "-", "Stall episodes over a series (watch, report, serve): not a rule.");
+	for (size_t t = 0; t < GD_TH_COUNT; t++)
+		if (strcmp(gd_th_table[t].rule, "episodes") == 0)
+			printf("    --set episodes.%s=%g   (%s; %s)\n", gd_th_table[t].key, o->th.v[t], gd_th_table[t].unit,
+			       gd_th_table[t].help);
 	return 0;
 }
 
