@@ -25,6 +25,7 @@
 #include "nvml/nvml.h"
 #include "output/output.h"
 #include "rules/rule.h"
+#include "cli/timeline.h"
 
 #define EXIT_CANNOT_RUN 3
 #define DEFAULT_CONFIG "/etc/gpudoctor.conf"
@@ -43,7 +44,12 @@ struct opts {
 	double lookback_s;
 	bool window_given;
 	bool json;
+	bool text;
 	bool no_color;
+	double interval_s;
+	bool interval_given;
+	double duration_s;
+	bool duration_given;
 	struct gd_thresholds th;
 };
 
@@ -54,6 +60,9 @@ static const char usage_main[] =
 	"Commands:\n"
 	"  check       sample the host for --window, diagnose, print findings (the default)\n"
 	"  snapshot    print one snapshot of all evidence as a JSON line\n"
+	"  watch       live view: GPUs, host, active findings and stall episodes\n"
+	"  record      append a snapshot every --interval to a JSONL file (-o)\n"
+	"  report      render a recording: HTML timelines (-o run.html), --text or --json\n"
 	"  rules       list the rules, their severities and thresholds\n"
 	"  fields      list every field of a snapshot (Markdown), from the model's field tables\n"
 	"  xid [FILE]  count the kernel log's GPU errors (Xid) per GPU and code, say what to do\n"
@@ -101,6 +110,45 @@ static const char usage_snapshot[] =
 	"\n"
 	"Example:  gpudoctor snapshot --window 2s -o node.jsonl; gpudoctor check --from node.jsonl\n";
 
+static const char usage_watch[] =
+	"Usage: gpudoctor watch [--interval DUR] [--duration DUR] [OPTIONS]\n"
+	"A live full-screen view, redrawn every --interval: one row per GPU (utilisation,\n"
+	"SM clock vs max, temperature vs slowdown, power vs limit, memory, PCIe gen x width,\n"
+	"clock-event reasons), host bars (CPU, iowait, PSI, memory, disk and network\n"
+	"throughput), the findings of the rules over the last 2 s with their remedies, and\n"
+	"the latest stall episodes (and their period).  q quits.  When standard output is not\n"
+	"a terminal it prints one plain line per interval instead.\n"
+	"\n"
+	"  -i, --interval DUR  time between samples (default 500ms)\n"
+	"  -d, --duration DUR  stop after DUR (default: until q, SIGINT or SIGTERM)\n"
+	"  --root, --config, --set, --no-color, --nvml, --nvml-timeout as for every command\n";
+
+static const char usage_record[] =
+	"Usage: gpudoctor record -o FILE [--interval DUR] [--duration DUR] [OPTIONS]\n"
+	"Appends one snapshot per --interval to FILE as a JSON line, flushed at once (a crash\n"
+	"loses at most one sample).  Shows progress on a terminal; stops cleanly on SIGINT\n"
+	"(Ctrl-C) or SIGTERM.  Render the result with gpudoctor report.\n"
+	"\n"
+	"  -o, --output FILE   the recording (appended to)\n"
+	"  -i, --interval DUR  time between snapshots (default 1s)\n"
+	"  -d, --duration DUR  stop after DUR (default 10m; 0: until interrupted)\n"
+	"  --root DIR, --nvml PATH, --nvml-timeout DUR   as for every command\n"
+	"\n"
+	"Example:  gpudoctor record -o run.jsonl --duration 30m; gpudoctor report run.jsonl -o run.html\n";
+
+static const char usage_report[] =
+	"Usage: gpudoctor report FILE... [-o OUT] [--text | --json] [OPTIONS]\n"
+	"Renders a recording (JSON lines from gpudoctor record or snapshot): the stall\n"
+	"episodes with their cause and period, per-GPU timelines (utilisation, SM clock,\n"
+	"temperature, power), host CPU, disk I/O and network, and the findings of every rule\n"
+	"over the whole series.  The default is one self-contained HTML file (inline SVG,\n"
+	"no network).  Exit status 0 when the report was written, 3 when it could not be.\n"
+	"\n"
+	"  -o, --output OUT    write to OUT (default standard output)\n"
+	"  -t, --text          a text report for a terminal instead of HTML\n"
+	"  -j, --json          the episodes and the diagnosis as JSON instead of HTML\n"
+	"  --config, --set     thresholds, as for every command (also episodes.*)\n";
+
 static const char usage_fields[] =
 	"Usage: gpudoctor fields\n"
 	"Prints every section and field of a snapshot as Markdown tables: name, type,\n"
@@ -113,6 +161,8 @@ static const char usage_rules[] =
 
 enum { OPT_ROOT = 256, OPT_CONFIG, OPT_SET, OPT_NO_COLOR, OPT_VERSION, OPT_NVML, OPT_NVML_TIMEOUT, OPT_LOOKBACK };
 
+#define IS(cmd, name) (strcmp((cmd), (name)) == 0)
+
 static const struct option long_opts[] = {
 	{ "root", required_argument, NULL, OPT_ROOT },
 	{ "config", required_argument, NULL, OPT_CONFIG },
@@ -123,6 +173,9 @@ static const struct option long_opts[] = {
 	{ "json", no_argument, NULL, 'j' },
 	{ "from", required_argument, NULL, 'f' },
 	{ "output", required_argument, NULL, 'o' },
+	{ "interval", required_argument, NULL, 'i' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "text", no_argument, NULL, 't' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "nvml", required_argument, NULL, OPT_NVML },
@@ -160,6 +213,12 @@ static const char *usage_of(const char *cmd)
 		return usage_fields;
 	if (strcmp(cmd, "xid") == 0)
 		return gd_usage_xid;
+	if (strcmp(cmd, "watch") == 0)
+		return usage_watch;
+	if (strcmp(cmd, "record") == 0)
+		return usage_record;
+	if (strcmp(cmd, "report") == 0)
+		return usage_report;
 	return NULL;
 }
 
@@ -168,13 +227,20 @@ static bool allowed(const char *cmd, int opt)
 {
 	switch (opt) {
 	case 'j':
+		return IS(cmd, "check") || IS(cmd, "report");
 	case 'f':
-		return strcmp(cmd, "check") == 0;
+		return IS(cmd, "check");
 	case 'o':
-		return strcmp(cmd, "snapshot") == 0;
+		return IS(cmd, "snapshot") || IS(cmd, "record") || IS(cmd, "report");
+	case 'i':
+	case 'd':
+		return IS(cmd, "watch") || IS(cmd, "record");
+	case 't':
+		return IS(cmd, "report");
 	case 'w':
+		return IS(cmd, "check") || IS(cmd, "snapshot");
 	case OPT_LOOKBACK:
-		return strcmp(cmd, "check") == 0 || strcmp(cmd, "snapshot") == 0;
+		return IS(cmd, "check") || IS(cmd, "snapshot") || IS(cmd, "watch") || IS(cmd, "record");
 	default:
 		return true;
 	}
@@ -205,11 +271,14 @@ static int parse_args(int argc, char **argv, struct opts *o, const char ***sets,
 		return 0;
 	}
 	if (!usage_of(o->command))
-		return fail("unknown command \"%s\" (commands: check, snapshot, rules, fields, xid, help, version)", o->command);
+		return fail("unknown command \"%s\" (commands: check, snapshot, watch, record, report, xid, rules, "
+			    "fields, help, version)", o->command);
 	o->window_s = 2.0;
+	o->interval_s = IS(o->command, "watch") ? 0.5 : 1.0;
+	o->duration_s = IS(o->command, "record") ? 600 : 0;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":w:jf:o:h", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":w:jf:o:hi:d:t", long_opts, NULL)) != -1) {
 		if (c != '?' && c != ':' && !allowed(o->command, c))
 			return fail("%s: option %s does not apply to this command (see gpudoctor help)", o->command,
 				    argv[optind - 1]);
@@ -249,6 +318,19 @@ static int parse_args(int argc, char **argv, struct opts *o, const char ***sets,
 			if (o->lookback_s <= 0)
 				return fail("--lookback %s: must be more than 0", optarg);
 			break;
+		case 'i':
+			if (gd_duration_parse(optarg, &o->interval_s, &err) < 0)
+				return fail("--interval: %s", err.msg);
+			if (o->interval_s < 0.05 || o->interval_s > 3600)
+				return fail("--interval %s: between 50ms and 1h", optarg);
+			break;
+		case 'd':
+			if (gd_duration_parse(optarg, &o->duration_s, &err) < 0)
+				return fail("--duration: %s", err.msg);
+			break;
+		case 't':
+			o->text = true;
+			break;
 		case 'j':
 			o->json = true;
 			break;
@@ -271,6 +353,12 @@ static int parse_args(int argc, char **argv, struct opts *o, const char ***sets,
 		default:
 			return fail("unknown option %s (see gpudoctor help %s)", argv[optind - 1], o->command);
 		}
+	}
+	if (IS(o->command, "report")) {
+		while (optind < argc && o->nfrom < MAX_FROM)
+			o->from[o->nfrom++] = argv[optind++];
+		if (o->text && o->json)
+			return fail("report: --text and --json exclude each other");
 	}
 	if (optind < argc)
 		return fail("unexpected argument \"%s\" (see gpudoctor help %s)", argv[optind], o->command);
@@ -519,6 +607,11 @@ static int cmd_rules(const struct opts *o)
 				printf("    --set %s.%s=%g   (%s; %s)\n", r->id, gd_th_table[t].key, o->th.v[t],
 				       gd_th_table[t].unit, gd_th_table[t].help);
 	}
+	printf("%-26s %-8s %s\n", "episodes", "-", "Stall episodes over a series (watch, report, serve): not a rule.");
+	for (size_t t = 0; t < GD_TH_COUNT; t++)
+		if (strcmp(gd_th_table[t].rule, "episodes") == 0)
+			printf("    --set episodes.%s=%g   (%s; %s)\n", gd_th_table[t].key, o->th.v[t], gd_th_table[t].unit,
+			       gd_th_table[t].help);
 	return 0;
 }
 
@@ -547,6 +640,32 @@ static int cmd_fields(void)
 	return 0;
 }
 
+/* watch, record, report: timeline.c, with the options they take. */
+static int cmd_timeline(const struct opts *o)
+{
+	struct gd_run_opts r;
+
+	memset(&r, 0, sizeof r);
+	r.root = o->root;
+	r.nvml_path = o->nvml_path ? o->nvml_path : getenv("GPUDOCTOR_NVML");
+	r.nvml_timeout_s = o->nvml_timeout_s;
+	r.lookback_s = o->lookback_s;
+	r.th = &o->th;
+	r.interval_s = o->interval_s;
+	r.duration_s = o->duration_s;
+	r.output = o->output;
+	r.json = o->json;
+	r.text = o->text;
+	r.color = !o->no_color && !getenv("NO_COLOR") && isatty(STDOUT_FILENO);
+	r.inputs = o->from;
+	r.ninputs = o->nfrom;
+	if (IS(o->command, "watch"))
+		return gd_cmd_watch(&r);
+	if (IS(o->command, "record"))
+		return gd_cmd_record(&r);
+	return gd_cmd_report(&r);
+}
+
 int gd_cli_main(int argc, char **argv)
 {
 	struct opts o;
@@ -573,5 +692,7 @@ int gd_cli_main(int argc, char **argv)
 		return cmd_rules(&o);
 	if (strcmp(o.command, "fields") == 0)
 		return cmd_fields();
+	if (IS(o.command, "watch") || IS(o.command, "record") || IS(o.command, "report"))
+		return cmd_timeline(&o);
 	return cmd_check(&o);
 }

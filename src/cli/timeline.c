@@ -1,0 +1,412 @@
+/*
+ * timeline.c - watch, record and report (timeline.h).
+ *
+ * watch and record sample the host every --interval on a monotonic schedule
+ * (a slow collection does not shift later samples), and stop cleanly on
+ * SIGINT or SIGTERM: the handler only sets a flag, which the loops check
+ * after every sleep.  That flag is the one global of gpudoctor, as a signal
+ * handler leaves no other way.
+ *
+ * watch keeps the last WATCH_RING snapshots: the rules run over the last
+ * two seconds of them (the "active" findings), episodes over all of them;
+ * episodes that have ended are kept in a history (up to WATCH_HISTORY) after
+ * their samples leave the ring, so the screen lists the latest episodes and
+ * their period over the whole session.
+ */
+#include "cli/timeline.h"
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collect/collect.h"
+#include "model/snapshot_json.h"
+#include "nvml/nvml.h"
+#include "output/output.h"
+#include "output/timeline.h"
+#include "rules/episodes.h"
+#include "tui/tui.h"
+#include "tui/view.h"
+
+#define EXIT_CANNOT_RUN 3
+#define WATCH_RING 240
+#define WATCH_HISTORY 1000
+#define RECENT_S 2.0
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+static void install_stop(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+static double mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Sleeps until the monotonic time t, or until a stop signal. */
+static void sleep_until(double t)
+{
+	double now;
+
+	while (!stop_flag && (now = mono()) < t) {
+		double d = t - now;
+		struct timespec ts = { (time_t)d, (long)((d - (double)(time_t)d) * 1e9) };
+
+		if (nanosleep(&ts, NULL) < 0 && errno != EINTR)
+			break;
+	}
+}
+
+static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("gpudoctor: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return EXIT_CANNOT_RUN;
+}
+
+/* The collectors' context over an open root; NVML opened once. */
+static int sampler_open(const struct gd_run_opts *o, struct gd_root *root, struct gd_collect_ctx *ctx)
+{
+	struct gd_err err;
+
+	gd_err_clear(&err);
+	if (gd_root_open(root, o->root ? o->root : "/", &err) < 0)
+		return fail("%s", err.msg);
+	memset(ctx, 0, sizeof *ctx);
+	ctx->root = root;
+	ctx->nvml_path = o->nvml_path;
+	ctx->nvml_timeout_s = o->nvml_timeout_s;
+	ctx->klog_lookback_s = o->lookback_s;
+	ctx->nvml = gd_nvml_open(ctx->nvml_path, ctx->nvml_timeout_s);
+	return -1;
+}
+
+static void sampler_close(struct gd_root *root, struct gd_collect_ctx *ctx)
+{
+	gd_nvml_close(ctx->nvml);
+	gd_root_release(root);
+}
+
+/* ---- watch ---------------------------------------------------------------- */
+
+struct watch {
+	struct gd_snapshot ring[WATCH_RING];
+	const struct gd_snapshot *ptrs[WATCH_RING];
+	size_t n;
+	struct gd_vec history;   /* struct gd_episode, ended, time order */
+	struct gd_vec shown;     /* history plus the episode going on */
+	struct gd_findings f;
+	struct gd_episodes e;
+	struct gd_vec lines;
+};
+
+static struct gd_snapshot *ring_push(struct watch *wa)
+{
+	if (wa->n == WATCH_RING) {
+		gd_snapshot_release(&wa->ring[0]);
+		memmove(&wa->ring[0], &wa->ring[1], (WATCH_RING - 1) * sizeof wa->ring[0]);
+		wa->n--;
+	}
+	gd_snapshot_init(&wa->ring[wa->n]);
+	return &wa->ring[wa->n++];
+}
+
+static bool overlaps(const struct gd_vec *hist, const struct gd_episode *ep)
+{
+	GD_VEC_EACH(*hist, const struct gd_episode, h)
+		if (ep->start_s <= h->end_s && h->start_s <= ep->end_s)
+			return true;
+	return false;
+}
+
+/* Rules over the last RECENT_S, episodes over the ring, history merged. */
+static void watch_analyse(struct watch *wa, const struct gd_run_opts *o, struct gd_view_model *m)
+{
+	struct gd_window all = { wa->ptrs, wa->n }, recent;
+	size_t k = wa->n - 1;
+	const struct gd_snapshot *last = &wa->ring[wa->n - 1];
+
+	for (size_t i = 0; i < wa->n; i++)
+		wa->ptrs[i] = &wa->ring[i];
+	while (k > 0 && last->host.uptime_s.ok && wa->ring[k].host.uptime_s.ok &&
+	       last->host.uptime_s.v - wa->ring[k].host.uptime_s.v < RECENT_S)
+		k--;
+	recent.snaps = wa->ptrs + k;
+	recent.n = wa->n - k;
+	gd_findings_release(&wa->f);
+	gd_findings_init(&wa->f);
+	gd_engine_run(&recent, o->th, &wa->f);
+	gd_episodes_detect(&all, o->th, 0, &wa->e);
+	gd_vec_reset(&wa->shown);
+	GD_VEC_EACH(wa->e.items, const struct gd_episode, ep) {
+		if (ep->open || overlaps(&wa->history, ep))
+			continue;
+		if (wa->history.n >= WATCH_HISTORY) {
+			memmove(wa->history.items, (struct gd_episode *)wa->history.items + 1,
+				(wa->history.n - 1) * sizeof *ep);
+			wa->history.n--;
+		}
+		*(struct gd_episode *)gd_vec_push(&wa->history, sizeof *ep) = *ep;
+	}
+	GD_VEC_EACH(wa->history, const struct gd_episode, h)
+		*(struct gd_episode *)gd_vec_push(&wa->shown, sizeof *h) = *h;
+	GD_VEC_EACH(wa->e.items, const struct gd_episode, ep)
+		if (ep->open)
+			*(struct gd_episode *)gd_vec_push(&wa->shown, sizeof *ep) = *ep;
+	memset(m, 0, sizeof *m);
+	m->w = &all;
+	m->th = o->th;
+	m->findings = &wa->f;
+	m->episodes = wa->shown.items;
+	m->nepisodes = wa->shown.n;
+	m->periodic = gd_episodes_period(wa->shown.items, wa->shown.n, o->interval_s, o->th, &m->period_s,
+					 &(double){ 0 });
+	m->interval_s = o->interval_s;
+}
+
+static void watch_draw(struct watch *wa, struct gd_view_model *m, bool tty)
+{
+	struct gd_window all = { wa->ptrs, wa->n };
+	char line[4096];
+
+	m->w = &all;
+	if (tty) {
+		int cols, rows;
+
+		gd_tui_size(&cols, &rows);
+		gd_view_layout(m, cols, rows, &wa->lines);
+		gd_tui_draw(&wa->lines);
+	} else {
+		printf("%s\n", gd_view_plain(m, line, sizeof line));
+		fflush(stdout);
+	}
+	m->w = NULL;
+}
+
+int gd_cmd_watch(const struct gd_run_opts *o)
+{
+	struct gd_root root;
+	struct gd_collect_ctx ctx;
+	struct watch *wa;
+	struct gd_view_model m;
+	bool tty = isatty(STDOUT_FILENO) && isatty(STDIN_FILENO), quit = false;
+	double start, next;
+	int rc;
+
+	if ((rc = sampler_open(o, &root, &ctx)) >= 0)
+		return rc;
+	wa = calloc(1, sizeof *wa);
+	if (!wa) {
+		sampler_close(&root, &ctx);
+		return fail("out of memory");
+	}
+	install_stop();
+	if (tty && gd_tui_start(o->color) < 0) {
+		free(wa);
+		sampler_close(&root, &ctx);
+		return fail("watch: cannot start the terminal (TERM=%s)", getenv("TERM") ? getenv("TERM") : "");
+	}
+	start = next = mono();
+	while (!quit && !stop_flag) {
+		gd_collect_all(&ctx, ring_push(wa));
+		watch_analyse(wa, o, &m);
+		watch_draw(wa, &m, tty);
+		if (o->duration_s > 0 && mono() - start >= o->duration_s)
+			break;
+		next += o->interval_s;
+		if (next < mono())
+			next = mono();
+		if (!tty) {
+			sleep_until(next);
+			continue;
+		}
+		for (double now = mono(); now < next && !stop_flag; now = mono()) {
+			int key = gd_tui_key((int)ceil((next - now) * 1000));
+
+			if (key == 'q' || key == 'Q') {
+				quit = true;
+				break;
+			}
+			if (key == GD_TUI_RESIZE || key == 12 /* ^L */)
+				watch_draw(wa, &m, tty);
+		}
+	}
+	if (tty)
+		gd_tui_end();
+	for (size_t i = 0; i < wa->n; i++)
+		gd_snapshot_release(&wa->ring[i]);
+	gd_vec_release(&wa->history);
+	gd_vec_release(&wa->shown);
+	gd_vec_release(&wa->lines);
+	gd_findings_release(&wa->f);
+	gd_episodes_release(&wa->e);
+	free(wa);
+	sampler_close(&root, &ctx);
+	return 0;
+}
+
+/* ---- record --------------------------------------------------------------- */
+
+int gd_cmd_record(const struct gd_run_opts *o)
+{
+	struct gd_root root;
+	struct gd_collect_ctx ctx;
+	FILE *out;
+	bool progress = isatty(STDERR_FILENO);
+	size_t count = 0;
+	double start, next;
+	int rc = 0;
+
+	if (!o->output)
+		return fail("record: name the output file with -o FILE (e.g. -o run.jsonl)");
+	if ((rc = sampler_open(o, &root, &ctx)) >= 0)
+		return rc;
+	rc = 0;
+	if (!(out = fopen(o->output, "a"))) {
+		sampler_close(&root, &ctx);
+		return fail("%s: %s", o->output, strerror(errno));
+	}
+	install_stop();
+	start = next = mono();
+	while (!stop_flag) {
+		struct gd_snapshot s;
+
+		gd_snapshot_init(&s);
+		gd_collect_all(&ctx, &s);
+		if (gd_snapshot_write_line(&s, out) < 0 || fflush(out) == EOF)
+			rc = fail("%s: writing snapshot %zu: %s", o->output, count + 1, strerror(errno));
+		gd_snapshot_release(&s);
+		if (rc)
+			break;
+		count++;
+		if (progress)
+			fprintf(stderr, "\rgpudoctor record: %zu snapshot%s, %.0f s -> %s ", count, count == 1 ? "" : "s",
+				mono() - start, o->output);
+		next += o->interval_s;
+		if (o->duration_s > 0 && next - start > o->duration_s + 1e-6)
+			break;
+		sleep_until(next);
+	}
+	if (progress)
+		fputc('\n', stderr);
+	if (fclose(out) == EOF && !rc)
+		rc = fail("%s: %s", o->output, strerror(errno));
+	sampler_close(&root, &ctx);
+	if (!rc)
+		fprintf(stderr, "gpudoctor: recorded %zu snapshot%s to %s%s\n", count, count == 1 ? "" : "s", o->output,
+			stop_flag ? " (stopped by a signal)" : "");
+	return rc;
+}
+
+/* ---- report --------------------------------------------------------------- */
+
+static int by_uptime(const void *a, const void *b)
+{
+	const struct gd_snapshot *x = a, *y = b;
+	double u = x->host.uptime_s.ok ? x->host.uptime_s.v : 0, v = y->host.uptime_s.ok ? y->host.uptime_s.v : 0;
+
+	return (u > v) - (u < v);
+}
+
+int gd_cmd_report(const struct gd_run_opts *o)
+{
+	struct gd_series ser;
+	struct gd_err err;
+	const struct gd_snapshot **snaps = NULL;
+	struct gd_window w;
+	struct gd_findings f;
+	struct gd_episodes e;
+	struct gd_timeline t;
+	char origin[512] = "";
+	FILE *out = stdout;
+	int rc = 0;
+
+	if (!o->ninputs)
+		return fail("report: name the recording, e.g. gpudoctor report run.jsonl -o run.html");
+	gd_series_init(&ser);
+	gd_err_clear(&err);
+	for (size_t i = 0; i < o->ninputs; i++) {
+		if (gd_series_load_jsonl(&ser, o->inputs[i], &err) < 0) {
+			rc = fail("%s", err.msg);
+			goto out;
+		}
+		snprintf(origin + strlen(origin), sizeof origin - strlen(origin), "%s%s", i ? ", " : "", o->inputs[i]);
+	}
+	if (!ser.n) {
+		rc = fail("%s: no snapshots in the recording", origin);
+		goto out;
+	}
+	qsort(ser.items, ser.n, sizeof *ser.items, by_uptime);
+	if (!(snaps = calloc(ser.n, sizeof *snaps))) {
+		rc = fail("out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < ser.n; i++)
+		snaps[i] = &ser.items[i];
+	w.snaps = snaps;
+	w.n = ser.n;
+	gd_findings_init(&f);
+	gd_episodes_init(&e);
+	gd_engine_run(&w, o->th, &f);
+	gd_episodes_detect(&w, o->th, 0, &e);
+	t.w = &w;
+	t.findings = &f;
+	t.episodes = &e;
+	t.origin = origin;
+	if (o->output && !(out = fopen(o->output, "w"))) {
+		rc = fail("%s: %s", o->output, strerror(errno));
+	} else {
+		if (o->json) {
+			json_t *doc = gd_out_timeline_json(&t);
+
+			json_dumpf(doc, out, JSON_INDENT(1) | JSON_ENSURE_ASCII);
+			fputc('\n', out);
+			json_decref(doc);
+		} else if (o->text) {
+			gd_out_timeline_text(out, &t, o->color && !o->output);
+		} else {
+			gd_out_html(out, &t);
+		}
+		if ((out == stdout ? fflush(out) : fclose(out)) == EOF)
+			rc = fail("%s: %s", o->output ? o->output : "standard output", strerror(errno));
+		else if (o->output)
+			fprintf(stderr, "gpudoctor: wrote %s: %zu snapshots, %zu episode%s, %zu finding%s\n", o->output,
+				ser.n, e.items.n, e.items.n == 1 ? "" : "s", f.items.n, f.items.n == 1 ? "" : "s");
+	}
+	gd_findings_release(&f);
+	gd_episodes_release(&e);
+out:
+	free(snaps);
+	gd_series_release(&ser);
+	return rc;
+}
