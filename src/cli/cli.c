@@ -23,6 +23,7 @@
 #include "model/snapshot_json.h"
 #include "output/output.h"
 #include "rules/rule.h"
+#include "serve/serve.h"
 
 #define EXIT_CANNOT_RUN 3
 #define DEFAULT_CONFIG "/etc/gpudoctor.conf"
@@ -33,6 +34,8 @@ struct opts {
 	const char *root;
 	const char *config;
 	const char *output;
+	const char *listen;
+	double interval_s;
 	const char *from[MAX_FROM];
 	size_t nfrom;
 	double window_s;
@@ -49,6 +52,7 @@ static const char usage_main[] =
 	"Commands:\n"
 	"  check       sample the host for --window, diagnose, print findings (the default)\n"
 	"  snapshot    print one snapshot of all evidence as a JSON line\n"
+	"  serve       a Prometheus exporter: /metrics, /findings, /healthz over HTTP\n"
 	"  rules       list the rules, their severities and thresholds\n"
 	"  fields      list every field of a snapshot (Markdown), from the model's field tables\n"
 	"  help [CMD]  show help for a command\n"
@@ -87,6 +91,24 @@ static const char usage_snapshot[] =
 	"\n"
 	"Example:  gpudoctor snapshot --window 2s -o node.jsonl; gpudoctor check --from node.jsonl\n";
 
+static const char usage_serve[] =
+	"Usage: gpudoctor serve [--listen HOST:PORT] [--interval DUR] [--window DUR] [OPTIONS]\n"
+	"Samples the host every --interval, runs every rule over the last --window, and\n"
+	"serves the latest result over HTTP until SIGINT or SIGTERM:\n"
+	"  GET /metrics   Prometheus text format (evidence in base units, gpudoctor_finding)\n"
+	"  GET /findings  the JSON document of check --json\n"
+	"  GET /healthz   200 ok, or 503 when no fresh sample exists\n"
+	"A result older than max(3 x interval, interval + 2s) is withdrawn: /metrics keeps\n"
+	"only gpudoctor_up 0 and the exporter's own metrics.\n"
+	"\n"
+	"  --listen HOST:PORT  address to bind (default " GD_SERVE_DEFAULT_LISTEN "; [::1]:9835 for IPv6,\n"
+	"                      0.0.0.0:9835 for every interface, port 0 picks a free one)\n"
+	"  --interval DUR      time between collection cycles (default 1s; 100ms to 1h)\n"
+	"  -w, --window DUR    span of the rates the rules judge (default 2s; at least --interval)\n"
+	"  --root, --config, --set as for every command\n"
+	"\n"
+	"Example:  gpudoctor serve --listen 0.0.0.0:9835 --root /host\n";
+
 static const char usage_fields[] =
 	"Usage: gpudoctor fields\n"
 	"Prints every section and field of a snapshot as Markdown tables: name, type,\n"
@@ -97,7 +119,7 @@ static const char usage_rules[] =
 	"Lists every rule (id, severity, what it detects) and its thresholds with their\n"
 	"current values (after --config and --set), in the form --set accepts.\n";
 
-enum { OPT_ROOT = 256, OPT_CONFIG, OPT_SET, OPT_NO_COLOR, OPT_VERSION };
+enum { OPT_ROOT = 256, OPT_CONFIG, OPT_SET, OPT_NO_COLOR, OPT_VERSION, OPT_LISTEN, OPT_INTERVAL };
 
 static const struct option long_opts[] = {
 	{ "root", required_argument, NULL, OPT_ROOT },
@@ -109,6 +131,8 @@ static const struct option long_opts[] = {
 	{ "json", no_argument, NULL, 'j' },
 	{ "from", required_argument, NULL, 'f' },
 	{ "output", required_argument, NULL, 'o' },
+	{ "listen", required_argument, NULL, OPT_LISTEN },
+	{ "interval", required_argument, NULL, OPT_INTERVAL },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -141,6 +165,8 @@ static const char *usage_of(const char *cmd)
 		return usage_rules;
 	if (strcmp(cmd, "fields") == 0)
 		return usage_fields;
+	if (strcmp(cmd, "serve") == 0)
+		return usage_serve;
 	return NULL;
 }
 
@@ -154,7 +180,10 @@ static bool allowed(const char *cmd, int opt)
 	case 'o':
 		return strcmp(cmd, "snapshot") == 0;
 	case 'w':
-		return strcmp(cmd, "check") == 0 || strcmp(cmd, "snapshot") == 0;
+		return strcmp(cmd, "check") == 0 || strcmp(cmd, "snapshot") == 0 || strcmp(cmd, "serve") == 0;
+	case OPT_LISTEN:
+	case OPT_INTERVAL:
+		return strcmp(cmd, "serve") == 0;
 	default:
 		return true;
 	}
@@ -185,8 +214,9 @@ static int parse_args(int argc, char **argv, struct opts *o, const char ***sets,
 		return 0;
 	}
 	if (!usage_of(o->command))
-		return fail("unknown command \"%s\" (commands: check, snapshot, rules, fields, help, version)", o->command);
+		return fail("unknown command \"%s\" (commands: check, snapshot, serve, rules, fields, help, version)", o->command);
 	o->window_s = 2.0;
+	o->interval_s = 1.0;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":w:jf:o:h", long_opts, NULL)) != -1) {
@@ -214,6 +244,15 @@ static int parse_args(int argc, char **argv, struct opts *o, const char ***sets,
 				return fail("--window %s: at most 1h", optarg);
 			o->window_given = true;
 			break;
+		case OPT_LISTEN:
+			o->listen = optarg;
+			break;
+		case OPT_INTERVAL:
+			if (gd_duration_parse(optarg, &o->interval_s, &err) < 0)
+				return fail("--interval: %s", err.msg);
+			if (o->interval_s < 0.1 || o->interval_s > 3600)
+				return fail("--interval %s: between 100ms and 1h", optarg);
+			break;
 		case 'j':
 			o->json = true;
 			break;
@@ -237,6 +276,8 @@ static int parse_args(int argc, char **argv, struct opts *o, const char ***sets,
 			return fail("unknown option %s (see gpudoctor help %s)", argv[optind - 1], o->command);
 		}
 	}
+	if (strcmp(o->command, "serve") == 0 && o->window_given && o->window_s < o->interval_s)
+		return fail("serve: --window must be at least --interval");
 	if (optind < argc)
 		return fail("unexpected argument \"%s\" (see gpudoctor help %s)", argv[optind], o->command);
 	return -1;
@@ -401,6 +442,19 @@ out:
 	return rc;
 }
 
+static int cmd_serve(const struct opts *o)
+{
+	struct gd_serve_opts so = { o->listen, o->root, o->interval_s, o->window_s, &o->th };
+	struct gd_err err;
+
+	if (!o->window_given && so.window_s < so.interval_s)
+		so.window_s = 2 * so.interval_s;
+	gd_err_clear(&err);
+	if (gd_serve_run(&so, &err) < 0)
+		return fail("%s", err.msg);
+	return 0;
+}
+
 static int cmd_rules(const struct opts *o)
 {
 	for (size_t i = 0; i < gd_nrules; i++) {
@@ -462,5 +516,7 @@ int gd_cli_main(int argc, char **argv)
 		return cmd_rules(&o);
 	if (strcmp(o.command, "fields") == 0)
 		return cmd_fields();
+	if (strcmp(o.command, "serve") == 0)
+		return cmd_serve(&o);
 	return cmd_check(&o);
 }
