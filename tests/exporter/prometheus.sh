@@ -95,9 +95,20 @@ done
 [ -n "$ok" ] || die "Prometheus never stored the findings: $(q gpudoctor_finding)"
 q 'gpudoctor_finding{scenario="healthy"}' | jq -e '.data.result | length == 0' >/dev/null ||
 	die "healthy instance has finding series in Prometheus"
-q 'gpudoctor_up{scenario="healthy"} == 1' | jq -e '.data.result | length == 1' >/dev/null || die "healthy gpudoctor_up is not 1"
-q 'up{job="gpudoctor"} == 1' | jq -e '.data.result | length == 3' >/dev/null || die "not all three targets are up: $(q up)"
-q 'gpudoctor_cpus_user_seconds_total{scenario="live"}' | jq -e '.data.result | length >= 1' >/dev/null ||
+# eventually QUERY JQ-TEST: true once the test holds (within 15 s); a loaded
+# machine may miss one 1 s scrape
+eventually() {
+	local i
+	for i in $(seq 30); do
+		q "$1" | jq -e "$2" >/dev/null && return 0
+		sleep 0.5
+	done
+	return 1
+}
+eventually 'gpudoctor_up{scenario="healthy"} == 1' '.data.result | length == 1' ||
+	die "healthy gpudoctor_up is not 1: $(q gpudoctor_up)"
+eventually 'up{job="gpudoctor"} == 1' '.data.result | length == 3' || die "not all three targets are up: $(q up)"
+eventually 'gpudoctor_cpus_user_seconds_total{scenario="live"}' '.data.result | length >= 1' ||
 	die "no per-CPU seconds from the live host"
 
 ok=""
