@@ -242,7 +242,7 @@ out:
 static int listen_on(const char *spec, char *shown, size_t shown_size, struct gd_err *err)
 {
 	char host[256];
-	const char *colon = strrchr(spec, ':'), *h = spec;
+	const char *colon = strrchr(spec, ':'), *h = spec, *port;
 	size_t hlen;
 	struct addrinfo hints, *res = NULL;
 	struct sockaddr_storage ss;
@@ -252,6 +252,9 @@ static int listen_on(const char *spec, char *shown, size_t shown_size, struct gd
 
 	if (!colon || !colon[1])
 		return gd_err_set(err, -EINVAL, "--listen %s: expected HOST:PORT, e.g. 127.0.0.1:9835 or [::1]:9835", spec);
+	port = colon + 1;
+	if (strspn(port, "0123456789") != strlen(port) || strlen(port) > 5 || atoi(port) > 65535)
+		return gd_err_set(err, -EINVAL, "--listen %s: the port must be a number from 0 to 65535", spec);
 	hlen = (size_t)(colon - spec);
 	if (hlen >= 2 && spec[0] == '[' && spec[hlen - 1] == ']') {
 		h = spec + 1;

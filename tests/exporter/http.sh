@@ -10,6 +10,10 @@ set -u
 . "$(dirname "$0")/lib.bash"
 ulimit -n 4096 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 
+for bad in 127.0.0.1:99999 127.0.0.1:x 127.0.0.1 "" 999.1.1.1:1; do
+	timeout 5 "$G" serve --listen "$bad" 2>/dev/null
+	[ $? -eq 3 ] || die "serve --listen '$bad' did not fail with exit 3"
+done
 start_serve a --root "$FIX/healthy" --interval 0.5s
 U=http://$ADDR_a
 HOST=${ADDR_a%:*} PORT=${ADDR_a##*:}
