@@ -6,12 +6,12 @@
 
 CC      ?= cc
 BUILD   ?= build
-PKGS    := jansson inih
+PKGS    := jansson inih libmicrohttpd
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 \
            -Wpointer-arith -Wvla -Wno-unused-parameter
 CPPFLAGS_ALL := -std=gnu11 -D_GNU_SOURCE -Isrc $(WARN) $(CPPFLAGS)
-LIBS    := -ljansson -linih -lz -lncursesw -lm -ldl -lpthread
+LIBS    := -ljansson -linih -lz -lncursesw -lmicrohttpd -lm -ldl -lpthread
 
 LIB_SRC := $(sort $(filter-out src/main.c,$(shell find src -name '*.c')))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)

@@ -26,6 +26,7 @@
 #include "output/output.h"
 #include "rules/rule.h"
 #include "cli/timeline.h"
+#include "serve/serve.h"
 
 #define EXIT_CANNOT_RUN 3
 #define DEFAULT_CONFIG "/etc/gpudoctor.conf"
@@ -38,6 +39,7 @@ struct opts {
 	const char *output;
 	const char *nvml_path;
 	double nvml_timeout_s;
+	const char *listen;
 	const char *from[MAX_FROM];
 	size_t nfrom;
 	double window_s;
@@ -63,6 +65,7 @@ static const char usage_main[] =
 	"  watch       live view: GPUs, host, active findings and stall episodes\n"
 	"  record      append a snapshot every --interval to a JSONL file (-o)\n"
 	"  report      render a recording: HTML timelines (-o run.html), --text or --json\n"
+	"  serve       a Prometheus exporter: /metrics, /findings, /healthz over HTTP\n"
 	"  rules       list the rules, their severities and thresholds\n"
 	"  fields      list every field of a snapshot (Markdown), from the model's field tables\n"
 	"  xid [FILE]  count the kernel log's GPU errors (Xid) per GPU and code, say what to do\n"
@@ -149,6 +152,24 @@ static const char usage_report[] =
 	"  -j, --json          the episodes and the diagnosis as JSON instead of HTML\n"
 	"  --config, --set     thresholds, as for every command (also episodes.*)\n";
 
+static const char usage_serve[] =
+	"Usage: gpudoctor serve [--listen HOST:PORT] [--interval DUR] [--window DUR] [OPTIONS]\n"
+	"Samples the host every --interval, runs every rule over the last --window, and\n"
+	"serves the latest result over HTTP until SIGINT or SIGTERM:\n"
+	"  GET /metrics   Prometheus text format (evidence in base units, gpudoctor_finding)\n"
+	"  GET /findings  the JSON document of check --json\n"
+	"  GET /healthz   200 ok, or 503 when no fresh sample exists\n"
+	"A result older than max(3 x interval, interval + 2s) is withdrawn: /metrics keeps\n"
+	"only gpudoctor_up 0 and the exporter's own metrics.\n"
+	"\n"
+	"  --listen HOST:PORT  address to bind (default " GD_SERVE_DEFAULT_LISTEN "; [::1]:9835 for IPv6,\n"
+	"                      0.0.0.0:9835 for every interface, port 0 picks a free one)\n"
+	"  --interval DUR      time between collection cycles (default 1s; 100ms to 1h)\n"
+	"  -w, --window DUR    span of the rates the rules judge (default 2s; at least --interval)\n"
+	"  --root, --config, --set as for every command\n"
+	"\n"
+	"Example:  gpudoctor serve --listen 0.0.0.0:9835 --root /host\n";
+
 static const char usage_fields[] =
 	"Usage: gpudoctor fields\n"
 	"Prints every section and field of a snapshot as Markdown tables: name, type,\n"
@@ -159,7 +180,7 @@ static const char usage_rules[] =
 	"Lists every rule (id, severity, what it detects) and its thresholds with their\n"
 	"current values (after --config and --set), in the form --set accepts.\n";
 
-enum { OPT_ROOT = 256, OPT_CONFIG, OPT_SET, OPT_NO_COLOR, OPT_VERSION, OPT_NVML, OPT_NVML_TIMEOUT, OPT_LOOKBACK };
+enum { OPT_ROOT = 256, OPT_CONFIG, OPT_SET, OPT_NO_COLOR, OPT_VERSION, OPT_NVML, OPT_NVML_TIMEOUT, OPT_LOOKBACK, OPT_LISTEN };
 
 #define IS(cmd, name) (strcmp((cmd), (name)) == 0)
 
@@ -176,6 +197,7 @@ static const struct option long_opts[] = {
 	{ "interval", required_argument, NULL, 'i' },
 	{ "duration", required_argument, NULL, 'd' },
 	{ "text", no_argument, NULL, 't' },
+	{ "listen", required_argument, NULL, OPT_LISTEN },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "nvml", required_argument, NULL, OPT_NVML },
@@ -219,6 +241,8 @@ static const char *usage_of(const char *cmd)
 		return usage_record;
 	if (strcmp(cmd, "report") == 0)
 		return usage_report;
+	if (strcmp(cmd, "serve") == 0)
+		return usage_serve;
 	return NULL;
 }
 
@@ -233,14 +257,17 @@ static bool allowed(const char *cmd, int opt)
 	case 'o':
 		return IS(cmd, "snapshot") || IS(cmd, "record") || IS(cmd, "report");
 	case 'i':
+		return IS(cmd, "watch") || IS(cmd, "record") || IS(cmd, "serve");
 	case 'd':
 		return IS(cmd, "watch") || IS(cmd, "record");
 	case 't':
 		return IS(cmd, "report");
 	case 'w':
-		return IS(cmd, "check") || IS(cmd, "snapshot");
+		return IS(cmd, "check") || IS(cmd, "snapshot") || IS(cmd, "serve");
 	case OPT_LOOKBACK:
-		return IS(cmd, "check") || IS(cmd, "snapshot") || IS(cmd, "watch") || IS(cmd, "record");
+		return IS(cmd, "check") || IS(cmd, "snapshot") || IS(cmd, "watch") || IS(cmd, "record") || IS(cmd, "serve");
+	case OPT_LISTEN:
+		return IS(cmd, "serve");
 	default:
 		return true;
 	}
@@ -271,7 +298,7 @@ static int parse_args(int argc, char **argv, struct opts *o, const char ***sets,
 		return 0;
 	}
 	if (!usage_of(o->command))
-		return fail("unknown command \"%s\" (commands: check, snapshot, watch, record, report, xid, rules, "
+		return fail("unknown command \"%s\" (commands: check, snapshot, watch, record, report, serve, xid, rules, "
 			    "fields, help, version)", o->command);
 	o->window_s = 2.0;
 	o->interval_s = IS(o->command, "watch") ? 0.5 : 1.0;
@@ -318,6 +345,9 @@ static int parse_args(int argc, char **argv, struct opts *o, const char ***sets,
 			if (o->lookback_s <= 0)
 				return fail("--lookback %s: must be more than 0", optarg);
 			break;
+		case OPT_LISTEN:
+			o->listen = optarg;
+			break;
 		case 'i':
 			if (gd_duration_parse(optarg, &o->interval_s, &err) < 0)
 				return fail("--interval: %s", err.msg);
@@ -360,6 +390,10 @@ static int parse_args(int argc, char **argv, struct opts *o, const char ***sets,
 		if (o->text && o->json)
 			return fail("report: --text and --json exclude each other");
 	}
+	if (IS(o->command, "serve") && o->interval_s < 0.1)
+		return fail("serve: --interval must be at least 100ms");
+	if (strcmp(o->command, "serve") == 0 && o->window_given && o->window_s < o->interval_s)
+		return fail("serve: --window must be at least --interval");
 	if (optind < argc)
 		return fail("unexpected argument \"%s\" (see gpudoctor help %s)", argv[optind], o->command);
 	return -1;
@@ -596,6 +630,21 @@ out:
 	return rc;
 }
 
+static int cmd_serve(const struct opts *o)
+{
+	struct gd_serve_opts so = { o->listen, o->root, o->interval_s, o->window_s, &o->th,
+				    o->nvml_path ? o->nvml_path : getenv("GPUDOCTOR_NVML"), o->nvml_timeout_s,
+				    o->lookback_s };
+	struct gd_err err;
+
+	if (!o->window_given && so.window_s < so.interval_s)
+		so.window_s = 2 * so.interval_s;
+	gd_err_clear(&err);
+	if (gd_serve_run(&so, &err) < 0)
+		return fail("%s", err.msg);
+	return 0;
+}
+
 static int cmd_rules(const struct opts *o)
 {
 	for (size_t i = 0; i < gd_nrules; i++) {
@@ -694,5 +743,7 @@ int gd_cli_main(int argc, char **argv)
 		return cmd_fields();
 	if (IS(o.command, "watch") || IS(o.command, "record") || IS(o.command, "report"))
 		return cmd_timeline(&o);
+	if (strcmp(o.command, "serve") == 0)
+		return cmd_serve(&o);
 	return cmd_check(&o);
 }

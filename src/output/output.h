@@ -29,6 +29,18 @@ void gd_out_text(FILE *out, const struct gd_report *r);
 /* The JSON document of `check --json` (caller json_decref()s it). */
 json_t *gd_out_json(const struct gd_report *r);
 
+/* The Prometheus text format (0.0.4) of the window's last snapshot, generated
+ * from the field tables, plus gpudoctor_finding, gpudoctor_rule_evaluated
+ * and gpudoctor_collector_{duration_seconds,success} (out_prom.c). */
+void gd_out_prom(FILE *out, const struct gd_report *r);
+/* The metric name of a numeric field of section (base unit, _total for
+ * counters) and the factor from the field's unit to it; a factor of 0 means
+ * "divide by host.clk_tck".  False for labels and strings. */
+bool gd_prom_metric_name(const char *section, const struct gd_field *f, char *buf, size_t size, double *scale);
+/* Writes s as a label value: backslash, double quote and newline escaped,
+ * bytes that are not UTF-8 written as '?'. */
+void gd_prom_label_value(FILE *out, const char *s);
+
 /* Formats one evidence value with its unit for people: "97.0%", "64.0 MiB",
  * "1.20 GB/s"; writes into buf and returns it. */
 const char *gd_fmt_value(char *buf, size_t size, double v, const char *unit);

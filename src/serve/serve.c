@@ -1,0 +1,384 @@
+/*
+ * serve.c - the collector thread, publishing, the listening socket and the
+ * life cycle of `gpudoctor serve`.
+ *
+ * Threads: the main thread (waits for SIGINT/SIGTERM with sigtimedwait, the
+ * signals blocked in every thread, so no handler and no global flag), the
+ * collector thread (below), and libmicrohttpd's polling thread (http.c).
+ * They share one struct gd_server; its mutex guards the pointer to the
+ * latest result, the reference counts and the counters.
+ *
+ * One cycle, every interval: collect a snapshot into the ring (the oldest is
+ * released), run the rules over the window of the ring's snapshots in time
+ * order, render metrics (out_prom.c) and the findings JSON (out_json.c),
+ * read the exporter's own RSS, publish.  Worked example: --interval 1s
+ * --window 2s keeps 3 snapshots, rates span 2 s, and a result is withdrawn
+ * when it is older than max(3 x 1 s, 1 s + 2 s) = 3 s.
+ *
+ * The one absolute path: /proc/self/statm, the exporter's own resident
+ * memory (process_resident_memory_bytes), which is not evidence about the
+ * host and must not follow --root.
+ */
+#include "serve/serve.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <math.h>
+#include <netdb.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collect/collect.h"
+#include "core/xalloc.h"
+#include "nvml/nvml.h"
+#include "output/output.h"
+#include "rules/rule.h"
+
+#define JOIN_WAIT_S 5
+
+double gd_serve_mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void published_free(struct gd_published *p)
+{
+	if (!p)
+		return;
+	free(p->metrics);
+	free(p->findings);
+	free(p);
+}
+
+struct gd_published *gd_serve_acquire(struct gd_server *srv, double *age_s)
+{
+	struct gd_published *p;
+
+	pthread_mutex_lock(&srv->lock);
+	p = srv->cur;
+	if (p)
+		p->refs++;
+	pthread_mutex_unlock(&srv->lock);
+	*age_s = p ? gd_serve_mono_now() - p->mono_s : INFINITY;
+	return p;
+}
+
+void gd_serve_release(struct gd_server *srv, struct gd_published *p)
+{
+	bool last;
+
+	if (!p)
+		return;
+	pthread_mutex_lock(&srv->lock);
+	last = --p->refs == 0;
+	pthread_mutex_unlock(&srv->lock);
+	if (last)
+		published_free(p);
+}
+
+bool gd_serve_fresh(const struct gd_server *srv, const struct gd_published *p, double age_s)
+{
+	return p && age_s <= srv->deadline_s;
+}
+
+static void publish(struct gd_server *srv, struct gd_published *p)
+{
+	struct gd_published *old;
+	bool last = false;
+
+	p->refs = 1;  /* the server's own reference */
+	pthread_mutex_lock(&srv->lock);
+	old = srv->cur;
+	srv->cur = p;
+	if (old)
+		last = --old->refs == 0;
+	pthread_mutex_unlock(&srv->lock);
+	if (last)
+		published_free(old);
+}
+
+/* Resident memory of this process from /proc/self/statm (field 2, pages). */
+static bool self_rss(uint64_t *bytes)
+{
+	char buf[128];
+	unsigned long long size, res;
+	ssize_t n;
+	int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	if (sscanf(buf, "%llu %llu", &size, &res) != 2)
+		return false;
+	*bytes = (uint64_t)res * (uint64_t)sysconf(_SC_PAGESIZE);
+	return true;
+}
+
+/* Renders one cycle's result over the window. */
+static struct gd_published *render(struct gd_server *srv, const struct gd_window *w)
+{
+	struct gd_published *p = gd_xcalloc(1, sizeof *p);
+	struct gd_findings f;
+	struct gd_report r = { w, &f, false, "live" };
+	json_t *doc;
+	char *js;
+	FILE *m;
+
+	gd_findings_init(&f);
+	gd_engine_run(w, srv->opts->th, &f);
+	m = open_memstream(&p->metrics, &p->metrics_len);
+	if (!m) {
+		fputs("gpudoctor: out of memory (open_memstream)\n", stderr);
+		abort();
+	}
+	gd_out_prom(m, &r);
+	if (fclose(m) != 0) {
+		fputs("gpudoctor: out of memory rendering metrics\n", stderr);
+		abort();
+	}
+	doc = gd_out_json(&r);
+	js = json_dumps(doc, JSON_COMPACT | JSON_ENSURE_ASCII);
+	json_decref(doc);
+	if (!js) {
+		fputs("gpudoctor: out of memory rendering findings\n", stderr);
+		abort();
+	}
+	p->findings_len = strlen(js) + 1;
+	p->findings = gd_xmalloc(p->findings_len + 1);
+	memcpy(p->findings, js, p->findings_len - 1);
+	p->findings[p->findings_len - 1] = '\n';
+	p->findings[p->findings_len] = '\0';
+	free(js);
+	gd_findings_release(&f);
+	return p;
+}
+
+/* Waits until the monotonic time `until` or a stop; true on stop. */
+static bool wait_until(struct gd_server *srv, double until)
+{
+	struct timespec ts = { (time_t)until, (long)((until - floor(until)) * 1e9) };
+	bool stop;
+
+	pthread_mutex_lock(&srv->lock);
+	while (!srv->stop && gd_serve_mono_now() < until)
+		if (pthread_cond_timedwait(&srv->wake, &srv->lock, &ts) == ETIMEDOUT)
+			break;
+	stop = srv->stop;
+	pthread_mutex_unlock(&srv->lock);
+	return stop;
+}
+
+static void *collector_main(void *arg)
+{
+	struct gd_server *srv = arg;
+	struct gd_root root;
+	struct gd_collect_ctx ctx;
+	struct gd_snapshot *ring = gd_xcalloc(srv->nsnaps, sizeof *ring);
+	const struct gd_snapshot **order = gd_xcalloc(srv->nsnaps, sizeof *order);
+	size_t count = 0, next = 0;
+	struct gd_err err;
+
+	gd_err_clear(&err);
+	/* opened again here: the thread owns its root (checked in gd_serve_run) */
+	if (gd_root_open(&root, srv->opts->root ? srv->opts->root : "/", &err) < 0) {
+		fprintf(stderr, "gpudoctor: %s\n", err.msg);
+		goto out;
+	}
+	/* NVML is opened once for the life of the server, not per cycle. */
+	memset(&ctx, 0, sizeof ctx);
+	ctx.root = &root;
+	ctx.nvml_path = srv->opts->nvml_path;
+	ctx.nvml_timeout_s = srv->opts->nvml_timeout_s;
+	ctx.klog_lookback_s = srv->opts->lookback_s;
+	ctx.nvml = gd_nvml_open(ctx.nvml_path, ctx.nvml_timeout_s);
+	for (size_t i = 0; i < srv->nsnaps; i++)
+		gd_snapshot_init(&ring[i]);
+	for (;;) {
+		double t0 = gd_serve_mono_now(), dt;
+		struct gd_window w;
+		struct gd_published *p;
+		uint64_t rss = 0;
+		bool rss_ok;
+
+		gd_snapshot_release(&ring[next]);
+		gd_snapshot_init(&ring[next]);
+		gd_collect_all(&ctx, &ring[next]);
+		next = (next + 1) % srv->nsnaps;
+		if (count < srv->nsnaps)
+			count++;
+		for (size_t i = 0; i < count; i++)
+			order[i] = &ring[(next + srv->nsnaps - count + i) % srv->nsnaps];
+		w.snaps = order;
+		w.n = count;
+		p = render(srv, &w);
+		rss_ok = self_rss(&rss);
+		p->mono_s = gd_serve_mono_now();
+		dt = p->mono_s - t0;
+		publish(srv, p);
+		pthread_mutex_lock(&srv->lock);
+		srv->cycles++;
+		srv->cycle_s = dt;
+		srv->rss_ok = rss_ok;
+		srv->rss_bytes = rss;
+		pthread_mutex_unlock(&srv->lock);
+		if (wait_until(srv, t0 + srv->interval_s))
+			break;
+	}
+	for (size_t i = 0; i < srv->nsnaps; i++)
+		gd_snapshot_release(&ring[i]);
+	gd_nvml_close(ctx.nvml);
+	gd_root_release(&root);
+out:
+	free(order);
+	free(ring);
+	return NULL;
+}
+
+/* Splits HOST:PORT or [HOST]:PORT and opens a non-blocking listening socket. */
+static int listen_on(const char *spec, char *shown, size_t shown_size, struct gd_err *err)
+{
+	char host[256];
+	const char *colon = strrchr(spec, ':'), *h = spec, *port;
+	size_t hlen;
+	struct addrinfo hints, *res = NULL;
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof ss;
+	char hb[NI_MAXHOST], pb[NI_MAXSERV];
+	int fd, one = 1, rc;
+
+	if (!colon || !colon[1])
+		return gd_err_set(err, -EINVAL, "--listen %s: expected HOST:PORT, e.g. 127.0.0.1:9835 or [::1]:9835", spec);
+	port = colon + 1;
+	if (strspn(port, "0123456789") != strlen(port) || strlen(port) > 5 || atoi(port) > 65535)
+		return gd_err_set(err, -EINVAL, "--listen %s: the port must be a number from 0 to 65535", spec);
+	hlen = (size_t)(colon - spec);
+	if (hlen >= 2 && spec[0] == '[' && spec[hlen - 1] == ']') {
+		h = spec + 1;
+		hlen -= 2;
+	}
+	if (hlen == 0 || hlen >= sizeof host)
+		return gd_err_set(err, -EINVAL, "--listen %s: expected HOST:PORT (an address to bind; 0.0.0.0 for all)",
+				  spec);
+	memcpy(host, h, hlen);
+	host[hlen] = '\0';
+	memset(&hints, 0, sizeof hints);
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+	rc = getaddrinfo(host, colon + 1, &hints, &res);
+	if (rc != 0)
+		return gd_err_set(err, -EINVAL, "--listen %s: %s", spec, gai_strerror(rc));
+	fd = socket(res->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		rc = gd_err_set(err, -errno, "--listen %s: socket: %s", spec, strerror(errno));
+		freeaddrinfo(res);
+		return rc;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+	if (bind(fd, res->ai_addr, res->ai_addrlen) < 0 || listen(fd, 128) < 0) {
+		rc = gd_err_set(err, -errno, "--listen %s: %s", spec, strerror(errno));
+		freeaddrinfo(res);
+		close(fd);
+		return rc;
+	}
+	freeaddrinfo(res);
+	if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0 &&
+	    getnameinfo((struct sockaddr *)&ss, sl, hb, sizeof hb, pb, sizeof pb, NI_NUMERICHOST | NI_NUMERICSERV) == 0)
+		snprintf(shown, shown_size, ss.ss_family == AF_INET6 ? "[%s]:%s" : "%s:%s", hb, pb);
+	else
+		snprintf(shown, shown_size, "%s", spec);
+	return fd;
+}
+
+int gd_serve_run(const struct gd_serve_opts *o, struct gd_err *err)
+{
+	struct gd_server srv;
+	struct gd_root probe;
+	pthread_condattr_t ca;
+	pthread_t tid;
+	sigset_t sigs, old;
+	struct MHD_Daemon *d;
+	struct timespec ts;
+	char shown[300];
+	int fd, rc = 0, sig;
+
+	memset(&srv, 0, sizeof srv);
+	srv.opts = o;
+	srv.interval_s = o->interval_s;
+	srv.deadline_s = fmax(3 * o->interval_s, o->interval_s + 2);
+	srv.nsnaps = (size_t)lround(o->window_s / o->interval_s) + 1;
+	if (srv.nsnaps < 2)
+		srv.nsnaps = 2;
+	if (srv.nsnaps > GD_SERVE_MAX_SNAPS)
+		srv.nsnaps = GD_SERVE_MAX_SNAPS;
+	if (gd_root_open(&probe, o->root ? o->root : "/", err) < 0)
+		return err->code;
+	gd_root_release(&probe);
+	fd = listen_on(o->listen ? o->listen : GD_SERVE_DEFAULT_LISTEN, shown, sizeof shown, err);
+	if (fd < 0)
+		return fd;
+
+	/* every thread inherits the mask: the signals wait for sigtimedwait */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &sigs, &old);
+
+	pthread_mutex_init(&srv.lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&srv.wake, &ca);
+	pthread_condattr_destroy(&ca);
+	if (pthread_create(&tid, NULL, collector_main, &srv) != 0) {
+		close(fd);
+		rc = gd_err_set(err, -EAGAIN, "cannot start the collector thread");
+		goto out;
+	}
+	d = gd_http_start(&srv, fd, err);
+	if (d) {
+		fprintf(stderr, "gpudoctor: serving http://%s/metrics (interval %gs, window %gs, %zu snapshots)\n", shown,
+			o->interval_s, (double)(srv.nsnaps - 1) * o->interval_s, srv.nsnaps);
+		do {
+			struct timespec tick = { 1, 0 };
+
+			sig = sigtimedwait(&sigs, NULL, &tick);
+		} while (sig < 0);
+		fprintf(stderr, "gpudoctor: %s: stopping\n", strsignal(sig));
+		gd_http_stop(d);
+	} else {
+		close(fd);
+		rc = err->code ? err->code : -EIO;
+	}
+	pthread_mutex_lock(&srv.lock);
+	srv.stop = true;
+	pthread_cond_broadcast(&srv.wake);
+	pthread_mutex_unlock(&srv.lock);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += JOIN_WAIT_S;
+	if (pthread_timedjoin_np(tid, NULL, &ts) != 0) {
+		/* a collector blocked in the kernel (a hung mount): leave it to exit() */
+		fprintf(stderr, "gpudoctor: the collector thread did not stop within %d s; exiting without it\n",
+			JOIN_WAIT_S);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		return rc;
+	}
+	published_free(srv.cur);
+out:
+	pthread_cond_destroy(&srv.wake);
+	pthread_mutex_destroy(&srv.lock);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc;
+}

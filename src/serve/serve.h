@@ -1,0 +1,83 @@
+/*
+ * serve.h - `gpudoctor serve`: a Prometheus exporter.
+ *
+ * A collector thread samples the host every interval into a ring of the last
+ * few snapshots (a struct gd_window over them), runs the rules, renders the
+ * metrics text and the findings JSON once, and publishes that result as one
+ * immutable, reference-counted block (struct gd_published).  HTTP requests
+ * (libmicrohttpd, http.c) only copy the latest block: a scrape never reads
+ * /proc or calls a collector.  A block older than the deadline is withdrawn:
+ * /metrics then carries only the exporter's own metrics with gpudoctor_up 0,
+ * /findings and /healthz answer 503.
+ */
+#ifndef GD_SERVE_SERVE_H
+#define GD_SERVE_SERVE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/err.h"
+#include "rules/thresholds.h"
+
+#define GD_SERVE_DEFAULT_LISTEN "127.0.0.1:9835"
+#define GD_SERVE_MAX_SNAPS 64
+
+struct gd_serve_opts {
+	const char *listen;       /* HOST:PORT, [V6]:PORT; port 0 picks one */
+	const char *root;         /* --root, "/" when NULL */
+	double interval_s;        /* between collection cycles */
+	double window_s;          /* span of the window the rules see */
+	const struct gd_thresholds *th;
+	const char *nvml_path;    /* --nvml or GPUDOCTOR_NVML; NULL: the default search */
+	double nvml_timeout_s;    /* --nvml-timeout; 0: the default */
+	double lookback_s;        /* --lookback; 0: the default */
+};
+
+/* One collection cycle's rendered result; never changed once published. */
+struct gd_published {
+	unsigned refs;            /* under gd_server.lock */
+	char *metrics;            /* text format 0.0.4 of the evidence and findings */
+	size_t metrics_len;
+	char *findings;           /* the JSON document of check --json, one line */
+	size_t findings_len;
+	double mono_s;            /* CLOCK_MONOTONIC at the end of the cycle */
+};
+
+struct gd_server {
+	pthread_mutex_t lock;
+	pthread_cond_t wake;      /* CLOCK_MONOTONIC; signalled on stop */
+	bool stop;
+	struct gd_published *cur; /* latest result, or NULL */
+	uint64_t cycles;          /* collection cycles done */
+	double cycle_s;           /* duration of the last cycle */
+	bool rss_ok;
+	uint64_t rss_bytes;       /* exporter's resident memory after the last cycle */
+	double interval_s, deadline_s;
+	size_t nsnaps;            /* ring size: snapshots in a full window */
+	const struct gd_serve_opts *opts;
+};
+
+/* Runs until SIGINT or SIGTERM.  0 after a clean stop; negative with err
+ * set when it cannot start (address in use, bad --listen, no root). */
+int gd_serve_run(const struct gd_serve_opts *o, struct gd_err *err);
+
+/* The latest result with a reference taken (NULL before the first), and its
+ * release.  age_s is set to its age in seconds. */
+struct gd_published *gd_serve_acquire(struct gd_server *srv, double *age_s);
+void gd_serve_release(struct gd_server *srv, struct gd_published *p);
+/* True when a result of age age_s may still be served. */
+bool gd_serve_fresh(const struct gd_server *srv, const struct gd_published *p, double age_s);
+double gd_serve_mono_now(void);
+
+/* http.c: the HTTP front.  Starts libmicrohttpd on the listening socket fd
+ * (which it then owns); returns an opaque daemon or NULL with err set. */
+struct MHD_Daemon;
+struct MHD_Daemon *gd_http_start(struct gd_server *srv, int fd, struct gd_err *err);
+void gd_http_stop(struct MHD_Daemon *d);
+/* Renders the /metrics body: the exporter's own metrics, then the published
+ * evidence when fresh.  Returns a malloc'd buffer and its length. */
+char *gd_http_metrics(struct gd_server *srv, size_t *len);
+
+#endif

@@ -1,0 +1,86 @@
+#!/bin/bash
+# tests/exporter/http.sh - bad requests get errors while the server keeps
+# serving others: wrong methods (405), unknown paths (404), huge headers
+# (4xx), garbage (400), a slow client that trickles a request and then goes
+# quiet (closed after the inactivity time-out), and 1,000 concurrent
+# connections from one address (bounded by the per-address limit) while a
+# scrape from another loopback address (127.0.0.2) still succeeds.  Then
+# SIGTERM and SIGINT stop the server cleanly (exit 0) within seconds.
+set -u
+. "$(dirname "$0")/lib.bash"
+ulimit -n 4096 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+
+for bad in 127.0.0.1:99999 127.0.0.1:x 127.0.0.1 "" 999.1.1.1:1; do
+	timeout 5 "$G" serve --listen "$bad" 2>/dev/null
+	[ $? -eq 3 ] || die "serve --listen '$bad' did not fail with exit 3"
+done
+start_serve a --root "$FIX/healthy" --interval 0.5s
+U=http://$ADDR_a
+HOST=${ADDR_a%:*} PORT=${ADDR_a##*:}
+code() { curl -s -o /dev/null -m 5 -w '%{http_code}' "$@"; }
+scrape_ok() { # a normal scrape from 127.0.0.2 succeeds in under 2 s
+	curl -sf -m 2 --interface 127.0.0.2 "$U/metrics" | grep -q '^gpudoctor_up 1$'
+}
+
+[ "$(code "$U/metrics")" = 200 ] || die "GET /metrics"
+[ "$(code "$U/healthz")" = 200 ] || die "GET /healthz"
+[ "$(code "$U/findings")" = 200 ] || die "GET /findings"
+[ "$(code -I "$U/metrics")" = 200 ] || die "HEAD /metrics"
+curl -s -m 5 -D - -o /dev/null "$U/metrics" | grep -qi '^content-type: text/plain; version=0.0.4' || die "content type"
+for m in POST PUT DELETE PATCH OPTIONS; do
+	[ "$(code -X $m "$U/metrics")" = 405 ] || die "$m /metrics is not 405"
+done
+curl -s -m 5 -D - -o /dev/null -X POST -d x=1 "$U/metrics" | grep -qi '^allow: GET, HEAD' || die "405 without Allow"
+for p in / /metric /metrics/x /../etc/passwd "/findings?x=1&y=%00"; do
+	c=$(code "$U$p")
+	case $p in /findings*) [ "$c" = 200 ] || die "GET $p: $c" ;; *) [ "$c" = 404 ] || die "GET $p is $c, not 404" ;; esac
+done
+big=$(head -c 40000 /dev/zero | tr '\0' a)
+c=$(code -H "X-Big: $big" "$U/metrics")
+case $c in 4??) ;; *) die "40 kB header got $c, not 4xx" ;; esac
+c=$(code "$U/metrics?$big")
+case $c in 4??) ;; *) die "40 kB URL got $c, not 4xx" ;; esac
+r=$(printf 'NOT HTTP AT ALL\r\n\r\n' | timeout 5 nc -q 2 "$HOST" "$PORT" | head -n 1)
+case $r in "HTTP/1."*" 400"*) ;; *) die "garbage request got: $r" ;; esac
+scrape_ok || die "scrape after the bad requests"
+
+# a slow client: trickles half a request for 3 s, then goes quiet
+exec {slow}<>"/dev/tcp/$HOST/$PORT" || die "connect"
+( for c in G E T ' ' / m e t r i c s ' ' H T T P / 1 . 1; do printf %s "$c"; sleep 0.15; done ) >&$slow
+t0=$SECONDS
+scrape_ok || die "scrape while a slow client holds a connection"
+
+# 1,000 concurrent connections from 127.0.0.1, held open
+fds=()
+deadline=$((SECONDS + 60))
+for i in $(seq 1000); do
+	exec {fd}<>"/dev/tcp/$HOST/$PORT" 2>/dev/null && fds+=("$fd")
+	[ $SECONDS -lt $deadline ] || die "opening 1,000 connections took more than 60 s"
+	[ $((i % 250)) -eq 0 ] && { scrape_ok || die "scrape failed with $i connections open"; }
+done
+echo "1,000 connects attempted, ${#fds[@]} succeeded at the TCP level"
+scrape_ok || die "scrape during the flood"
+for fd in "${fds[@]}"; do exec {fd}>&-; done
+scrape_ok || die "scrape after the flood"
+
+# the quiet slow client is cut off by the inactivity time-out (10 s)
+if read -r -t 20 -u $slow line; then :; fi
+waited=$((SECONDS - t0))
+[ $waited -lt 20 ] || die "the quiet client was not disconnected within 20 s"
+exec {slow}>&-
+scrape_ok || die "scrape after the slow client"
+echo "quiet client dropped after ~${waited}s"
+
+# clean stops
+for sig in TERM INT; do
+	start_serve s$sig --root "$FIX/healthy"
+	p=PID_s$sig
+	kill -$sig "${!p}"
+	t0=$SECONDS
+	wait "${!p}"
+	rc=$?
+	[ $rc -eq 0 ] || die "SIG$sig: exit $rc"
+	[ $((SECONDS - t0)) -le 6 ] || die "SIG$sig: took $((SECONDS - t0)) s to stop"
+	grep -q 'stopping' "$TMP/s$sig.log" || die "SIG$sig: no stop message"
+done
+echo "bad requests refused, the server kept serving, SIGTERM and SIGINT stop it"
