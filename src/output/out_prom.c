@@ -44,15 +44,18 @@ struct policy {
 	const char *section;
 	enum mode mode;
 	const char *labels[6];  /* NULL-terminated; none listed: every LABEL field */
+	const char *rename[3][2];  /* field name -> label name, where they differ */
 };
 
 static const struct policy policies[] = {
-	{ "host", EXPORT, { "hostname", "kernel", "cgroup_mode", NULL } },
-	{ "threads", SKIP, { NULL } },
-	{ "nic_irqs", SKIP, { NULL } },
-	{ "sources", SKIP, { NULL } },
-	{ "procs", PROCS, { "pid", "comm", "nvidia_devs", NULL } },
-	{ "cgroups", EXPORT, { "path", "version", "self", NULL } },
+	{ "host", EXPORT, { "hostname", "kernel", "cgroup_mode", NULL }, { { NULL, NULL } } },
+	{ "threads", SKIP, { NULL }, { { NULL, NULL } } },
+	{ "nic_irqs", SKIP, { NULL }, { { NULL, NULL } } },
+	{ "sources", SKIP, { NULL }, { { NULL, NULL } } },
+	{ "procs", PROCS, { "pid", "comm", "nvidia_devs", NULL }, { { NULL, NULL } } },
+	{ "cgroups", EXPORT, { "path", "version", "self", NULL }, { { NULL, NULL } } },
+	/* Operators and dashboards know a GPU as gpu (its index) and model. */
+	{ "gpus", EXPORT, { "index", "uuid", "pci_bus_id", "name", NULL }, { { "index", "gpu" }, { "name", "model" } } },
 };
 
 /* A unit of the field tables: which name suffixes carry it, what replaces
@@ -207,6 +210,15 @@ static bool label_wanted(const struct policy *pol, const struct gd_field *f)
 	return false;
 }
 
+/* The label name of field f under the policy (its field name unless renamed). */
+static const char *label_name(const struct policy *pol, const struct gd_field *f)
+{
+	for (size_t i = 0; pol && i < 3 && pol->rename[i][0]; i++)
+		if (strcmp(pol->rename[i][0], f->name) == 0)
+			return pol->rename[i][1];
+	return f->name;
+}
+
 static void memstream_failed(void)
 {
 	fputs("gpudoctor: out of memory (open_memstream)\n", stderr);
@@ -232,7 +244,7 @@ static char *labels_of(const struct gd_record_desc *d, const struct policy *pol,
 			continue;
 		if (f->type == GD_FT_STR ? !p[0] : f->type != GD_FT_U64 || !u->ok)
 			continue;
-		fprintf(m, "%s%s=\"", any ? "," : "{", f->name);
+		fprintf(m, "%s%s=\"", any ? "," : "{", label_name(pol, f));
 		if (f->type == GD_FT_STR)
 			gd_prom_label_value(m, p);
 		else

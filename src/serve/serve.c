@@ -37,6 +37,7 @@
 #include "collect/collect.h"
 #include "core/xalloc.h"
 #include "nvml/nvml.h"
+#include "rules/episodes.h"
 #include "output/output.h"
 #include "rules/rule.h"
 
@@ -128,6 +129,62 @@ static bool self_rss(uint64_t *bytes)
 }
 
 /* Renders one cycle's result over the window. */
+/* Advances the per-GPU stall counters with the newest snapshot. */
+static void track_stalls(struct gd_server *srv, const struct gd_snapshot *now)
+{
+	double t = now->host.uptime_s.ok ? now->host.uptime_s.v : NAN;
+
+	GD_VEC_EACH(now->gpus, const struct gd_gpu, g) {
+		struct gd_stall_track *st;
+
+		if (!g->index.ok || g->index.v >= sizeof srv->stall / sizeof srv->stall[0])
+			continue;
+		st = &srv->stall[g->index.v];
+		if (gd_gpu_has_job(now, g))
+			st->seen = true;
+		if (gd_gpu_stall_state(now, g, srv->opts->th) == GD_EP_NONE) {
+			st->run = 0;
+		} else {
+			st->run++;
+			if (st->run == 2)
+				st->episodes++;
+			if (st->run >= 2 && isfinite(t) && isfinite(st->last_s) && t > st->last_s)
+				st->stalled_s += t - st->last_s;
+		}
+		st->last_s = t;
+	}
+}
+
+static void write_stalls(FILE *m, const struct gd_server *srv)
+{
+	static const char *const fam[][3] = {
+		{ "gpudoctor_gpu_stall_episodes_total", "counter",
+		  "stall episodes (a GPU holding a job's context idle or slowed for two samples or more) since the exporter started" },
+		{ "gpudoctor_gpu_stalled_seconds_total", "counter", "seconds spent in those stall episodes" },
+		{ "gpudoctor_gpu_stalled", "gauge", "1 while the GPU is in a stall episode" },
+	};
+
+	for (size_t k = 0; k < 3; k++) {
+		bool head = false;
+
+		for (size_t i = 0; i < sizeof srv->stall / sizeof srv->stall[0]; i++) {
+			const struct gd_stall_track *st = &srv->stall[i];
+
+			if (!st->seen)
+				continue;
+			if (!head)
+				fprintf(m, "# HELP %s %s\n# TYPE %s %s\n", fam[k][0], fam[k][2], fam[k][0], fam[k][1]);
+			head = true;
+			if (k == 0)
+				fprintf(m, "%s{gpu=\"%zu\"} %llu\n", fam[k][0], i, (unsigned long long)st->episodes);
+			else if (k == 1)
+				fprintf(m, "%s{gpu=\"%zu\"} %.3f\n", fam[k][0], i, st->stalled_s);
+			else
+				fprintf(m, "%s{gpu=\"%zu\"} %d\n", fam[k][0], i, st->run >= 2);
+		}
+	}
+}
+
 static struct gd_published *render(struct gd_server *srv, const struct gd_window *w)
 {
 	struct gd_published *p = gd_xcalloc(1, sizeof *p);
@@ -145,6 +202,7 @@ static struct gd_published *render(struct gd_server *srv, const struct gd_window
 		abort();
 	}
 	gd_out_prom(m, &r);
+	write_stalls(m, srv);
 	if (fclose(m) != 0) {
 		fputs("gpudoctor: out of memory rendering metrics\n", stderr);
 		abort();
@@ -221,6 +279,7 @@ static void *collector_main(void *arg)
 			count++;
 		for (size_t i = 0; i < count; i++)
 			order[i] = &ring[(next + srv->nsnaps - count + i) % srv->nsnaps];
+		track_stalls(srv, order[count - 1]);
 		w.snaps = order;
 		w.n = count;
 		p = render(srv, &w);

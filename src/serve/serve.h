@@ -45,6 +45,16 @@ struct gd_published {
 	double mono_s;            /* CLOCK_MONOTONIC at the end of the cycle */
 };
 
+/* Stall episodes of one GPU, counted as the samples come (rules/episodes.h
+ * defines an episode: two or more consecutive stalled samples). */
+struct gd_stall_track {
+	bool seen;                /* the GPU held a job's context at least once */
+	unsigned run;             /* consecutive stalled samples up to the latest */
+	double last_s;            /* host.uptime_s of the latest sample */
+	uint64_t episodes;        /* episodes begun since the server started */
+	double stalled_s;         /* their length so far, seconds */
+};
+
 struct gd_server {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;      /* CLOCK_MONOTONIC; signalled on stop */
@@ -57,6 +67,7 @@ struct gd_server {
 	double interval_s, deadline_s;
 	size_t nsnaps;            /* ring size: snapshots in a full window */
 	const struct gd_serve_opts *opts;
+	struct gd_stall_track stall[64];  /* by NVML index; the collector thread's own */
 };
 
 /* Runs until SIGINT or SIGTERM.  0 after a clean stop; negative with err

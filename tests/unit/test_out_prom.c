@@ -142,6 +142,32 @@ static void test_label_escaping(void **state)
 	free(buf);
 }
 
+/* GPUs carry the labels dashboards and alerts use: gpu, model, uuid,
+ * pci_bus_id (the fields index and name renamed), and nothing else. */
+static void test_gpu_labels(void **state)
+{
+	struct gd_snapshot b;
+	struct gd_gpu *g;
+	char *text;
+
+	(void)state;
+	gd_snapshot_init(&b);
+	gd_f64_set(&b.host.uptime_s, 100);
+	g = GD_PUSH(&b, gpus, struct gd_gpu);
+	gd_u64_set(&g->index, 3);
+	GD_STRSET(g->name, "NVIDIA H200");
+	GD_STRSET(g->uuid, "GPU-1");
+	GD_STRSET(g->pci_bus_id, "0000:1b:00.0");
+	GD_STRSET(g->serial, "123");
+	gd_f64_set(&g->temp_c, 61);
+	text = render(NULL, &b, NULL);
+	assert_has(text, "gpudoctor_gpus_temp_celsius{gpu=\"3\",model=\"NVIDIA H200\",uuid=\"GPU-1\",pci_bus_id=\"0000:1b:00.0\"} 61\n");
+	assert_lacks(text, "serial=");
+	assert_lacks(text, "index=");
+	free(text);
+	gd_snapshot_release(&b);
+}
+
 static void test_values_counters_absent(void **state)
 {
 	struct gd_snapshot s;
@@ -340,6 +366,7 @@ int main(void)
 		cmocka_unit_test(test_names_and_units),
 		cmocka_unit_test(test_every_section_legal_and_unique),
 		cmocka_unit_test(test_label_escaping),
+		cmocka_unit_test(test_gpu_labels),
 		cmocka_unit_test(test_values_counters_absent),
 		cmocka_unit_test(test_colliding_labels),
 		cmocka_unit_test(test_procs_selection),
