@@ -135,6 +135,12 @@ bool gd_prom_metric_name(const char *section, const struct gd_field *f, char *bu
 	/* a gauge must not end in _total (Prometheus naming), a counter must */
 	if (f->kind != GD_FK_COUNTER && !base[0] && ends_with(stem, "_total"))
 		stem[strlen(stem) - 6] = '\0';
+	/* _count is the suffix of histograms and summaries: a gauge that counts
+	 * things is named by them ("device_count" -> "devices") */
+	if (f->kind != GD_FK_COUNTER && !base[0] && ends_with(stem, "_count")) {
+		stem[strlen(stem) - 6] = '\0';
+		strcat(stem, "s");
+	}
 	n = (size_t)snprintf(buf, size, "gpudoctor_%s_%s%s%s", section, stem, base,
 			     f->kind == GD_FK_COUNTER ? "_total" : "");
 	return n < size;
