@@ -105,10 +105,40 @@ const struct gd_xid_info *gd_xid_lookup(uint64_t code)
 	return NULL;
 }
 
+/* Domain, bus and device of a PCI address in any of the spellings the log
+ * and NVML use: "0000:5d:00" (Xid lines), "0000:5d:00.0", "00000000:5D:00.0". */
+static bool pci_bdf(const char *id, unsigned long *dom, unsigned *bus, unsigned *dev)
+{
+	unsigned long d;
+	unsigned b, v;
+	int n = 0;
+
+	if (!id || sscanf(id, "%lx:%x:%x%n", &d, &b, &v, &n) != 3 || n == 0)
+		return false;
+	*dom = d;
+	*bus = b;
+	*dev = v;
+	return true;
+}
+
 enum gd_remap_state gd_xid_row_remap_state(const struct gd_snapshot *s, const char *bus_id)
 {
-	(void)s;
-	(void)bus_id;
+	unsigned long dom, gdom;
+	unsigned bus, dev, gbus, gdev;
+
+	if (!s || !pci_bdf(bus_id, &dom, &bus, &dev))
+		return GD_REMAP_UNKNOWN;
+	GD_VEC_EACH(s->gpus, const struct gd_gpu, g) {
+		if (!pci_bdf(g->pci_bus_id, &gdom, &gbus, &gdev) || gdom != dom || gbus != bus || gdev != dev)
+			continue;
+		if (g->remap_failure.ok && g->remap_failure.v)
+			return GD_REMAP_FAILED;
+		if (g->remap_pending.ok && g->remap_pending.v)
+			return GD_REMAP_PENDING;
+		if (g->remap_failure.ok || g->remap_pending.ok)
+			return GD_REMAP_NONE;
+		return GD_REMAP_UNKNOWN;
+	}
 	return GD_REMAP_UNKNOWN;
 }
 

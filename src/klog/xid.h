@@ -14,7 +14,8 @@
  *   - after an Xid 79 (or "fallen off the bus") a GPU is lost: what follows
  *     on it is a consequence, reported as such (info);
  *   - 48/63/64/94/95 depend on the row-remap state, which NVML gives
- *     (gd_xid_row_remap_state: absent for now, said so in the action);
+ *     (gd_xid_row_remap_state: NVML's remap state of the GPU at that bus id in
+ *     the snapshot, unknown without NVML, said so in the action);
  *   - 154 names the recovery action the driver requires: its latest value
  *     on the GPU decides severity and action.
  */

@@ -8,6 +8,7 @@
 #include <math.h>
 
 #include "klog/klog.h"
+#include "klog/xid.h"
 
 static void klog_ok(struct gd_snapshot *s, double span_s)
 {
@@ -245,6 +246,32 @@ static void test_memory_errors(void **state)
 	gd_snapshot_release(&b);
 }
 
+/* Xids 48/63/64/94/95 take NVML's row-remap state of the GPU at their bus
+ * id, whatever the spelling of the address. */
+static void test_xid_row_remap_state(void **state)
+{
+	struct gd_snapshot s;
+	struct gd_gpu *g;
+
+	(void)state;
+	gd_snapshot_init(&s);
+	assert_int_equal(gd_xid_row_remap_state(&s, "0000:5d:00"), GD_REMAP_UNKNOWN);
+	g = GD_PUSH(&s, gpus, struct gd_gpu);
+	GD_STRSET(g->pci_bus_id, "00000000:5D:00.0");
+	assert_int_equal(gd_xid_row_remap_state(&s, "0000:5d:00"), GD_REMAP_UNKNOWN);
+	gd_u64_set(&g->remap_pending, 0);
+	gd_u64_set(&g->remap_failure, 0);
+	assert_int_equal(gd_xid_row_remap_state(&s, "0000:5d:00"), GD_REMAP_NONE);
+	gd_u64_set(&g->remap_pending, 1);
+	assert_int_equal(gd_xid_row_remap_state(&s, "0000:5d:00"), GD_REMAP_PENDING);
+	assert_int_equal(gd_xid_row_remap_state(&s, "0000:5e:00"), GD_REMAP_UNKNOWN);
+	gd_u64_set(&g->remap_failure, 1);
+	assert_int_equal(gd_xid_row_remap_state(&s, "0000:5d:00.0"), GD_REMAP_FAILED);
+	assert_int_equal(gd_xid_row_remap_state(&s, "garbage"), GD_REMAP_UNKNOWN);
+	assert_int_equal(gd_xid_row_remap_state(&s, NULL), GD_REMAP_UNKNOWN);
+	gd_snapshot_release(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -253,6 +280,7 @@ int main(void)
 		cmocka_unit_test(test_gpu_rules_fire),
 		cmocka_unit_test(test_reset_required_clears_and_gsp),
 		cmocka_unit_test(test_memory_errors),
+		cmocka_unit_test(test_xid_row_remap_state),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
