@@ -21,7 +21,7 @@ FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 # The fake libnvidia-ml.so.1 of the tests, and an "old driver" build of it.
 FAKE_NVML := $(BUILD)/fake_nvml/libnvidia-ml.so.1 $(BUILD)/fake_nvml_old/libnvidia-ml.so.1
 
-.PHONY: all run test check unit scenarios e2e fuzz bench deps fmt fmt-check clean
+.PHONY: all run test check unit scenarios e2e fuzz bench deps fmt fmt-check clean print-libs
 
 all: $(BUILD)/gpudoctor
 
@@ -76,6 +76,10 @@ fuzz: deps
 
 bench: all
 	bench/run.sh
+
+# The link libraries, for scripts that link libgd.a themselves (fuzz, bench).
+print-libs:
+	@echo $(LIBS)
 
 fmt:
 	clang-format -i $$(find src tests -name '*.[ch]')

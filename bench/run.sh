@@ -28,9 +28,8 @@ bin=$BUILD/bench/bench_collect
 make --no-print-directory -s BUILD="$BUILD" all || { echo "bench: build failed" >&2; exit 1; }
 flags=$(printf 'print-flags:\n\t@echo $(CPPFLAGS_ALL) $(CFLAGS) $(LDFLAGS)\n' |
 	make --no-print-directory -s -f Makefile -f - BUILD="$BUILD" print-flags) || exit 1
-libs=$(printf 'print-libs:\n\t@echo $(LIBS) $(CC)\n' | make --no-print-directory -s -f Makefile -f - print-libs)
-cc=${libs##* }
-libs=${libs% *}
+libs=$(make --no-print-directory -s print-libs)
+cc=${CC:-cc}
 mkdir -p "$BUILD/bench"
 # shellcheck disable=SC2086
 $cc $flags -o "$bin" bench/bench_collect.c "$BUILD/libgd.a" $libs || { echo "bench: bench_collect failed to build" >&2; exit 1; }

@@ -91,6 +91,27 @@ while read -r idx name; do
 		fi
 		printf '{"version":1,"host":{"hostname":"h","uptime_s":12.5,"clk_tck":100},"cpus":[{"cpu":0,"user_ticks":5}],"sources":[]}\n\n{"version":1,"host":{"uptime_s":13.5}}\n' >"$tmp/m"
 		seed "$idx" "$name" "min" "$tmp/m" ;;
+	sys/bus/pci/devices/\*/aer_dev_nonfatal|sys/bus/pci/devices/\*/aer_dev_fatal)
+		# Older and newer labels (FACTS.md 4.12); the count is the last token.
+		printf 'Undefined 0\nData Link Protocol 0\nSurprise Down Error 0\nPoisoned TLP 1\nCompletion Timeout 2\nTOTAL_ERR_NONFATAL 3\n' >"$tmp/s"
+		seed "$idx" "$name" "old" "$tmp/s"
+		printf 'Undefined 0\nDLP 0\nSDES 0\nTLP 0\nFCP 0\nCmpltTO 0\nTOTAL_ERR_FATAL 0\n' >"$tmp/s"
+		seed "$idx" "$name" "new" "$tmp/s" ;;
+	sys/bus/pci/devices/\*/current_link_speed)
+		# Current kernels, the pre-5.7 spelling, and a device without PCIe.
+		printf '16.0 GT/s PCIe\n' >"$tmp/s"; seed "$idx" "$name" "new" "$tmp/s"
+		printf '8 GT/s\n' >"$tmp/s"; seed "$idx" "$name" "old" "$tmp/s"
+		printf 'Unknown\n' >"$tmp/s"; seed "$idx" "$name" "unknown" "$tmp/s" ;;
+	kernel\ log)
+		# One line of each front-end: dmesg, dmesg -T, journalctl -k, /dev/kmsg.
+		{
+			printf '[ 1234.567890] NVRM: Xid (PCI:0000:5d:00): 79, pid=4242, name=python, GPU has fallen off the bus.\n'
+			printf '[Mon Nov 30 03:12:40 2026] NVRM: Xid (PCI:0000:3b:00): 63, pid=1234, name=python, Row Remapper: New row marked for remapping, reset gpu to activate.\n'
+			printf 'Nov 30 03:12:41 gpu-a17 kernel: pcieport 0000:3a:00.0: AER: Corrected error received: 0000:3b:00.0\n'
+			printf '4,1234,5023456789,-;NVRM: Xid (PCI:0000:5d:00): 154, GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset Required)\n'
+			printf '[ 99.1] Out of memory: Killed process 4242 (python) total-vm:123456kB, anon-rss:654321kB, file-rss:0kB\n'
+		} >"$tmp/s"
+		seed "$idx" "$name" "fronts" "$tmp/s" ;;
 	thresholds.ini)
 		printf '; gpudoctor thresholds\n[cpu.saturated]\nbusy_pct = 85\npsi_some_pct=40\n\n[mem.shm_small]\nmin_bytes = 1073741824 ; 1 GiB\n[net.retransmits]\n# comment\nretrans_pct = 0.5\nmin_out_segs = 200\n' >"$tmp/s"
 		seed "$idx" "$name" "ini" "$tmp/s" ;;
