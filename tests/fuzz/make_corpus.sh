@@ -91,7 +91,7 @@ while read -r idx name; do
 		fi
 		printf '{"version":1,"host":{"hostname":"h","uptime_s":12.5,"clk_tck":100},"cpus":[{"cpu":0,"user_ticks":5}],"sources":[]}\n\n{"version":1,"host":{"uptime_s":13.5}}\n' >"$tmp/m"
 		seed "$idx" "$name" "min" "$tmp/m" ;;
-	sys/bus/pci/devices/\*/aer_dev_nonfatal|sys/bus/pci/devices/\*/aer_dev_fatal)
+	sys/bus/pci/devices/\*/aer_dev_correctable|sys/bus/pci/devices/\*/aer_dev_nonfatal|sys/bus/pci/devices/\*/aer_dev_fatal)
 		# Older and newer labels (FACTS.md 4.12); the count is the last token.
 		printf 'Undefined 0\nData Link Protocol 0\nSurprise Down Error 0\nPoisoned TLP 1\nCompletion Timeout 2\nTOTAL_ERR_NONFATAL 3\n' >"$tmp/s"
 		seed "$idx" "$name" "old" "$tmp/s"
