@@ -51,7 +51,8 @@ static void upper(char *dst, size_t size, const char *src)
  * the unit is printed with the value ("read_mb_per_s" 1.5 → "read 1.50 MB/s"). */
 static void pretty_name(char *dst, size_t size, const char *name)
 {
-	static const char *const suffixes[] = { "_mb_per_s", "_per_s", "_pct", "_bytes", "_mbps", "_gbps", "_c", "_s" };
+	static const char *const suffixes[] = { "_mb_per_s", "_per_s", "_per_min", "_per_hour", "_pct", "_bytes",
+						"_mbps", "_gbps", "_mhz", "_kib", "_ns", "_c", "_s" };
 	size_t n = strlen(name);
 
 	for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
@@ -107,6 +108,23 @@ static void print_header(FILE *out, const struct gd_report *r)
 		fprintf(out, " · kernel %s", last->host.kernel);
 	if (last && last->cpu.cpus_online.ok)
 		fprintf(out, " · %llu CPUs", (unsigned long long)last->cpu.cpus_online.v);
+	if (last && last->gpus.n) {
+		const struct gd_gpu *g0 = last->gpus.items;
+		bool same = true;
+
+		GD_VEC_EACH(last->gpus, const struct gd_gpu, g)
+			same = same && strcmp(g->name, g0->name) == 0;
+		if (same && g0->name[0])
+			fprintf(out, " · %zu× %s", last->gpus.n, g0->name);
+		else
+			fprintf(out, " · %zu GPUs", last->gpus.n);
+	}
+	if (last && last->nvml.driver_version[0]) {
+		fprintf(out, " · driver %s", last->nvml.driver_version);
+		if (last->nvml.cuda_driver_version.ok)
+			fprintf(out, " (CUDA %llu.%llu)", (unsigned long long)last->nvml.cuda_driver_version.v / 1000,
+				(unsigned long long)last->nvml.cuda_driver_version.v % 1000 / 10);
+	}
 	if (gd_window_dt(r->w, &dt))
 		fprintf(out, " · window %.1f s", dt);
 	else
@@ -125,8 +143,11 @@ static void print_account(FILE *out, const struct gd_report *r)
 
 	if (last) {
 		gd_report_counts(last, &c);
-		fprintf(out, "checked: %zu of %zu rules over %zu snapshot%s · %llu CPUs, %zu disks, %zu NICs", r->findings->evaluated,
-			gd_nrules, r->w->n, r->w->n == 1 ? "" : "s", (unsigned long long)c.cpus, c.disks, c.netifs);
+		fprintf(out, "checked: %zu of %zu rules over %zu snapshot%s · ", r->findings->evaluated, gd_nrules, r->w->n,
+			r->w->n == 1 ? "" : "s");
+		if (last->gpus.n)
+			fprintf(out, "%zu GPU%s (NVML), ", last->gpus.n, last->gpus.n == 1 ? "" : "s");
+		fprintf(out, "%llu CPUs, %zu disks, %zu NICs", (unsigned long long)c.cpus, c.disks, c.netifs);
 		if (c.ib_ports)
 			fprintf(out, ", %zu RDMA ports", c.ib_ports);
 		fprintf(out, ", %zu processes (%zu GPU job%s)", c.procs, c.gpu_jobs, c.gpu_jobs == 1 ? "" : "s");
