@@ -21,7 +21,8 @@
 #     regex such as ^nvml$, in an optional file allow_sources);
 #   - the rendered findings equal expected.txt;
 #   - 1xxx-<id>: rule <id> fired (its dir name says which rule it is for);
-#   - 0000-healthy: no finding of severity warning or critical;
+#   - 0000-healthy (and 000N-healthy-*, e.g. the 8-GPU baseline): no finding
+#     of severity warning or critical;
 #   - check's exit status matches the worst severity (0 none/info, 1 warning,
 #     2 critical) and the JSON's "exit".
 # Overlays name files by their real path: sys/class/net/eth0, sys/block/sda
@@ -142,7 +143,7 @@ run_one() {
 	if [ -n "$jrc" ] && [ "$jrc" != "$rc" ]; then
 		problems+="  JSON exit $jrc differs from the exit status $rc"$'\n'
 	fi
-	if [ "$name" = "0000-healthy" ]; then
+	if [[ $name == 000[0-9]-healthy* ]]; then
 		if grep -qE '^(warning|critical) ' "$tmp/got.txt"; then
 			problems+="  the healthy host has warnings or critical findings"$'\n'
 		fi
