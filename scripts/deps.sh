@@ -3,7 +3,7 @@
 # otherwise prints the one apt-get line to run.  Idempotent and quick when all
 # are present.
 set -e
-PKGS="gcc make pkg-config libjansson-dev libinih-dev libcmocka-dev zlib1g-dev jq clang libclang-rt-14-dev
+PKGS="gcc make pkg-config libjansson-dev libinih-dev libcmocka-dev zlib1g-dev libxml2-dev jq clang libclang-rt-14-dev
       iproute2 nftables util-linux procps iputils-ping netcat-openbsd"
 missing=""
 for p in $PKGS; do

@@ -4,14 +4,15 @@
 #
 # Suites (GD_SUITES, default all): unit (cmocka binaries), docs (the docs
 # match the binary), scenarios (fixture
-# trees through the real binary), e2e (real faults on this machine), fuzz
+# trees through the real binary), offline (captured nvidia-smi, kernel-log,
+# lspci and bug-report evidence through check --from), e2e (real faults on this machine), fuzz
 # (a short run of each fuzz harness).  A test exits 0 to pass, 77 to skip
 # (it prints why), anything else fails.
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 export BUILD GPUDOCTOR="$PWD/$BUILD/gpudoctor"
-SUITES=${GD_SUITES:-unit docs scenarios e2e fuzz}
+SUITES=${GD_SUITES:-unit docs scenarios offline e2e fuzz}
 pass=0 fail=0 skip=0 failed=()
 
 run_one() { # name timeout command...
@@ -46,6 +47,8 @@ for suite in $SUITES; do
 		run_one docs 60 tests/docs.sh ;;
 	scenarios)
 		run_one scenarios 600 tests/scenarios/run.sh ;;
+	offline)
+		run_one offline 300 tests/offline/run.sh ;;
 	e2e)
 		for t in tests/e2e/*.sh; do
 			[ -x "$t" ] && run_one "e2e/$(basename "$t" .sh)" 300 "$t"

@@ -34,7 +34,8 @@ make --no-print-directory -s BUILD="$B" CC="$CLANG" CPPFLAGS=-Wno-error \
 	CFLAGS="-O1 -g -fsanitize=fuzzer-no-link $SAN" LDFLAGS="$SAN" "$B/libgd.a" ||
 	{ echo "fuzz: building $B/libgd.a failed"; exit 1; }
 "$CLANG" -std=gnu11 -D_GNU_SOURCE -Isrc -Wall -Wextra -O1 -g -fsanitize=fuzzer $SAN \
-	tests/fuzz/fuzz_parsers.c "$B/libgd.a" -ljansson -linih -lm -o "$B/fuzz_parsers" ||
+	tests/fuzz/fuzz_parsers.c "$B/libgd.a" -ljansson -linih \
+	$(pkg-config --libs libxml-2.0 2>/dev/null || echo -lxml2) -lz -lm -o "$B/fuzz_parsers" ||
 	{ echo "fuzz: building the harness failed"; exit 1; }
 
 list=$(GD_FUZZ_LIST=1 "$B/fuzz_parsers") || { echo "fuzz: $B/fuzz_parsers could not list its targets"; exit 1; }
