@@ -70,9 +70,9 @@ static bool q_line(struct gd_slice l)
 {
 	const char *c;
 
-	if (l.n < 8 || l.p[0] != ' ' || !(c = memmem(l.p, l.n, "  : ", 4)))
+	if (l.n < 8 || l.p[0] != ' ' || !(c = memmem(l.p, l.n, " : ", 3)))
 		return false;
-	return c - l.p > 8;
+	return c - l.p > 5;
 }
 
 enum gd_ofl_kind gd_ofl_detect(const char *buf, size_t len)
@@ -92,7 +92,7 @@ enum gd_ofl_kind gd_ofl_detect(const char *buf, size_t len)
 		return GD_OFL_SMI_XML;
 	if (has(buf, head, "Start of NVIDIA bug report log file") || has(buf, head, "nvidia-bug-report.sh Version"))
 		return GD_OFL_BUG_REPORT;
-	if (has(buf, head, "NVSMI LOG"))
+	if (has(buf, head, "NVSMI LOG") || has(buf, head, "Attached GPUs"))
 		return GD_OFL_SMI_Q;
 	if (has(buf, head, "| NVIDIA-SMI ") || has(buf, head, "|  NVIDIA-SMI "))
 		return GD_OFL_SMI_TABLE;

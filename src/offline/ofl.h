@@ -58,6 +58,9 @@ void ofl_note_errval(struct gd_snapshot *s, uint64_t gpu, const char *field, con
  * worked (status ok), unless a parser already said otherwise. */
 void ofl_nvml_ok(struct gd_snapshot *s, const char *what);
 
+/* "12.4" -> 12040, NVML's 1000 * major + 10 * minor. */
+uint64_t ofl_cuda_version(double v);
+
 /* Strips a trailing '\r' (files saved on Windows). */
 struct gd_slice ofl_chomp(struct gd_slice s);
 /* Case-insensitive search of lit in s. */

@@ -64,6 +64,7 @@ struct qstate {
 	uint64_t reasons;
 	bool reasons_seen, ended;
 	bool procs;          /* the latest GPU section reached its Processes */
+	bool skip_proc;      /* the current process is a graphics one, left out */
 	int power_prio, limit_prio;
 	uint64_t ecc[4];     /* corrected/uncorrected volatile, then aggregate */
 	bool ecc_seen[4];
@@ -429,13 +430,16 @@ static void gpu_line(struct qstate *q, struct gd_slice k, struct gd_slice v, boo
 		p = GD_PUSH(q->s, gpu_procs, struct gd_gpu_proc);
 		p->gpu = g->index;
 		p->pid = x;
-	} else if (at2(q, 2, "Processes", "Process ID") && q->s->gpu_procs.n) {
+		q->skip_proc = false;
+	} else if (at2(q, 2, "Processes", "Process ID") && q->s->gpu_procs.n && !q->skip_proc) {
 		struct gd_gpu_proc *p = GD_VEC_AT(q->s->gpu_procs, struct gd_gpu_proc, q->s->gpu_procs.n - 1);
 
 		if (ofl_ieq(k, "Used GPU Memory"))
 			outcome(q, ofl_u64(v, "MiB", 1048576, &p->used_mem_bytes), "gpu_procs", ln, k, v);
-		else if (ofl_ieq(k, "Type") && ofl_ieq(gd_tok_trim(v), "G"))
+		else if (ofl_ieq(k, "Type") && ofl_ieq(gd_tok_trim(v), "G")) {
 			q->s->gpu_procs.n--; /* graphics only: not a compute process */
+			q->skip_proc = true;
+		}
 	}
 	(void)has_v;
 }
@@ -453,7 +457,7 @@ static void top_line(struct qstate *q, struct gd_slice line, struct gd_slice k, 
 		double ver;
 
 		if (gd_tok_f64(gd_tok_trim(v), &ver) && ver > 0 && ver < 100)
-			gd_u64_set(&q->s->nvml.cuda_driver_version, (uint64_t)(ver * 1000 + 0.5));
+			gd_u64_set(&q->s->nvml.cuda_driver_version, ofl_cuda_version(ver));
 	} else if (has_v && ofl_ieq(k, "Attached GPUs")) {
 		if (ofl_u64(v, NULL, 1, &x) == OFL_SET)
 			q->s->nvml.device_count = x;

@@ -288,7 +288,7 @@ static void banner(struct tstate *q, struct gd_slice line)
 			double v;
 
 			if (gd_tok_f64(f[i + 1], &v) && v > 0 && v < 100)
-				gd_u64_set(&q->s->nvml.cuda_driver_version, (uint64_t)(v * 1000 + 0.5));
+				gd_u64_set(&q->s->nvml.cuda_driver_version, ofl_cuda_version(v));
 		}
 	}
 }

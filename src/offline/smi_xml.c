@@ -341,7 +341,7 @@ int gd_parse_nvsmi_xml(const char *buf, size_t len, struct gd_snapshot *s, struc
 		double ver;
 
 		if (gd_tok_f64(v, &ver) && ver > 0 && ver < 100)
-			gd_u64_set(&s->nvml.cuda_driver_version, (uint64_t)(ver * 1000 + 0.5));
+			gd_u64_set(&s->nvml.cuda_driver_version, ofl_cuda_version(ver));
 	}
 	if (text(&x, root, "attached_gpus", &v))
 		ofl_u64(v, NULL, 1, &s->nvml.device_count);

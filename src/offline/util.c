@@ -270,3 +270,10 @@ void ofl_nvml_ok(struct gd_snapshot *s, const char *what)
 	if (!s->nvml.library[0])
 		GD_STRSET(s->nvml.library, what);
 }
+
+uint64_t ofl_cuda_version(double v)
+{
+	uint64_t major = (uint64_t)v, minor = (uint64_t)((v - (double)major) * 10 + 0.5);
+
+	return major * 1000 + minor * 10;
+}
