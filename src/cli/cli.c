@@ -449,7 +449,8 @@ static int cmd_check(const struct opts *o)
 			snprintf(origin + strlen(origin), sizeof origin - strlen(origin), "%s%s", i ? ", " : "",
 				 o->from[i]);
 		}
-		qsort(ser.items, ser.n, sizeof *ser.items, by_uptime);
+		if (ser.n)
+			qsort(ser.items, ser.n, sizeof *ser.items, by_uptime);
 		if (failed < o->nfrom)
 			gd_ofl_finish(&ofl, &ser);
 		gd_ofl_release(&ofl);
