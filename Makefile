@@ -10,8 +10,11 @@ PKGS    := jansson inih libmicrohttpd
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 \
            -Wpointer-arith -Wvla -Wno-unused-parameter
-CPPFLAGS_ALL := -std=gnu11 -D_GNU_SOURCE -Isrc $(WARN) $(CPPFLAGS)
-LIBS    := -ljansson -linih -lz -lncursesw -lmicrohttpd -lm -ldl -lpthread
+# libxml2 (nvidia-smi -q -x, src/offline): its headers live in a subdirectory.
+XML_CFLAGS := $(shell pkg-config --cflags libxml-2.0 2>/dev/null || echo -I/usr/include/libxml2)
+XML_LIBS   := $(shell pkg-config --libs libxml-2.0 2>/dev/null || echo -lxml2)
+CPPFLAGS_ALL := -std=gnu11 -D_GNU_SOURCE -Isrc $(XML_CFLAGS) $(WARN) $(CPPFLAGS)
+LIBS    := -ljansson -linih $(XML_LIBS) -lz -lncursesw -lmicrohttpd -lm -ldl -lpthread
 
 LIB_SRC := $(sort $(filter-out src/main.c,$(shell find src -name '*.c')))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
@@ -69,7 +72,7 @@ check: deps
 	  CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	  LDFLAGS="-fsanitize=address,undefined" all unit
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  BUILD=build-asan GD_SUITES="unit scenarios" tests/run.sh
+	  BUILD=build-asan GD_SUITES="unit scenarios offline" tests/run.sh
 
 fuzz: deps
 	tests/fuzz/run.sh $${FUZZ_SECONDS:-60}

@@ -3,9 +3,9 @@
 # otherwise prints the one apt-get line to run.  Idempotent and quick when all
 # are present.
 set -e
-PKGS="gcc make pkg-config libjansson-dev libinih-dev libcmocka-dev zlib1g-dev libncurses-dev libmicrohttpd-dev
-      jq clang libclang-rt-14-dev tmux chromium iproute2 nftables util-linux procps iputils-ping netcat-openbsd
-      curl prometheus prometheus-node-exporter"
+PKGS="gcc make pkg-config libjansson-dev libinih-dev libcmocka-dev zlib1g-dev libxml2-dev libncurses-dev
+      libmicrohttpd-dev jq clang libclang-rt-14-dev tmux chromium iproute2 nftables util-linux procps
+      iputils-ping netcat-openbsd curl prometheus prometheus-node-exporter"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

@@ -4,16 +4,18 @@
 #
 # Suites (GD_SUITES, default all): unit (cmocka binaries), docs (the docs
 # match the binary), scenarios (fixture
-# trees through the real binary), timeline (watch in tmux, record, report in
-# headless chromium, episodes from a fake-NVML series), e2e (real faults on
-# this machine), exporter (gpudoctor serve: promtool, a real Prometheus, bad
-# requests), fuzz (a short run of each fuzz harness).  A test exits 0 to pass, 77 to skip
+# trees through the real binary), offline (captured nvidia-smi, kernel-log,
+# lspci and bug-report evidence through check --from), timeline (watch in
+# tmux, record, report in headless chromium, episodes from a fake-NVML
+# series), e2e (real faults on this machine), exporter (gpudoctor serve:
+# promtool, a real Prometheus, bad requests), fuzz (a short run of each fuzz
+# harness).  A test exits 0 to pass, 77 to skip
 # (it prints why), anything else fails.
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 export BUILD GPUDOCTOR="$PWD/$BUILD/gpudoctor"
-SUITES=${GD_SUITES:-unit docs scenarios timeline e2e exporter fuzz}
+SUITES=${GD_SUITES:-unit docs scenarios offline timeline e2e exporter fuzz}
 pass=0 fail=0 skip=0 failed=()
 
 run_one() { # name timeout command...
@@ -52,6 +54,8 @@ for suite in $SUITES; do
 		for t in tests/timeline/*.sh; do
 			[ -x "$t" ] && run_one "timeline/$(basename "$t" .sh)" 300 "$t"
 		done ;;
+	offline)
+		run_one offline 300 tests/offline/run.sh ;;
 	e2e)
 		for t in tests/e2e/*.sh; do
 			[ -x "$t" ] && run_one "e2e/$(basename "$t" .sh)" 300 "$t"

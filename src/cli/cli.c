@@ -23,6 +23,7 @@
 #include "core/duration.h"
 #include "model/snapshot_json.h"
 #include "nvml/nvml.h"
+#include "offline/offline.h"
 #include "output/output.h"
 #include "rules/rule.h"
 #include "cli/timeline.h"
@@ -91,10 +92,13 @@ static const char usage_check[] =
 	"\n"
 	"  -w, --window DUR    time between the two snapshots (default 2s; e.g. 500ms, 5s, 1m)\n"
 	"  -j, --json          print the diagnosis as JSON (findings, unavailable, not_evaluated, exit)\n"
-	"  -f, --from FILE     diagnose snapshots recorded earlier as JSON lines (`gpudoctor snapshot`)\n"
-	"                      instead of this host; repeatable; - reads standard input.  A kernel\n"
-	"                      log (dmesg, journalctl -k, kern.log, gzip too) is read as a snapshot\n"
-	"                      of its events\n"
+	"  -f, --from FILE     diagnose evidence captured elsewhere instead of this host; repeatable;\n"
+	"                      - reads standard input.  The kind is found from the content:\n"
+	"                      snapshot JSON lines (gpudoctor snapshot --window 2s -o node.jsonl, the\n"
+	"                      best), nvidia-smi -q, -q -x, --query-gpu CSV or its table, a kernel log\n"
+	"                      (dmesg, journalctl -k, kern.log), lspci -vv, nvidia-bug-report.log(.gz),\n"
+	"                      or a paste of several with shell prompts between them.  Files of one\n"
+	"                      host merge into one snapshot (gzip and UTF-16 are read too)\n"
 	"  --lookback DUR      kernel-log events this far back count (default 24h)\n"
 	"  --root, --config, --set, --no-color, --nvml, --nvml-timeout as for every command\n"
 	"\n"
@@ -537,56 +541,6 @@ static int diagnose(const struct opts *o, struct gd_series *ser, const char *ori
 	return code;
 }
 
-/* True when the file holds snapshot JSON lines: its first non-blank line is
- * a JSON object with "version"; anything else is read as a kernel log. */
-static bool is_jsonl(FILE *f)
-{
-	char buf[4096];
-	size_t n = fread(buf, 1, sizeof buf - 1, f), i = 0;
-
-	buf[n] = '\0';
-	while (i < n && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\n' || buf[i] == '\r'))
-		i++;
-	return i < n && buf[i] == '{' && strstr(buf + i, "\"version\"");
-}
-
-/* Loads one --from file: snapshot JSON lines, or a kernel log that becomes
- * a snapshot of its events.  Standard input is copied to a temporary file
- * first, so that it can be looked at before it is read. */
-static int load_from(const struct opts *o, struct gd_series *ser, const char *path, struct gd_err *err)
-{
-	FILE *f = strcmp(path, "-") == 0 ? tmpfile() : fopen(path, "r");
-	const char *name = strcmp(path, "-") == 0 ? "standard input" : path;
-	int rc;
-
-	if (!f)
-		return gd_err_set(err, -errno, "%s: %s", path, strerror(errno));
-	if (f && strcmp(path, "-") == 0) {
-		char buf[65536];
-		size_t n;
-
-		while ((n = fread(buf, 1, sizeof buf, stdin)) > 0)
-			if (fwrite(buf, 1, n, f) != n) {
-				fclose(f);
-				return gd_err_set(err, -EIO, "standard input: cannot copy to a temporary file");
-			}
-	}
-	rewind(f);
-	if (is_jsonl(f)) {
-		rewind(f);
-		rc = gd_series_load_stream(ser, f, name, err);
-	} else {
-		rewind(f);
-		rc = gd_klog_snapshot_from_fd(gd_series_push(ser), fileno(f), name, o->lookback_s, err);
-		if (rc > 0) {
-			fprintf(stderr, "gpudoctor: %s (what was read before is diagnosed)\n", err->msg);
-			rc = 0;
-		}
-	}
-	fclose(f);
-	return rc;
-}
-
 static int cmd_check(const struct opts *o)
 {
 	struct gd_series ser;
@@ -597,19 +551,35 @@ static int cmd_check(const struct opts *o)
 	gd_series_init(&ser);
 	gd_err_clear(&err);
 	if (o->nfrom) {
+		/* each file's kind comes from its content (src/offline): snapshot
+		 * lines go to ser as they are; nvidia-smi, kernel logs, lspci and
+		 * bug reports become offline snapshots appended after them */
+		struct gd_ofl ofl;
+		size_t failed = 0;
+
+		gd_ofl_init(&ofl, o->lookback_s);
 		for (size_t i = 0; i < o->nfrom; i++) {
-			if (load_from(o, &ser, o->from[i], &err) < 0) {
-				rc = fail("%s", err.msg);
-				goto out;
+			int r = gd_ofl_load_file(&ofl, &ser, o->from[i], &err);
+
+			if (r < 0) {
+				fprintf(stderr, "gpudoctor: %s\n", err.msg);
+				failed++;
+			} else if (r > 0) {
+				fprintf(stderr, "gpudoctor: %s (what could be read is diagnosed)\n", err.msg);
 			}
+			gd_err_clear(&err);
 			snprintf(origin + strlen(origin), sizeof origin - strlen(origin), "%s%s", i ? ", " : "",
 				 o->from[i]);
 		}
+		if (ser.n)
+			qsort(ser.items, ser.n, sizeof *ser.items, by_uptime);
+		if (failed < o->nfrom)
+			gd_ofl_finish(&ofl, &ser);
+		gd_ofl_release(&ofl);
 		if (!ser.n) {
-			rc = fail("%s: no snapshots in the input", origin);
+			rc = fail("%s: no evidence could be read", origin);
 			goto out;
 		}
-		qsort(ser.items, ser.n, sizeof *ser.items, by_uptime);
 		rc = diagnose(o, &ser, origin);
 	} else {
 		struct gd_root root;

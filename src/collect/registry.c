@@ -4,6 +4,7 @@
  * cgroups need the process list to find GPU jobs).
  */
 #include "collect/collectors.h"
+#include "offline/offline.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -66,5 +67,11 @@ const struct gd_parser gd_parsers[] = {
 	{ "proc/driver/nvidia/version", gd_parse_proc_driver_nvidia_version },
 	{ "proc/<pid>/maps", gd_parse_proc_pid_maps },
 	{ "kernel log", gd_parse_klog },
+	{ "offline nvidia-smi -q", gd_parse_nvsmi_q },
+	{ "offline nvidia-smi -q -x", gd_parse_nvsmi_xml },
+	{ "offline nvidia-smi csv", gd_parse_nvsmi_csv },
+	{ "offline nvidia-smi table", gd_parse_nvsmi_table },
+	{ "offline lspci", gd_parse_lspci },
+	{ "offline paste", gd_parse_offline_paste },
 };
 const size_t gd_nparsers = N(gd_parsers);

@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "offline/offline.h"
 #include "output/report_util.h"
 #include "rules/window.h"
 
@@ -134,6 +135,36 @@ static void print_header(FILE *out, const struct gd_report *r)
 	fputs("\n\n", out);
 }
 
+/* Evidence captured elsewhere (check --from nvidia-smi -q, dmesg ...) lacks
+ * what a snapshot holds: say what to capture to diagnose further. */
+static void print_capture_hint(FILE *out, const struct gd_snapshot *s)
+{
+	static const struct {
+		const char *prefix, *what;
+	} kinds[] = { { "offline:nvidia-smi", "nvidia-smi -q" }, { "offline:kernel-log", "dmesg" },
+		      { "offline:lspci", "lspci -vv" } };
+	char desc[160], missing[96] = "";
+	size_t used = 0;
+
+	if (!gd_ofl_describe(s, desc, sizeof desc))
+		return;
+	for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+		bool have = false;
+
+		GD_VEC_EACH(s->sources, const struct gd_source, src)
+			if (strncmp(src->name, kinds[k].prefix, strlen(kinds[k].prefix)) == 0 &&
+			    strcmp(src->status, "failed") != 0)
+				have = true;
+		if (!have)
+			used += (size_t)snprintf(missing + used, used < sizeof missing ? sizeof missing - used : 0, "%s%s",
+						 used ? ", " : "", kinds[k].what);
+	}
+	if (!used && s->cpu.cpus_online.ok)
+		return;
+	fprintf(out, "to diagnose further, capture: gpudoctor snapshot --window 2s -o node.jsonl%s%s%s\n",
+		used ? " (or " : "", missing, used ? ")" : "");
+}
+
 static void print_account(FILE *out, const struct gd_report *r)
 {
 	const struct gd_snapshot *last = gd_window_last(r->w);
@@ -188,6 +219,8 @@ static void print_account(FILE *out, const struct gd_report *r)
 	}
 	if (n)
 		fputc('\n', out);
+	if (last)
+		print_capture_hint(out, last);
 }
 
 void gd_out_text(FILE *out, const struct gd_report *r)

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "offline/offline.h"
+
 const char *gd_severity_name(enum gd_severity s)
 {
 	switch (s) {
@@ -134,7 +136,16 @@ enum gd_verdict gd_rule_run(const struct gd_rule *r, const struct gd_window *w, 
 	enum gd_verdict v;
 	double dt;
 
-	if (r->needs_window && !gd_window_dt(w, &dt))
+	char from[160];
+
+	if (r->needs_window && !gd_window_dt(w, &dt) && w->n && gd_ofl_describe(gd_window_last(w), from, sizeof from)) {
+		/* evidence captured elsewhere: say what it was, and that it has no rates */
+		if (w->n < 2)
+			v = gd_rule_unknown(&rc, "one sample from %s: no rates", from[0] ? from : "the input");
+		else
+			v = gd_rule_unknown(&rc, "%zu samples from %s without a boot-time clock: no rates", w->n,
+					    from[0] ? from : "the input");
+	} else if (r->needs_window && !gd_window_dt(w, &dt))
 		v = gd_rule_unknown(&rc, "needs two snapshots taken some time apart (a window); got %s",
 				    w->n < 2 ? "one" : "snapshots without advancing uptime");
 	else

@@ -112,6 +112,19 @@ while read -r idx name; do
 			printf '[ 99.1] Out of memory: Killed process 4242 (python) total-vm:123456kB, anon-rss:654321kB, file-rss:0kB\n'
 		} >"$tmp/s"
 		seed "$idx" "$name" "fronts" "$tmp/s" ;;
+	offline\ *)
+		# the offline fixtures (tests/offline), by the kind each target reads
+		case $name in
+		*"-q -x") set -- tests/offline/0016-*/q.xml ;;
+		*"-q") set -- tests/offline/0002-*/smi.txt tests/offline/0011-*/q.txt ;;
+		*csv) set -- tests/offline/0017-*/q.csv tests/offline/0018-*/paste.txt ;;
+		*table) set -- tests/offline/0014-*/nvidia-smi.txt tests/offline/0020-*/nvidia-smi.out ;;
+		*lspci) set -- tests/offline/0008-*/lspci.txt ;;
+		*) set -- tests/offline/0019-*/ticket.txt tests/offline/0028-*/stdin ;;
+		esac
+		# fixtures are large: their first 16 KiB mutate faster
+		for f in "$@"; do head -c 16384 "$f" >"$tmp/o.$(basename "$f")"; done
+		seeds_of "$idx" "$name" $(for f in "$@"; do echo "$tmp/o.$(basename "$f")"; done) ;;
 	thresholds.ini)
 		printf '; gpudoctor thresholds\n[cpu.saturated]\nbusy_pct = 85\npsi_some_pct=40\n\n[mem.shm_small]\nmin_bytes = 1073741824 ; 1 GiB\n[net.retransmits]\n# comment\nretrans_pct = 0.5\nmin_out_segs = 200\n' >"$tmp/s"
 		seed "$idx" "$name" "ini" "$tmp/s" ;;

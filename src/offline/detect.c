@@ -1,0 +1,226 @@
+/*
+ * detect.c - what kind of output a text is, from its content (never its
+ * file name), and the lines that split a paste into outputs.
+ *
+ * The marks looked for, strongest first:
+ *
+ *   {"version":1,...                          snapshot JSON lines
+ *   <?xml ... <nvidia_smi_log>                nvidia-smi -q -x
+ *   Start of NVIDIA bug report log file       nvidia-bug-report.log
+ *   ==============NVSMI LOG==============     nvidia-smi -q (or "GPU 00000000:3B:00.0"
+ *                                             followed by "    Key : Value" lines)
+ *   | NVIDIA-SMI 550.54.15  Driver Version:   the nvidia-smi table; its one-line failures
+ *   index, name, utilization.gpu [%]          nvidia-smi --query-gpu CSV (or the command line)
+ *   3b:00.0 3D controller: NVIDIA ...         lspci (-vv)
+ *   NVRM version: NVIDIA UNIX x86_64 ...      /proc/driver/nvidia/version
+ *   [ 5023.456789] ..., Nov 30 01:02:03 host kernel: ...   a kernel log
+ *
+ * Pastes into tickets put shell prompts ("$ nvidia-smi -q",
+ * "root@gpu-a17:~# dmesg | grep -i xid", "[root@host ~]# lspci -vv"),
+ * comments ("# node 3, after the crash"), rules ("-----", "_____", code
+ * fences) and elisions ("[...]", "...", "<snip>") between and inside them.
+ */
+#include <ctype.h>
+#include <string.h>
+
+#include "klog/klog.h"
+#include "offline/offline.h"
+#include "offline/ofl.h"
+#include "offline/split.h"
+
+static const char *const names[GD_OFL_NKINDS] = {
+	"unknown", "snapshot", "nvidia-smi-q", "nvidia-smi-xml", "nvidia-smi-csv", "nvidia-smi", "kernel-log",
+	"lspci", "driver-version", "bug-report",
+};
+
+static const char *const titles[GD_OFL_NKINDS] = {
+	"unknown text", "snapshot JSON lines", "nvidia-smi -q", "nvidia-smi -q -x", "nvidia-smi --query-gpu",
+	"nvidia-smi", "kernel log", "lspci -vv", "/proc/driver/nvidia/version", "nvidia-bug-report.log",
+};
+
+const char *gd_ofl_kind_name(enum gd_ofl_kind k)
+{
+	return k < GD_OFL_NKINDS ? names[k] : "unknown";
+}
+
+const char *gd_ofl_kind_title(enum gd_ofl_kind k)
+{
+	return k < GD_OFL_NKINDS ? titles[k] : "unknown text";
+}
+
+static bool has(const char *buf, size_t len, const char *lit)
+{
+	return memmem(buf, len, lit, strlen(lit)) != NULL;
+}
+
+/* "3b:00.0 " or "0000:3b:00.0 " at the start of a line. */
+static bool lspci_header(struct gd_slice l)
+{
+	char bus[32];
+	size_t i = 0;
+
+	while (i < l.n && l.p[i] != ' ')
+		i++;
+	return i < l.n && i >= 7 && ofl_bus_id((struct gd_slice){ l.p, i }, bus, sizeof bus) &&
+	       memchr(l.p + i, ':', l.n - i) != NULL;
+}
+
+/* "    Product Name    : X": an indented key, blanks, a colon. */
+static bool q_line(struct gd_slice l)
+{
+	const char *c;
+
+	if (l.n < 8 || l.p[0] != ' ' || !(c = memmem(l.p, l.n, " : ", 3)))
+		return false;
+	return c - l.p > 5;
+}
+
+enum gd_ofl_kind gd_ofl_detect(const char *buf, size_t len)
+{
+	size_t head = len < 65536 ? len : 65536, lines = 0, qlines = 0, klines = 0, pci = 0, fails = 0;
+	struct gd_lines it;
+	struct gd_slice l;
+	size_t i = 0;
+
+	while (i < len && isspace((unsigned char)buf[i]))
+		i++;
+	if (i == len)
+		return GD_OFL_UNKNOWN;
+	if (buf[i] == '{' && has(buf + i, head - i, "\"version\""))
+		return GD_OFL_JSONL;
+	if (has(buf, head, "<nvidia_smi_log"))
+		return GD_OFL_SMI_XML;
+	if (has(buf, head, "Start of NVIDIA bug report log file") || has(buf, head, "nvidia-bug-report.sh Version"))
+		return GD_OFL_BUG_REPORT;
+	if (has(buf, head, "NVSMI LOG") || has(buf, head, "Attached GPUs"))
+		return GD_OFL_SMI_Q;
+	if (has(buf, head, "| NVIDIA-SMI ") || has(buf, head, "|  NVIDIA-SMI "))
+		return GD_OFL_SMI_TABLE;
+	if (has(buf, head, "NVRM version:"))
+		return GD_OFL_DRIVER;
+	gd_lines_init(&it, buf, head);
+	while (gd_tok_line(&it, &l) && lines < 400) {
+		struct gd_klog_event ev;
+		struct gd_slice t = gd_tok_trim(ofl_chomp(l));
+
+		if (!t.n)
+			continue;
+		lines++;
+		if (lines == 1 && (has(t.p, t.n, "--query-gpu=") || has(t.p, t.n, "--query-compute-apps=")))
+			return GD_OFL_SMI_CSV;
+		if (lines == 1 && memchr(t.p, ',', t.n) && ofl_csv_header(t))
+			return GD_OFL_SMI_CSV;
+		if (ofl_contains(t, "No devices were found") || ofl_contains(t, "NVIDIA-SMI has failed") ||
+		    ofl_contains(t, "Failed to initialize NVML") || ofl_contains(t, "Unable to determine the device handle"))
+			fails++;
+		qlines += q_line(ofl_chomp(l)) || (t.n > 16 && strncmp(t.p, "GPU 0000", 8) == 0);
+		pci += l.n && l.p[0] != ' ' && l.p[0] != '\t' && lspci_header(l) && ofl_contains(l, "NVIDIA");
+		if (gd_klog_parse_line(t.p, t.n, &ev) != GD_KLOG_NONE || (t.p[0] == '[' && t.n > 14 && t.p[13] == ']') ||
+		    ofl_contains(t, " kernel: "))
+			klines++;
+	}
+	if (pci && (has(buf, head, "LnkCap") || has(buf, head, "LnkSta") || has(buf, head, "Kernel driver")))
+		return GD_OFL_LSPCI;
+	if (qlines >= 3 && qlines * 3 >= lines)
+		return GD_OFL_SMI_Q;
+	if (fails && lines <= 4)
+		return GD_OFL_SMI_TABLE;
+	if (klines && klines * 4 >= lines)
+		return GD_OFL_KLOG;
+	if (pci)
+		return GD_OFL_LSPCI;
+	if (fails)
+		return GD_OFL_SMI_TABLE;
+	return GD_OFL_UNKNOWN;
+}
+
+/* ---- the lines between outputs ---------------------------------------------- */
+
+static bool only_of(struct gd_slice t, char c, size_t min)
+{
+	if (t.n < min)
+		return false;
+	for (size_t i = 0; i < t.n; i++)
+		if (t.p[i] != c)
+			return false;
+	return true;
+}
+
+enum ofl_line ofl_line_class(struct gd_slice line, struct gd_slice *cmd)
+{
+	static const char *const elisions[] = { "[...]", "...", "\xe2\x80\xa6", "[\xe2\x80\xa6]", "<snip>", "[snip]",
+						"--snip--", "(...)", "[ ... ]", "<...>", "(snip)", "[..]", ". . ." };
+	struct gd_slice t = gd_tok_trim(ofl_chomp(line));
+	size_t i;
+
+	cmd->p = t.p;
+	cmd->n = 0;
+	if (!t.n)
+		return OFL_LINE_TEXT;
+	for (i = 0; i < sizeof elisions / sizeof elisions[0]; i++)
+		if (ofl_ieq(t, elisions[i]))
+			return OFL_LINE_ELISION;
+	if (ofl_contains(t, "lines omitted") || ofl_contains(t, "output truncated") || ofl_contains(t, "snipped"))
+		if (t.n < 60 && (t.p[0] == '[' || t.p[0] == '(' || t.p[0] == '<' || t.p[0] == '.'))
+			return OFL_LINE_ELISION;
+	if (only_of(t, '_', 10) || only_of(t, '-', 10) || only_of(t, '=', 10) || only_of(t, '*', 10) ||
+	    gd_tok_prefix(t, "```") || gd_tok_prefix(t, "~~~"))
+		return OFL_LINE_RULE;
+	/* "$ cmd", "# cmd" (a root prompt or a comment) */
+	if ((t.p[0] == '$' || t.p[0] == '#' || t.p[0] == '>') && (t.n == 1 || t.p[1] == ' ')) {
+		*cmd = gd_tok_trim((struct gd_slice){ t.p + 1, t.n - 1 });
+		return t.p[0] == '#' && !ofl_cmd_kind(*cmd) ? OFL_LINE_COMMENT : OFL_LINE_PROMPT;
+	}
+	if (t.n >= 2 && t.p[0] == '/' && t.p[1] == '/')
+		return OFL_LINE_COMMENT;
+	/* "/usr/bin/nvidia-smi --query" (nvidia-bug-report.log's command headers) */
+	if (t.p[0] == '/' && (memmem(t.p, t.n < 24 ? t.n : 24, "bin/", 4))) {
+		*cmd = t;
+		return OFL_LINE_PROMPT;
+	}
+	/* "*** /var/log/kern.log" (nvidia-bug-report.log's file headers) */
+	if (gd_tok_prefix(t, "*** ")) {
+		*cmd = gd_tok_trim((struct gd_slice){ t.p + 4, t.n - 4 });
+		return OFL_LINE_PROMPT;
+	}
+	/* "[root@host ~]# cmd" */
+	if (t.p[0] == '[') {
+		const char *close = memchr(t.p, ']', t.n < 96 ? t.n : 96);
+
+		if (close && close + 2 < t.p + t.n && (close[1] == '$' || close[1] == '#') && close[2] == ' ' &&
+		    memchr(t.p, '@', (size_t)(close - t.p))) {
+			*cmd = gd_tok_trim((struct gd_slice){ close + 3, (size_t)(t.p + t.n - close - 3) });
+			return OFL_LINE_PROMPT;
+		}
+		return OFL_LINE_TEXT;
+	}
+	/* "user@host:~$ cmd", "root@host:/tmp# cmd" */
+	for (i = 0; i < t.n && t.p[i] != ' '; i++)
+		;
+	if (i >= 3 && i < t.n && (t.p[i - 1] == '$' || t.p[i - 1] == '#') && memchr(t.p, '@', i)) {
+		*cmd = gd_tok_trim((struct gd_slice){ t.p + i, t.n - i });
+		return OFL_LINE_PROMPT;
+	}
+	return OFL_LINE_TEXT;
+}
+
+enum gd_ofl_kind ofl_cmd_kind(struct gd_slice cmd)
+{
+	if (ofl_contains(cmd, "--query-gpu") || ofl_contains(cmd, "--query-compute-apps"))
+		return GD_OFL_SMI_CSV;
+	if (ofl_contains(cmd, "nvidia-smi -q -x") || ofl_contains(cmd, "nvidia-smi -x") ||
+	    ofl_contains(cmd, "--xml-format"))
+		return GD_OFL_SMI_XML;
+	if (ofl_contains(cmd, "nvidia-smi -q") || ofl_contains(cmd, "nvidia-smi --query"))
+		return GD_OFL_SMI_Q;
+	if (ofl_contains(cmd, "nvidia-smi"))
+		return GD_OFL_SMI_TABLE;
+	if (ofl_contains(cmd, "dmesg") || ofl_contains(cmd, "journalctl") || ofl_contains(cmd, "kern.log") ||
+	    ofl_contains(cmd, "/var/log/messages") || ofl_contains(cmd, "/var/log/syslog"))
+		return GD_OFL_KLOG;
+	if (ofl_contains(cmd, "lspci"))
+		return GD_OFL_LSPCI;
+	if (ofl_contains(cmd, "/proc/driver/nvidia/version"))
+		return GD_OFL_DRIVER;
+	return GD_OFL_UNKNOWN;
+}

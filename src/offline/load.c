@@ -1,0 +1,656 @@
+/*
+ * load.c - `check --from FILE...`: reads each file (gzip undone, UTF-16
+ * decoded), splits a paste or a bug report into its outputs, reads each
+ * with its parser and merges what one host said into one snapshot per
+ * instant.
+ *
+ * Instants: an output that samples the GPUs (nvidia-smi -q, -x, CSV, the
+ * table) goes into the latest instant unless that instant already holds one
+ * of the same kind, which starts the next instant (two `nvidia-smi -q` a
+ * minute apart are two samples).  Kernel logs, lspci and the driver version
+ * belong to no one instant: they are merged into the last.  Records merge
+ * by key (GPUs by UUID or bus id, PCI functions by bus id): a field one
+ * output lacks is taken from another, none is overwritten.
+ *
+ * Each file and kind gets one sources[] row, "offline:<kind>", whose status
+ * says whether its parts read whole (ok), in part (partial: the reason
+ * names the first bad line, counted in the file) or not at all (failed).
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "collect/collectors.h"
+#include "collect/klog.h"
+#include "core/xalloc.h"
+#include "offline/offline.h"
+#include "offline/ofl.h"
+#include "offline/split.h"
+
+/* Decompressed inputs larger than this are read only as kernel logs
+ * (streamed by src/klog). */
+#define OFL_MAX_INPUT (512u << 20)
+
+void gd_ofl_init(struct gd_ofl *o, double lookback_s)
+{
+	memset(o, 0, sizeof *o);
+	gd_series_init(&o->inst);
+	gd_snapshot_init(&o->shared);
+	o->lookback_s = lookback_s;
+}
+
+void gd_ofl_release(struct gd_ofl *o)
+{
+	gd_series_release(&o->inst);
+	gd_snapshot_release(&o->shared);
+}
+
+/* ---- merging ----------------------------------------------------------------- */
+
+/* Copies into dst every field dst lacks and src has. */
+static void merge_fields(const struct gd_record_desc *d, void *dst, const void *src)
+{
+	for (size_t i = 0; i < d->nfields; i++) {
+		const struct gd_field *f = &d->fields[i];
+		char *a = (char *)dst + f->offset;
+		const char *b = (const char *)src + f->offset;
+
+		if (f->type == GD_FT_U64 && !((struct gd_u64 *)(void *)a)->ok)
+			*(struct gd_u64 *)(void *)a = *(const struct gd_u64 *)(const void *)b;
+		else if (f->type == GD_FT_F64 && !((struct gd_f64 *)(void *)a)->ok)
+			*(struct gd_f64 *)(void *)a = *(const struct gd_f64 *)(const void *)b;
+		else if (f->type == GD_FT_STR && !a[0])
+			memcpy(a, b, f->size);
+	}
+}
+
+static void merge_snapshot(struct gd_snapshot *dst, struct gd_snapshot *src)
+{
+	struct gd_klog_info *ki = &dst->klog_info;
+	const struct gd_klog_info *si = &src->klog_info;
+
+	/* counts of the kernel log add up over its files */
+	if (ki->lines.ok && si->lines.ok) {
+		ki->lines.v += si->lines.v;
+		if (ki->events.ok && si->events.ok)
+			ki->events.v += si->events.v;
+	}
+	for (size_t i = 0; i < gd_nsections; i++) {
+		const struct gd_record_desc *d = &gd_sections[i];
+		struct gd_vec *dv, *sv;
+
+		if (!d->is_array) {
+			merge_fields(d, (char *)dst + d->offset, (const char *)src + d->offset);
+			continue;
+		}
+		dv = (struct gd_vec *)(void *)((char *)dst + d->offset);
+		sv = (struct gd_vec *)(void *)((char *)src + d->offset);
+		for (size_t j = 0; j < sv->n; j++) {
+			const char *rec = (const char *)sv->items + j * d->size;
+			void *into = NULL;
+
+			if (dv == &dst->gpus) {
+				const struct gd_gpu *g = (const struct gd_gpu *)(const void *)rec;
+
+				into = ofl_gpu_find(dst, g->uuid, g->pci_bus_id);
+			} else if (dv == &dst->pci_gpus) {
+				const struct gd_pci_gpu *p = (const struct gd_pci_gpu *)(const void *)rec;
+
+				into = (void *)(uintptr_t)gd_vec_find_str(&dst->pci_gpus, sizeof *p, offsetof(struct gd_pci_gpu, pci_bus_id), p->pci_bus_id);
+			} else if (dv == &dst->gpu_procs) {
+				const struct gd_gpu_proc *p = (const struct gd_gpu_proc *)(const void *)rec;
+
+				GD_VEC_EACH(dst->gpu_procs, struct gd_gpu_proc, q)
+					if (q->pid.v == p->pid.v && q->gpu.v == p->gpu.v)
+						into = q;
+			}
+			if (into)
+				merge_fields(d, into, rec);
+			else
+				memcpy(gd_vec_push(dv, d->size), rec, d->size);
+		}
+	}
+}
+
+/* ---- one part ------------------------------------------------------------------ */
+
+struct kstat {
+	size_t parts, ok, partial, failed;
+	char reason[256];
+};
+
+struct load {
+	struct gd_ofl *o;
+	struct gd_series *jsonl;
+	const char *name;
+	struct kstat k[GD_OFL_NKINDS];
+	struct gd_err first;   /* the first partial or failed part, for the caller */
+	bool bug_report;
+	size_t known;          /* parts of a known kind */
+};
+
+/* "line N: ..." in a part's message -> the file's line, prefixed by the file. */
+static void file_msg(char *dst, size_t n, const char *name, size_t line0, const char *msg)
+{
+	const char *l = strstr(msg, "line ");
+	unsigned long long k;
+	int used;
+
+	if (l && sscanf(l + 5, "%llu", &k) == 1) {
+		const char *rest = l + 5;
+
+		while (*rest >= '0' && *rest <= '9')
+			rest++;
+		snprintf(dst, n, "%s: %.*sline %llu%s", name, (int)(l - msg), msg, k + line0 - 1, rest);
+		return;
+	}
+	used = snprintf(dst, n, "%s: %s (from line %zu)", name, msg, line0);
+	if (used < 0)
+		dst[0] = '\0';
+}
+
+/* A kernel log in memory, through the streaming reader of src/klog. */
+static int parse_klog(struct load *L, const char *buf, size_t len, struct gd_snapshot *t, struct gd_err *err)
+{
+	int fd = memfd_create("gpudoctor-klog", MFD_CLOEXEC), rc;
+	size_t off = 0;
+
+	if (fd < 0)
+		return gd_err_set(err, -errno, "memfd_create: %s", strerror(errno));
+	while (off < len) {
+		ssize_t w = write(fd, buf + off, len - off);
+
+		if (w <= 0) {
+			close(fd);
+			return gd_err_set(err, -EIO, "cannot buffer the kernel log");
+		}
+		off += (size_t)w;
+	}
+	lseek(fd, 0, SEEK_SET);
+	rc = gd_klog_snapshot_from_fd(t, fd, L->name, L->o->lookback_s, err);
+	close(fd);
+	/* the reader's "klog" row stays: the kernel-log rules look for it */
+	return rc;
+}
+
+/* "uname: Linux gpu-a17 5.15.0-91-generic #101 ..." of a bug report. */
+static int parse_bug_header(const char *buf, size_t len, struct gd_snapshot *t, struct gd_err *err)
+{
+	struct gd_lines it;
+	struct gd_slice l, f[4];
+
+	gd_lines_init(&it, buf, len);
+	while (gd_tok_line(&it, &l)) {
+		l = gd_tok_trim(ofl_chomp(l));
+		if (gd_tok_prefix(l, "uname:") && gd_tok_split(l, f, 4) == 4) {
+			gd_tok_copy(t->host.hostname, sizeof t->host.hostname, f[2]);
+			gd_tok_copy(t->host.kernel, sizeof t->host.kernel, f[3]);
+		}
+	}
+	(void)err;
+	return 0;
+}
+
+static int parse_kind(struct load *L, enum gd_ofl_kind kind, const char *buf, size_t len, struct gd_snapshot *t,
+		      struct gd_err *err)
+{
+	switch (kind) {
+	case GD_OFL_SMI_Q:
+		return gd_parse_nvsmi_q(buf, len, t, err);
+	case GD_OFL_SMI_XML:
+		return gd_parse_nvsmi_xml(buf, len, t, err);
+	case GD_OFL_SMI_CSV:
+		return gd_parse_nvsmi_csv(buf, len, t, err);
+	case GD_OFL_SMI_TABLE:
+		return gd_parse_nvsmi_table(buf, len, t, err);
+	case GD_OFL_LSPCI:
+		return gd_parse_lspci(buf, len, t, err);
+	case GD_OFL_KLOG:
+		return parse_klog(L, buf, len, t, err);
+	case GD_OFL_DRIVER:
+		return gd_parse_proc_driver_nvidia_version(buf, len, t, err);
+	case GD_OFL_BUG_REPORT:
+		return parse_bug_header(buf, len, t, err);
+	default:
+		return gd_err_set(err, -EINVAL, "not a format gpudoctor reads");
+	}
+}
+
+static bool sample_kind(enum gd_ofl_kind k)
+{
+	return k == GD_OFL_SMI_Q || k == GD_OFL_SMI_XML || k == GD_OFL_SMI_CSV || k == GD_OFL_SMI_TABLE;
+}
+
+/* Reads one part (line0: its first line in the file) and merges it. */
+static void read_part(struct load *L, enum gd_ofl_kind kind, const char *buf, size_t len, size_t line0)
+{
+	struct gd_snapshot t;
+	struct gd_err err;
+	struct kstat *k = &L->k[kind];
+	int rc;
+
+	gd_snapshot_init(&t);
+	gd_err_clear(&err);
+	rc = parse_kind(L, kind, buf, len, &t, &err);
+	k->parts++;
+	if (rc < 0) {
+		k->failed++;
+	} else if (rc > 0) {
+		k->partial++;
+	} else {
+		k->ok++;
+	}
+	if (rc != 0 && err.msg[0]) {
+		char msg[GD_ERR_MSG_MAX];
+
+		file_msg(msg, sizeof msg, L->name, line0, err.msg);
+		if (!k->reason[0] || (rc > 0 && !k->partial))
+			GD_STRSET(k->reason, msg + strlen(L->name) + 2);
+		if (!L->first.msg[0] && !(L->bug_report && rc < 0))
+			gd_err_set(&L->first, rc < 0 ? -EINVAL : 1, "%s", msg);
+	}
+	if (rc >= 0) {
+		struct gd_ofl *o = L->o;
+		unsigned bit = 1u << kind;
+
+		if (sample_kind(kind)) {
+			if (!o->inst.n || (o->last_kinds & bit)) {
+				gd_series_push(&o->inst);
+				o->last_kinds = 0;
+			}
+			o->last_kinds |= bit;
+			merge_snapshot(&o->inst.items[o->inst.n - 1], &t);
+		} else {
+			merge_snapshot(&o->shared, &t);
+		}
+		o->any = true;
+	}
+	gd_snapshot_release(&t);
+}
+
+/* ---- splitting ------------------------------------------------------------------- */
+
+struct part {
+	size_t off, end;         /* bytes of the part in the buffer */
+	size_t line0;            /* its first line */
+	struct gd_slice cmd;     /* the prompt's command before it, if any */
+	bool cont;               /* it follows an elision */
+	enum gd_ofl_kind kind;
+};
+
+/* Copies a part, blanking the lines that are not output (elisions, rules,
+ * comments inside it); for CSV the command line goes first, as its header. */
+static char *part_text(const char *buf, const struct part *p, size_t *len, size_t *line0)
+{
+	size_t n = p->end - p->off, pre = p->kind == GD_OFL_SMI_CSV && p->cmd.n ? p->cmd.n + 1 : 0;
+	char *t = gd_xmalloc(n + pre + 1);
+	struct gd_lines it;
+	struct gd_slice l, cmd;
+
+	if (pre) {
+		memcpy(t, p->cmd.p, p->cmd.n);
+		t[p->cmd.n] = '\n';
+	}
+	memcpy(t + pre, buf + p->off, n);
+	t[n + pre] = '\0';
+	gd_lines_init(&it, t + pre, n);
+	while (gd_tok_line(&it, &l))
+		if (ofl_line_class(l, &cmd) != OFL_LINE_TEXT)
+			memset((char *)l.p, ' ', l.n);
+	*len = n + pre;
+	*line0 = p->line0 - (pre ? 1 : 0);
+	return t;
+}
+
+static void read_parts(struct load *L, const char *buf, size_t len)
+{
+	struct gd_lines it;
+	struct gd_slice l, cmd = { buf, 0 }, pending = { buf, 0 };
+	struct part *parts = NULL;
+	size_t np = 0, cap = 0, big = SIZE_MAX;
+	bool cont = false, open = false;
+
+	gd_lines_init(&it, buf, len);
+	while (gd_tok_line(&it, &l)) {
+		enum ofl_line c = ofl_line_class(l, &cmd);
+		size_t next = (size_t)(it.p - buf);
+
+		if (c == OFL_LINE_TEXT) {
+			if (!open && gd_tok_trim(ofl_chomp(l)).n) {
+				if (np == cap) {
+					cap = cap ? cap * 2 : 16;
+					parts = gd_xreallocarray(parts, cap, sizeof *parts);
+				}
+				parts[np] = (struct part){ (size_t)(l.p - buf), next, it.lineno, pending, cont, GD_OFL_UNKNOWN };
+				np++;
+				open = true;
+			} else if (open) {
+				parts[np - 1].end = next;
+			}
+		} else {
+			open = false;
+			if (c == OFL_LINE_PROMPT) {
+				pending = cmd;
+				cont = false;
+			} else if (c == OFL_LINE_ELISION) {
+				cont = true;
+			} else {
+				pending = (struct gd_slice){ buf, 0 };
+				cont = false;
+			}
+		}
+	}
+	/* kinds; a part after an elision continues the one before it */
+	for (size_t i = 0; i < np; i++) {
+		struct part *p = &parts[i];
+
+		p->kind = gd_ofl_detect(buf + p->off, p->end - p->off);
+		if (p->kind == GD_OFL_UNKNOWN && p->cmd.n)
+			p->kind = ofl_cmd_kind(p->cmd);
+		if (p->kind == GD_OFL_BUG_REPORT && L->bug_report && i)
+			p->kind = GD_OFL_UNKNOWN;
+		if (i && p->cont && parts[i - 1].kind != GD_OFL_UNKNOWN &&
+		    (p->kind == GD_OFL_UNKNOWN || p->kind == parts[i - 1].kind)) {
+			parts[i - 1].end = p->end;
+			memmove(p, p + 1, (np - i - 1) * sizeof *p);
+			np--;
+			i--;
+		}
+	}
+	/* a bug report holds the kernel log several times (dmesg, journal,
+	 * kern.log): the largest is read */
+	if (L->bug_report)
+		for (size_t i = 0; i < np; i++)
+			if (parts[i].kind == GD_OFL_KLOG &&
+			    (big == SIZE_MAX || parts[i].end - parts[i].off > parts[big].end - parts[big].off))
+				big = i;
+	for (size_t i = 0; i < np; i++) {
+		size_t plen, line0;
+		char *t;
+
+		if (parts[i].kind == GD_OFL_UNKNOWN || parts[i].kind == GD_OFL_JSONL ||
+		    (parts[i].kind == GD_OFL_KLOG && big != SIZE_MAX && i != big))
+			continue;
+		L->known++;
+		t = part_text(buf, &parts[i], &plen, &line0);
+		read_part(L, parts[i].kind, t, plen, line0);
+		free(t);
+	}
+	free(parts);
+}
+
+/* ---- encodings ------------------------------------------------------------------ */
+
+/* UTF-16 with a byte-order mark -> UTF-8 (a new buffer); NULL if not UTF-16. */
+static char *from_utf16(const unsigned char *b, size_t len, size_t *out)
+{
+	bool le;
+	char *u;
+	size_t o = 0;
+
+	if (len < 2 || !((b[0] == 0xff && b[1] == 0xfe) || (b[0] == 0xfe && b[1] == 0xff)))
+		return NULL;
+	le = b[0] == 0xff;
+	u = gd_xmalloc(len / 2 * 3 + 4);
+	for (size_t i = 2; i + 1 < len; i += 2) {
+		unsigned c = le ? (unsigned)(b[i] | b[i + 1] << 8) : (unsigned)(b[i] << 8 | b[i + 1]);
+
+		if (c >= 0xd800 && c < 0xdc00 && i + 3 < len) {
+			unsigned d = le ? (unsigned)(b[i + 2] | b[i + 3] << 8) : (unsigned)(b[i + 2] << 8 | b[i + 3]);
+
+			if (d >= 0xdc00 && d < 0xe000) {
+				c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+				i += 2;
+			}
+		}
+		if (c == 0)
+			c = ' ';
+		if (c < 0x80) {
+			u[o++] = (char)c;
+		} else if (c < 0x800) {
+			u[o++] = (char)(0xc0 | c >> 6);
+			u[o++] = (char)(0x80 | (c & 0x3f));
+		} else if (c < 0x10000) {
+			u[o++] = (char)(0xe0 | c >> 12);
+			u[o++] = (char)(0x80 | (c >> 6 & 0x3f));
+			u[o++] = (char)(0x80 | (c & 0x3f));
+		} else {
+			u[o++] = (char)(0xf0 | c >> 18);
+			u[o++] = (char)(0x80 | (c >> 12 & 0x3f));
+			u[o++] = (char)(0x80 | (c >> 6 & 0x3f));
+			u[o++] = (char)(0x80 | (c & 0x3f));
+		}
+	}
+	u[o] = '\0';
+	*out = o;
+	return u;
+}
+
+int gd_ofl_load_buf(struct gd_ofl *o, struct gd_series *jsonl, const char *buf, size_t len, const char *name,
+		    struct gd_err *err)
+{
+	struct load L;
+	size_t ulen = 0;
+	char *u = from_utf16((const unsigned char *)buf, len, &ulen);
+	enum gd_ofl_kind whole;
+	size_t zeros = 0;
+	int rc = 0;
+
+	memset(&L, 0, sizeof L);
+	L.o = o;
+	L.jsonl = jsonl;
+	L.name = name;
+	if (u) {
+		buf = u;
+		len = ulen;
+	} else if (len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0) {
+		buf += 3;
+		len -= 3;
+	}
+	for (size_t i = 0; i < len && i < 4096; i++)
+		zeros += buf[i] == '\0';
+	if (zeros * 8 > (len < 4096 ? len : 4096) && zeros) {
+		free(u);
+		return gd_err_set(err, -EINVAL, "%s: line 1: binary data, or UTF-16 without a byte-order mark (convert it: "
+				  "iconv -f UTF-16LE -t UTF-8)", name);
+	}
+	whole = gd_ofl_detect(buf, len);
+	if (whole == GD_OFL_JSONL) {
+		FILE *f = len ? fmemopen((void *)buf, len, "r") : NULL;
+
+		rc = f ? gd_series_load_stream(jsonl, f, name, err) : gd_err_set(err, -ENODATA, "%s: empty", name);
+		if (f)
+			fclose(f);
+		free(u);
+		return rc;
+	}
+	L.bug_report = whole == GD_OFL_BUG_REPORT;
+	read_parts(&L, buf, len);
+	for (int k = 1; k < GD_OFL_NKINDS; k++) {
+		struct kstat *s = &L.k[k];
+		struct gd_source *src;
+
+		if (!s->parts)
+			continue;
+		src = GD_PUSH(&o->shared, sources, struct gd_source);
+		snprintf(src->name, sizeof src->name, "offline:%s", gd_ofl_kind_name((enum gd_ofl_kind)k));
+		if (s->parts > 1)
+			snprintf(src->path, sizeof src->path, "%.200s (%zu parts)", name, s->parts);
+		else
+			GD_STRSET(src->path, name);
+		/* a bug report holds outputs that are not the GPU report (nvidia-smi
+		 * -q --unit): a part that failed next to one that was read is quiet */
+		GD_STRSET(src->status, s->failed == s->parts ? "failed"
+				       : (s->partial || (s->failed && !L.bug_report)) ? "partial" : "ok");
+		if (strcmp(src->status, "ok") != 0)
+			GD_STRSET(src->reason, s->reason);
+	}
+	if (!L.known) {
+		struct gd_source *src = GD_PUSH(&o->shared, sources, struct gd_source);
+
+		GD_STRSET(src->name, "offline:unknown");
+		GD_STRSET(src->path, name);
+		GD_STRSET(src->status, "failed");
+		GD_STRSET(src->reason, "not a format gpudoctor reads");
+		rc = gd_err_set(err, len ? -EINVAL : -ENODATA,
+				"%s: %s (expected snapshot JSON lines, nvidia-smi -q, -q -x, --query-gpu CSV or table "
+				"output, a kernel log, lspci -vv or nvidia-bug-report.log)",
+				name, len ? "line 1: not a format gpudoctor reads" : "empty");
+	} else if (L.first.msg[0]) {
+		bool none = true;
+
+		for (int k = 1; k < GD_OFL_NKINDS; k++)
+			none = none && L.k[k].ok + L.k[k].partial == 0;
+		rc = gd_err_set(err, none ? -EINVAL : 1, "%s", L.first.msg);
+	}
+	free(u);
+	return rc;
+}
+
+/* ---- files ---------------------------------------------------------------------- */
+
+int gd_ofl_load_file(struct gd_ofl *o, struct gd_series *jsonl, const char *path, struct gd_err *err)
+{
+	bool in = strcmp(path, "-") == 0;
+	const char *name = in ? "standard input" : path;
+	int fd = in ? dup(STDIN_FILENO) : open(path, O_RDONLY | O_CLOEXEC), zfd;
+	size_t len = 0, cap = 65536;
+	char *buf;
+	gzFile z;
+	int rc = 0, n, zerr;
+
+	if (fd < 0)
+		return gd_err_set(err, -errno, "%s: %s", name, strerror(errno));
+	zfd = dup(fd);
+	z = zfd >= 0 ? gzdopen(zfd, "rb") : NULL;
+	if (!z) {
+		if (zfd >= 0)
+			close(zfd);
+		close(fd);
+		return gd_err_set(err, -ENOMEM, "%s: cannot open for reading", name);
+	}
+	buf = gd_xmalloc(cap + 1);
+	while ((n = gzread(z, buf + len, (unsigned)(cap - len))) > 0) {
+		len += (size_t)n;
+		if (len == cap) {
+			if (cap >= OFL_MAX_INPUT)
+				break;
+			cap *= 2;
+			buf = gd_xreallocarray(buf, cap + 1, 1);
+		}
+	}
+	if (n < 0) {
+		const char *m = gzerror(z, &zerr);
+
+		rc = len ? 1 : -EIO;
+		gd_err_set(err, rc < 0 ? -EIO : 1, "%s: %s after %zu bytes (the rest is not read)", name,
+			   zerr == Z_ERRNO ? strerror(errno) : m, len);
+	}
+	gzclose(z);
+	buf[len] = '\0';
+	if (len >= OFL_MAX_INPUT && gd_ofl_detect(buf, 65536) == GD_OFL_KLOG && !in) {
+		/* too large to hold: stream it as the kernel log it is */
+		struct gd_snapshot t;
+
+		gd_snapshot_init(&t);
+		lseek(fd, 0, SEEK_SET);
+		rc = gd_klog_snapshot_from_fd(&t, fd, name, o->lookback_s, err);
+		if (rc >= 0) {
+			merge_snapshot(&o->shared, &t);
+			o->any = true;
+		}
+		gd_snapshot_release(&t);
+	} else if (len >= OFL_MAX_INPUT) {
+		rc = gd_err_set(err, -EFBIG, "%s: larger than %u MiB and not a kernel log", name, OFL_MAX_INPUT >> 20);
+	} else {
+		struct gd_err e2;
+		int r2;
+
+		gd_err_clear(&e2);
+		r2 = gd_ofl_load_buf(o, jsonl, buf, len, name, &e2);
+		if (r2 != 0 || rc == 0) {
+			if (r2 != 0 || !err->msg[0])
+				*err = e2;
+			rc = r2 < 0 ? r2 : (r2 || rc) ? 1 : 0;
+		}
+	}
+	free(buf);
+	close(fd);
+	return rc;
+}
+
+void gd_ofl_finish(struct gd_ofl *o, struct gd_series *ser)
+{
+	struct gd_snapshot *last;
+
+	if (!o->any && !o->shared.sources.n)
+		return;
+	if (!o->inst.n)
+		gd_series_push(&o->inst);
+	last = &o->inst.items[o->inst.n - 1];
+	merge_snapshot(last, &o->shared);
+	for (size_t i = 0; i < o->inst.n; i++) {
+		struct gd_snapshot *s = &o->inst.items[i];
+
+		if (!s->nvml.status[0] && !s->nvml.reason[0])
+			GD_STRSET(s->nvml.reason, "no nvidia-smi output in the input");
+		*gd_series_push(ser) = *s;
+	}
+	free(o->inst.items);
+	gd_series_init(&o->inst);
+	gd_snapshot_release(&o->shared);
+	gd_snapshot_init(&o->shared);
+	o->any = false;
+}
+
+bool gd_ofl_describe(const struct gd_snapshot *s, char *desc, size_t descsz)
+{
+	size_t used = 0;
+	bool any = false;
+
+	desc[0] = '\0';
+	GD_VEC_EACH(s->sources, const struct gd_source, src) {
+		enum gd_ofl_kind k;
+
+		if (strncmp(src->name, "offline:", 8) != 0)
+			continue;
+		any = true;
+		if (strcmp(src->status, "failed") == 0)
+			continue;
+		for (k = GD_OFL_UNKNOWN; k < GD_OFL_NKINDS; k++)
+			if (strcmp(src->name + 8, gd_ofl_kind_name(k)) == 0)
+				break;
+		if (k == GD_OFL_NKINDS || strstr(desc, gd_ofl_kind_title(k)))
+			continue;
+		used += (size_t)snprintf(desc + used, used < descsz ? descsz - used : 0, "%s%s", used ? ", " : "",
+					 gd_ofl_kind_title(k));
+		if (used >= descsz)
+			break;
+	}
+	return any;
+}
+
+int gd_parse_offline_paste(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err)
+{
+	struct gd_ofl o;
+	struct gd_series ser;
+	int rc;
+
+	gd_ofl_init(&o, 0);
+	gd_series_init(&ser);
+	rc = gd_ofl_load_buf(&o, &ser, buf, len, "paste", err);
+	gd_ofl_finish(&o, &ser);
+	for (size_t i = 0; i < ser.n; i++)
+		merge_snapshot(s, &ser.items[i]);
+	if (rc < 0 && ser.n)
+		rc = 1;
+	gd_series_release(&ser);
+	gd_ofl_release(&o);
+	return rc;
+}

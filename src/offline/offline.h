@@ -1,0 +1,91 @@
+/*
+ * offline.h - diagnosis of evidence captured elsewhere: `check --from FILE`
+ * with what people paste into tickets.
+ *
+ * Each input's kind is found from its content, never its name: snapshot
+ * JSON lines, `nvidia-smi -q` text, `nvidia-smi -q -x` XML, `nvidia-smi
+ * --query-gpu=... --format=csv`, the plain `nvidia-smi` table and its
+ * one-line failures, a kernel log (src/klog), `lspci -vv`, and
+ * `nvidia-bug-report.log(.gz)`.  A paste that holds several outputs with
+ * shell prompts, comments and elisions between them is split into parts and
+ * each part is read.  The parts of one host merge into one snapshot per
+ * instant; every part records a sources[] row named "offline:<kind>" with
+ * the file, its status and the reason.
+ *
+ * The parsers have the collectors' signature (0 ok, 1 partial with err
+ * naming the line, negative nothing usable) and are listed in gd_parsers[]
+ * so the unit tests and the fuzz harness reach them.
+ */
+#ifndef GD_OFFLINE_OFFLINE_H
+#define GD_OFFLINE_OFFLINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/err.h"
+#include "model/snapshot.h"
+#include "model/snapshot_json.h"
+
+enum gd_ofl_kind {
+	GD_OFL_UNKNOWN = 0,
+	GD_OFL_JSONL,       /* gpudoctor snapshot lines */
+	GD_OFL_SMI_Q,       /* nvidia-smi -q */
+	GD_OFL_SMI_XML,     /* nvidia-smi -q -x */
+	GD_OFL_SMI_CSV,     /* nvidia-smi --query-gpu=... --format=csv */
+	GD_OFL_SMI_TABLE,   /* nvidia-smi (the boxed table, or its one-line failure) */
+	GD_OFL_KLOG,        /* dmesg, journalctl -k, kern.log */
+	GD_OFL_LSPCI,       /* lspci -vv */
+	GD_OFL_DRIVER,      /* /proc/driver/nvidia/version */
+	GD_OFL_BUG_REPORT,  /* nvidia-bug-report.log */
+	GD_OFL_NKINDS,
+};
+
+/* "nvidia-smi-q", "kernel-log", ...: the <kind> of "offline:<kind>". */
+const char *gd_ofl_kind_name(enum gd_ofl_kind k);
+/* What a person calls it in a message: "nvidia-smi -q", "lspci -vv". */
+const char *gd_ofl_kind_title(enum gd_ofl_kind k);
+/* The kind of one output (a part of a paste), from its content. */
+enum gd_ofl_kind gd_ofl_detect(const char *buf, size_t len);
+
+/* ---- parsers (collector signature) ---------------------------------------- */
+int gd_parse_nvsmi_q(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err);
+int gd_parse_nvsmi_xml(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err);
+int gd_parse_nvsmi_csv(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err);
+int gd_parse_nvsmi_table(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err);
+int gd_parse_lspci(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err);
+/* A whole paste or bug report: split, detect and read every part into s
+ * (its sources[] rows say what each part gave). */
+int gd_parse_offline_paste(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err);
+
+/* ---- the loader ------------------------------------------------------------ */
+
+struct gd_ofl {
+	struct gd_series inst;     /* the instants read so far, in order */
+	struct gd_snapshot shared; /* evidence of no one instant (kernel log, lspci), merged into the last */
+	unsigned last_kinds;       /* bit per kind: sample kinds already in the last instant */
+	double lookback_s;         /* kernel-log look-back (0: 24 h) */
+	bool any;                  /* something was read */
+};
+
+void gd_ofl_init(struct gd_ofl *o, double lookback_s);
+void gd_ofl_release(struct gd_ofl *o);
+
+/*
+ * Reads one --from file ("-": standard input; gzip is undone, UTF-16 with a
+ * byte-order mark decoded): snapshot JSON lines are appended to jsonl as
+ * they are, anything else goes into o.  Returns 0, 1 when part of it could
+ * not be read (err names file and line; the rest is kept), or negative when
+ * nothing in it could be used (err says why).
+ */
+int gd_ofl_load_file(struct gd_ofl *o, struct gd_series *jsonl, const char *path, struct gd_err *err);
+/* The same over a buffer already in memory (name is used in messages). */
+int gd_ofl_load_buf(struct gd_ofl *o, struct gd_series *jsonl, const char *buf, size_t len, const char *name,
+		    struct gd_err *err);
+/* Appends o's instants to ser (the shared evidence merged into the last). */
+void gd_ofl_finish(struct gd_ofl *o, struct gd_series *ser);
+
+/* True when s was read offline (a sources[] row "offline:*"); desc gets
+ * what it was read from, e.g. "nvidia-smi -q, kernel log". */
+bool gd_ofl_describe(const struct gd_snapshot *s, char *desc, size_t descsz);
+
+#endif

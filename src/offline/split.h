@@ -1,0 +1,27 @@
+/*
+ * split.h - the lines that split a paste into outputs, and what a command
+ * line says the output after it is (detect.c); the CSV header test
+ * (smi_csv.c).  Internal to src/offline/.
+ */
+#ifndef GD_OFFLINE_SPLIT_H
+#define GD_OFFLINE_SPLIT_H
+
+#include "core/tok.h"
+#include "offline/offline.h"
+
+enum ofl_line {
+	OFL_LINE_TEXT,     /* output */
+	OFL_LINE_PROMPT,   /* "$ nvidia-smi -q", "root@host:~# dmesg", "*** /var/log/kern.log" */
+	OFL_LINE_COMMENT,  /* "# after the crash", "// node 3" */
+	OFL_LINE_RULE,     /* "-----", "_____", "=====", a code fence */
+	OFL_LINE_ELISION,  /* "[...]", "...", "<snip>" */
+};
+
+/* The class of one line; for a prompt, cmd is the command after it. */
+enum ofl_line ofl_line_class(struct gd_slice line, struct gd_slice *cmd);
+/* The kind of output a command prints ("nvidia-smi -q" -> SMI_Q). */
+enum gd_ofl_kind ofl_cmd_kind(struct gd_slice cmd);
+/* True when a CSV line names columns nvidia-smi --query-gpu prints. */
+bool ofl_csv_header(struct gd_slice line);
+
+#endif

@@ -1,0 +1,346 @@
+/*
+ * test_offline_smi.c - the nvidia-smi parsers of src/offline: -q text (R470
+ * and R550 layouts, MIG, lost GPU), -q -x XML, --query-gpu CSV, the table,
+ * with malformed input (garbled values, binary bytes, cut-short files,
+ * headerless CSV, empty input).
+ */
+#include "testutil.h"
+
+#include "offline/offline.h"
+
+static struct gd_gpu *gpu_at(struct gd_snapshot *s, size_t i)
+{
+	assert_true(i < s->gpus.n);
+	return GD_VEC_AT(s->gpus, struct gd_gpu, i);
+}
+
+/* R550 layout: nested HW Thermal, GPU Power Readings, SRAM/DRAM ECC, MIG
+ * devices whose FB usage must not leak into the GPU's. */
+static const char q550[] =
+	"==============NVSMI LOG==============\n"
+	"Timestamp                                 : Mon Jun  3 10:15:42 2024\n"
+	"Driver Version                            : 550.54.15\n"
+	"CUDA Version                              : 12.4\n"
+	"\n"
+	"Attached GPUs                             : 1\n"
+	"GPU 00000000:3B:00.0\n"
+	"    Product Name                          : NVIDIA H100 80GB HBM3\n"
+	"    Persistence Mode                      : Disabled\n"
+	"    MIG Mode\n"
+	"        Current                           : Enabled\n"
+	"    MIG Devices\n"
+	"        MIG Device\n"
+	"            FB Memory Usage\n"
+	"                Used                      : 11 MiB\n"
+	"    GPU UUID                              : GPU-3f7a0c1e-2b4d-4c5e-8f9a-0b1c2d3e4f50\n"
+	"    PCI\n"
+	"        Bus Id                            : 00000000:3B:00.0\n"
+	"        GPU Link Info\n"
+	"            PCIe Generation\n"
+	"                Max                       : 5\n"
+	"                Current                   : 1\n"
+	"            Link Width\n"
+	"                Max                       : 16x\n"
+	"                Current                   : 8x\n"
+	"        Replays Since Reset               : 7\n"
+	"    Fan Speed                             : N/A\n"
+	"    Performance State                     : P2\n"
+	"    Clocks Event Reasons\n"
+	"        Idle                              : Not Active\n"
+	"        SW Power Cap                      : Active\n"
+	"        HW Slowdown                       : Active\n"
+	"            HW Thermal Slowdown           : Not Active\n"
+	"            HW Power Brake Slowdown       : Active\n"
+	"    FB Memory Usage\n"
+	"        Total                             : 81559 MiB\n"
+	"        Used                              : 40000 MiB\n"
+	"    Compute Mode                          : Exclusive_Process\n"
+	"    Utilization\n"
+	"        Gpu                               : N/A\n"
+	"    ECC Errors\n"
+	"        Volatile\n"
+	"            SRAM Correctable              : 1\n"
+	"            SRAM Uncorrectable Parity     : 0\n"
+	"            SRAM Uncorrectable SEC-DED    : 2\n"
+	"            DRAM Correctable              : 10\n"
+	"            DRAM Uncorrectable            : 3\n"
+	"    Temperature\n"
+	"        GPU Current Temp                  : 34 C\n"
+	"        GPU Slowdown Temp                 : [Unknown Error]\n"
+	"    GPU Power Readings\n"
+	"        Average Power Draw                : 612.50 W\n"
+	"        Instantaneous Power Draw          : 640.00 W\n"
+	"        Current Power Limit               : 700.00 W\n"
+	"    Processes\n"
+	"        GPU instance ID                   : 1\n"
+	"        Process ID                        : 4711\n"
+	"            Type                          : C\n"
+	"            Used GPU Memory               : 39000 MiB\n"
+	"        Process ID                        : 900\n"
+	"            Type                          : G\n"
+	"            Used GPU Memory               : 10 MiB\n";
+
+static void test_q_r550(void **state)
+{
+	struct gd_snapshot s;
+	struct gd_err err;
+	struct gd_gpu *g;
+
+	(void)state;
+	gd_snapshot_init(&s);
+	assert_int_equal(parse_lit(gd_parse_nvsmi_q, q550, &s, &err), 0);
+	assert_string_equal(s.nvml.status, "ok");
+	assert_string_equal(s.nvml.driver_version, "550.54.15");
+	assert_int_equal(s.nvml.cuda_driver_version.v, 12040);
+	assert_int_equal(s.gpus.n, 1);
+	g = gpu_at(&s, 0);
+	assert_string_equal(g->pci_bus_id, "0000:3b:00.0");
+	assert_string_equal(g->name, "NVIDIA H100 80GB HBM3");
+	assert_true(g->persistence_mode.ok && g->persistence_mode.v == 0);
+	assert_int_equal(g->mig_mode.v, 1);
+	assert_int_equal(g->pcie_gen.v, 1);
+	assert_int_equal(g->pcie_gen_max.v, 5);
+	assert_int_equal(g->pcie_width.v, 8);
+	assert_int_equal(g->pcie_replays.v, 7);
+	assert_false(g->fan_pct.ok);
+	assert_int_equal(g->pstate.v, 2);
+	assert_int_equal(g->clock_event_reasons.v, 0x4 | 0x8 | 0x80);
+	assert_int_equal(g->mem_used_bytes.v, 40000ull << 20); /* not the MIG device's 11 MiB */
+	assert_int_equal(g->compute_mode.v, 3);
+	assert_false(g->util_gpu_pct.ok);
+	assert_int_equal(g->ecc_corrected_volatile.v, 11);
+	assert_int_equal(g->ecc_uncorrected_volatile.v, 5);
+	assert_true(g->temp_c.ok && g->temp_c.v == 34);
+	assert_false(g->temp_slowdown_c.ok);
+	assert_int_equal(s.nvml_errors.n, 1); /* the [Unknown Error] */
+	assert_string_equal(GD_VEC_AT(s.nvml_errors, struct gd_nvml_error, 0)->field, "temp_slowdown_c");
+	assert_true(g->power_w.v == 612.5);   /* the average, not the instant */
+	assert_true(g->power_limit_w.v == 700.0);
+	assert_int_equal(s.gpu_procs.n, 1); /* the graphics process is left out */
+	assert_int_equal(GD_VEC_AT(s.gpu_procs, struct gd_gpu_proc, 0)->used_mem_bytes.v, 39000ull << 20);
+	gd_snapshot_release(&s);
+}
+
+/* R470: Clocks Throttle Reasons flat, Power Readings, V100 Single/Double Bit Totals. */
+static void test_q_r470_v100(void **state)
+{
+	const char *t = "Driver Version                            : 470.182.03\n"
+			"Attached GPUs                             : 1\n"
+			"GPU 00000000:07:00.0\n"
+			"    Clocks Throttle Reasons\n"
+			"        HW Slowdown                       : Active\n"
+			"        HW Thermal Slowdown               : Active\n"
+			"    ECC Errors\n"
+			"        Volatile\n"
+			"            Single Bit\n"
+			"                Device Memory             : 4\n"
+			"                Total                     : 4\n"
+			"            Double Bit\n"
+			"                Device Memory             : 1\n"
+			"                Total                     : 1\n"
+			"    Retired Pages\n"
+			"        Single Bit ECC                    : 2\n"
+			"        Pending Page Blacklist            : Yes\n"
+			"    Power Readings\n"
+			"        Power Draw                        : 41.00 W\n"
+			"        Power Limit                       : 250.00 W\n"
+			"        Enforced Power Limit              : 300.00 W\n"
+			"    Processes                             : None\n";
+	struct gd_snapshot s;
+	struct gd_err err;
+	struct gd_gpu *g;
+
+	(void)state;
+	gd_snapshot_init(&s);
+	assert_int_equal(parse_lit(gd_parse_nvsmi_q, t, &s, &err), 0);
+	g = gpu_at(&s, 0);
+	assert_int_equal(g->clock_event_reasons.v, 0x8 | 0x40);
+	assert_int_equal(g->ecc_corrected_volatile.v, 4);
+	assert_int_equal(g->ecc_uncorrected_volatile.v, 1);
+	assert_int_equal(g->retired_pages_sbe.v, 2);
+	assert_int_equal(g->retired_pages_pending.v, 1);
+	assert_true(g->power_limit_w.v == 300.0); /* enforced wins */
+	gd_snapshot_release(&s);
+}
+
+static void test_q_malformed(void **state)
+{
+	const char *bad = "Attached GPUs : 2\n"
+			  "GPU 00000000:07:00.0\n"
+			  "    FB Memory Usage\n"
+			  "        Total                             : 12x3 MiB\n"
+			  "        Used                              : 18446744073709551616 MiB\n"
+			  "    Temperature\n"
+			  "        GPU Current Temp                  : 34 F\n"
+			  "    Processes                             : None\n";
+	const char *cut = "Attached GPUs : 3\nGPU 00000000:07:00.0\n    Product Name : X\n    Processes : None\n";
+	const char *bin = "GPU 00000000:07:00.0\n    Product\0 Name : X\n";
+	struct gd_snapshot s;
+	struct gd_err err;
+
+	(void)state;
+	gd_snapshot_init(&s);
+	assert_int_equal(parse_lit(gd_parse_nvsmi_q, bad, &s, &err), 1);
+	assert_non_null(strstr(err.msg, "line 4"));
+	assert_false(gpu_at(&s, 0)->mem_total_bytes.ok);
+	assert_false(gpu_at(&s, 0)->mem_used_bytes.ok);
+	assert_false(gpu_at(&s, 0)->temp_c.ok);
+	gd_snapshot_clear(&s);
+	assert_int_equal(parse_lit(gd_parse_nvsmi_q, cut, &s, &err), 1);
+	assert_non_null(strstr(err.msg, "1 of 3 GPU sections"));
+	gd_snapshot_clear(&s);
+	gd_err_clear(&err);
+	assert_int_equal(gd_parse_nvsmi_q(bin, 44, &s, &err), 1);
+	assert_non_null(strstr(err.msg, "binary"));
+	gd_snapshot_clear(&s);
+	assert_true(parse_lit(gd_parse_nvsmi_q, "", &s, &err) < 0);
+	assert_true(err.msg[0]);
+	gd_snapshot_clear(&s);
+	assert_true(parse_lit(gd_parse_nvsmi_q, "hello\nworld\n", &s, &err) < 0);
+	gd_snapshot_release(&s);
+}
+
+static void test_q_lost(void **state)
+{
+	const char *t = "Attached GPUs : 2\n"
+			"Unable to determine the device handle for GPU 0000:3B:00.0: GPU is lost.  Reboot the system\n"
+			"GPU 00000000:5E:00.0\n    Product Name : X\n    Processes : None\n";
+	struct gd_snapshot s;
+	struct gd_err err;
+
+	(void)state;
+	gd_snapshot_init(&s);
+	assert_int_equal(parse_lit(gd_parse_nvsmi_q, t, &s, &err), 0);
+	assert_int_equal(s.gpus.n, 2);
+	assert_string_equal(gpu_at(&s, 0)->pci_bus_id, "0000:3b:00.0");
+	assert_int_equal(gpu_at(&s, 0)->lost.v, 1);
+	assert_false(gpu_at(&s, 1)->lost.ok);
+	gd_snapshot_release(&s);
+}
+
+static void test_xml(void **state)
+{
+	const char *x = "<?xml version=\"1.0\" ?>\n<!DOCTYPE nvidia_smi_log SYSTEM \"nvsmi_device_v12.dtd\">\n"
+			"<nvidia_smi_log><driver_version>535.161.08</driver_version><attached_gpus>2</attached_gpus>\n"
+			"<gpu id=\"00000000:18:00.0\"><product_name>NVIDIA H100</product_name>\n"
+			"<clocks_event_reasons><clocks_event_reason_sw_thermal_slowdown>Active</clocks_event_reason_sw_thermal_slowdown>"
+			"<clocks_event_reason_gpu_idle>Not Active</clocks_event_reason_gpu_idle></clocks_event_reasons>\n"
+			"<fb_memory_usage><total>81559 MiB</total><used>[N/A]</used></fb_memory_usage>\n"
+			"<remapped_rows><remapped_row_pending>Yes</remapped_row_pending></remapped_rows>\n"
+			"<temperature><gpu_temp>85 C</gpu_temp><gpu_temp_slow_threshold>87 C</gpu_temp_slow_threshold></temperature>\n"
+			"<processes><process_info><pid>12</pid><type>C</type><used_memory>100 MiB</used_memory></process_info></processes>\n"
+			"</gpu>\n<gpu id=\"00000000:2A:00.0\"><product_name>NVIDIA H100</product_name>\n";
+	struct gd_snapshot s;
+	struct gd_err err;
+	struct gd_gpu *g;
+
+	(void)state;
+	gd_snapshot_init(&s);
+	/* cut short inside the second GPU: the first is whole, the error names a line */
+	assert_int_equal(parse_lit(gd_parse_nvsmi_xml, x, &s, &err), 1);
+	assert_non_null(strstr(err.msg, "line "));
+	g = gpu_at(&s, 0);
+	assert_string_equal(g->pci_bus_id, "0000:18:00.0");
+	assert_int_equal(g->clock_event_reasons.v, 0x20);
+	assert_true(g->mem_total_bytes.ok && !g->mem_used_bytes.ok);
+	assert_int_equal(g->remap_pending.v, 1);
+	assert_true(g->temp_slowdown_c.v == 87);
+	assert_int_equal(s.gpu_procs.n, 1);
+	gd_snapshot_clear(&s);
+	assert_true(parse_lit(gd_parse_nvsmi_xml, "<html><body>no</body></html>", &s, &err) < 0);
+	assert_true(parse_lit(gd_parse_nvsmi_xml, "\x01\x02<<<", &s, &err) < 0);
+	assert_true(err.msg[0]);
+	gd_snapshot_release(&s);
+}
+
+static void test_csv(void **state)
+{
+	const char *hdr = "index, pci.bus_id, utilization.gpu [%], memory.used [MiB], clocks_throttle_reasons.active, "
+			  "clocks_throttle_reasons.hw_slowdown\n"
+			  "0, 00000000:07:00.0, 98 %, 81000 MiB, 0x0000000000000004, Active\n"
+			  "1, 00000000:0F:00.0, [N/A], 12 MiB, [Not Supported], Not Active\n"
+			  "2, 00000000:47:00.0, 5 %\n";
+	const char *cmd = "$ nvidia-smi --query-gpu=index,temperature.gpu --format=csv,noheader,nounits\n0, 71\n1, 33\n";
+	struct gd_snapshot s;
+	struct gd_err err;
+
+	(void)state;
+	gd_snapshot_init(&s);
+	assert_int_equal(parse_lit(gd_parse_nvsmi_csv, hdr, &s, &err), 1); /* the short row */
+	assert_non_null(strstr(err.msg, "line 4"));
+	assert_int_equal(s.gpus.n, 2);
+	assert_int_equal(gpu_at(&s, 0)->util_gpu_pct.v, 98);
+	assert_int_equal(gpu_at(&s, 0)->clock_event_reasons.v, 0x4 | 0x8);
+	assert_false(gpu_at(&s, 1)->util_gpu_pct.ok);
+	assert_int_equal(gpu_at(&s, 1)->clock_event_reasons.v, 0);
+	gd_snapshot_clear(&s);
+	assert_int_equal(parse_lit(gd_parse_nvsmi_csv, cmd, &s, &err), 0);
+	assert_int_equal(s.gpus.n, 2);
+	assert_true(gpu_at(&s, 1)->temp_c.v == 33);
+	gd_snapshot_clear(&s);
+	assert_true(parse_lit(gd_parse_nvsmi_csv, "0, 71\n1, 33\n", &s, &err) < 0);
+	assert_non_null(strstr(err.msg, "header"));
+	gd_snapshot_release(&s);
+}
+
+static void test_table(void **state)
+{
+	const char *t =
+		"| NVIDIA-SMI 470.82.01    Driver Version: 470.82.01    CUDA Version: 11.4     |\n"
+		"|-------------------------------+----------------------+----------------------+\n"
+		"| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |\n"
+		"| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |\n"
+		"|===============================+======================+======================|\n"
+		"|   0  Tesla V100-SXM2...  On   | 00000000:3B:00.0 Off |                    2 |\n"
+		"| N/A   34C    P0    41W / 300W |      0MiB / 16160MiB |      7%      Default |\n"
+		"+-------------------------------+----------------------+----------------------+\n"
+		"|   1  Tesla V100-SXM2...  On   | 00000000:5E:00.0 Off |                 ERR! |\n"
+		"|ERR!  ERR!  ERR!    ERR! / ERR!|      4MiB / 16160MiB |    ERR!      Default |\n"
+		"+-------------------------------+----------------------+----------------------+\n"
+		"| Processes:                                                                  |\n"
+		"|  GPU   GI   CI        PID   Type   Process name                  GPU Memory |\n"
+		"|=============================================================================|\n"
+		"|    0   N/A  N/A      4711      C   python                          1000MiB |\n"
+		"|    1      900      G   /usr/lib/xorg/Xorg                             4MiB |\n";
+	struct gd_snapshot s;
+	struct gd_err err;
+
+	(void)state;
+	gd_snapshot_init(&s);
+	assert_int_equal(parse_lit(gd_parse_nvsmi_table, t, &s, &err), 0);
+	assert_string_equal(s.nvml.driver_version, "470.82.01");
+	assert_int_equal(s.gpus.n, 2);
+	assert_int_equal(gpu_at(&s, 0)->ecc_uncorrected_volatile.v, 2);
+	assert_true(gpu_at(&s, 0)->temp_c.v == 34 && gpu_at(&s, 0)->power_limit_w.v == 300);
+	assert_false(gpu_at(&s, 0)->fan_pct.ok);
+	assert_int_equal(gpu_at(&s, 0)->util_gpu_pct.v, 7);
+	assert_false(gpu_at(&s, 1)->temp_c.ok);
+	assert_int_equal(gpu_at(&s, 1)->mem_used_bytes.v, 4ull << 20);
+	assert_true(s.nvml_errors.n >= 5); /* every ERR! cell is noted */
+	assert_int_equal(s.gpu_procs.n, 1);
+	gd_snapshot_clear(&s);
+	assert_int_equal(parse_lit(gd_parse_nvsmi_table, "No devices were found\n", &s, &err), 0);
+	assert_string_equal(s.nvml.status, "ok");
+	assert_true(s.nvml.device_count.ok && s.nvml.device_count.v == 0);
+	gd_snapshot_clear(&s);
+	assert_int_equal(parse_lit(gd_parse_nvsmi_table, "NVIDIA-SMI has failed because it couldn't communicate with "
+					  "the NVIDIA driver. Make sure ...\n", &s, &err), 0);
+	assert_string_equal(s.nvml.init_error, "DRIVER_NOT_LOADED");
+	gd_snapshot_clear(&s);
+	assert_int_equal(parse_lit(gd_parse_nvsmi_table, "Failed to initialize NVML: Unknown Error\n", &s, &err), 0);
+	assert_string_equal(s.nvml.status, "failed");
+	gd_snapshot_clear(&s);
+	assert_true(parse_lit(gd_parse_nvsmi_table, "| just | a | box |\n", &s, &err) < 0);
+	gd_snapshot_release(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_q_r550),  cmocka_unit_test(test_q_r470_v100), cmocka_unit_test(test_q_malformed),
+		cmocka_unit_test(test_q_lost),  cmocka_unit_test(test_xml),         cmocka_unit_test(test_csv),
+		cmocka_unit_test(test_table),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
