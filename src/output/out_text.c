@@ -176,14 +176,39 @@ static void print_account(FILE *out, const struct gd_report *r)
 		gd_report_counts(last, &c);
 		fprintf(out, "checked: %zu of %zu rules over %zu snapshot%s · ", r->findings->evaluated, gd_nrules, r->w->n,
 			r->w->n == 1 ? "" : "s");
-		if (last->gpus.n)
-			fprintf(out, "%zu GPU%s (NVML), ", last->gpus.n, last->gpus.n == 1 ? "" : "s");
-		fprintf(out, "%llu CPUs, %zu disks, %zu NICs", (unsigned long long)c.cpus, c.disks, c.netifs);
-		if (c.ib_ports)
-			fprintf(out, ", %zu RDMA ports", c.ib_ports);
-		fprintf(out, ", %zu processes (%zu GPU job%s)", c.procs, c.gpu_jobs, c.gpu_jobs == 1 ? "" : "s");
+		/* Only what the evidence covered: offline input (nvidia-smi -q, a
+		 * kernel log) has no CPUs or disks to count. */
+		sep = "";
+		if (last->gpus.n) {
+			fprintf(out, "%zu GPU%s", last->gpus.n, last->gpus.n == 1 ? "" : "s");
+			sep = ", ";
+		}
+		if (c.cpus) {
+			fprintf(out, "%s%llu CPUs", sep, (unsigned long long)c.cpus);
+			sep = ", ";
+		}
+		if (last->disks.n) {
+			fprintf(out, "%s%zu disks", sep, c.disks);
+			sep = ", ";
+		}
+		if (last->netifs.n) {
+			fprintf(out, "%s%zu NICs", sep, c.netifs);
+			sep = ", ";
+		}
+		if (c.ib_ports) {
+			fprintf(out, "%s%zu RDMA ports", sep, c.ib_ports);
+			sep = ", ";
+		}
+		if (c.procs) {
+			fprintf(out, "%s%zu processes (%zu GPU job%s)", sep, c.procs, c.gpu_jobs, c.gpu_jobs == 1 ? "" : "s");
+			sep = ", ";
+		}
+		if (last->klog.n || last->klog_info.source[0]) {
+			fprintf(out, "%skernel log", sep);
+			sep = ", ";
+		}
 		if (last->host.cgroup_mode[0])
-			fprintf(out, ", cgroup %s", last->host.cgroup_mode);
+			fprintf(out, "%scgroup %s", sep, last->host.cgroup_mode);
 		fputc('\n', out);
 	}
 	/* Rules that share a reason are listed together under it. */
