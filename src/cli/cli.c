@@ -555,10 +555,12 @@ static int cmd_check(const struct opts *o)
 		 * lines go to ser as they are; nvidia-smi, kernel logs, lspci and
 		 * bug reports become offline snapshots appended after them */
 		struct gd_ofl ofl;
-		size_t failed = 0;
+		struct gd_source bad[MAX_FROM];
+		size_t failed = 0, nbad = 0;
 
 		gd_ofl_init(&ofl, o->lookback_s);
 		for (size_t i = 0; i < o->nfrom; i++) {
+			size_t before = ser.n;
 			int r = gd_ofl_load_file(&ofl, &ser, o->from[i], &err);
 
 			if (r < 0) {
@@ -566,6 +568,16 @@ static int cmd_check(const struct opts *o)
 				failed++;
 			} else if (r > 0) {
 				fprintf(stderr, "gpudoctor: %s (what could be read is diagnosed)\n", err.msg);
+			}
+			/* The report says it too (unavailable[]), not only stderr:
+			 * a file read in part, or not at all. */
+			if (r != 0) {
+				memset(&bad[nbad], 0, sizeof bad[nbad]);
+				GD_STRSET(bad[nbad].name, "input");
+				GD_STRSET(bad[nbad].path, o->from[i]);
+				GD_STRSET(bad[nbad].status, r > 0 || ser.n > before ? "partial" : "failed");
+				GD_STRSET(bad[nbad].reason, err.msg);
+				nbad++;
 			}
 			gd_err_clear(&err);
 			snprintf(origin + strlen(origin), sizeof origin - strlen(origin), "%s%s", i ? ", " : "",
@@ -580,6 +592,8 @@ static int cmd_check(const struct opts *o)
 			rc = fail("%s: no evidence could be read", origin);
 			goto out;
 		}
+		for (size_t i = 0; i < nbad; i++)
+			*GD_PUSH(&ser.items[ser.n - 1], sources, struct gd_source) = bad[i];
 		rc = diagnose(o, &ser, origin);
 	} else {
 		struct gd_root root;

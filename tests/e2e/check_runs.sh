@@ -7,8 +7,10 @@
 #  2. `snapshot` prints exactly one JSON line with a numeric .host.uptime_s;
 #  3. two snapshots a second apart, as a JSONL file, go through
 #     `check --from FILE --json` the same way;
-#  4. a malformed file (a truncated object; a line of garbage after a good
-#     one) makes `check --from` exit 3 naming FILE:LINE:COLUMN on stderr.
+#  4. a malformed file names FILE:LINE:COLUMN on stderr: with nothing
+#     readable (a truncated object) `check --from` exits 3; with a line of
+#     garbage after a good one, the good snapshot is still diagnosed and the
+#     report lists the file as partial in unavailable[].
 #
 # Exit 0 pass, 77 skip (reason on the last line), anything else fails.
 set -u
@@ -71,16 +73,22 @@ jq -e '.window_s | type == "number" and . > 0.5 and . < 10' "$tmp/from.json" >/d
 # 4. malformed input: exit 3, FILE:LINE:COLUMN on stderr.
 # expect_bad FILE LINE WHAT
 expect_bad() {
-	local f=$1 line=$2 what=$3 rc
+	local f=$1 line=$2 what=$3 want=$4 rc
 	"$GPUDOCTOR" check --from "$f" --json >"$tmp/bad.out" 2>"$tmp/bad.err"
 	rc=$?
-	[ $rc -eq 3 ] || { cat "$tmp/bad.err"; fail "$what: check --from exited $rc, expected 3"; }
+	if [ "$want" = 3 ]; then
+		[ $rc -eq 3 ] || { cat "$tmp/bad.err"; fail "$what: check --from exited $rc, expected 3"; }
+	else
+		[ $rc -le 2 ] || { cat "$tmp/bad.err"; fail "$what: check --from exited $rc; the good line should be diagnosed"; }
+		jq -e --arg f "$f" '.snapshots == 1 and any(.unavailable[]; .evidence == "input" and .source == $f and .status == "partial")' \
+			"$tmp/bad.out" >/dev/null || fail "$what: the report does not list $f as partial: $(head -c 400 "$tmp/bad.out")"
+	fi
 	grep -qE "$(printf '%s' "$f" | sed 's/[.[\*^$]/\\&/g'):$line:[1-9][0-9]*" "$tmp/bad.err" ||
 		{ cat "$tmp/bad.err"; fail "$what: stderr does not name $f:$line:COLUMN"; }
 	echo "$what: $(head -n 1 "$tmp/bad.err")"
 }
 printf '{"version":1,"host":{}' >"$tmp/truncated.jsonl"
-expect_bad "$tmp/truncated.jsonl" 1 "truncated object"
+expect_bad "$tmp/truncated.jsonl" 1 "truncated object" 3
 { head -n 1 "$tmp/s.jsonl"; printf 'this is not JSON \001\002 at all\n'; } >"$tmp/garbage.jsonl"
-expect_bad "$tmp/garbage.jsonl" 2 "garbage line"
+expect_bad "$tmp/garbage.jsonl" 2 "garbage line" partial
 exit 0
