@@ -58,7 +58,12 @@ $(BUILD)/fake_nvml_old/libnvidia-ml.so.1: tests/fake_nvml/fake_nvml.c src/nvml/n
 run: deps all
 	$(BUILD)/gpudoctor check; rc=$$?; [ $$rc -le 2 ] || exit $$rc
 
-unit: $(BUILD)/gpudoctor $(TEST_BIN) $(FAKE_NVML)
+# The benchmark's harness is built with the tests, so that it keeps compiling.
+$(BUILD)/bench/bench_collect: bench/bench_collect.c $(BUILD)/libgd.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libgd.a $(LIBS)
+
+unit: $(BUILD)/gpudoctor $(TEST_BIN) $(BUILD)/bench/bench_collect $(FAKE_NVML)
 
 # Every test, then the sanitizer build of the same suites.
 test: deps

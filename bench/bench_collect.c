@@ -36,6 +36,7 @@
 #include "collect/collect.h"
 #include "core/root.h"
 #include "model/snapshot.h"
+#include "nvml/nvml.h"
 
 static double tv_ms(struct timeval tv)
 {
@@ -69,7 +70,7 @@ static void report(long cycles, double cpu, double wall, long rss)
 static int bench_collect(long cycles)
 {
 	struct gd_root root;
-	struct gd_collect_ctx ctx = { &root };
+	struct gd_collect_ctx ctx;
 	struct gd_err err;
 	double c0, w0;
 	long rss = 0;
@@ -83,6 +84,11 @@ static int bench_collect(long cycles)
 		fprintf(stderr, "bench_collect: %s\n", err.msg);
 		return 1;
 	}
+	/* As the commands do: NVML opened once for every cycle. */
+	memset(&ctx, 0, sizeof ctx);
+	ctx.root = &root;
+	ctx.nvml_path = getenv("GPUDOCTOR_NVML");
+	ctx.nvml = gd_nvml_open(ctx.nvml_path, 0);
 	c0 = cpu_ms(RUSAGE_SELF, NULL);
 	w0 = now_ms();
 	for (long i = -1; i < cycles; i++) {
@@ -108,6 +114,7 @@ static int bench_collect(long cycles)
 	for (size_t k = 0; k < gd_ncollectors; k++)
 		printf("source name=%s wall_ms_per_cycle=%.4f\n", gd_collectors[k].name, per[k] / (double)cycles);
 	free(per);
+	gd_nvml_close(ctx.nvml);
 	gd_root_release(&root);
 	return 0;
 }
