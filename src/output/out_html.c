@@ -252,12 +252,12 @@ static void host_charts(FILE *out, const struct gd_timeline *t, const struct axi
 	}
 	fputs("<section class=\"host\" id=\"host\"><h2>Host</h2>\n", out);
 	{
-		struct series cpu[2] = { { "host.cpu_busy_pct", "busy", "#1f77b4", v[0] },
-					 { "host.iowait_pct", "iowait", "#ff7f0e", v[1] } };
-		struct series io[2] = { { "host.disk_read_mb_per_s", "read", "#2ca02c", v[2] },
-					{ "host.disk_write_mb_per_s", "write", "#d62728", v[3] } };
-		struct series net[2] = { { "host.net_rx_mb_per_s", "received", "#17becf", v[4] },
-					 { "host.net_tx_mb_per_s", "sent", "#9467bd", v[5] } };
+		struct series cpu[2] = { { "host:cpu_busy_pct", "busy", "#1f77b4", v[0] },
+					 { "host:iowait_pct", "iowait", "#ff7f0e", v[1] } };
+		struct series io[2] = { { "host:disk_read_mb_per_s", "read", "#2ca02c", v[2] },
+					{ "host:disk_write_mb_per_s", "write", "#d62728", v[3] } };
+		struct series net[2] = { { "host:net_rx_mb_per_s", "received", "#17becf", v[4] },
+					 { "host:net_tx_mb_per_s", "sent", "#9467bd", v[5] } };
 
 		chart(out, t, ax, "host", "CPU", "%", 100, cpu, 2, NAN, "");
 		chart(out, t, ax, "host", "Disk I/O (whole disks)", "MB/s",

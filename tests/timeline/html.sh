@@ -32,8 +32,8 @@ for s in gpu0.util_gpu_pct gpu0.sm_clock_mhz gpu0.temp_c gpu0.power_w gpu1.util_
 done
 # The fixture's CPU counters stand still (no busy share: no points); its
 # disk and network counters give rates between each pair of samples.
-grep -q 'data-series="host.cpu_busy_pct"' "$work/dom.html" || die "no host CPU series"
-for s in host.disk_read_mb_per_s host.disk_write_mb_per_s host.net_rx_mb_per_s host.net_tx_mb_per_s; do
+grep -q 'data-series="host:cpu_busy_pct"' "$work/dom.html" || die "no host CPU series"
+for s in host:disk_read_mb_per_s host:disk_write_mb_per_s host:net_rx_mb_per_s host:net_tx_mb_per_s; do
 	grep -q "data-series=\"$s\"[^>]*data-n=\"39\"" "$work/dom.html" || die "series $s with 39 points not in the DOM"
 done
 n=$(grep -o '<rect class="episode" data-cause="io.checkpoint_stall"' "$work/dom.html" | wc -l)
