@@ -71,13 +71,13 @@ test: deps
 	BUILD=$(BUILD) tests/run.sh
 	$(MAKE) --no-print-directory check
 
-# ASan + UBSan: the unit tests and scenarios again, in their own build tree.
+# ASan + UBSan: every suite but docs and fuzz again, in their own build tree.
 check: deps
 	$(MAKE) --no-print-directory BUILD=build-asan \
 	  CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	  LDFLAGS="-fsanitize=address,undefined" all unit
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  BUILD=build-asan GD_SUITES="unit scenarios offline" tests/run.sh
+	  BUILD=build-asan GD_SUITES="unit scenarios offline timeline e2e exporter" tests/run.sh
 
 fuzz: deps
 	tests/fuzz/run.sh $${FUZZ_SECONDS:-60}
