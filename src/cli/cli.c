@@ -90,7 +90,7 @@ static const char usage_check[] =
 	"Usage: gpudoctor check [--window DUR] [--json] [--from FILE...] [OPTIONS]\n"
 	"Takes a snapshot, waits --window, takes another, and runs every rule over the two.\n"
 	"\n"
-	"  -w, --window DUR    time between the two snapshots (default 2s; e.g. 500ms, 5s, 1m)\n"
+	"  -w, --window DUR    time between the two snapshots (default 2s, at least 100ms; e.g. 5s)\n"
 	"  -j, --json          print the diagnosis as JSON (findings, unavailable, not_evaluated, exit)\n"
 	"  -f, --from FILE     diagnose evidence captured elsewhere instead of this host; repeatable;\n"
 	"                      - reads standard input.  The kind is found from the content:\n"
@@ -341,6 +341,11 @@ static int parse_args(int argc, char **argv, struct opts *o, const char ***sets,
 				return fail("--window: %s", err.msg);
 			if (o->window_s > 3600)
 				return fail("--window %s: at most 1h", optarg);
+			/* /proc/stat and /proc/<pid>/stat count 10 ms ticks: over a
+			 * few ticks one busy tick reads as 100% */
+			if (o->window_s < 0.1)
+				return fail("--window %s: at least 100ms (CPU counters tick every 10 ms; a shorter "
+					    "window gives noise, not rates)", optarg);
 			o->window_given = true;
 			break;
 		case OPT_LOOKBACK:
@@ -601,6 +606,14 @@ static int cmd_check(const struct opts *o)
 
 		if ((rc = open_root(o, &root)) >= 0)
 			goto out;
+		/* a --root without proc/ (a typo, the wrong mount) would read
+		 * nothing and report a healthy host */
+		if (!gd_root_exists(&root, "proc")) {
+			rc = fail("--root %s: no proc/ under it: point --root at the host's / (e.g. /host)",
+				  root.path);
+			gd_root_release(&root);
+			goto out;
+		}
 		ctx_open(o, &root, &ctx);
 		gd_collect_all(&ctx, gd_series_push(&ser));
 		sleep_s(o->window_s);

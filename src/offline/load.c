@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -523,10 +524,17 @@ int gd_ofl_load_file(struct gd_ofl *o, struct gd_series *jsonl, const char *path
 	size_t len = 0, cap = 65536;
 	char *buf;
 	gzFile z;
+	struct stat st;
 	int rc = 0, n, zerr;
 
 	if (fd < 0)
 		return gd_err_set(err, -errno, "%s: %s", name, strerror(errno));
+	/* open(2) takes a directory; its read(2) fails with EISDIR, which
+	 * would otherwise be reported as an empty file */
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		close(fd);
+		return gd_err_set(err, -EISDIR, "%s: is a directory (give the files in it)", name);
+	}
 	zfd = dup(fd);
 	z = zfd >= 0 ? gzdopen(zfd, "rb") : NULL;
 	if (!z) {

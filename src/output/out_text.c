@@ -128,8 +128,10 @@ static void print_header(FILE *out, const struct gd_report *r)
 	}
 	if (gd_window_dt(r->w, &dt))
 		fprintf(out, " · window %.1f s", dt);
-	else
+	else if (r->w->n < 2)
 		fprintf(out, " · one snapshot (no rates)");
+	else
+		fprintf(out, " · %zu snapshots without advancing uptime (no rates)", r->w->n);
 	if (r->origin && strcmp(r->origin, "live") != 0)
 		fprintf(out, " · from %s", r->origin);
 	fputs("\n\n", out);
@@ -203,7 +205,9 @@ static void print_account(FILE *out, const struct gd_report *r)
 			fprintf(out, "%s%zu processes (%zu GPU job%s)", sep, c.procs, c.gpu_jobs, c.gpu_jobs == 1 ? "" : "s");
 			sep = ", ";
 		}
-		if (last->klog.n || last->klog_info.source[0]) {
+		/* source names /dev/kmsg even when it could not be opened;
+		 * lines is set only once the log was read */
+		if (last->klog.n || last->klog_info.lines.ok) {
 			fprintf(out, "%skernel log", sep);
 			sep = ", ";
 		}

@@ -51,7 +51,7 @@ struct gd_finding {
 
 struct gd_unknown {
 	const char *id;
-	char reason[256];
+	char reason[512];
 };
 
 struct gd_findings {
@@ -71,7 +71,7 @@ struct gd_rule_ctx {
 	const struct gd_window *w;
 	const struct gd_thresholds *th;
 	const struct gd_rule *rule;
-	char why[256];            /* set by gd_rule_unknown */
+	char why[512];            /* set by gd_rule_unknown */
 };
 
 typedef enum gd_verdict (*gd_rule_fn)(struct gd_rule_ctx *rc, struct gd_findings *out);

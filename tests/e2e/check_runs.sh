@@ -10,7 +10,10 @@
 #  4. a malformed file names FILE:LINE:COLUMN on stderr: with nothing
 #     readable (a truncated object) `check --from` exits 3; with a line of
 #     garbage after a good one, the good snapshot is still diagnosed and the
-#     report lists the file as partial in unavailable[].
+#     report lists the file as partial in unavailable[];
+#  5. --window 0, a --root without proc/ and --from a directory exit 3
+#     with a message naming the problem; a root without /dev/kmsg does not
+#     claim a kernel log was checked.
 #
 # Exit 0 pass, 77 skip (reason on the last line), anything else fails.
 set -u
@@ -91,4 +94,31 @@ printf '{"version":1,"host":{}' >"$tmp/truncated.jsonl"
 expect_bad "$tmp/truncated.jsonl" 1 "truncated object" 3
 { head -n 1 "$tmp/s.jsonl"; printf 'this is not JSON \001\002 at all\n'; } >"$tmp/garbage.jsonl"
 expect_bad "$tmp/garbage.jsonl" 2 "garbage line" partial
+
+# 5. odd invocations: exit 3 with a message that names the problem, or a
+#    report that claims only what was read.
+# expect_fail WHAT PATTERN ARGS...: exit 3 and PATTERN on stderr.
+expect_fail() {
+	local what=$1 pat=$2 rc
+	shift 2
+	"$GPUDOCTOR" "$@" >"$tmp/odd.out" 2>"$tmp/odd.err"
+	rc=$?
+	[ $rc -eq 3 ] || { cat "$tmp/odd.err"; fail "$what: exited $rc, expected 3"; }
+	grep -q -- "$pat" "$tmp/odd.err" || { cat "$tmp/odd.err"; fail "$what: stderr lacks \"$pat\""; }
+	echo "$what: $(head -n 1 "$tmp/odd.err")"
+}
+mkdir -p "$tmp/emptyroot" "$tmp/uproot/proc" "$tmp/adir"
+expect_fail "check --window 0" "at least 100ms" check --window 0
+expect_fail "check --root (empty dir)" "no proc/" check --root "$tmp/emptyroot" --window 100ms
+expect_fail "check --from (a directory)" "is a directory" check --from "$tmp/adir"
+# a root with only proc/uptime: no kernel log was read, so none is claimed
+echo "12345.67 23456.78" >"$tmp/uproot/proc/uptime"
+"$GPUDOCTOR" check --no-color --root "$tmp/uproot" --window 100ms >"$tmp/odd.out" 2>"$tmp/odd.err"
+rc=$?
+[ $rc -le 2 ] || { cat "$tmp/odd.err"; fail "check --root (proc/uptime only) exited $rc"; }
+grep '^checked:' "$tmp/odd.out" | grep -q 'kernel log' &&
+	{ cat "$tmp/odd.out"; fail "check --root (proc/uptime only): claims a kernel log it could not read"; }
+grep -q '^unavailable:.*klog (absent' "$tmp/odd.out" ||
+	{ cat "$tmp/odd.out"; fail "check --root (proc/uptime only): klog not listed as unavailable"; }
+echo "check --root (proc/uptime only): exit $rc, no kernel log claimed"
 exit 0

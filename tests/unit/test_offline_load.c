@@ -7,6 +7,9 @@
 
 #include "offline/offline.h"
 
+#include <stdlib.h>
+#include <unistd.h>
+
 static void test_detect(void **state)
 {
 	static const struct {
@@ -189,12 +192,33 @@ static void test_single_sample_reason(void **state)
 	gd_ofl_release(&o);
 }
 
+/* A directory given to --from is named as one, not read as an empty file. */
+static void test_directory(void **state)
+{
+	struct gd_err err;
+	struct gd_ofl o;
+	struct gd_series js;
+	char dir[] = "/tmp/gd-test-ofl-dir.XXXXXX";
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	gd_ofl_init(&o, 0);
+	gd_series_init(&js);
+	gd_err_clear(&err);
+	assert_true(gd_ofl_load_file(&o, &js, dir, &err) < 0);
+	assert_non_null(strstr(err.msg, "is a directory"));
+	assert_int_equal(js.n, 0);
+	gd_series_release(&js);
+	gd_ofl_release(&o);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_detect),    cmocka_unit_test(test_lspci),
 		cmocka_unit_test(test_paste),     cmocka_unit_test(test_encodings),
-		cmocka_unit_test(test_single_sample_reason),
+		cmocka_unit_test(test_single_sample_reason), cmocka_unit_test(test_directory),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

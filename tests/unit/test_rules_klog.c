@@ -75,6 +75,31 @@ static void test_unknown_without_log(void **state)
 	}
 }
 
+/* Both halves' reasons of a two-part rule, at their real lengths, reach the
+ * report whole: NVML's reason and the kernel log's denial with its hint. */
+static void test_unknown_reason_whole(void **state)
+{
+	struct gd_snapshot s;
+	struct gd_findings out;
+	struct gd_source *src;
+	const char *why;
+
+	(void)state;
+	gd_snapshot_init(&s);
+	GD_STRSET(s.nvml.reason, "libnvidia-ml.so.1 not found (no NVIDIA driver, or a container without the "
+				 "NVIDIA runtime)");
+	src = GD_PUSH(&s, sources, struct gd_source);
+	GD_STRSET(src->name, "klog");
+	GD_STRSET(src->status, "denied");
+	GD_STRSET(src->reason, "/dev/kmsg: Operation not permitted: " GD_KLOG_DENIED_HINT);
+	assert_int_equal(run1("gpu.lost", &s, &out), GD_VERDICT_UNKNOWN);
+	why = GD_VEC_AT(out.unknown, struct gd_unknown, 0)->reason;
+	assert_non_null(strstr(why, "NVIDIA runtime"));
+	assert_non_null(strstr(why, "kernel.dmesg_restrict=0)"));
+	gd_findings_release(&out);
+	gd_snapshot_release(&s);
+}
+
 static void test_clear_on_quiet_log(void **state)
 {
 	struct gd_snapshot s;
@@ -276,6 +301,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_unknown_without_log),
+		cmocka_unit_test(test_unknown_reason_whole),
 		cmocka_unit_test(test_clear_on_quiet_log),
 		cmocka_unit_test(test_gpu_rules_fire),
 		cmocka_unit_test(test_reset_required_clears_and_gsp),
