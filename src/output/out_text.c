@@ -190,15 +190,15 @@ static void print_account(FILE *out, const struct gd_report *r)
 			sep = ", ";
 		}
 		if (last->disks.n) {
-			fprintf(out, "%s%zu disks", sep, c.disks);
+			fprintf(out, "%s%zu disk%s", sep, c.disks, c.disks == 1 ? "" : "s");
 			sep = ", ";
 		}
 		if (last->netifs.n) {
-			fprintf(out, "%s%zu NICs", sep, c.netifs);
+			fprintf(out, "%s%zu NIC%s", sep, c.netifs, c.netifs == 1 ? "" : "s");
 			sep = ", ";
 		}
 		if (c.ib_ports) {
-			fprintf(out, "%s%zu RDMA ports", sep, c.ib_ports);
+			fprintf(out, "%s%zu RDMA port%s", sep, c.ib_ports, c.ib_ports == 1 ? "" : "s");
 			sep = ", ";
 		}
 		if (c.procs) {

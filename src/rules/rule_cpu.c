@@ -141,7 +141,13 @@ enum gd_verdict gd_rule_cpu_saturated(struct gd_rule_ctx *rc, struct gd_findings
 		load = b->cpu.load1.v / (double)n;
 
 	f = gd_finding_add(rc, out, rc->rule->severity, "host");
-	if (have_busy) {
+	if (have_busy && hot_psi && !hot_busy) {
+		/* PSI's average covers the last 10 s, the window may be shorter
+		 * and quieter: say which evidence fired, so the two numbers do
+		 * not read as a contradiction. */
+		cat(sum, sizeof sum, "Runnable tasks waited for a CPU %.0f%% of the last 10 s (PSI cpu some, threshold "
+		    "%g%%), though the %.1f s window measured the CPUs %.0f%% busy", psi, th_psi, dt, busy);
+	} else if (have_busy) {
 		if (n == 1)
 			cat(sum, sizeof sum, "The only CPU is");
 		else if (n > 1)
@@ -151,8 +157,6 @@ enum gd_verdict gd_rule_cpu_saturated(struct gd_rule_ctx *rc, struct gd_findings
 		cat(sum, sizeof sum, " %.0f%% busy over %.1f s (threshold %g%%)", busy, dt, th_busy);
 		if (!isnan(psi))
 			cat(sum, sizeof sum, "; PSI cpu some %.0f%%", psi);
-		if (hot_psi && !hot_busy)
-			cat(sum, sizeof sum, " (threshold %g%%)", th_psi);
 	} else {
 		cat(sum, sizeof sum, "Runnable tasks waited for a CPU %.0f%% of the last 10 s "
 		    "(PSI cpu some, threshold %g%%)", psi, th_psi);

@@ -216,6 +216,10 @@ static void test_saturated_edges(void **state)
 	assert_int_equal(run_rule2("cpu.saturated", &a, &b, NULL, &out), GD_VERDICT_CLEAR);
 	gd_f64_set(&b.psi.cpu_some_avg10, 40.0);
 	assert_int_equal(run_rule2("cpu.saturated", &a, &b, NULL, &out), GD_VERDICT_FIRED);
+	/* Fired on PSI alone while the window was quiet: the summary says so
+	 * rather than "the CPUs are 50% busy (threshold 90%)". */
+	assert_non_null(strstr(FINDING(out, 0)->summary, "last 10 s"));
+	assert_non_null(strstr(FINDING(out, 0)->summary, "window measured the CPUs 50% busy"));
 	release(&a, &b, &out);
 }
 
