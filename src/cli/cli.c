@@ -30,7 +30,6 @@
 #include "serve/serve.h"
 
 #define EXIT_CANNOT_RUN 3
-#define DEFAULT_CONFIG "/etc/gpudoctor.conf"
 #define MAX_FROM 64
 
 struct opts {
@@ -55,134 +54,6 @@ struct opts {
 	bool duration_given;
 	struct gd_thresholds th;
 };
-
-static const char usage_main[] =
-	"Usage: gpudoctor [COMMAND] [OPTIONS]\n"
-	"Tells why a GPU server stalls, with the numbers, and what to do about it.\n"
-	"\n"
-	"Commands:\n"
-	"  check       sample the host for --window, diagnose, print findings (the default)\n"
-	"  snapshot    print one snapshot of all evidence as a JSON line\n"
-	"  watch       live view: GPUs, host, active findings and stall episodes\n"
-	"  record      append a snapshot every --interval to a JSONL file (-o)\n"
-	"  report      render a recording: HTML timelines (-o run.html), --text or --json\n"
-	"  serve       a Prometheus exporter: /metrics, /findings, /healthz over HTTP\n"
-	"  rules       list the rules, their severities and thresholds\n"
-	"  fields      list every field of a snapshot (Markdown), from the model's field tables\n"
-	"  xid [FILE]  count the kernel log's GPU errors (Xid) per GPU and code, say what to do\n"
-	"  help [CMD]  show help for a command\n"
-	"  version     print the version\n"
-	"\n"
-	"Options for every command:\n"
-	"  --root DIR          read /proc, /sys and /dev under DIR (default /)\n"
-	"  --config FILE       thresholds in INI form (default " DEFAULT_CONFIG " if it exists)\n"
-	"  --set RULE.KEY=VAL  override one threshold, e.g. --set cpu.saturated.busy_pct=95\n"
-	"  --no-color          no colour (also when NO_COLOR is set or stdout is not a terminal)\n"
-	"  --nvml PATH         the NVML library to load (default: GPUDOCTOR_NVML, else libnvidia-ml.so.1)\n"
-	"  --nvml-timeout DUR  deadline of each NVML call (default 5s); a call past it is reported\n"
-	"                      as a stuck driver and no further NVML call is made\n"
-	"  -h, --help          this help\n"
-	"\n"
-	"Exit status: 0 healthy, 1 warnings, 2 critical findings, 3 could not run.\n"
-	"See gpudoctor(1), and docs/ in the source tree.\n";
-
-static const char usage_check[] =
-	"Usage: gpudoctor check [--window DUR] [--json] [--from FILE...] [OPTIONS]\n"
-	"Takes a snapshot, waits --window, takes another, and runs every rule over the two.\n"
-	"\n"
-	"  -w, --window DUR    time between the two snapshots (default 2s, at least 100ms; e.g. 5s)\n"
-	"  -j, --json          print the diagnosis as JSON (findings, unavailable, not_evaluated, exit)\n"
-	"  -f, --from FILE     diagnose evidence captured elsewhere instead of this host; repeatable;\n"
-	"                      - reads standard input.  The kind is found from the content:\n"
-	"                      snapshot JSON lines (gpudoctor snapshot --window 2s -o node.jsonl, the\n"
-	"                      best), nvidia-smi -q, -q -x, --query-gpu CSV or its table, a kernel log\n"
-	"                      (dmesg, journalctl -k, kern.log), lspci -vv, nvidia-bug-report.log(.gz),\n"
-	"                      or a paste of several with shell prompts between them.  Files of one\n"
-	"                      host merge into one snapshot (gzip and UTF-16 are read too)\n"
-	"  --lookback DUR      kernel-log events this far back count (default 24h)\n"
-	"  --root, --config, --set, --no-color, --nvml, --nvml-timeout as for every command\n"
-	"\n"
-	"Exit status: 0 healthy, 1 warnings, 2 critical findings, 3 could not run.\n";
-
-static const char usage_snapshot[] =
-	"Usage: gpudoctor snapshot [--window DUR] [-o FILE] [--root DIR]\n"
-	"Prints one snapshot of all evidence as one JSON line.  With --window, takes two\n"
-	"snapshots DUR apart (what `check --from` needs for rates).\n"
-	"\n"
-	"  -w, --window DUR    take a second snapshot DUR after the first\n"
-	"  -o, --output FILE   append the lines to FILE instead of standard output\n"
-	"  --lookback DUR      kernel-log events this far back go in (default 24h)\n"
-	"  --root DIR          read /proc, /sys and /dev under DIR (default /)\n"
-	"  --nvml PATH, --nvml-timeout DUR   as for every command (gpudoctor help)\n"
-	"\n"
-	"Example:  gpudoctor snapshot --window 2s -o node.jsonl; gpudoctor check --from node.jsonl\n";
-
-static const char usage_watch[] =
-	"Usage: gpudoctor watch [--interval DUR] [--duration DUR] [OPTIONS]\n"
-	"A live full-screen view, redrawn every --interval: one row per GPU (utilisation,\n"
-	"SM clock vs max, temperature vs slowdown, power vs limit, memory, PCIe gen x width,\n"
-	"clock-event reasons), host bars (CPU, iowait, PSI, memory, disk and network\n"
-	"throughput), the findings of the rules over the last 2 s with their remedies, and\n"
-	"the latest stall episodes (and their period).  q quits.  When standard output is not\n"
-	"a terminal it prints one plain line per interval instead.\n"
-	"\n"
-	"  -i, --interval DUR  time between samples (default 500ms)\n"
-	"  -d, --duration DUR  stop after DUR (default: until q, SIGINT or SIGTERM)\n"
-	"  --root, --config, --set, --no-color, --nvml, --nvml-timeout as for every command\n";
-
-static const char usage_record[] =
-	"Usage: gpudoctor record -o FILE [--interval DUR] [--duration DUR] [OPTIONS]\n"
-	"Appends one snapshot per --interval to FILE as a JSON line, flushed at once (a crash\n"
-	"loses at most one sample).  Shows progress on a terminal; stops cleanly on SIGINT\n"
-	"(Ctrl-C) or SIGTERM.  Render the result with gpudoctor report.\n"
-	"\n"
-	"  -o, --output FILE   the recording (appended to)\n"
-	"  -i, --interval DUR  time between snapshots (default 1s)\n"
-	"  -d, --duration DUR  stop after DUR (default 10m; 0: until interrupted)\n"
-	"  --root DIR, --nvml PATH, --nvml-timeout DUR   as for every command\n"
-	"\n"
-	"Example:  gpudoctor record -o run.jsonl --duration 30m; gpudoctor report run.jsonl -o run.html\n";
-
-static const char usage_report[] =
-	"Usage: gpudoctor report FILE... [-o OUT] [--text | --json] [OPTIONS]\n"
-	"Renders a recording (JSON lines from gpudoctor record or snapshot): the stall\n"
-	"episodes with their cause and period, per-GPU timelines (utilisation, SM clock,\n"
-	"temperature, power), host CPU, disk I/O and network, and the findings of every rule\n"
-	"over the whole series.  The default is one self-contained HTML file (inline SVG,\n"
-	"no network).  Exit status 0 when the report was written, 3 when it could not be.\n"
-	"\n"
-	"  -o, --output OUT    write to OUT (default standard output)\n"
-	"  -t, --text          a text report for a terminal instead of HTML\n"
-	"  -j, --json          the episodes and the diagnosis as JSON instead of HTML\n"
-	"  --config, --set     thresholds, as for every command (also episodes.*)\n";
-
-static const char usage_serve[] =
-	"Usage: gpudoctor serve [--listen HOST:PORT] [--interval DUR] [--window DUR] [OPTIONS]\n"
-	"Samples the host every --interval, runs every rule over the last --window, and\n"
-	"serves the latest result over HTTP until SIGINT or SIGTERM:\n"
-	"  GET /metrics   Prometheus text format (evidence in base units, gpudoctor_finding)\n"
-	"  GET /findings  the JSON document of check --json\n"
-	"  GET /healthz   200 ok, or 503 when no fresh sample exists\n"
-	"A result older than max(3 x interval, interval + 2s) is withdrawn: /metrics keeps\n"
-	"only gpudoctor_up 0 and the exporter's own metrics.\n"
-	"\n"
-	"  --listen HOST:PORT  address to bind (default " GD_SERVE_DEFAULT_LISTEN "; [::1]:9835 for IPv6,\n"
-	"                      0.0.0.0:9835 for every interface, port 0 picks a free one)\n"
-	"  --interval DUR      time between collection cycles (default 1s; 100ms to 1h)\n"
-	"  -w, --window DUR    span of the rates the rules judge (default 2s; at least --interval)\n"
-	"  --root, --config, --set as for every command\n"
-	"\n"
-	"Example:  gpudoctor serve --listen 0.0.0.0:9835 --root /host\n";
-
-static const char usage_fields[] =
-	"Usage: gpudoctor fields\n"
-	"Prints every section and field of a snapshot as Markdown tables: name, type,\n"
-	"unit, kind (gauge, counter, label) and meaning.  docs/evidence.md is this output.\n";
-
-static const char usage_rules[] =
-	"Usage: gpudoctor rules\n"
-	"Lists every rule (id, severity, what it detects) and its thresholds with their\n"
-	"current values (after --config and --set), in the form --set accepts.\n";
 
 enum { OPT_ROOT = 256, OPT_CONFIG, OPT_SET, OPT_NO_COLOR, OPT_VERSION, OPT_NVML, OPT_NVML_TIMEOUT, OPT_LOOKBACK, OPT_LISTEN };
 
@@ -225,31 +96,6 @@ static int fail(const char *fmt, ...)
 	return EXIT_CANNOT_RUN;
 }
 
-static const char *usage_of(const char *cmd)
-{
-	if (!cmd)
-		return usage_main;
-	if (strcmp(cmd, "check") == 0)
-		return usage_check;
-	if (strcmp(cmd, "snapshot") == 0)
-		return usage_snapshot;
-	if (strcmp(cmd, "rules") == 0)
-		return usage_rules;
-	if (strcmp(cmd, "fields") == 0)
-		return usage_fields;
-	if (strcmp(cmd, "xid") == 0)
-		return gd_usage_xid;
-	if (strcmp(cmd, "watch") == 0)
-		return usage_watch;
-	if (strcmp(cmd, "record") == 0)
-		return usage_record;
-	if (strcmp(cmd, "report") == 0)
-		return usage_report;
-	if (strcmp(cmd, "serve") == 0)
-		return usage_serve;
-	return NULL;
-}
-
 /* Options that only some commands take are rejected elsewhere, by name. */
 static bool allowed(const char *cmd, int opt)
 {
@@ -290,7 +136,7 @@ static int parse_args(int argc, char **argv, struct opts *o, const char ***sets,
 		argc--;
 	}
 	if (strcmp(o->command, "help") == 0) {
-		const char *u = usage_of(argc > 1 ? argv[1] : NULL);
+		const char *u = gd_cli_usage(argc > 1 ? argv[1] : NULL);
 
 		if (!u)
 			return fail("help: unknown command \"%s\"", argv[1]);
@@ -301,7 +147,7 @@ static int parse_args(int argc, char **argv, struct opts *o, const char ***sets,
 		printf("gpudoctor %s\n", GD_VERSION);
 		return 0;
 	}
-	if (!usage_of(o->command))
+	if (!gd_cli_usage(o->command))
 		return fail("unknown command \"%s\" (commands: check, snapshot, watch, record, report, serve, xid, rules, "
 			    "fields, help, version)", o->command);
 	o->window_s = 2.0;
@@ -382,7 +228,7 @@ static int parse_args(int argc, char **argv, struct opts *o, const char ***sets,
 			o->output = optarg;
 			break;
 		case 'h':
-			fputs(usage_of(o->command), stdout);
+			fputs(gd_cli_usage(o->command), stdout);
 			return 0;
 		case OPT_VERSION:
 			printf("gpudoctor %s\n", GD_VERSION);
@@ -414,7 +260,7 @@ static int load_thresholds(struct opts *o, const char **sets, size_t nsets)
 
 	gd_err_clear(&err);
 	gd_thresholds_init(&o->th);
-	if (gd_thresholds_load(&o->th, o->config ? o->config : DEFAULT_CONFIG, !o->config, &err) < 0)
+	if (gd_thresholds_load(&o->th, o->config ? o->config : GD_DEFAULT_CONFIG, !o->config, &err) < 0)
 		return fail("%s", err.msg);
 	for (size_t i = 0; i < nsets; i++) {
 		char name[128];

@@ -12,4 +12,9 @@ int gd_cli_main(int argc, char **argv);
 int gd_cli_xid(int argc, char **argv);
 extern const char gd_usage_xid[];
 
+#define GD_DEFAULT_CONFIG "/etc/gpudoctor.conf"
+
+/* The help text of cmd (NULL: the main one), or NULL for an unknown command. */
+const char *gd_cli_usage(const char *cmd);
+
 #endif
