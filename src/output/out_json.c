@@ -16,6 +16,7 @@
 #include "output/output.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "model/snapshot_json.h"
@@ -51,6 +52,27 @@ static json_t *finding_json(const struct gd_finding *f)
 	return o;
 }
 
+/* The ids of the findings that name f's rule as their explanation (their
+ * evidence explained_by starts with it), each once: REPORT.md's "explains". */
+static json_t *explains(const struct gd_findings *all, const struct gd_finding *f)
+{
+	json_t *ids = json_array();
+	size_t n = strlen(f->id);
+
+	GD_VEC_EACH(all->items, const struct gd_finding, g) {
+		bool named = false, seen = false;
+
+		for (size_t i = 0; i < g->nev && !named; i++)
+			named = strcmp(g->ev[i].name, "explained_by") == 0 && strncmp(g->ev[i].text, f->id, n) == 0 &&
+				(g->ev[i].text[n] == '\0' || g->ev[i].text[n] == ' ' || g->ev[i].text[n] == ',');
+		for (size_t k = 0; k < json_array_size(ids) && named; k++)
+			seen = seen || strcmp(json_string_value(json_array_get(ids, k)), g->id) == 0;
+		if (named && !seen && g != f)
+			json_array_append_new(ids, json_string(g->id));
+	}
+	return ids;
+}
+
 json_t *gd_out_json(const struct gd_report *r)
 {
 	const struct gd_snapshot *last = gd_window_last(r->w);
@@ -71,8 +93,15 @@ json_t *gd_out_json(const struct gd_report *r)
 	json_object_set_new(o, "origin", gd_json_str(r->origin ? r->origin : "live"));
 
 	arr = json_array();
-	GD_VEC_EACH(r->findings->items, const struct gd_finding, f)
-		json_array_append_new(arr, finding_json(f));
+	GD_VEC_EACH(r->findings->items, const struct gd_finding, f) {
+		json_t *fj = finding_json(f), *ex = explains(r->findings, f);
+
+		if (json_array_size(ex))
+			json_object_set_new(fj, "explains", ex);
+		else
+			json_decref(ex);
+		json_array_append_new(arr, fj);
+	}
 	json_object_set_new(o, "findings", arr);
 
 	arr = json_array();

@@ -21,10 +21,12 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "offline/offline.h"
 #include "output/report_util.h"
+#include "rules/episodes.h"
 #include "rules/window.h"
 
 static const char *sev_color(enum gd_severity s)
@@ -252,25 +254,97 @@ static void print_account(FILE *out, const struct gd_report *r)
 		print_capture_hint(out, last);
 }
 
+/* The GPU index of a subject "gpuN ..." (a rule's GPU subject), or -1. */
+static int gpu_of_subject(const char *subject)
+{
+	char *end;
+	long n;
+
+	if (strncmp(subject, "gpu", 3) != 0 || subject[3] < '0' || subject[3] > '9')
+		return -1;
+	n = strtol(subject + 3, &end, 10);
+	return (*end == '\0' || *end == ' ') && n < 64 ? (int)n : -1;
+}
+
+/* How many findings from f on are the same rule and severity on single GPUs,
+ * so that the report shows one block for "gpu0-7" instead of eight. */
+static size_t gpu_group_len(const struct gd_finding *f, size_t left)
+{
+	size_t n = 1;
+
+	if (gpu_of_subject(f[0].subject) < 0)
+		return 1;
+	while (n < left && strcmp(f[n].id, f[0].id) == 0 && f[n].severity == f[0].severity &&
+	       gpu_of_subject(f[n].subject) >= 0)
+		n++;
+	return n;
+}
+
+/* "explained by <id> ↓/↑" when the finding names another finding of this
+ * report as its explanation (evidence explained_by, e.g. gpu.idle_while_job_runs). */
+static void print_link(FILE *out, const struct gd_findings *all, const struct gd_finding *f)
+{
+	const struct gd_finding *items = all->items.items;
+
+	for (size_t i = 0; i < f->nev; i++) {
+		if (strcmp(f->ev[i].name, "explained_by") != 0)
+			continue;
+		for (size_t k = 0; k < all->items.n; k++) {
+			size_t n = strlen(items[k].id);
+
+			if (&items[k] != f && strncmp(f->ev[i].text, items[k].id, n) == 0 &&
+			    (f->ev[i].text[n] == '\0' || f->ev[i].text[n] == ' ' || f->ev[i].text[n] == ',')) {
+				fprintf(out, "          explained by %s %s\n", items[k].id, &items[k] > f ? "↓" : "↑");
+				return;
+			}
+		}
+	}
+}
+
 void gd_out_text(FILE *out, const struct gd_report *r)
 {
 	size_t count[4] = { 0 };
 	char sev[16];
 	int exit_code = gd_report_exit_code(r->findings);
+	const struct gd_finding *items = r->findings->items.items;
+	size_t nitems = r->findings->items.n;
 
 	print_header(out, r);
-	GD_VEC_EACH(r->findings->items, const struct gd_finding, f) {
+	for (size_t i = 0; i < nitems;) {
+		const struct gd_finding *f = &items[i];
+		size_t n = gpu_group_len(f, nitems - i);
+		char subject[160], gpus[64], val[64];
+		uint64_t mask = 0;
+
 		upper(sev, sizeof sev, gd_severity_name(f->severity));
-		count[f->severity]++;
+		count[f->severity] += n;
+		snprintf(subject, sizeof subject, "%s", f->subject);
+		if (n > 1) {
+			for (size_t k = 0; k < n; k++)
+				mask |= 1ull << gpu_of_subject(f[k].subject);
+			snprintf(subject, sizeof subject, "%s (%zu GPUs)", gd_ep_gpus_str(mask, gpus, sizeof gpus), n);
+		}
 		if (r->color)
-			fprintf(out, "%s%-9s\033[0m %-30s %s\n", sev_color(f->severity), sev, f->id, f->subject);
+			fprintf(out, "%s%-9s\033[0m %-30s %s\n", sev_color(f->severity), sev, f->id, subject);
 		else
-			fprintf(out, "%-9s %-30s %s\n", sev, f->id, f->subject);
+			fprintf(out, "%-9s %-30s %s\n", sev, f->id, subject);
 		fprintf(out, "          %s\n", f->summary);
 		print_evidence(out, f);
+		if (n > 1 && f->nev && f->ev[0].value.ok) {
+			/* the first evidence of every GPU of the group, side by side */
+			pretty_name(val, sizeof val, f->ev[0].name);
+			fprintf(out, "          %s:", val);
+			for (size_t k = 0; k < n; k++)
+				if (f[k].nev && f[k].ev[0].value.ok)
+					fprintf(out, "%s gpu%d %s", k ? " ·" : "", gpu_of_subject(f[k].subject),
+						gd_fmt_value(val, sizeof val, f[k].ev[0].value.v, f[k].ev[0].unit));
+			fputc('\n', out);
+		}
+		print_link(out, r->findings, f);
 		fprintf(out, "          → %s\n\n", f->remedy);
+		i += n;
 	}
-	if (!r->findings->items.n)
+	if (!nitems)
 		fputs("No stall cause found among the rules that could be evaluated.\n\n", out);
 	print_account(out, r);
 	fprintf(out, "%zu critical, %zu warning%s, %zu info  (exit %d)\n", count[GD_SEV_CRITICAL], count[GD_SEV_WARNING],

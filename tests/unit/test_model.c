@@ -276,6 +276,58 @@ static void test_output_json_and_exit(void **state)
 	gd_snapshot_release(&b);
 }
 
+/* Eight findings of one rule on single GPUs print as one "gpu0-3,5" block
+ * with the per-GPU numbers side by side; a finding whose explained_by names
+ * another finding is linked to it in text, and listed in its "explains" in
+ * JSON. */
+static void test_output_groups_and_links(void **state)
+{
+	struct gd_snapshot a, b;
+	const struct gd_snapshot *snaps[2] = { &a, &b };
+	struct gd_window w = { snaps, 2 };
+	struct gd_findings f;
+	struct gd_rule_ctx idle = { .w = &w, .rule = gd_rule_find("gpu.idle_while_job_runs") };
+	struct gd_rule_ctx input = { .w = &w, .rule = gd_rule_find("cpu.input_bound") };
+	struct gd_report r = { &w, &f, false, "live" };
+	static const int gpus[] = { 0, 1, 2, 3, 5 };
+	struct gd_finding *x;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem;
+	json_t *doc, *ex;
+
+	(void)state;
+	assert_non_null(idle.rule);
+	assert_non_null(input.rule);
+	pair_init(&a, &b, 2.0);
+	gd_findings_init(&f);
+	for (size_t i = 0; i < sizeof gpus / sizeof gpus[0]; i++) {
+		x = gd_finding_add(&idle, &f, GD_SEV_WARNING, "gpu%d (0000:%02x:00.0)", gpus[i], 16 + gpus[i]);
+		gd_finding_ev(x, "util_pct", 10.0 + gpus[i], "%", 40);
+		gd_finding_ev_text(x, "explained_by", "cpu.input_bound (4 loader workers)");
+	}
+	x = gd_finding_add(&input, &f, GD_SEV_WARNING, "pid 4242 (python)");
+	mem = open_memstream(&text, &len);
+	gd_out_text(mem, &r);
+	fclose(mem);
+	assert_non_null(strstr(text, "gpu.idle_while_job_runs        gpu0-3,5 (5 GPUs)\n"));
+	assert_non_null(strstr(text, "util: gpu0 10.0% · gpu1 11.0% · gpu2 12.0% · gpu3 13.0% · gpu5 15.0%\n"));
+	assert_non_null(strstr(text, "explained by cpu.input_bound ↓\n"));
+	assert_null(strstr(text, "gpu1 (0000:11:00.0)"));   /* grouped, not repeated */
+	assert_non_null(strstr(text, "0 critical, 6 warnings, 0 info"));
+	free(text);
+	doc = gd_out_json(&r);
+	assert_int_equal(json_array_size(json_object_get(doc, "findings")), 6);   /* JSON keeps every finding */
+	ex = json_object_get(json_array_get(json_object_get(doc, "findings"), 5), "explains");
+	assert_int_equal(json_array_size(ex), 1);
+	assert_string_equal(json_string_value(json_array_get(ex, 0)), "gpu.idle_while_job_runs");
+	assert_null(json_object_get(json_array_get(json_object_get(doc, "findings"), 0), "explains"));
+	json_decref(doc);
+	gd_findings_release(&f);
+	gd_snapshot_release(&a);
+	gd_snapshot_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -286,6 +338,7 @@ int main(void)
 		cmocka_unit_test(test_engine_one_snapshot_marks_window_rules),
 		cmocka_unit_test(test_rule_ids_are_unique_and_catalogued),
 		cmocka_unit_test(test_output_json_and_exit),
+		cmocka_unit_test(test_output_groups_and_links),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
