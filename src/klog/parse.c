@@ -39,7 +39,6 @@
  */
 #include "klog/lineparse.h"
 
-
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
