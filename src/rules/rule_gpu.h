@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "rules/rules.h"
@@ -160,5 +161,45 @@ static inline bool gpu_counter_rate(const struct gd_window *w, const struct gd_g
 	*rate = (double)*delta / dt;
 	return true;
 }
+
+/* Mean of a gauge of g (a struct gd_u64 or gd_f64 at off, as type says) over
+ * the window's samples in which g is live and the value present; false when
+ * none has it.  Call it as GPU_MEAN(w, g, util_gpu_pct, &avg). */
+static inline bool gpu_gauge_mean(const struct gd_window *w, const struct gd_gpu *g, size_t off, bool is_f64,
+				  double *avg)
+{
+	double sum = 0;
+	size_t n = 0;
+
+	for (size_t i = 0; i < w->n; i++) {
+		const struct gd_gpu *x = gpu_match(w->snaps[i], g);
+		struct gd_u64 u;
+		struct gd_f64 f;
+
+		if (!x || !gpu_live(x))
+			continue;
+		if (is_f64) {
+			memcpy(&f, (const char *)x + off, sizeof f);
+			if (f.ok) {
+				sum += f.v;
+				n++;
+			}
+		} else {
+			memcpy(&u, (const char *)x + off, sizeof u);
+			if (u.ok) {
+				sum += (double)u.v;
+				n++;
+			}
+		}
+	}
+	if (!n)
+		return false;
+	*avg = sum / (double)n;
+	return true;
+}
+
+#define GPU_MEAN(w, g, field, avg) \
+	gpu_gauge_mean((w), (g), offsetof(struct gd_gpu, field), \
+		       __builtin_types_compatible_p(__typeof__(((struct gd_gpu *)0)->field), struct gd_f64), (avg))
 
 #endif

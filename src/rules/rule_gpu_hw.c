@@ -192,19 +192,6 @@ enum gd_verdict gd_rule_gpu_hw_slowdown(struct gd_rule_ctx *rc, struct gd_findin
 
 /* ---- gpu.power_capped -------------------------------------------------- */
 
-/* Mean utilisation of g over the first and last samples; false without. */
-static bool util_mean(const struct gd_window *w, const struct gd_gpu *g, double *u)
-{
-	const struct gd_gpu *p = gpu_match(gd_window_first(w), g);
-
-	if (!g->util_gpu_pct.ok)
-		return false;
-	*u = (double)g->util_gpu_pct.v;
-	if (p && p != g && p->util_gpu_pct.ok)
-		*u = (*u + (double)p->util_gpu_pct.v) / 2;
-	return true;
-}
-
 enum gd_verdict gd_rule_gpu_power_capped(struct gd_rule_ctx *rc, struct gd_findings *out)
 {
 	const struct gd_snapshot *b = gd_window_last(rc->w);
@@ -221,7 +208,7 @@ enum gd_verdict gd_rule_gpu_power_capped(struct gd_rule_ctx *rc, struct gd_findi
 		struct gd_finding *f;
 		uint64_t d;
 
-		if (!gpu_live(g) || !util_mean(rc->w, g, &util))
+		if (!gpu_live(g) || !GPU_MEAN(rc->w, g, util_gpu_pct, &util))
 			continue;
 		have_pct = gpu_counter_rate(rc->w, g, offsetof(struct gd_gpu, violation_power_ns), &rate, &d);
 		if (!have_pct && !g->clock_event_reasons.ok)

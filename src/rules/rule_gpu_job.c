@@ -74,45 +74,6 @@ static void __attribute__((format(printf, 3, 4))) cat(char *buf, size_t sz, cons
 	va_end(ap);
 }
 
-/* Average of g's utilisation over the window's samples that have it. */
-static bool util_avg(const struct gd_window *w, const struct gd_gpu *g, double *avg)
-{
-	double sum = 0;
-	size_t n = 0;
-
-	for (size_t i = 0; i < w->n; i++) {
-		const struct gd_gpu *x = gpu_match(w->snaps[i], g);
-
-		if (x && gpu_live(x) && x->util_gpu_pct.ok) {
-			sum += (double)x->util_gpu_pct.v;
-			n++;
-		}
-	}
-	if (!n)
-		return false;
-	*avg = sum / (double)n;
-	return true;
-}
-
-static bool clock_avg(const struct gd_window *w, const struct gd_gpu *g, double *avg)
-{
-	double sum = 0;
-	size_t n = 0;
-
-	for (size_t i = 0; i < w->n; i++) {
-		const struct gd_gpu *x = gpu_match(w->snaps[i], g);
-
-		if (x && gpu_live(x) && x->sm_clock_mhz.ok) {
-			sum += (double)x->sm_clock_mhz.v;
-			n++;
-		}
-	}
-	if (!n)
-		return false;
-	*avg = sum / (double)n;
-	return true;
-}
-
 /* The first process of the last snapshot that uses g (lowest pid first in
  * NVML's list), or NULL. */
 static const struct gd_proc *holder_of(const struct gd_snapshot *b, const struct gd_gpu *g, size_t *nholders)
@@ -408,7 +369,7 @@ enum gd_verdict gd_rule_gpu_idle_while_job_runs(struct gd_rule_ctx *rc, struct g
 		if (!gpu_live(g) || !(job = holder_of(b, g, &nh)))
 			continue;
 		held++;
-		if (!util_avg(rc->w, g, &avg))
+		if (!GPU_MEAN(rc->w, g, util_gpu_pct, &avg))
 			continue;
 		judged++;
 		if (avg >= th)
@@ -494,9 +455,9 @@ enum gd_verdict gd_rule_gpu_straggler(struct gd_rule_ctx *rc, struct gd_findings
 	tmp = gd_xcalloc(n, sizeof *tmp);
 	keys = gd_xcalloc(n, sizeof *keys);
 	for (size_t i = 0; i < n; i++) {
-		if (!gpu_live(&gs[i]) || !util_avg(rc->w, &gs[i], &util[i]))
+		if (!gpu_live(&gs[i]) || !GPU_MEAN(rc->w, &gs[i], util_gpu_pct, &util[i]))
 			util[i] = NAN;
-		if (!gpu_live(&gs[i]) || !clock_avg(rc->w, &gs[i], &clk[i]))
+		if (!gpu_live(&gs[i]) || !GPU_MEAN(rc->w, &gs[i], sm_clock_mhz, &clk[i]))
 			clk[i] = NAN;
 		job_key(b, &gs[i], keys[i], sizeof keys[i]);
 	}
@@ -586,7 +547,7 @@ enum gd_verdict gd_rule_cpu_input_bound(struct gd_rule_ctx *rc, struct gd_findin
 		GD_VEC_EACH(b->gpus, const struct gd_gpu, g) {
 			double avg;
 
-			if (gpu_live(g) && gpci_proc_uses(b, p, g) && util_avg(rc->w, g, &avg) && avg < th_idle &&
+			if (gpu_live(g) && gpci_proc_uses(b, p, g) && GPU_MEAN(rc->w, g, util_gpu_pct, &avg) && avg < th_idle &&
 			    (isnan(idle_avg) || avg < idle_avg)) {
 				idle = g;
 				idle_avg = avg;
