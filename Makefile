@@ -6,7 +6,7 @@
 
 CC      ?= cc
 BUILD   ?= build
-PKGS    := jansson inih libmicrohttpd
+PKGS    := jansson inih
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 \
            -Wpointer-arith -Wvla -Wno-unused-parameter
@@ -14,7 +14,7 @@ WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototyp
 XML_CFLAGS := $(shell pkg-config --cflags libxml-2.0 2>/dev/null || echo -I/usr/include/libxml2)
 XML_LIBS   := $(shell pkg-config --libs libxml-2.0 2>/dev/null || echo -lxml2)
 CPPFLAGS_ALL := -std=gnu11 -D_GNU_SOURCE -Isrc $(XML_CFLAGS) $(WARN) $(CPPFLAGS)
-LIBS    := -ljansson -linih $(XML_LIBS) -lz -lncursesw -lmicrohttpd -lm -ldl -lpthread
+LIBS    := -ljansson -linih $(XML_LIBS) -lz -lncursesw -lm -ldl -lpthread
 
 LIB_SRC := $(sort $(filter-out src/main.c,$(shell find src -name '*.c')))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)

@@ -1,37 +1,62 @@
 /*
- * http.c - the HTTP front of `gpudoctor serve` on libmicrohttpd.
+ * http.c - the HTTP front of `gpudoctor serve`: a small HTTP/1.1 server
+ * that answers three paths and nothing else.
  *
  *   GET /metrics    Prometheus text format 0.0.4
  *   GET /findings   the JSON document of `check --json` (503 when stale)
  *   GET /healthz    "ok" (200), or why not (503: no sample yet, or stale)
  *
  * HEAD is answered like GET without the body; any other method gets 405
- * with an Allow header, any other path 404.  Limits, so that a flood or a
- * slow client cannot starve Prometheus: at most CONN_LIMIT connections, at
- * most PER_IP_LIMIT from one address, POOL_BYTES of memory per connection
- * (headers beyond it are refused with 431 or 414 by libmicrohttpd, the body
- * is never read), and TIMEOUT_S of inactivity before a connection is closed.
- * One epoll thread serves every connection; a request only copies the
- * published result, so it takes microseconds.
+ * with an Allow header, any other path 404; a malformed request 400 (414,
+ * 431, 505: http_parse.c) and the connection is closed.  Keep-alive and
+ * pipelined requests are served in order; request bodies are never read.
+ *
+ * Why not libmicrohttpd, which the design first named: Debian's build of it
+ * links GnuTLS, whose start-up (with p11-kit, nettle, gmp, libunistring,
+ * libtasn1, libidn2) put 3.0 MB in the resident set of a process that never
+ * speaks TLS: three quarters of the exporter's budget of "a quarter of
+ * node_exporter's RSS" (bench/exporter/run.sh).  STYLE.md's fallback is what
+ * this file is: GET only, strict size limits, the parser fuzzed
+ * (tests/fuzz, target "http request").
+ *
+ * Limits, so that a flood or a slow client cannot starve Prometheus: at most
+ * CONN_LIMIT connections and PER_IP_LIMIT from one address (more are closed
+ * at once), a request head of at most HEAD_LIMIT bytes, TIMEOUT_S for a
+ * request head to arrive whole and of inactivity before a connection is
+ * closed, and accept paused (not spun on) when the process is out of file
+ * descriptors.  One thread runs an epoll loop over every connection; a
+ * request only copies the published result, so it takes microseconds.
  */
 #include "serve/serve.h"
 
 #include <errno.h>
-#include <microhttpd.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "core/xalloc.h"
 #include "output/output.h"
+#include "serve/http_parse.h"
 
 #define CONN_LIMIT 256
 #define PER_IP_LIMIT 32
-#define POOL_BYTES (32 * 1024)
-#define TIMEOUT_S 10
+#define HEAD_LIMIT (16 * 1024)
+#define IN_START 2048
+#define TIMEOUT_S 10.0
+#define EV_LISTEN ((uint64_t)CONN_LIMIT)
+#define EV_STOP ((uint64_t)CONN_LIMIT + 1)
 
 static const char ct_metrics[] = "text/plain; version=0.0.4; charset=utf-8";
+static const char ct_text[] = "text/plain; charset=utf-8";
+static const char ct_json[] = "application/json";
 
 char *gd_http_metrics(struct gd_server *srv, size_t *len)
 {
@@ -88,54 +113,86 @@ char *gd_http_metrics(struct gd_server *srv, size_t *len)
 	return buf;
 }
 
-static enum MHD_Result reply(struct MHD_Connection *c, unsigned code, const char *type, char *body, size_t len,
-			     bool owned)
-{
-	struct MHD_Response *r =
-		MHD_create_response_from_buffer(len, body, owned ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
-	enum MHD_Result ret;
+struct conn {
+	int fd;                   /* -1: a free slot */
+	unsigned char addr[16];   /* the peer's address, for PER_IP_LIMIT */
+	char *in;                 /* bytes received and not yet answered */
+	size_t in_len, in_cap;
+	char hdr[640];            /* the response: status line and fields, */
+	size_t hdr_len;
+	char *body;               /* then the body (NULL for none) */
+	size_t body_len;          /* bytes of body to send (0 for HEAD) */
+	bool body_owned;
+	size_t out_off;           /* bytes of hdr + body sent */
+	size_t consumed;          /* bytes of in answered by this response */
+	bool writing, close_after, peer_eof;
+	uint32_t events;          /* what the epoll set waits for on fd */
+	double active_s;          /* last progress either way */
+	double head_s;            /* when the pending request's first byte came; 0: none */
+};
 
-	if (!r) {
-		if (owned)
-			free(body);
-		return MHD_NO;
+struct gd_http {
+	struct gd_server *srv;
+	int lfd, epfd, stopfd;
+	bool accepting;           /* lfd is in the epoll set */
+	pthread_t thread;
+	size_t nconns;
+	struct conn conns[CONN_LIMIT];
+};
+
+/* A response in a connection: status, content type, body (owned: freed
+ * after sending), and whether the connection closes after it. */
+struct reply {
+	unsigned code;
+	const char *type;
+	char *body;
+	size_t len;
+	bool owned, allow;
+};
+
+static const char *reason(unsigned code)
+{
+	switch (code) {
+	case 200: return "OK";
+	case 400: return "Bad Request";
+	case 404: return "Not Found";
+	case 405: return "Method Not Allowed";
+	case 414: return "URI Too Long";
+	case 431: return "Request Header Fields Too Large";
+	case 503: return "Service Unavailable";
+	case 505: return "HTTP Version Not Supported";
 	}
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-	if (code == MHD_HTTP_METHOD_NOT_ALLOWED)
-		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
-	ret = MHD_queue_response(c, code, r);
-	MHD_destroy_response(r);
-	return ret;
+	return "Error";
 }
 
-static enum MHD_Result text(struct MHD_Connection *c, unsigned code, const char *s)
+static struct reply text(unsigned code, const char *s)
 {
-	return reply(c, code, "text/plain; charset=utf-8", (char *)s, strlen(s), false);
+	return (struct reply){ code, ct_text, (char *)s, strlen(s), false, false };
 }
 
-static enum MHD_Result findings(struct gd_server *srv, struct MHD_Connection *c)
+static struct reply owned_text(unsigned code, const char *type, char *s)
 {
+	return (struct reply){ code, type, s, strlen(s), true, false };
+}
+
+static struct reply findings(struct gd_server *srv)
+{
+	static const char stale[] =
+		"{\"error\":\"no fresh sample: the collector has not finished a cycle within its deadline\"}\n";
 	double age;
 	struct gd_published *p = gd_serve_acquire(srv, &age);
-	enum MHD_Result ret;
+	struct reply r;
 
 	if (!gd_serve_fresh(srv, p, age)) {
 		gd_serve_release(srv, p);
-		return reply(c, MHD_HTTP_SERVICE_UNAVAILABLE, "application/json",
-			     (char *)"{\"error\":\"no fresh sample: the collector has not finished a cycle within its "
-				     "deadline\"}\n",
-			     strlen("{\"error\":\"no fresh sample: the collector has not finished a cycle within its "
-				    "deadline\"}\n"),
-			     false);
+		return (struct reply){ 503, ct_json, (char *)stale, sizeof stale - 1, false, false };
 	}
-	ret = reply(c, MHD_HTTP_OK, "application/json", gd_xstrndup(p->findings, p->findings_len), p->findings_len,
-		    true);
+	r = (struct reply){ 200, ct_json, gd_xstrndup(p->findings, p->findings_len), p->findings_len, true, false };
 	gd_serve_release(srv, p);
-	return ret;
+	return r;
 }
 
-static enum MHD_Result healthz(struct gd_server *srv, struct MHD_Connection *c)
+static struct reply healthz(struct gd_server *srv)
 {
 	double age;
 	struct gd_published *p = gd_serve_acquire(srv, &age);
@@ -144,50 +201,386 @@ static enum MHD_Result healthz(struct gd_server *srv, struct MHD_Connection *c)
 
 	gd_serve_release(srv, p);
 	if (fresh)
-		return text(c, MHD_HTTP_OK, "ok\n");
+		return text(200, "ok\n");
 	if (!p)
-		snprintf(msg, sizeof msg, "no sample yet\n");
-	else
-		snprintf(msg, sizeof msg, "stale: the last sample is %.1f s old (deadline %g s)\n", age, srv->deadline_s);
-	return reply(c, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain; charset=utf-8", gd_xstrdup(msg), strlen(msg), true);
+		return text(503, "no sample yet\n");
+	snprintf(msg, sizeof msg, "stale: the last sample is %.1f s old (deadline %g s)\n", age, srv->deadline_s);
+	return owned_text(503, ct_text, gd_xstrdup(msg));
 }
 
-static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
-			      const char *version, const char *upload_data, size_t *upload_data_size, void **con_cls)
+static bool path_is(const struct gd_http_req *q, const char *lit)
 {
-	struct gd_server *srv = cls;
-	size_t len;
-	char *body;
+	return q->path_len == strlen(lit) && memcmp(q->path, lit, q->path_len) == 0;
+}
 
-	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
-		return text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed: use GET\n");
-	if (*upload_data_size)  /* a GET with a body: refuse rather than read it */
-		return text(c, MHD_HTTP_BAD_REQUEST, "a GET request has no body\n");
-	if (strcmp(url, "/metrics") == 0) {
-		body = gd_http_metrics(srv, &len);
-		return reply(c, MHD_HTTP_OK, ct_metrics, body, len, true);
+static struct reply route(struct gd_server *srv, const struct gd_http_req *q)
+{
+	struct reply r;
+
+	if (q->method == GD_HTTP_OTHER) {
+		r = text(405, "method not allowed: use GET\n");
+		r.allow = true;
+		return r;
 	}
-	if (strcmp(url, "/findings") == 0)
-		return findings(srv, c);
-	if (strcmp(url, "/healthz") == 0)
-		return healthz(srv, c);
-	return text(c, MHD_HTTP_NOT_FOUND, "not found: try /metrics, /findings or /healthz\n");
+	if (path_is(q, "/metrics")) {
+		r = (struct reply){ 200, ct_metrics, NULL, 0, true, false };
+		r.body = gd_http_metrics(srv, &r.len);
+		return r;
+	}
+	if (path_is(q, "/findings"))
+		return findings(srv);
+	if (path_is(q, "/healthz"))
+		return healthz(srv);
+	return text(404, "not found: try /metrics, /findings or /healthz\n");
 }
 
-struct MHD_Daemon *gd_http_start(struct gd_server *srv, int fd, struct gd_err *err)
+/* The Date field (RFC 9110 §5.6.7), without the locale's names. */
+static void http_date(char *buf, size_t size)
 {
-	struct MHD_Daemon *d = MHD_start_daemon(
-		MHD_USE_EPOLL_INTERNAL_THREAD, 0, NULL, NULL, handle, srv, MHD_OPTION_LISTEN_SOCKET, fd,
-		MHD_OPTION_CONNECTION_LIMIT, (unsigned)CONN_LIMIT, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-		(unsigned)PER_IP_LIMIT, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)POOL_BYTES,
-		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)TIMEOUT_S, MHD_OPTION_END);
+	static const char days[][4] = { "Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat" };
+	static const char months[][4] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun",
+					  "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
+	time_t now = time(NULL);
+	struct tm tm;
 
-	if (!d)
-		gd_err_set(err, -EIO, "cannot start the HTTP server (libmicrohttpd)");
-	return d;
+	gmtime_r(&now, &tm);
+	snprintf(buf, size, "%s, %02d %s %04d %02d:%02d:%02d GMT", days[tm.tm_wday % 7], tm.tm_mday,
+		 months[tm.tm_mon % 12], tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec);
 }
 
-void gd_http_stop(struct MHD_Daemon *d)
+static void conn_set_reply(struct conn *c, struct reply r, bool head_only)
 {
-	MHD_stop_daemon(d);
+	char date[40];
+	int n;
+
+	http_date(date, sizeof date);
+	n = snprintf(c->hdr, sizeof c->hdr,
+		     "HTTP/1.1 %u %s\r\nDate: %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
+		     "Cache-Control: no-store\r\n%s%s\r\n",
+		     r.code, reason(r.code), date, r.type, r.len, r.allow ? "Allow: GET, HEAD\r\n" : "",
+		     c->close_after ? "Connection: close\r\n" : "");
+	c->hdr_len = (size_t)n < sizeof c->hdr ? (size_t)n : sizeof c->hdr - 1;
+	c->body = r.body;
+	c->body_owned = r.owned;
+	c->body_len = head_only ? 0 : r.len;
+	c->out_off = 0;
+	c->writing = true;
+}
+
+static void conn_drop_reply(struct conn *c)
+{
+	if (c->body_owned)
+		free(c->body);
+	c->body = NULL;
+	c->body_owned = false;
+	c->body_len = c->hdr_len = c->out_off = 0;
+	c->writing = false;
+}
+
+static double now_s(void)
+{
+	return gd_serve_mono_now();
+}
+
+static void watch_listener(struct gd_http *h, bool on)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = EV_LISTEN };
+
+	if (on == h->accepting)
+		return;
+	if (epoll_ctl(h->epfd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, h->lfd, &ev) == 0)
+		h->accepting = on;
+}
+
+static void conn_close(struct gd_http *h, struct conn *c)
+{
+	conn_drop_reply(c);
+	free(c->in);
+	close(c->fd);  /* also leaves the epoll set */
+	memset(c, 0, sizeof *c);
+	c->fd = -1;
+	h->nconns--;
+	watch_listener(h, true);
+}
+
+static void conn_watch(struct gd_http *h, struct conn *c)
+{
+	struct epoll_event ev = { .events = c->writing ? EPOLLOUT : EPOLLIN | EPOLLRDHUP,
+				  .data.u64 = (uint64_t)(c - h->conns) };
+
+	if (ev.events != c->events && epoll_ctl(h->epfd, EPOLL_CTL_MOD, c->fd, &ev) == 0)
+		c->events = ev.events;
+}
+
+/* Sends what it can.  Returns false when the connection was closed. */
+static bool conn_send(struct gd_http *h, struct conn *c)
+{
+	while (c->out_off < c->hdr_len + c->body_len) {
+		struct iovec iov[2];
+		struct msghdr msg = { .msg_iov = iov };
+		ssize_t w;
+
+		if (c->out_off < c->hdr_len) {
+			iov[0] = (struct iovec){ c->hdr + c->out_off, c->hdr_len - c->out_off };
+			iov[1] = (struct iovec){ c->body, c->body_len };
+			msg.msg_iovlen = c->body_len ? 2 : 1;
+		} else {
+			iov[0] = (struct iovec){ c->body + (c->out_off - c->hdr_len),
+						 c->body_len - (c->out_off - c->hdr_len) };
+			msg.msg_iovlen = 1;
+		}
+		w = sendmsg(c->fd, &msg, MSG_NOSIGNAL);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			conn_watch(h, c);
+			return true;
+		}
+		if (w <= 0) {
+			conn_close(h, c);
+			return false;
+		}
+		c->out_off += (size_t)w;
+		c->active_s = now_s();
+	}
+	conn_drop_reply(c);
+	if (c->close_after) {
+		conn_close(h, c);
+		return false;
+	}
+	memmove(c->in, c->in + c->consumed, c->in_len - c->consumed);
+	c->in_len -= c->consumed;
+	c->consumed = 0;
+	c->head_s = c->in_len ? c->active_s : 0;
+	return true;
+}
+
+/* Answers the requests complete in c->in, one after another, until one is
+ * incomplete or a reply cannot be sent whole at once. */
+static void conn_serve(struct gd_http *h, struct conn *c)
+{
+	while (!c->writing) {
+		struct gd_http_req q;
+		int n = gd_http_parse(c->in, c->in_len, HEAD_LIMIT, &q);
+
+		if (n == 0) {
+			if (c->peer_eof) {
+				conn_close(h, c);
+				return;
+			}
+			conn_watch(h, c);
+			return;
+		}
+		if (n < 0) {
+			char msg[160];
+
+			snprintf(msg, sizeof msg, "%s: %s\n", reason((unsigned)-n), q.why);
+			c->close_after = true;
+			c->consumed = c->in_len;
+			conn_set_reply(c, owned_text((unsigned)-n, ct_text, gd_xstrdup(msg)), false);
+		} else {
+			c->close_after = !q.keep_alive;
+			c->consumed = (size_t)n;
+			conn_set_reply(c, route(h->srv, &q), q.method == GD_HTTP_HEAD);
+		}
+		if (!conn_send(h, c))
+			return;
+	}
+}
+
+static void conn_read(struct gd_http *h, struct conn *c)
+{
+	for (;;) {
+		ssize_t r;
+
+		if (c->in_len == c->in_cap) {
+			if (c->in_cap >= HEAD_LIMIT)
+				break;  /* full: the parser refuses it */
+			c->in_cap = c->in_cap ? 2 * c->in_cap : IN_START;
+			c->in = gd_xreallocarray(c->in, c->in_cap, 1);
+		}
+		r = recv(c->fd, c->in + c->in_len, c->in_cap - c->in_len, 0);
+		if (r > 0) {
+			c->active_s = now_s();
+			if (!c->head_s)
+				c->head_s = c->active_s;
+			c->in_len += (size_t)r;
+			continue;
+		}
+		if (r == 0) {
+			c->peer_eof = true;
+			break;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			break;
+		conn_close(h, c);
+		return;
+	}
+	conn_serve(h, c);
+}
+
+/* The peer's address as 16 bytes: IPv6 as is, IPv4 mapped (::ffff:a.b.c.d),
+ * as a dual-stack socket would see it. */
+static void addr_key(const struct sockaddr_storage *ss, unsigned char key[16])
+{
+	memset(key, 0, 16);
+	if (ss->ss_family == AF_INET) {
+		key[10] = key[11] = 0xff;
+		memcpy(key + 12, &((const struct sockaddr_in *)ss)->sin_addr, 4);
+	} else if (ss->ss_family == AF_INET6) {
+		memcpy(key, &((const struct sockaddr_in6 *)ss)->sin6_addr, 16);
+	}
+}
+
+static void accept_all(struct gd_http *h)
+{
+	for (;;) {
+		struct sockaddr_storage ss;
+		socklen_t sl = sizeof ss;
+		unsigned char key[16];
+		struct conn *slot = NULL;
+		unsigned same = 0;
+		struct epoll_event ev;
+		int fd = accept4(h->lfd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+		if (fd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+				watch_listener(h, false);  /* until a connection closes */
+			return;
+		}
+		addr_key(&ss, key);
+		for (size_t i = 0; i < CONN_LIMIT; i++) {
+			if (h->conns[i].fd < 0)
+				slot = slot ? slot : &h->conns[i];
+			else if (memcmp(h->conns[i].addr, key, 16) == 0)
+				same++;
+		}
+		if (!slot || same >= PER_IP_LIMIT) {
+			close(fd);
+			continue;
+		}
+		slot->fd = fd;
+		memcpy(slot->addr, key, 16);
+		slot->active_s = now_s();
+		slot->events = EPOLLIN | EPOLLRDHUP;
+		ev = (struct epoll_event){ .events = EPOLLIN | EPOLLRDHUP, .data.u64 = (uint64_t)(slot - h->conns) };
+		if (epoll_ctl(h->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+			close(fd);
+			slot->fd = -1;
+			continue;
+		}
+		h->nconns++;
+	}
+}
+
+/* Closes connections idle for TIMEOUT_S, or whose request head has been
+ * arriving for longer than that (a client trickling bytes). */
+static void sweep(struct gd_http *h, double now)
+{
+	for (size_t i = 0; i < CONN_LIMIT; i++) {
+		struct conn *c = &h->conns[i];
+
+		if (c->fd < 0)
+			continue;
+		if (now - c->active_s > TIMEOUT_S || (c->head_s && !c->writing && now - c->head_s > TIMEOUT_S))
+			conn_close(h, c);
+	}
+	watch_listener(h, true);
+}
+
+static void *http_main(void *arg)
+{
+	struct gd_http *h = arg;
+	struct epoll_event evs[64];
+	double last_sweep = now_s();
+	bool stop = false;
+
+	while (!stop) {
+		int n = epoll_wait(h->epfd, evs, 64, 1000);
+		double now;
+
+		for (int i = 0; i < n; i++) {
+			uint64_t k = evs[i].data.u64;
+			struct conn *c;
+
+			if (k == EV_STOP) {
+				stop = true;
+				continue;
+			}
+			if (k == EV_LISTEN) {
+				accept_all(h);
+				continue;
+			}
+			c = &h->conns[k];
+			if (c->fd < 0)
+				continue;
+			if (evs[i].events & EPOLLERR)
+				conn_close(h, c);
+			else if (c->writing) {
+				if (conn_send(h, c) && !c->writing)
+					conn_serve(h, c);
+			} else
+				conn_read(h, c);
+		}
+		now = now_s();
+		if (now - last_sweep >= 1.0) {
+			sweep(h, now);
+			last_sweep = now;
+		}
+	}
+	return NULL;
+}
+
+struct gd_http *gd_http_start(struct gd_server *srv, int fd, struct gd_err *err)
+{
+	struct gd_http *h = gd_xcalloc(1, sizeof *h);
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = EV_STOP };
+
+	h->srv = srv;
+	h->lfd = fd;
+	for (size_t i = 0; i < CONN_LIMIT; i++)
+		h->conns[i].fd = -1;
+	h->epfd = epoll_create1(EPOLL_CLOEXEC);
+	h->stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (h->epfd < 0 || h->stopfd < 0 || epoll_ctl(h->epfd, EPOLL_CTL_ADD, h->stopfd, &ev) < 0) {
+		gd_err_set(err, -errno, "cannot start the HTTP server: %s", strerror(errno));
+		goto fail;
+	}
+	watch_listener(h, true);
+	if (!h->accepting) {
+		gd_err_set(err, -errno, "cannot start the HTTP server: epoll: %s", strerror(errno));
+		goto fail;
+	}
+	if (pthread_create(&h->thread, NULL, http_main, h) != 0) {
+		gd_err_set(err, -EAGAIN, "cannot start the HTTP thread");
+		goto fail;
+	}
+	return h;
+fail:
+	if (h->epfd >= 0)
+		close(h->epfd);
+	if (h->stopfd >= 0)
+		close(h->stopfd);
+	free(h);
+	return NULL;
+}
+
+void gd_http_stop(struct gd_http *h)
+{
+	uint64_t one = 1;
+
+	if (write(h->stopfd, &one, sizeof one) != (ssize_t)sizeof one)
+		fprintf(stderr, "gpudoctor: cannot wake the HTTP thread: %s\n", strerror(errno));
+	pthread_join(h->thread, NULL);
+	for (size_t i = 0; i < CONN_LIMIT; i++)
+		if (h->conns[i].fd >= 0)
+			conn_close(h, &h->conns[i]);
+	close(h->epfd);
+	close(h->stopfd);
+	close(h->lfd);
+	free(h);
 }

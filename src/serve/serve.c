@@ -4,7 +4,7 @@
  *
  * Threads: the main thread (waits for SIGINT/SIGTERM with sigtimedwait, the
  * signals blocked in every thread, so no handler and no global flag), the
- * collector thread (below), and libmicrohttpd's polling thread (http.c).
+ * collector thread (below), and the HTTP thread's epoll loop (http.c).
  * They share one struct gd_server; its mutex guards the pointer to the
  * latest result, the reference counts and the counters.
  *
@@ -369,7 +369,7 @@ int gd_serve_run(const struct gd_serve_opts *o, struct gd_err *err)
 	pthread_condattr_t ca;
 	pthread_t tid;
 	sigset_t sigs, old;
-	struct MHD_Daemon *d;
+	struct gd_http *d;
 	struct timespec ts;
 	char shown[300];
 	int fd, rc = 0, sig;

@@ -5,7 +5,7 @@
  * few snapshots (a struct gd_window over them), runs the rules, renders the
  * metrics text and the findings JSON once, and publishes that result as one
  * immutable, reference-counted block (struct gd_published).  HTTP requests
- * (libmicrohttpd, http.c) only copy the latest block: a scrape never reads
+ * (http.c) only copy the latest block: a scrape never reads
  * /proc or calls a collector.  A block older than the deadline is withdrawn:
  * /metrics then carries only the exporter's own metrics with gpudoctor_up 0,
  * /findings and /healthz answer 503.
@@ -82,11 +82,13 @@ void gd_serve_release(struct gd_server *srv, struct gd_published *p);
 bool gd_serve_fresh(const struct gd_server *srv, const struct gd_published *p, double age_s);
 double gd_serve_mono_now(void);
 
-/* http.c: the HTTP front.  Starts libmicrohttpd on the listening socket fd
- * (which it then owns); returns an opaque daemon or NULL with err set. */
-struct MHD_Daemon;
-struct MHD_Daemon *gd_http_start(struct gd_server *srv, int fd, struct gd_err *err);
-void gd_http_stop(struct MHD_Daemon *d);
+/* http.c: the HTTP front.  Serves the non-blocking listening socket fd from
+ * its own thread; returns an opaque server that then owns fd, or NULL with
+ * err set (fd is then still the caller's).  gd_http_stop closes every
+ * connection and fd, and frees the server. */
+struct gd_http;
+struct gd_http *gd_http_start(struct gd_server *srv, int fd, struct gd_err *err);
+void gd_http_stop(struct gd_http *h);
 /* Renders the /metrics body: the exporter's own metrics, then the published
  * evidence when fresh.  Returns a malloc'd buffer and its length. */
 char *gd_http_metrics(struct gd_server *srv, size_t *len);

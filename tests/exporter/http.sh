@@ -1,7 +1,8 @@
 #!/bin/bash
 # tests/exporter/http.sh - bad requests get errors while the server keeps
 # serving others: wrong methods (405), unknown paths (404), huge headers
-# (4xx), garbage (400), a slow client that trickles a request and then goes
+# (4xx), garbage (400), HTTP/2 (505), no Host or a body (400), keep-alive
+# and pipelined requests answered in order, a slow client that trickles a request and then goes
 # quiet (closed after the inactivity time-out), and 1,000 concurrent
 # connections from one address (bounded by the per-address limit) while a
 # scrape from another loopback address (127.0.0.2) still succeeds.  Then
@@ -42,6 +43,22 @@ c=$(code "$U/metrics?$big")
 case $c in 4??) ;; *) die "40 kB URL got $c, not 4xx" ;; esac
 r=$(printf 'NOT HTTP AT ALL\r\n\r\n' | timeout 5 nc -q 2 "$HOST" "$PORT" | head -n 1)
 case $r in "HTTP/1."*" 400"*) ;; *) die "garbage request got: $r" ;; esac
+r=$(printf 'GET /metrics HTTP/2.0\r\nHost: x\r\n\r\n' | timeout 5 nc -q 2 "$HOST" "$PORT" | head -n 1)
+case $r in "HTTP/1.1 505"*) ;; *) die "HTTP/2.0 request line got: $r" ;; esac
+r=$(printf 'GET /metrics HTTP/1.1\r\n\r\n' | timeout 5 nc -q 2 "$HOST" "$PORT" | head -n 1)
+case $r in "HTTP/1.1 400"*) ;; *) die "HTTP/1.1 without Host got: $r" ;; esac
+r=$(printf 'GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\nbody' | timeout 5 nc -q 2 "$HOST" "$PORT" | head -n 1)
+case $r in "HTTP/1.1 400"*) ;; *) die "GET with a body got: $r" ;; esac
+# keep-alive: three requests over one connection; two pipelined in one
+# write, then HTTP/1.0, which closes after its reply
+n=$(curl -s -m 5 -o /dev/null -o /dev/null -o /dev/null -w '%{num_connects}\n' "$U/healthz" "$U/metrics" "$U/findings" | awk '{ s += $1 } END { print s }')
+[ "$n" = 1 ] || die "three requests on a keep-alive connection took $n connections"
+r=$(printf 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nHEAD /healthz HTTP/1.1\r\nHost: x\r\n\r\n' |
+	timeout 5 nc -q 2 "$HOST" "$PORT" | grep -c '^HTTP/1.1 200')
+[ "$r" = 2 ] || die "two pipelined requests got $r replies"
+r=$(printf 'GET /healthz HTTP/1.0\r\n\r\n' | timeout 5 nc "$HOST" "$PORT" | tr -d '\r')
+grep -q '^Connection: close$' <<<"$r" && grep -q '^Date: .* GMT$' <<<"$r" && grep -qx ok <<<"$r" ||
+	die "HTTP/1.0 reply: $r"
 scrape_ok || die "scrape after the bad requests"
 
 # a slow client: trickles half a request for 3 s, then goes quiet

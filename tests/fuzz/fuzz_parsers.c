@@ -9,7 +9,11 @@
  *   gd_nparsers          gd_series_load_stream over fmemopen(3) of the input
  *                        (a snapshot JSONL file, "check --from");
  *   gd_nparsers + 1      gd_thresholds_load on a memfd passed as
- *                        /proc/self/fd/N (an INI config file).
+ *                        /proc/self/fd/N (an INI config file);
+ *   gd_nparsers + 2      gd_http_parse (the exporter's request parser) over
+ *                        an exact-size copy (no NUL after it), with a head
+ *                        limit of 256 to 1279 bytes taken from the input's
+ *                        length, checking what it returns.
  *
  * A byte beyond the last target wraps around (modulo), so every input
  * reaches some target.  Each run starts from a fresh snapshot, series or
@@ -22,6 +26,7 @@
  * Build and run: tests/fuzz/run.sh SECONDS (clang -fsanitize=fuzzer,address,
  * undefined; `make fuzz` runs it for 60 s).
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,13 +38,15 @@
 #include "model/snapshot.h"
 #include "model/snapshot_json.h"
 #include "rules/thresholds.h"
+#include "serve/http_parse.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define TARGET_SERIES (gd_nparsers)
 #define TARGET_THRESHOLDS (gd_nparsers + 1)
-#define NTARGETS (gd_nparsers + 2)
+#define TARGET_HTTP (gd_nparsers + 2)
+#define NTARGETS (gd_nparsers + 3)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -53,6 +60,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		printf("%zu %s\n", i, gd_parsers[i].name);
 	printf("%zu snapshot.jsonl\n", (size_t)TARGET_SERIES);
 	printf("%zu thresholds.ini\n", (size_t)TARGET_THRESHOLDS);
+	printf("%zu http request\n", (size_t)TARGET_HTTP);
 	fflush(stdout);
 	exit(0);
 }
@@ -132,6 +140,38 @@ static void fuzz_thresholds(const uint8_t *data, size_t size)
 	close(fd);
 }
 
+static void fuzz_http(const uint8_t *data, size_t size)
+{
+	char *buf = malloc(size ? size : 1);
+	size_t limit = 256 + size % 1024;
+	struct gd_http_req r;
+	int rc;
+
+	if (!buf)
+		return;
+	memcpy(buf, data, size);
+	rc = gd_http_parse(buf, size, limit, &r);
+	if (rc > 0) {
+		bool inside = r.path >= buf && r.path_len <= (size_t)rc && r.path <= buf + rc - r.path_len;
+		bool root = r.path_len == 1 && r.path[0] == '/';  /* absolute form without a path */
+
+		if ((size_t)rc > size || (size_t)rc > limit || r.path_len == 0 || !(inside || root)) {
+			fprintf(stderr, "gd_http_parse returned %d for %zu bytes (limit %zu), path of %zu bytes %s\n", rc,
+				size, limit, r.path_len, inside ? "inside the head" : "outside the head");
+			abort();
+		}
+	}
+	if (rc < 0 && (!r.why || (rc != -400 && rc != -414 && rc != -431 && rc != -505))) {
+		fprintf(stderr, "gd_http_parse refused with %d (%s)\n", rc, r.why ? r.why : "no reason");
+		abort();
+	}
+	if (rc == 0 && size >= limit) {
+		fprintf(stderr, "gd_http_parse asked for more than its limit (%zu of %zu bytes)\n", size, limit);
+		abort();
+	}
+	free(buf);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	size_t target;
@@ -145,7 +185,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_parser(&gd_parsers[target], data, size);
 	else if (target == TARGET_SERIES)
 		fuzz_series(data, size);
-	else
+	else if (target == TARGET_THRESHOLDS)
 		fuzz_thresholds(data, size);
+	else
+		fuzz_http(data, size);
 	return 0;
 }

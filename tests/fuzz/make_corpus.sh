@@ -128,6 +128,14 @@ while read -r idx name; do
 	thresholds.ini)
 		printf '; gpudoctor thresholds\n[cpu.saturated]\nbusy_pct = 85\npsi_some_pct=40\n\n[mem.shm_small]\nmin_bytes = 1073741824 ; 1 GiB\n[net.retransmits]\n# comment\nretrans_pct = 0.5\nmin_out_segs = 200\n' >"$tmp/s"
 		seed "$idx" "$name" "ini" "$tmp/s" ;;
+	http\ request)
+		# what Prometheus, curl and a browser send; HTTP/1.0; two pipelined
+		printf 'GET /metrics HTTP/1.1\r\nHost: 127.0.0.1:9835\r\nUser-Agent: Prometheus/2.42.0\r\nAccept: text/plain;version=0.0.4;q=0.5,*/*;q=0.1\r\nAccept-Encoding: gzip\r\nX-Prometheus-Scrape-Timeout-Seconds: 10\r\n\r\n' >"$tmp/s"
+		seed "$idx" "$name" "prometheus" "$tmp/s"
+		printf 'HEAD /findings?x=1 HTTP/1.1\r\nHost: localhost:9835\r\nUser-Agent: curl/7.88.1\r\nAccept: */*\r\n\r\nGET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n' >"$tmp/s"
+		seed "$idx" "$name" "pipelined" "$tmp/s"
+		printf 'POST http://node7:9835/metrics HTTP/1.1\nHost: node7\nContent-Length: 3\nConnection: close\n\nx=1' >"$tmp/s"
+		seed "$idx" "$name" "post" "$tmp/s" ;;
 	*)
 		echo "make_corpus: no sample known for target $idx ($name)" >&2 ;;
 	esac
