@@ -10,11 +10,12 @@ PKGS    := jansson inih
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 \
            -Wpointer-arith -Wvla -Wno-unused-parameter
-# libxml2 (nvidia-smi -q -x, src/offline): its headers live in a subdirectory.
+# libxml2 (nvidia-smi -q -x, src/offline) and ncursesw (watch, src/tui) are
+# compiled against (headers: libxml2's live in a subdirectory) but not linked:
+# they are dlopen()ed when used, so `serve` does not carry their pages.
 XML_CFLAGS := $(shell pkg-config --cflags libxml-2.0 2>/dev/null || echo -I/usr/include/libxml2)
-XML_LIBS   := $(shell pkg-config --libs libxml-2.0 2>/dev/null || echo -lxml2)
 CPPFLAGS_ALL := -std=gnu11 -D_GNU_SOURCE -Isrc $(XML_CFLAGS) $(WARN) $(CPPFLAGS)
-LIBS    := -ljansson -linih $(XML_LIBS) -lz -lncursesw -lm -ldl -lpthread
+LIBS    := -ljansson -linih -lz -lm -ldl -lpthread
 
 LIB_SRC := $(sort $(filter-out src/main.c,$(shell find src -name '*.c')))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)

@@ -11,7 +11,9 @@
  * two seconds of them (the "active" findings), episodes over all of them;
  * episodes that have ended are kept in a history (up to WATCH_HISTORY) after
  * their samples leave the ring, so the screen lists the latest episodes and
- * their period over the whole session.
+ * their period over the whole session.  On a terminal it draws with curses
+ * (tui.h); when libncursesw cannot be loaded it says so on stderr and prints
+ * the plain lines it prints to a pipe.
  */
 #include "cli/timeline.h"
 
@@ -194,18 +196,19 @@ static void watch_analyse(struct watch *wa, const struct gd_run_opts *o, struct 
 	m->interval_s = o->interval_s;
 }
 
-static void watch_draw(struct watch *wa, struct gd_view_model *m, bool tty)
+/* tui NULL: one plain line. */
+static void watch_draw(struct watch *wa, struct gd_view_model *m, struct gd_tui *tui)
 {
 	struct gd_window all = { wa->ptrs, wa->n };
 	char line[4096];
 
 	m->w = &all;
-	if (tty) {
+	if (tui) {
 		int cols, rows;
 
-		gd_tui_size(&cols, &rows);
+		gd_tui_size(tui, &cols, &rows);
 		gd_view_layout(m, cols, rows, &wa->lines);
-		gd_tui_draw(&wa->lines);
+		gd_tui_draw(tui, &wa->lines);
 	} else {
 		printf("%s\n", gd_view_plain(m, line, sizeof line));
 		fflush(stdout);
@@ -219,6 +222,8 @@ int gd_cmd_watch(const struct gd_run_opts *o)
 	struct gd_collect_ctx ctx;
 	struct watch *wa;
 	struct gd_view_model m;
+	struct gd_tui *tui = NULL;
+	struct gd_err err;
 	bool tty = isatty(STDOUT_FILENO) && isatty(STDIN_FILENO), quit = false;
 	double start, next;
 	int rc;
@@ -231,38 +236,41 @@ int gd_cmd_watch(const struct gd_run_opts *o)
 		return fail("out of memory");
 	}
 	install_stop();
-	if (tty && gd_tui_start(o->color) < 0) {
+	gd_err_clear(&err);
+	rc = tty ? gd_tui_start(&tui, GD_TUI_SONAME, o->color, &err) : 0;
+	if (rc == GD_TUI_NOLIB) {
+		fprintf(stderr, "gpudoctor: watch: %s: plain lines instead of the full screen\n", err.msg);
+	} else if (rc < 0) {
 		free(wa);
 		sampler_close(&root, &ctx);
-		return fail("watch: cannot start the terminal (TERM=%s)", getenv("TERM") ? getenv("TERM") : "");
+		return fail("watch: %s", err.msg);
 	}
 	start = next = mono();
 	while (!quit && !stop_flag) {
 		gd_collect_all(&ctx, ring_push(wa));
 		watch_analyse(wa, o, &m);
-		watch_draw(wa, &m, tty);
+		watch_draw(wa, &m, tui);
 		if (o->duration_s > 0 && mono() - start >= o->duration_s)
 			break;
 		next += o->interval_s;
 		if (next < mono())
 			next = mono();
-		if (!tty) {
+		if (!tui) {
 			sleep_until(next);
 			continue;
 		}
 		for (double now = mono(); now < next && !stop_flag; now = mono()) {
-			int key = gd_tui_key((int)ceil((next - now) * 1000));
+			int key = gd_tui_key(tui, (int)ceil((next - now) * 1000));
 
 			if (key == 'q' || key == 'Q') {
 				quit = true;
 				break;
 			}
 			if (key == GD_TUI_RESIZE || key == 12 /* ^L */)
-				watch_draw(wa, &m, tty);
+				watch_draw(wa, &m, tui);
 		}
 	}
-	if (tty)
-		gd_tui_end();
+	gd_tui_end(tui);
 	for (size_t i = 0; i < wa->n; i++)
 		gd_snapshot_release(&wa->ring[i]);
 	gd_vec_release(&wa->history);

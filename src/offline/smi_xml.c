@@ -1,6 +1,7 @@
 /*
  * smi_xml.c - `nvidia-smi -q -x` XML (nvsmi_device_v10 to v12 DTDs, drivers
- * 450 and newer) into gpus[] and gpu_procs[], with libxml2.
+ * 450 and newer) into gpus[] and gpu_procs[], with libxml2 (loaded with
+ * dlopen on each parse, xml_dl.h: gpudoctor does not link it).
  *
  *     <nvidia_smi_log>
  *       <driver_version>550.54.15</driver_version>
@@ -20,17 +21,16 @@
  * they go through the same readers (util.c).  The document is read with
  * libxml2's recovery mode, without network or DTD loading: a file cut short
  * still gives the GPUs before the cut, and the error names its line.
+ * Without libxml2.so.2 the parse fails with a sentence naming the package.
  */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
-#include <libxml/parser.h>
-#include <libxml/tree.h>
-
 #include "offline/offline.h"
 #include "offline/ofl.h"
+#include "offline/xml_dl.h"
 
 /* The first element child of n named name; a '/'-separated path walks down. */
 static xmlNode *find(xmlNode *n, const char *path)
@@ -56,6 +56,7 @@ static xmlNode *find(xmlNode *n, const char *path)
 }
 
 struct xstate {
+	const struct gd_xml_api *xml;
 	struct gd_snapshot *s;
 	struct gd_gpu *g;
 	char text[256];
@@ -72,11 +73,11 @@ static bool text(struct xstate *x, xmlNode *n, const char *path, struct gd_slice
 
 	if (!e)
 		return false;
-	c = xmlNodeGetContent(e);
+	c = x->xml->content(e);
 	if (!c)
 		return false;
 	GD_STRSET(x->text, (const char *)c);
-	xmlFree(c);
+	gd_xml_free(x->xml, c);
 	*v = gd_tok_trim((struct gd_slice){ x->text, strlen(x->text) });
 	return true;
 }
@@ -195,11 +196,11 @@ static void gpu(struct xstate *x, xmlNode *gn, size_t index)
 	struct gd_slice v;
 	struct gd_gpu *g;
 	char bus[32] = "";
-	xmlChar *id = xmlGetProp(gn, (const xmlChar *)"id");
+	xmlChar *id = x->xml->get_prop(gn, (const xmlChar *)"id");
 
 	if (id) {
 		ofl_bus_id((struct gd_slice){ (const char *)id, strlen((const char *)id) }, bus, sizeof bus);
-		xmlFree(id);
+		gd_xml_free(x->xml, id);
 	}
 	if (!bus[0] && text(x, gn, "pci/pci_bus_id", &v))
 		ofl_bus_id(v, bus, sizeof bus);
@@ -307,6 +308,7 @@ static void gpu(struct xstate *x, xmlNode *gn, size_t index)
 
 int gd_parse_nvsmi_xml(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err)
 {
+	struct gd_xml_api xml;
 	xmlParserCtxtPtr ctxt;
 	xmlDocPtr doc;
 	xmlNode *root;
@@ -318,13 +320,17 @@ int gd_parse_nvsmi_xml(const char *buf, size_t len, struct gd_snapshot *s, struc
 
 	if (len > INT_MAX)
 		return gd_err_set(err, -EFBIG, "XML larger than 2 GiB");
-	ctxt = xmlNewParserCtxt();
-	if (!ctxt)
+	if ((rc = gd_xml_open(&xml, GD_XML_SONAME, err)) < 0)
+		return rc;
+	ctxt = xml.new_ctxt();
+	if (!ctxt) {
+		gd_xml_close(&xml);
 		return gd_err_set(err, -ENOMEM, "out of memory for the XML parser");
-	doc = xmlCtxtReadMemory(ctxt, buf, (int)len, "nvidia-smi.xml", NULL,
-				XML_PARSE_RECOVER | XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
-	xe = xmlCtxtGetLastError(ctxt);
-	root = doc ? xmlDocGetRootElement(doc) : NULL;
+	}
+	doc = xml.read_memory(ctxt, buf, (int)len, "nvidia-smi.xml", NULL,
+			      XML_PARSE_RECOVER | XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+	xe = xml.last_error(ctxt);
+	root = doc ? xml.root(doc) : NULL;
 	if (!root || strcmp((const char *)root->name, "nvidia_smi_log") != 0) {
 		if (xe && xe->code)
 			rc = gd_err_set(err, -EINVAL, "line %d: %s (no <nvidia_smi_log> document)", xe->line,
@@ -334,6 +340,7 @@ int gd_parse_nvsmi_xml(const char *buf, size_t len, struct gd_snapshot *s, struc
 		goto out;
 	}
 	memset(&x, 0, sizeof x);
+	x.xml = &xml;
 	x.s = s;
 	if (text(&x, root, "driver_version", &v))
 		ofl_str(v, s->nvml.driver_version, sizeof s->nvml.driver_version);
@@ -366,7 +373,8 @@ int gd_parse_nvsmi_xml(const char *buf, size_t len, struct gd_snapshot *s, struc
 	}
 out:
 	if (doc)
-		xmlFreeDoc(doc);
-	xmlFreeParserCtxt(ctxt);
+		xml.free_doc(doc);
+	xml.free_ctxt(ctxt);
+	gd_xml_close(&xml);
 	return rc;
 }

@@ -4,12 +4,14 @@
 # (stall.ini: both GPUs idle for samples 3-6, gpu1 slowed for 10-12), a
 # finding forced on any host (--set mem.pressure.available_pct=100: every
 # host has less than 100% of its memory available), and the two episodes;
-# q quits.  Then the plain mode: one line per interval when stdout is a pipe.
+# q quits.  Then the plain mode: one line per interval when stdout is a pipe,
+# and on the terminal when libncursesw.so.6 cannot be loaded (an empty file
+# of that name first in LD_LIBRARY_PATH), with one line on stderr saying why.
 . "$(dirname "$0")/lib.sh"
 need tmux jq
 work=$(mktemp -d "${TMPDIR:-/tmp}/gd-watch.XXXXXX") || exit 1
 sock=gd-watch-$$
-trap 'tmux -L "$sock-80" kill-server 2>/dev/null; tmux -L "$sock-200" kill-server 2>/dev/null; rm -rf "$work"' EXIT
+trap 'for s in 80 200 nolib; do tmux -L "$sock-$s" kill-server 2>/dev/null; done; rm -rf "$work"' EXIT
 env_cmd="env TERM=xterm-256color GPUDOCTOR_NVML=$FAKE_NVML GPUDOCTOR_FAKE_NVML=$repo/tests/timeline/stall.ini"
 
 check_screen() { # COLS ROWS
@@ -51,6 +53,23 @@ check_screen() { # COLS ROWS
 check_screen 80 24
 check_screen 200 50
 
+# A terminal without a loadable libncursesw: plain lines, and why.
+mkdir "$work/nolib" && : >"$work/nolib/libncursesw.so.6"
+tmux -L "$sock-nolib" new-session -d -s w -x 200 -y 30 \
+	"LD_LIBRARY_PATH=$work/nolib $env_cmd $GPUDOCTOR watch --interval 100ms --duration 1s; echo EXITED \$?; sleep 30" ||
+	die "tmux new-session failed"
+for i in $(seq 1 25); do
+	sleep 0.2
+	tmux -L "$sock-nolib" capture-pane -p -t w >"$work/nolib.txt"
+	grep -q 'EXITED' "$work/nolib.txt" && break
+done
+grep -q 'EXITED 0' "$work/nolib.txt" || die "watch without libncursesw did not end with 0:"$'\n'"$(cat "$work/nolib.txt")"
+grep -q '^gpudoctor: watch: libncursesw.so.6 cannot be loaded: .*: plain lines instead of the full screen' "$work/nolib.txt" ||
+	die "no line saying why watch fell back to plain lines:"$'\n'"$(cat "$work/nolib.txt")"
+[ "$(grep -c '^up [0-9.]* | gpu0 ' "$work/nolib.txt")" -ge 5 ] ||
+	die "watch without libncursesw printed no plain lines:"$'\n'"$(cat "$work/nolib.txt")"
+tmux -L "$sock-nolib" kill-server
+
 # Not a terminal: one plain line per interval.
 $env_cmd "$GPUDOCTOR" watch --interval 100ms --duration 1s </dev/null >"$work/plain.txt" 2>"$work/plain.err" ||
 	die "watch to a pipe failed: $(cat "$work/plain.err")"
@@ -59,4 +78,5 @@ n=$(wc -l <"$work/plain.txt")
 grep -q '^up [0-9.]* | gpu0 [0-9]*% 1980MHz .* | gpu1 ' "$work/plain.txt" || die "plain line: $(head -1 "$work/plain.txt")"
 grep -q 'episodes: 1' "$work/plain.txt" || die "plain lines never counted the first episode"
 grep -q $'\033' "$work/plain.txt" && die "escape sequences in the plain output"
-echo "ok: watch at 80x24 and 200x50 shows GPUs, findings and episodes; resizes; q quits; plain lines to a pipe"
+echo "ok: watch at 80x24 and 200x50 shows GPUs, findings and episodes; resizes; q quits; plain lines to a pipe" \
+	"and on a terminal without libncursesw"

@@ -2,11 +2,15 @@
  * test_offline_smi.c - the nvidia-smi parsers of src/offline: -q text (R470
  * and R550 layouts, MIG, lost GPU), -q -x XML, --query-gpu CSV, the table,
  * with malformed input (garbled values, binary bytes, cut-short files,
- * headerless CSV, empty input).
+ * headerless CSV, empty input), and the libxml2 loader when the library is
+ * missing or is not libxml2.
  */
 #include "testutil.h"
 
+#include <errno.h>
+
 #include "offline/offline.h"
+#include "offline/xml_dl.h"
 
 static struct gd_gpu *gpu_at(struct gd_snapshot *s, size_t i)
 {
@@ -253,6 +257,46 @@ static void test_xml(void **state)
 	gd_snapshot_release(&s);
 }
 
+/* libxml2 is dlopen()ed: a missing library is a sentence naming the
+ * package, a library without the functions names the first one lacking. */
+static void test_xml_loader(void **state)
+{
+	struct gd_xml_api api;
+	struct gd_err err;
+	xmlChar *c;
+
+	(void)state;
+	gd_err_clear(&err);
+	assert_int_equal(gd_xml_open(&api, "libgd-no-such-library.so.2", &err), -ENOENT);
+	assert_string_equal(err.msg, "libgd-no-such-library.so.2 is not installed: cannot read nvidia-smi -q -x "
+				     "output (apt-get install libxml2)");
+	assert_null(api.dl);
+	gd_err_clear(&err);
+	assert_int_equal(gd_xml_open(&api, "libc.so.6", &err), -ELIBBAD);
+	assert_string_equal(err.msg, "libc.so.6 has no xmlNewParserCtxt: cannot read nvidia-smi -q -x output");
+	assert_null(api.dl);
+	/* The real one, twice (RTLD_NODELETE: the second open is a reference). */
+	for (int i = 0; i < 2; i++) {
+		xmlParserCtxtPtr ctxt;
+		xmlDocPtr doc;
+
+		gd_err_clear(&err);
+		assert_int_equal(gd_xml_open(&api, GD_XML_SONAME, &err), 0);
+		assert_non_null(api.free_var);
+		ctxt = api.new_ctxt();
+		assert_non_null(ctxt);
+		doc = api.read_memory(ctxt, "<a>x&amp;y</a>", 14, "t.xml", NULL, XML_PARSE_NONET);
+		assert_non_null(doc);
+		c = api.content(api.root(doc));
+		assert_string_equal((const char *)c, "x&y");
+		gd_xml_free(&api, c);
+		api.free_doc(doc);
+		api.free_ctxt(ctxt);
+		gd_xml_close(&api);
+		assert_null(api.dl);
+	}
+}
+
 static void test_csv(void **state)
 {
 	const char *hdr = "index, pci.bus_id, utilization.gpu [%], memory.used [MiB], clocks_throttle_reasons.active, "
@@ -339,7 +383,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_q_r550),  cmocka_unit_test(test_q_r470_v100), cmocka_unit_test(test_q_malformed),
 		cmocka_unit_test(test_q_lost),  cmocka_unit_test(test_xml),         cmocka_unit_test(test_csv),
-		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_table),   cmocka_unit_test(test_xml_loader),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,12 +1,15 @@
 /*
  * test_view.c - the live view's layout (tui/view.c) on hand-built
  * snapshots: what each size shows, widths, the short-screen fallbacks, the
- * plain line, clock-event reasons.
+ * plain line, clock-event reasons; and tui.c's loading of libncursesw
+ * when the library is missing or is not ncurses (the terminal is never
+ * touched: loading comes first).
  */
 #include "testutil.h"
 
 #include <stdio.h>
 
+#include "tui/tui.h"
 #include "tui/view.h"
 
 static size_t chars(const char *s)
@@ -177,12 +180,30 @@ static void plain_line_and_reasons(void **state)
 	fixture_release(&x);
 }
 
+static void tui_without_ncurses(void **state)
+{
+	struct gd_tui *t = (struct gd_tui *)&t;
+	struct gd_err err;
+
+	(void)state;
+	gd_err_clear(&err);
+	assert_int_equal(gd_tui_start(&t, "libgd-no-such-library.so.6", false, &err), GD_TUI_NOLIB);
+	assert_null(t);
+	assert_string_equal(err.msg, "libgd-no-such-library.so.6 is not installed (apt-get install libncursesw6)");
+	gd_err_clear(&err);
+	assert_int_equal(gd_tui_start(&t, "libc.so.6", false, &err), GD_TUI_NOLIB);
+	assert_null(t);
+	assert_string_equal(err.msg, "libc.so.6 has no newterm");
+	gd_tui_end(NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(layout_80x24),
 		cmocka_unit_test(short_and_narrow),
 		cmocka_unit_test(plain_line_and_reasons),
+		cmocka_unit_test(tui_without_ncurses),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
