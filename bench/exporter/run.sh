@@ -71,7 +71,7 @@ burst() { # addr -> "cpu_ticks wall_s p50_ms p99_ms"
 	c0=$(ticks "$pid") w0=$(date +%s.%N)
 	curl -s -w '%{time_total}\n' "${urls[@]}" >"$TMP/lat"
 	c1=$(ticks "$pid") w1=$(date +%s.%N)
-	sort -g "$TMP/lat" | awk -v c=$((c1 - c0)) -v w="$(echo "$w1 - $w0" | bc)" '{v[NR]=$1}
+	sort -g "$TMP/lat" | awk -v c=$((c1 - c0)) -v w="$(awk -v a="$w0" -v b="$w1" 'BEGIN { printf "%.3f", b - a }')" '{v[NR]=$1}
 		END {printf "%d %s %.3f %.3f\n", c, w, v[int(NR*0.5)]*1000, v[int(NR*0.99)]*1000}'
 }
 read -r gb gw gp50 gp99 <<<"$(burst "$GA" $GD)"
