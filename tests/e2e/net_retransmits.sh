@@ -117,9 +117,17 @@ measure() {
 
 add_drop || fail "installing the $dropper drop rule in $B"
 echo "dropping 10% of TCP arriving in $B ($ADDR_B) with $dropper"
-measure "$tmp/lossy.json"
-jq -e '[.findings[].id] | index("net.retransmits") != null' "$tmp/lossy.json" >/dev/null ||
-	fail "10% of segments dropped, but no net.retransmits"
+# With 10% loss TCP backs off: a run of lost retransmissions can leave a 3 s
+# window with too few segments to judge (net.retransmits "not evaluated",
+# seen on a loaded CI machine).  That is a missing precondition, not a
+# verdict: measure again, at most three times.  A verdict of "clear" fails.
+for attempt in 1 2 3; do
+	measure "$tmp/lossy.json"
+	jq -e '[.findings[].id] | index("net.retransmits") != null' "$tmp/lossy.json" >/dev/null && break
+	why=$(jq -c '[(.not_evaluated // [])[] | select(.rule == "net.retransmits")]' "$tmp/lossy.json")
+	[ "$why" != "[]" ] && [ $attempt -lt 3 ] || fail "10% of segments dropped, but no net.retransmits: $why"
+	echo "not evaluated in this window ($why): again"
+done
 
 del_drop || fail "removing the drop rule"
 echo "no drop rule"
