@@ -13,7 +13,8 @@
 #           gpudoctor sampling every 1 s on its own (so its figure includes a
 #           whole collection cycle and the rules per scrape);
 #   burst:  BURST_SCRAPES back-to-back scrapes over one keep-alive connection
-#           (curl): latency p50/p99 and scrapes per second.
+#           (curl): latency p50/p99 and scrapes per second; then again with
+#           Accept-Encoding: gzip, as Prometheus scrapes (both compress).
 # CPU is utime+stime of /proc/<pid>/stat over the phase; RSS is VmRSS (and
 # the peak, VmHWM) of /proc/<pid>/status at the end.
 set -u
@@ -65,19 +66,25 @@ done
 g1=$(ticks $GD) n1=$(ticks $NE_PID) t1=$(date +%s.%N)
 
 # burst: back-to-back over one connection
-burst() { # addr -> "cpu_ticks wall_s p50_ms p99_ms"
+burst() { # addr pid [curl options] -> "cpu_ticks wall_s p50_ms p99_ms"
 	local a=$1 pid=$2 c0 c1 w0 w1 urls=()
+	shift 2
 	for i in $(seq "$BURST"); do urls+=(-o /dev/null "http://$a/metrics"); done
 	c0=$(ticks "$pid") w0=$(date +%s.%N)
-	curl -s -w '%{time_total}\n' "${urls[@]}" >"$TMP/lat"
+	curl -s "$@" -w '%{time_total}\n' "${urls[@]}" >"$TMP/lat"
 	c1=$(ticks "$pid") w1=$(date +%s.%N)
 	sort -g "$TMP/lat" | awk -v c=$((c1 - c0)) -v w="$(awk -v a="$w0" -v b="$w1" 'BEGIN { printf "%.3f", b - a }')" '{v[NR]=$1}
 		END {printf "%d %s %.3f %.3f\n", c, w, v[int(NR*0.5)]*1000, v[int(NR*0.99)]*1000}'
 }
 read -r gb gw gp50 gp99 <<<"$(burst "$GA" $GD)"
 read -r nb nw np50 np99 <<<"$(burst "$NA" $NE_PID)"
+# the same with Accept-Encoding: gzip, as Prometheus scrapes
+read -r gzb gzw gzp50 gzp99 <<<"$(burst "$GA" $GD -H 'Accept-Encoding: gzip')"
+read -r nzb nzw nzp50 nzp99 <<<"$(burst "$NA" $NE_PID -H 'Accept-Encoding: gzip')"
 
 gsz=$(curl -s "http://$GA/metrics" | wc -c) nsz=$(curl -s "http://$NA/metrics" | wc -c)
+gzsz=$(curl -s -H 'Accept-Encoding: gzip' "http://$GA/metrics" | wc -c)
+nzsz=$(curl -s -H 'Accept-Encoding: gzip' "http://$NA/metrics" | wc -c)
 gser=$(curl -s "http://$GA/metrics" | grep -vc '^#') nser=$(curl -s "http://$NA/metrics" | grep -vc '^#')
 printf '%s\n' "machine: $(nproc) CPUs, $(uname -r), $(ls /proc | grep -c '^[0-9]') processes; USER_HZ $HZ"
 printf '%-34s %14s %14s\n' "" "gpudoctor" "node_exporter"
@@ -88,7 +95,12 @@ awk -v hz=$HZ -v n="$BURST" -v g="$gb" -v e="$nb" \
 printf '%-34s %14s %14s\n' "burst: latency p50 ms" "$gp50" "$np50"
 printf '%-34s %14s %14s\n' "burst: latency p99 ms" "$gp99" "$np99"
 awk -v n="$BURST" -v g="$gw" -v e="$nw" 'BEGIN {printf "%-34s %14.0f %14.0f\n", "burst: scrapes per second", n/g, n/e}'
+awk -v hz=$HZ -v n="$BURST" -v g="$gzb" -v e="$nzb" \
+	'BEGIN {printf "%-34s %14.3f %14.3f\n", "burst gzip: CPU ms per scrape", g/hz/n*1000, e/hz/n*1000}'
+printf '%-34s %14s %14s\n' "burst gzip: latency p50 ms" "$gzp50" "$nzp50"
+printf '%-34s %14s %14s\n' "burst gzip: latency p99 ms" "$gzp99" "$nzp99"
 printf '%-34s %14s %14s\n' "RSS KiB (now)" "$(kb $GD VmRSS)" "$(kb $NE_PID VmRSS)"
 printf '%-34s %14s %14s\n' "RSS KiB (peak)" "$(kb $GD VmHWM)" "$(kb $NE_PID VmHWM)"
 printf '%-34s %14s %14s\n' "bytes per scrape" "$gsz" "$nsz"
+printf '%-34s %14s %14s\n' "bytes per scrape, gzip" "$gzsz" "$nzsz"
 printf '%-34s %14s %14s\n' "samples per scrape" "$gser" "$nser"

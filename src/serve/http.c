@@ -10,6 +10,7 @@
  * with an Allow header, any other path 404; a malformed request 400 (414,
  * 431, 505: http_parse.c) and the connection is closed.  Keep-alive and
  * pipelined requests are served in order; request bodies are never read.
+ * /metrics is gzip-encoded for clients that accept it (metrics.c, gz.c).
  *
  * Why not libmicrohttpd, which the design first named: Debian's build of it
  * links GnuTLS, whose start-up (with p11-kit, nettle, gmp, libunistring,
@@ -36,14 +37,12 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "core/xalloc.h"
-#include "output/output.h"
 #include "serve/http_parse.h"
 
 #define CONN_LIMIT 256
@@ -57,61 +56,6 @@
 static const char ct_metrics[] = "text/plain; version=0.0.4; charset=utf-8";
 static const char ct_text[] = "text/plain; charset=utf-8";
 static const char ct_json[] = "application/json";
-
-char *gd_http_metrics(struct gd_server *srv, size_t *len)
-{
-	double age, cpu, cycle;
-	struct gd_published *p = gd_serve_acquire(srv, &age);
-	bool fresh = gd_serve_fresh(srv, p, age), rss_ok;
-	struct rusage ru;
-	uint64_t cycles, rss;
-	char *buf = NULL;
-	FILE *m = open_memstream(&buf, len);
-
-	if (!m) {
-		fputs("gpudoctor: out of memory (open_memstream)\n", stderr);
-		abort();
-	}
-	pthread_mutex_lock(&srv->lock);
-	cycles = srv->cycles;
-	cycle = srv->cycle_s;
-	rss_ok = srv->rss_ok;
-	rss = srv->rss_bytes;
-	pthread_mutex_unlock(&srv->lock);
-	getrusage(RUSAGE_SELF, &ru);
-	cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
-	      (double)ru.ru_stime.tv_usec / 1e6;
-	fprintf(m,
-		"# HELP gpudoctor_up 1 when the evidence below is fresh; 0 when no cycle finished within the deadline "
-		"(%g s) and it is withdrawn\n# TYPE gpudoctor_up gauge\ngpudoctor_up %d\n",
-		srv->deadline_s, fresh ? 1 : 0);
-	fprintf(m, "# HELP gpudoctor_build_info the gpudoctor version\n# TYPE gpudoctor_build_info gauge\n"
-		   "gpudoctor_build_info{version=\"%s\"} 1\n", GD_VERSION);
-	if (p)
-		fprintf(m, "# HELP gpudoctor_sample_age_seconds age of the latest collection cycle's result\n"
-			   "# TYPE gpudoctor_sample_age_seconds gauge\ngpudoctor_sample_age_seconds %.6f\n", age);
-	fprintf(m, "# HELP gpudoctor_collection_cycles_total collection cycles completed\n"
-		   "# TYPE gpudoctor_collection_cycles_total counter\ngpudoctor_collection_cycles_total %llu\n",
-		(unsigned long long)cycles);
-	if (cycles)
-		fprintf(m, "# HELP gpudoctor_collection_duration_seconds time the last cycle took (collect, rules, "
-			   "render)\n# TYPE gpudoctor_collection_duration_seconds gauge\n"
-			   "gpudoctor_collection_duration_seconds %.6f\n", cycle);
-	fprintf(m, "# HELP process_cpu_seconds_total user and system CPU time of the exporter\n"
-		   "# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total %.6f\n", cpu);
-	if (rss_ok)
-		fprintf(m, "# HELP process_resident_memory_bytes resident memory of the exporter\n"
-			   "# TYPE process_resident_memory_bytes gauge\nprocess_resident_memory_bytes %llu\n",
-			(unsigned long long)rss);
-	if (fresh)
-		fwrite(p->metrics, 1, p->metrics_len, m);
-	gd_serve_release(srv, p);
-	if (fclose(m) != 0) {
-		fputs("gpudoctor: out of memory rendering /metrics\n", stderr);
-		abort();
-	}
-	return buf;
-}
 
 struct conn {
 	int fd;                   /* -1: a free slot */
@@ -148,6 +92,7 @@ struct reply {
 	char *body;
 	size_t len;
 	bool owned, allow;
+	bool gzip, vary;          /* Content-Encoding: gzip; Vary: Accept-Encoding */
 };
 
 static const char *reason(unsigned code)
@@ -167,12 +112,12 @@ static const char *reason(unsigned code)
 
 static struct reply text(unsigned code, const char *s)
 {
-	return (struct reply){ code, ct_text, (char *)s, strlen(s), false, false };
+	return (struct reply){ .code = code, .type = ct_text, .body = (char *)s, .len = strlen(s) };
 }
 
 static struct reply owned_text(unsigned code, const char *type, char *s)
 {
-	return (struct reply){ code, type, s, strlen(s), true, false };
+	return (struct reply){ .code = code, .type = type, .body = s, .len = strlen(s), .owned = true };
 }
 
 static struct reply findings(struct gd_server *srv)
@@ -185,9 +130,10 @@ static struct reply findings(struct gd_server *srv)
 
 	if (!gd_serve_fresh(srv, p, age)) {
 		gd_serve_release(srv, p);
-		return (struct reply){ 503, ct_json, (char *)stale, sizeof stale - 1, false, false };
+		return (struct reply){ .code = 503, .type = ct_json, .body = (char *)stale, .len = sizeof stale - 1 };
 	}
-	r = (struct reply){ 200, ct_json, gd_xstrndup(p->findings, p->findings_len), p->findings_len, true, false };
+	r = (struct reply){ .code = 200, .type = ct_json, .body = gd_xstrndup(p->findings, p->findings_len),
+			    .len = p->findings_len, .owned = true };
 	gd_serve_release(srv, p);
 	return r;
 }
@@ -223,8 +169,8 @@ static struct reply route(struct gd_server *srv, const struct gd_http_req *q)
 		return r;
 	}
 	if (path_is(q, "/metrics")) {
-		r = (struct reply){ 200, ct_metrics, NULL, 0, true, false };
-		r.body = gd_http_metrics(srv, &r.len);
+		r = (struct reply){ .code = 200, .type = ct_metrics, .owned = true, .vary = true };
+		r.body = gd_http_metrics(srv, q->gzip, &r.len, &r.gzip);
 		return r;
 	}
 	if (path_is(q, "/findings"))
@@ -256,8 +202,9 @@ static void conn_set_reply(struct conn *c, struct reply r, bool head_only)
 	http_date(date, sizeof date);
 	n = snprintf(c->hdr, sizeof c->hdr,
 		     "HTTP/1.1 %u %s\r\nDate: %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
-		     "Cache-Control: no-store\r\n%s%s\r\n",
+		     "Cache-Control: no-store\r\n%s%s%s%s\r\n",
 		     r.code, reason(r.code), date, r.type, r.len, r.allow ? "Allow: GET, HEAD\r\n" : "",
+		     r.gzip ? "Content-Encoding: gzip\r\n" : "", r.vary ? "Vary: Accept-Encoding\r\n" : "",
 		     c->close_after ? "Connection: close\r\n" : "");
 	c->hdr_len = (size_t)n < sizeof c->hdr ? (size_t)n : sizeof c->hdr - 1;
 	c->body = r.body;

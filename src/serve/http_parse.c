@@ -107,6 +107,68 @@ static void connection_options(const char *v, size_t len, struct gd_http_req *r)
 	}
 }
 
+/* A qvalue (RFC 9110 §12.4.2) of zero: "0", "0.", "0.0" ... "0.000". */
+static bool q_is_zero(const char *v, size_t len)
+{
+	if (len == 0 || v[0] != '0')
+		return false;
+	if (len == 1)
+		return true;
+	if (v[1] != '.')
+		return false;
+	for (size_t i = 2; i < len; i++)
+		if (v[i] != '0')
+			return false;
+	return true;
+}
+
+/* Accept-Encoding: codings with optional weights, e.g. "gzip, br;q=0.9".
+ * gzip is allowed when gzip, x-gzip or * is listed with a weight above 0. */
+static void accept_encoding(const char *v, size_t len, struct gd_http_req *r)
+{
+	size_t i = 0;
+	bool refused = false;   /* gzip;q=0 wins over * */
+
+	while (i < len) {
+		size_t a, b, e;
+		bool zero = false;
+
+		while (i < len && (v[i] == ' ' || v[i] == '\t' || v[i] == ','))
+			i++;
+		a = i;
+		while (i < len && v[i] != ',' && v[i] != ';' && v[i] != ' ' && v[i] != '\t')
+			i++;
+		b = i;
+		e = i;
+		while (e < len && v[e] != ',')
+			e++;
+		for (size_t k = b; k < e; k++) {  /* parameters: find q= */
+			if (v[k] != ';')
+				continue;
+			k++;
+			while (k < e && (v[k] == ' ' || v[k] == '\t'))
+				k++;
+			if (k + 2 <= e && (v[k] == 'q' || v[k] == 'Q') && v[k + 1] == '=') {
+				size_t z = k + 2, n = 0;
+
+				while (z + n < e && v[z + n] != ';' && v[z + n] != ' ' && v[z + n] != '\t')
+					n++;
+				zero = q_is_zero(v + z, n);
+			}
+		}
+		if (token_eq(v + a, b - a, "gzip") || token_eq(v + a, b - a, "x-gzip"))
+			if (zero)
+				refused = true;
+			else
+				r->gzip = true;
+		else if (token_eq(v + a, b - a, "*") && !zero)
+			r->gzip = true;
+		i = e;
+	}
+	if (refused)
+		r->gzip = false;
+}
+
 static int request_line(const char *l, size_t len, struct gd_http_req *r)
 {
 	size_t m = 0, t, tlen, v;
@@ -239,6 +301,8 @@ int gd_http_parse(const char *buf, size_t len, size_t limit, struct gd_http_req 
 			body = true;
 		} else if (token_eq(line, c, "Connection")) {
 			connection_options(line + a, b - a, r);
+		} else if (token_eq(line, c, "Accept-Encoding")) {
+			accept_encoding(line + a, b - a, r);
 		}
 	}
 	if (r->minor >= 1 && !host)

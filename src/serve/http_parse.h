@@ -25,6 +25,7 @@ struct gd_http_req {
 	size_t path_len;
 	int minor;                /* HTTP/1.minor */
 	bool keep_alive;          /* the connection may carry another request */
+	bool gzip;                /* Accept-Encoding allows gzip (q above 0) */
 	const char *why;          /* when refused: a short reason for the body */
 };
 

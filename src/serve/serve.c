@@ -20,6 +20,7 @@
  * host and must not follow --root.
  */
 #include "serve/serve.h"
+#include "serve/gz.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -56,6 +57,7 @@ static void published_free(struct gd_published *p)
 	if (!p)
 		return;
 	free(p->metrics);
+	free(p->metrics_gz);
 	free(p->findings);
 	free(p);
 }
@@ -207,6 +209,8 @@ static struct gd_published *render(struct gd_server *srv, const struct gd_window
 		fputs("gpudoctor: out of memory rendering metrics\n", stderr);
 		abort();
 	}
+	/* once per cycle, for scrapes that accept gzip (NULL: they get it plain) */
+	p->metrics_gz = gd_gz_member(p->metrics, p->metrics_len, 6, 12, 5, &p->metrics_gz_len);
 	doc = gd_out_json(&r);
 	js = json_dumps(doc, JSON_COMPACT | JSON_ENSURE_ASCII);
 	json_decref(doc);

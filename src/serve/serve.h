@@ -40,6 +40,8 @@ struct gd_published {
 	unsigned refs;            /* under gd_server.lock */
 	char *metrics;            /* text format 0.0.4 of the evidence and findings */
 	size_t metrics_len;
+	char *metrics_gz;         /* the same as one gzip member (gz.h), or NULL */
+	size_t metrics_gz_len;
 	char *findings;           /* the JSON document of check --json, one line */
 	size_t findings_len;
 	double mono_s;            /* CLOCK_MONOTONIC at the end of the cycle */
@@ -90,7 +92,9 @@ struct gd_http;
 struct gd_http *gd_http_start(struct gd_server *srv, int fd, struct gd_err *err);
 void gd_http_stop(struct gd_http *h);
 /* Renders the /metrics body: the exporter's own metrics, then the published
- * evidence when fresh.  Returns a malloc'd buffer and its length. */
-char *gd_http_metrics(struct gd_server *srv, size_t *len);
+ * evidence when fresh.  Returns a malloc'd buffer and its length.  With
+ * gzip, the body is gzip-encoded when it can be (*gzipped says so): a small
+ * member of the own metrics, then the published member. */
+char *gd_http_metrics(struct gd_server *srv, bool gzip, size_t *len, bool *gzipped);
 
 #endif

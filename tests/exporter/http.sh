@@ -2,7 +2,7 @@
 # tests/exporter/http.sh - bad requests get errors while the server keeps
 # serving others: wrong methods (405), unknown paths (404), huge headers
 # (4xx), garbage (400), HTTP/2 (505), no Host or a body (400), keep-alive
-# and pipelined requests answered in order, a slow client that trickles a request and then goes
+# and pipelined requests answered in order, gzip when asked, a slow client that trickles a request and then goes
 # quiet (closed after the inactivity time-out), and 1,000 concurrent
 # connections from one address (bounded by the per-address limit) while a
 # scrape from another loopback address (127.0.0.2) still succeeds.  Then
@@ -59,6 +59,20 @@ r=$(printf 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nHEAD /healthz HTTP/1.1\r\nHo
 r=$(printf 'GET /healthz HTTP/1.0\r\n\r\n' | timeout 5 nc "$HOST" "$PORT" | tr -d '\r')
 grep -q '^Connection: close$' <<<"$r" && grep -q '^Date: .* GMT$' <<<"$r" && grep -qx ok <<<"$r" ||
 	die "HTTP/1.0 reply: $r"
+# gzip, as Prometheus asks: the body decodes to what a plain scrape gets
+# (but for the per-scrape lines of the exporter's own metrics)
+hdr=$(curl -s -m 5 -D - -o "$TMP/m.gz" -H 'Accept-Encoding: gzip' "$U/metrics" | tr -d '\r')
+grep -qi '^content-encoding: gzip$' <<<"$hdr" || die "no gzip for Accept-Encoding: gzip: $hdr"
+grep -qi '^vary: accept-encoding$' <<<"$hdr" || die "no Vary on /metrics"
+gzip -dc "$TMP/m.gz" >"$TMP/m.txt" || die "the gzip body does not decode"
+curl -s -m 5 "$U/metrics" >"$TMP/m.plain"
+own='^(gpudoctor_(up|sample_age_seconds|collection_cycles_total|collection_duration_seconds)|process_)'
+diff <(grep -Ev "$own" "$TMP/m.txt") <(grep -Ev "$own" "$TMP/m.plain") >/dev/null ||
+	die "gzip and plain /metrics differ beyond the per-scrape lines"
+[ "$(stat -c %s "$TMP/m.gz")" -lt $(($(stat -c %s "$TMP/m.plain") / 3)) ] || die "gzip body is not small"
+grep -q '^gpudoctor_up 1$' "$TMP/m.txt" || die "no gpudoctor_up in the gzip body"
+curl -s -m 5 -D - -o /dev/null -H 'Accept-Encoding: gzip;q=0, br' "$U/metrics" | grep -qi '^content-encoding' &&
+	die "gzip sent although refused"
 scrape_ok || die "scrape after the bad requests"
 
 # a slow client: trickles half a request for 3 s, then goes quiet

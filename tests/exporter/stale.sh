@@ -36,6 +36,10 @@ curl -s -m 2 "$U/healthz" | grep -q '^stale: the last sample is' || die "/health
 [ "$(curl -s -o /dev/null -m 2 -w '%{http_code}' "$U/findings")" = 503 ] || die "/findings still served when stale"
 m=$(curl -sf -m 2 "$U/metrics") || die "/metrics must still answer when stale"
 grep -q '^gpudoctor_up 0$' <<<"$m" || die "gpudoctor_up is not 0 when stale"
+mz=$(curl -sf -m 2 --compressed "$U/metrics") || die "gzip /metrics must still answer when stale"
+[ "$(grep -Ev '^(gpudoctor_sample_age_seconds|process_cpu_seconds_total) ' <<<"$mz")" = \
+  "$(grep -Ev '^(gpudoctor_sample_age_seconds|process_cpu_seconds_total) ' <<<"$m")" ] ||
+	die "gzip /metrics differs from plain when stale: $mz"
 grep -q '^process_cpu_seconds_total ' <<<"$m" || die "the exporter's own metrics are gone"
 grep -q '^gpudoctor_\(mem\|cpu\|finding\|procs\)' <<<"$m" && die "stale evidence is still served: $(grep '^gpudoctor_mem' <<<"$m" | head -n 2)"
 command -v promtool >/dev/null && { promtool check metrics <<<"$m" || die "promtool rejects the stale output"; }

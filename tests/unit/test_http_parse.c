@@ -190,6 +190,46 @@ static void test_limits(void **state)
 	free(buf);
 }
 
+static void test_accept_encoding(void **state)
+{
+	static const struct {
+		const char *value;
+		bool gzip;
+	} cases[] = {
+		{ "gzip", true },
+		{ "GZIP", true },
+		{ "x-gzip", true },
+		{ "deflate, gzip;q=1.0, *;q=0.5", true },
+		{ "br;q=1.0, gzip;q=0.8", true },
+		{ "*", true },
+		{ "identity", false },
+		{ "br, deflate", false },
+		{ "gzip;q=0", false },
+		{ "gzip; q=0.000", false },
+		{ "gzip;q=0.001", true },
+		{ "gzip;q=0, *", false },  /* the explicit refusal wins */
+		{ "*;q=0", false },
+		{ "gzipx", false },
+		{ "", false },
+	};
+	char req[256];
+	struct gd_http_req r;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		snprintf(req, sizeof req, "GET /metrics HTTP/1.1\r\nHost: a\r\nAccept-Encoding: %s\r\n\r\n",
+			 cases[i].value);
+		assert_true(parse(req, &r) > 0);
+		if (r.gzip != cases[i].gzip)
+			fail_msg("Accept-Encoding: %s gave gzip=%d", cases[i].value, r.gzip);
+	}
+	assert_true(parse("GET /metrics HTTP/1.1\r\nHost: a\r\n\r\n", &r) > 0);
+	assert_false(r.gzip);
+	/* what Prometheus sends */
+	assert_true(parse(prom_req, &r) > 0);
+	assert_true(r.gzip);
+}
+
 static void test_empty(void **state)
 {
 	struct gd_http_req r;
@@ -209,6 +249,7 @@ int main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_nul_bytes),
 		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_accept_encoding),
 		cmocka_unit_test(test_empty),
 	};
 
