@@ -1,7 +1,8 @@
 /*
- * lineparse.h - internals shared by the kernel-log line parser (parse.c) and
- * its time-stamp readers (stamp.c): a cursor over one line and the stamps.
- * Not part of the klog API (klog.h).
+ * lineparse.h - internals shared by the kernel-log line parser (parse.c, and
+ * parse_host.c for the host's messages) and its time-stamp readers
+ * (stamp.c): a cursor over one line, the fields read from it, the stamps
+ * and the host-message readers.  Not part of the klog API (klog.h).
  */
 #ifndef GD_KLOG_LINEPARSE_H
 #define GD_KLOG_LINEPARSE_H
@@ -88,6 +89,52 @@ static inline bool gd_kc_fnum(struct gd_kcur *c, double *out)
 	return true;
 }
 
+/* ---- fields of the message ---------------------------------------------- */
+
+static inline bool gd_kc_is_hex(char ch)
+{
+	return isxdigit((unsigned char)ch) != 0;
+}
+
+/* The event's text: the message from p to e, cut to fit. */
+static inline void gd_kc_text(struct gd_klog_event *ev, const char *p, const char *e)
+{
+	size_t n = (size_t)(e - p);
+
+	if (n >= sizeof ev->text)
+		n = sizeof ev->text - 1;
+	memcpy(ev->text, p, n);
+	ev->text[n] = '\0';
+}
+
+/* [p, e) into dst as a string, cut to fit (nothing when e <= p). */
+static inline void gd_kc_copy(char *dst, size_t sz, const char *p, const char *e)
+{
+	size_t n = p < e ? (size_t)(e - p) : 0;
+
+	if (n >= sz)
+		n = sz - 1;
+	memcpy(dst, p, n);
+	dst[n] = '\0';
+}
+
+/* Value after "key" (e.g. "socket:") as a number. */
+static inline bool gd_kc_keyed_u64(const char *p, const char *e, const char *key, struct gd_u64 *out)
+{
+	const char *k = gd_kc_find(p, e, key);
+	struct gd_kcur c;
+	uint64_t v;
+
+	if (!k)
+		return false;
+	c.p = k + strlen(key);
+	c.e = e;
+	if (!gd_kc_num(&c, 19, &v))
+		return false;
+	gd_u64_set(out, v);
+	return true;
+}
+
 /* ---- time stamps (stamp.c): each eats its prefix and fills ev's times ---- */
 
 bool gd__klog_boot_stamp(struct gd_kcur *c, struct gd_klog_event *ev);   /* [ 5023.456789] */
@@ -96,5 +143,13 @@ bool gd__klog_ctime_stamp(struct gd_kcur *c, struct gd_klog_event *ev);  /* [Mon
 bool gd__klog_iso_stamp(struct gd_kcur *c, struct gd_klog_event *ev);    /* 2026-11-30T01:02:03+01:00 */
 bool gd__klog_syslog_stamp(struct gd_kcur *c, struct gd_klog_event *ev, bool *no_year); /* Nov 30 01:02:03 */
 bool gd__klog_kernel_tag(struct gd_kcur *c);                             /* HOST kernel: */
+
+/* ---- host messages (parse_host.c): c holds the message, prefixes gone ---- */
+
+enum gd_klog_kind gd__klog_oom(struct gd_kcur c, const char *k, struct gd_klog_event *ev);   /* Killed process */
+enum gd_klog_kind gd__klog_oom_ctx(struct gd_kcur c, struct gd_klog_event *ev);              /* oom-kill: */
+enum gd_klog_kind gd__klog_hung(struct gd_kcur c, const char *b, struct gd_klog_event *ev);  /* INFO: task */
+enum gd_klog_kind gd__klog_mce(struct gd_kcur c, struct gd_klog_event *ev);                  /* machine check */
+enum gd_klog_kind gd__klog_edac(struct gd_kcur c, const char *e, struct gd_klog_event *ev);  /* EDAC */
 
 #endif

@@ -32,10 +32,9 @@
  *   nvidia 0000:5d:00.0: AER: PCIe Bus Error: severity=Corrected, type=Physical Layer, (Receiver ID)
  *   pci 0000:5d:00.0: 126.016 Gb/s available PCIe bandwidth, limited by 16.0 GT/s PCIe x8 link
  *         at 0000:00:01.0 (capable of 252.048 Gb/s with 16.0 GT/s PCIe x16 link)
- *   Out of memory: Killed process 4711 (python) total-vm:123456kB, anon-rss:65432kB, ...
- *   INFO: task python:4711 blocked for more than 120 seconds.
- *   mce: [Hardware Error]: CPU 3: Machine Check: 0 Bank 7: cc00008000010090
- *   EDAC MC0: 1 CE memory read error on CPU_SrcID#0_MC#0_Chan#1_DIMM#0 (channel:1 slot:0 ... socket:0 ...)
+ *
+ * and, about the host rather than the GPU (parse_host.c): OOM kills, hung
+ * tasks, machine checks and EDAC memory errors.
  */
 #include "klog/lineparse.h"
 
@@ -65,11 +64,6 @@ enum gd_klog_kind gd_klog_kind_of(const char *name)
 
 /* ---- fields ------------------------------------------------------------- */
 
-static bool is_hex(char ch)
-{
-	return isxdigit((unsigned char)ch) != 0;
-}
-
 /* "dddd:bb:dd" with an optional ".f": normalised, lower case, ".0" added. */
 static bool bus_id(struct gd_kcur *c, char *out, size_t outsz)
 {
@@ -82,7 +76,7 @@ static bool bus_id(struct gd_kcur *c, char *out, size_t outsz)
 	for (int i = 0; i < 10; i++) {
 		bool colon = i == 4 || i == 7;
 
-		if (colon ? p[i] != ':' : !is_hex(p[i]))
+		if (colon ? p[i] != ':' : !gd_kc_is_hex(p[i]))
 			return false;
 		b[n++] = (char)tolower((unsigned char)p[i]);
 	}
@@ -97,43 +91,6 @@ static bool bus_id(struct gd_kcur *c, char *out, size_t outsz)
 	b[n] = '\0';
 	gd_strlcpy(out, b, outsz);
 	c->p = p;
-	return true;
-}
-
-static void text(struct gd_klog_event *ev, const char *p, const char *e)
-{
-	size_t n = (size_t)(e - p);
-
-	if (n >= sizeof ev->text)
-		n = sizeof ev->text - 1;
-	memcpy(ev->text, p, n);
-	ev->text[n] = '\0';
-}
-
-static void copy(char *dst, size_t sz, const char *p, const char *e)
-{
-	size_t n = p < e ? (size_t)(e - p) : 0;
-
-	if (n >= sz)
-		n = sz - 1;
-	memcpy(dst, p, n);
-	dst[n] = '\0';
-}
-
-/* Value after "key" (e.g. "socket:") as a number. */
-static bool keyed_u64(const char *p, const char *e, const char *key, struct gd_u64 *out)
-{
-	const char *k = gd_kc_find(p, e, key);
-	struct gd_kcur c;
-	uint64_t v;
-
-	if (!k)
-		return false;
-	c.p = k + strlen(key);
-	c.e = e;
-	if (!gd_kc_num(&c, 19, &v))
-		return false;
-	gd_u64_set(out, v);
 	return true;
 }
 
@@ -182,7 +139,7 @@ static enum gd_klog_kind xid(struct gd_kcur c, struct gd_klog_event *ev, bool sx
 			GD_STRSET(ev->severity, "non-fatal");
 		gd_kc_eat(&c, ",");
 		gd_kc_skip_sp(&c);
-		text(ev, c.p, c.e);
+		gd_kc_text(ev, c.p, c.e);
 		return GD_KLOG_SXID;
 	}
 	if (gd_kc_eat(&c, "pid=")) {
@@ -198,10 +155,10 @@ static enum gd_klog_kind xid(struct gd_kcur c, struct gd_klog_event *ev, bool sx
 		const char *end = comma ? comma : c.e;
 
 		if (!(end - c.p == 9 && memcmp(c.p, "<unknown>", 9) == 0))
-			copy(ev->process, sizeof ev->process, c.p, end);
+			gd_kc_copy(ev->process, sizeof ev->process, c.p, end);
 		c.p = comma ? comma + 2 : c.e;
 	}
-	text(ev, c.p, c.e);
+	gd_kc_text(ev, c.p, c.e);
 	if (code == 154) {
 		/* "GPU recovery action changed from 0x0 (None) to 0x2 (Node Reboot Required)" */
 		const char *to = gd_kc_find(c.p, c.e, " to 0x");
@@ -215,7 +172,7 @@ static enum gd_klog_kind xid(struct gd_kcur c, struct gd_klog_event *ev, bool sx
 			lp = memchr(t.p, '(', (size_t)(t.e - t.p));
 			rpn = lp ? memchr(lp, ')', (size_t)(t.e - lp)) : NULL;
 			if (rpn)
-				copy(ev->detail, sizeof ev->detail, lp + 1, rpn);
+				gd_kc_copy(ev->detail, sizeof ev->detail, lp + 1, rpn);
 		}
 	}
 	return GD_KLOG_XID;
@@ -230,7 +187,7 @@ static enum gd_klog_kind nvrm(struct gd_kcur c, struct gd_klog_event *ev)
 {
 	struct gd_kcur t;
 
-	text(ev, c.p, c.e);
+	gd_kc_text(ev, c.p, c.e);
 	if (gd_kc_eat(&c, "Xid (")) {
 		ev->text[0] = '\0';
 		return xid(c, ev, false);
@@ -243,7 +200,7 @@ static enum gd_klog_kind nvrm(struct gd_kcur c, struct gd_klog_event *ev)
 		t.p = u;
 		while (t.p < c.e && (isalnum((unsigned char)*t.p) || *t.p == '-'))
 			t.p++;
-		copy(ev->uuid, sizeof ev->uuid, u, t.p);
+		gd_kc_copy(ev->uuid, sizeof ev->uuid, u, t.p);
 		gd_u64_set(&ev->is_gpu, 1);
 		return GD_KLOG_GPU_UUID;
 	}
@@ -283,7 +240,7 @@ static bool device_prefix(struct gd_kcur *c, struct gd_klog_event *ev)
 	t.e = c->e;
 	if (!bus_id(&t, ev->pci_bus_id, sizeof ev->pci_bus_id) || !gd_kc_eat(&t, ":"))
 		return false;
-	copy(ev->process, sizeof ev->process, c->p, sp);
+	gd_kc_copy(ev->process, sizeof ev->process, c->p, sp);
 	if (strcmp(ev->process, "nvidia") == 0)
 		gd_u64_set(&ev->is_gpu, 1);
 	gd_kc_skip_sp(&t);
@@ -296,7 +253,7 @@ static enum gd_klog_kind aer(struct gd_kcur c, struct gd_klog_event *ev)
 	const char *m = gd_kc_find(c.p, c.e, "PCIe Bus Error: ");
 	const char *sev, *typ;
 
-	text(ev, c.p, c.e);
+	gd_kc_text(ev, c.p, c.e);
 	if (!m) {
 		const char *d = gd_kc_find(c.p, c.e, "device [");
 
@@ -314,7 +271,7 @@ static enum gd_klog_kind aer(struct gd_kcur c, struct gd_klog_event *ev)
 			w = t.p;
 			while (t.p < t.e && *t.p != ' ')
 				t.p++;
-			copy(ev->detail, sizeof ev->detail, w, t.p);
+			gd_kc_copy(ev->detail, sizeof ev->detail, w, t.p);
 			return ev->detail[0] ? GD_KLOG_CTX_AER_BIT : GD_KLOG_NONE;
 		}
 		return GD_KLOG_NONE;
@@ -338,9 +295,9 @@ static enum gd_klog_kind aer(struct gd_kcur c, struct gd_klog_event *ev)
 		const char *rp = ap ? memchr(ap, ')', (size_t)(c.e - ap)) : NULL;
 		char a[32] = "", b[40] = "";
 
-		copy(b, sizeof b, typ + 5, comma ? comma : c.e);
+		gd_kc_copy(b, sizeof b, typ + 5, comma ? comma : c.e);
 		if (rp)
-			copy(a, sizeof a, ap + 1, rp);
+			gd_kc_copy(a, sizeof a, ap + 1, rp);
 		GD_STRSET(ev->detail, b);
 		if (a[0]) {
 			size_t n = strlen(ev->detail);
@@ -361,7 +318,7 @@ static enum gd_klog_kind bandwidth(struct gd_kcur c, const char *m, struct gd_kl
 	const char *lim, *cap;
 	double v;
 
-	text(ev, c.p, c.e);
+	gd_kc_text(ev, c.p, c.e);
 	if (!gd_kc_fnum(&t, &v) || !gd_kc_eat(&t, " Gb/s"))
 		return GD_KLOG_NONE;
 	gd_f64_set(&ev->bandwidth_gbps, v);
@@ -379,161 +336,6 @@ static enum gd_klog_kind bandwidth(struct gd_kcur c, const char *m, struct gd_kl
 	return GD_KLOG_PCIE_BANDWIDTH;
 }
 
-/* "Killed process 4711 (python) total-vm:123456kB, anon-rss:65432kB, ..." */
-static enum gd_klog_kind oom(struct gd_kcur c, const char *k, struct gd_klog_event *ev)
-{
-	struct gd_kcur t = { k + 15, c.e };
-	const char *lp, *rp;
-	uint64_t v;
-
-	text(ev, c.p, c.e);
-	if (!gd_kc_num(&t, 10, &v))
-		return GD_KLOG_NONE;
-	gd_u64_set(&ev->pid, v);
-	gd_kc_skip_sp(&t);
-	lp = t.p < t.e && *t.p == '(' ? t.p : NULL;
-	rp = lp ? gd_kc_find(lp, c.e, ") ") : NULL;
-	if (!rp && lp && c.e > lp && c.e[-1] == ')')
-		rp = c.e - 1;
-	if (rp)
-		copy(ev->process, sizeof ev->process, lp + 1, rp);
-	if (keyed_u64(c.p, c.e, "anon-rss:", &ev->anon_rss_bytes))
-		ev->anon_rss_bytes.v *= 1024;
-	if (keyed_u64(c.p, c.e, "total-vm:", &ev->total_vm_bytes))
-		ev->total_vm_bytes.v *= 1024;
-	if (gd_kc_find(c.p, k, "Memory cgroup"))
-		GD_STRSET(ev->detail, "memory cgroup limit");
-	return GD_KLOG_OOM_KILL;
-}
-
-/* "oom-kill:constraint=CONSTRAINT_MEMCG,...,task_memcg=/x,task=python,pid=4711,uid=0" */
-static enum gd_klog_kind oom_ctx(struct gd_kcur c, struct gd_klog_event *ev)
-{
-	const char *k = gd_kc_find(c.p, c.e, "constraint="), *comma;
-
-	if (!k)
-		return GD_KLOG_NONE;
-	k += 11;
-	comma = memchr(k, ',', (size_t)(c.e - k));
-	copy(ev->detail, sizeof ev->detail, k, comma ? comma : c.e);
-	if ((k = gd_kc_find(c.p, c.e, ",pid=")))
-		keyed_u64(k, c.e, ",pid=", &ev->pid);
-	if ((k = gd_kc_find(c.p, c.e, "task_memcg="))) {
-		size_t n = strlen(ev->detail);
-
-		k += 11;
-		comma = memchr(k, ',', (size_t)(c.e - k));
-		if (n + 2 < sizeof ev->detail) {
-			memcpy(ev->detail + n, " ", 2);
-			copy(ev->detail + n + 1, sizeof ev->detail - n - 1, k, comma ? comma : c.e);
-		}
-	}
-	return GD_KLOG_CTX_OOM;
-}
-
-/* "INFO: task python:4711 blocked for more than 120 seconds." */
-static enum gd_klog_kind hung(struct gd_kcur c, const char *b, struct gd_klog_event *ev)
-{
-	const char *colon = NULL, *name = c.p;
-	struct gd_kcur t;
-	uint64_t v;
-
-	text(ev, c.p, c.e);
-	for (const char *q = name; q < b; q++)
-		if (*q == ':')
-			colon = q;
-	if (!colon)
-		return GD_KLOG_NONE;
-	t.p = colon + 1;
-	t.e = b;
-	if (!gd_kc_num(&t, 10, &v))
-		return GD_KLOG_NONE;
-	gd_u64_set(&ev->pid, v);
-	copy(ev->process, sizeof ev->process, name, colon);
-	t.p = b + 23;
-	t.e = c.e;
-	if (gd_kc_num(&t, 10, &v))
-		gd_f64_set(&ev->duration_s, (double)v);
-	return GD_KLOG_HUNG_TASK;
-}
-
-static enum gd_klog_kind mce(struct gd_kcur c, struct gd_klog_event *ev)
-{
-	const char *m;
-
-	text(ev, c.p, c.e);
-	if ((m = gd_kc_find(c.p, c.e, "PROCESSOR ")) && keyed_u64(m, c.e, "SOCKET ", &ev->socket))
-		return GD_KLOG_CTX_MCE_SOCKET;
-	if ((m = gd_kc_find(c.p, c.e, "Machine Check: ")) || (m = gd_kc_find(c.p, c.e, "Machine Check Exception: "))) {
-		/* "CPU 3: Machine Check: 0 Bank 7: cc00008000010090": bit 61 of the status = uncorrected */
-		const char *bank = gd_kc_find(m, c.e, " Bank ");
-		const char *st = bank ? gd_kc_find(bank + 6, c.e, ": ") : NULL;
-
-		GD_STRSET(ev->severity, "unknown");
-		if (st) {
-			uint64_t status = 0;
-
-			for (const char *q = st + 2; q < c.e && is_hex(*q) && q < st + 18; q++)
-				status = status << 4 | (uint64_t)(isdigit((unsigned char)*q) ? *q - '0'
-											: (tolower((unsigned char)*q) - 'a' + 10));
-
-			GD_STRSET(ev->severity, (status >> 61) & 1 ? "uncorrected" : "corrected");
-		}
-		return GD_KLOG_MCE;
-	}
-	if (gd_kc_find(c.p, c.e, "Machine check events logged")) {
-		GD_STRSET(ev->severity, "logged");
-		return GD_KLOG_MCE;
-	}
-	if (gd_kc_find(c.p, c.e, "Uncorrected hardware memory error") || gd_kc_find(c.p, c.e, "Fatal machine check") ||
-	    gd_kc_find(c.p, c.e, "Fatal Machine check") || gd_kc_find(c.p, c.e, "Uncorrected error")) {
-		GD_STRSET(ev->severity, "uncorrected");
-		return GD_KLOG_MCE;
-	}
-	if (gd_kc_find(c.p, c.e, "Corrected error")) {
-		GD_STRSET(ev->severity, "corrected");
-		return GD_KLOG_MCE;
-	}
-	return GD_KLOG_NONE;
-}
-
-/* "EDAC [drv ]MC0: 1 CE memory read error on LABEL (channel:1 slot:0 ... socket:0 ...)" */
-static enum gd_klog_kind edac(struct gd_kcur c, const char *e, struct gd_klog_event *ev)
-{
-	const char *mc = gd_kc_find(e, c.e, "MC");
-	struct gd_kcur t;
-	uint64_t v;
-	const char *on, *lp;
-
-	text(ev, c.p, c.e);
-	if (!mc || mc - e > 24 || (size_t)(c.e - mc) < 3)
-		return GD_KLOG_NONE;
-	t.p = mc + 2;
-	t.e = c.e;
-	if (!gd_kc_num(&t, 4, &v) || !gd_kc_eat(&t, ":"))
-		return GD_KLOG_NONE;
-	gd_u64_set(&ev->mc, v);
-	gd_kc_skip_sp(&t);
-	if (!gd_kc_num(&t, 19, &v) || !gd_kc_eat(&t, " "))
-		return GD_KLOG_NONE;
-	gd_u64_set(&ev->count, v);
-	if (gd_kc_eat(&t, "CE"))
-		GD_STRSET(ev->severity, "CE");
-	else if (gd_kc_eat(&t, "UE"))
-		GD_STRSET(ev->severity, "UE");
-	else
-		return GD_KLOG_NONE;
-	if ((on = gd_kc_find(t.p, c.e, " on "))) {
-		lp = gd_kc_find(on + 4, c.e, " (");
-		copy(ev->dimm, sizeof ev->dimm, on + 4, lp ? lp : c.e);
-	}
-	if (!keyed_u64(t.p, c.e, "socket:", &ev->socket))
-		keyed_u64(t.p, c.e, "SrcID#", &ev->socket);
-	if (!keyed_u64(t.p, c.e, "channel:", &ev->channel))
-		keyed_u64(t.p, c.e, "Chan#", &ev->channel);
-	return GD_KLOG_EDAC;
-}
-
 /* What the message says, once the prefixes are gone. */
 static enum gd_klog_kind message(struct gd_kcur c, struct gd_klog_event *ev)
 {
@@ -547,22 +349,22 @@ static enum gd_klog_kind message(struct gd_kcur c, struct gd_klog_event *ev)
 	if ((m = gd_kc_find(c.p, c.e, "SXid (")) && m - c.p < 48) {
 		struct gd_kcur t = { m + 6, c.e };
 
-		copy(ev->process, sizeof ev->process, c.p, m > c.p + 1 ? m - 2 : m);
+		gd_kc_copy(ev->process, sizeof ev->process, c.p, m > c.p + 1 ? m - 2 : m);
 		return xid(t, ev, true);
 	}
 	if ((m = gd_kc_find(c.p, c.e, "Killed process ")))
-		return oom(c, m, ev);
+		return gd__klog_oom(c, m, ev);
 	if ((m = gd_kc_find(c.p, c.e, "oom-kill:constraint=")))
-		return oom_ctx(c, ev);
+		return gd__klog_oom_ctx(c, ev);
 	if (gd_kc_at(&c, "INFO: task ") && (m = gd_kc_find(c.p, c.e, " blocked for more than "))) {
 		c.p += 11;
-		return hung(c, m, ev);
+		return gd__klog_hung(c, m, ev);
 	}
 	if ((m = gd_kc_find(c.p, c.e, "EDAC ")) && m - c.p < 8)
-		return edac(c, m, ev);
+		return gd__klog_edac(c, m, ev);
 	if (gd_kc_find(c.p, c.e, "[Hardware Error]") || gd_kc_at(&c, "mce: ") || gd_kc_find(c.p, c.e, "achine check") ||
 	    gd_kc_find(c.p, c.e, "achine Check"))
-		return mce(c, ev);
+		return gd__klog_mce(c, ev);
 	d = c;
 	if (device_prefix(&d, ev)) {
 		if (gd_kc_find(d.p, d.e, "PCIe Bus Error: ") || gd_kc_at(&d, "AER:"))
@@ -621,4 +423,3 @@ enum gd_klog_kind gd_klog_parse_line(const char *line, size_t n, struct gd_klog_
 		ev->wall_time_s.ok = false;
 	return k;
 }
-

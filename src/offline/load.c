@@ -1,16 +1,8 @@
 /*
  * load.c - `check --from FILE...`: reads each file (gzip undone, UTF-16
  * decoded), splits a paste or a bug report into its outputs, reads each
- * with its parser and merges what one host said into one snapshot per
- * instant.
- *
- * Instants: an output that samples the GPUs (nvidia-smi -q, -x, CSV, the
- * table) goes into the latest instant unless that instant already holds one
- * of the same kind, which starts the next instant (two `nvidia-smi -q` a
- * minute apart are two samples).  Kernel logs, lspci and the driver version
- * belong to no one instant: they are merged into the last.  Records merge
- * by key (GPUs by UUID or bus id, PCI functions by bus id): a field one
- * output lacks is taken from another, none is overwritten.
+ * with its parser and hands what it said to merge.c, which merges what
+ * one host said into one snapshot per instant.
  *
  * Each file and kind gets one sources[] row, "offline:<kind>", whose status
  * says whether its parts read whole (ok), in part (partial: the reason
@@ -30,6 +22,7 @@
 #include "collect/collectors.h"
 #include "collect/klog.h"
 #include "core/xalloc.h"
+#include "offline/merge.h"
 #include "offline/offline.h"
 #include "offline/ofl.h"
 #include "offline/split.h"
@@ -37,87 +30,6 @@
 /* Decompressed inputs larger than this are read only as kernel logs
  * (streamed by src/klog). */
 #define OFL_MAX_INPUT (512u << 20)
-
-void gd_ofl_init(struct gd_ofl *o, double lookback_s)
-{
-	memset(o, 0, sizeof *o);
-	gd_series_init(&o->inst);
-	gd_snapshot_init(&o->shared);
-	o->lookback_s = lookback_s;
-}
-
-void gd_ofl_release(struct gd_ofl *o)
-{
-	gd_series_release(&o->inst);
-	gd_snapshot_release(&o->shared);
-}
-
-/* ---- merging ----------------------------------------------------------------- */
-
-/* Copies into dst every field dst lacks and src has. */
-static void merge_fields(const struct gd_record_desc *d, void *dst, const void *src)
-{
-	for (size_t i = 0; i < d->nfields; i++) {
-		const struct gd_field *f = &d->fields[i];
-		char *a = (char *)dst + f->offset;
-		const char *b = (const char *)src + f->offset;
-
-		if (f->type == GD_FT_U64 && !((struct gd_u64 *)(void *)a)->ok)
-			*(struct gd_u64 *)(void *)a = *(const struct gd_u64 *)(const void *)b;
-		else if (f->type == GD_FT_F64 && !((struct gd_f64 *)(void *)a)->ok)
-			*(struct gd_f64 *)(void *)a = *(const struct gd_f64 *)(const void *)b;
-		else if (f->type == GD_FT_STR && !a[0])
-			memcpy(a, b, f->size);
-	}
-}
-
-static void merge_snapshot(struct gd_snapshot *dst, struct gd_snapshot *src)
-{
-	struct gd_klog_info *ki = &dst->klog_info;
-	const struct gd_klog_info *si = &src->klog_info;
-
-	/* counts of the kernel log add up over its files */
-	if (ki->lines.ok && si->lines.ok) {
-		ki->lines.v += si->lines.v;
-		if (ki->events.ok && si->events.ok)
-			ki->events.v += si->events.v;
-	}
-	for (size_t i = 0; i < gd_nsections; i++) {
-		const struct gd_record_desc *d = &gd_sections[i];
-		struct gd_vec *dv, *sv;
-
-		if (!d->is_array) {
-			merge_fields(d, (char *)dst + d->offset, (const char *)src + d->offset);
-			continue;
-		}
-		dv = (struct gd_vec *)(void *)((char *)dst + d->offset);
-		sv = (struct gd_vec *)(void *)((char *)src + d->offset);
-		for (size_t j = 0; j < sv->n; j++) {
-			const char *rec = (const char *)sv->items + j * d->size;
-			void *into = NULL;
-
-			if (dv == &dst->gpus) {
-				const struct gd_gpu *g = (const struct gd_gpu *)(const void *)rec;
-
-				into = ofl_gpu_find(dst, g->uuid, g->pci_bus_id);
-			} else if (dv == &dst->pci_gpus) {
-				const struct gd_pci_gpu *p = (const struct gd_pci_gpu *)(const void *)rec;
-
-				into = (void *)(uintptr_t)gd_vec_find_str(&dst->pci_gpus, sizeof *p, offsetof(struct gd_pci_gpu, pci_bus_id), p->pci_bus_id);
-			} else if (dv == &dst->gpu_procs) {
-				const struct gd_gpu_proc *p = (const struct gd_gpu_proc *)(const void *)rec;
-
-				GD_VEC_EACH(dst->gpu_procs, struct gd_gpu_proc, q)
-					if (q->pid.v == p->pid.v && q->gpu.v == p->gpu.v)
-						into = q;
-			}
-			if (into)
-				merge_fields(d, into, rec);
-			else
-				memcpy(gd_vec_push(dv, d->size), rec, d->size);
-		}
-	}
-}
 
 /* ---- one part ------------------------------------------------------------------ */
 
@@ -223,11 +135,6 @@ static int parse_kind(struct load *L, enum gd_ofl_kind kind, const char *buf, si
 	}
 }
 
-static bool sample_kind(enum gd_ofl_kind k)
-{
-	return k == GD_OFL_SMI_Q || k == GD_OFL_SMI_XML || k == GD_OFL_SMI_CSV || k == GD_OFL_SMI_TABLE;
-}
-
 /* Reads one part (line0: its first line in the file) and merges it. */
 static void read_part(struct load *L, enum gd_ofl_kind kind, const char *buf, size_t len, size_t line0)
 {
@@ -256,22 +163,8 @@ static void read_part(struct load *L, enum gd_ofl_kind kind, const char *buf, si
 		if (!L->first.msg[0] && !(L->bug_report && rc < 0))
 			gd_err_set(&L->first, rc < 0 ? -EINVAL : 1, "%s", msg);
 	}
-	if (rc >= 0) {
-		struct gd_ofl *o = L->o;
-		unsigned bit = 1u << kind;
-
-		if (sample_kind(kind)) {
-			if (!o->inst.n || (o->last_kinds & bit)) {
-				gd_series_push(&o->inst);
-				o->last_kinds = 0;
-			}
-			o->last_kinds |= bit;
-			merge_snapshot(&o->inst.items[o->inst.n - 1], &t);
-		} else {
-			merge_snapshot(&o->shared, &t);
-		}
-		o->any = true;
-	}
+	if (rc >= 0)
+		ofl_merge_part(L->o, kind, &t);
 	gd_snapshot_release(&t);
 }
 
@@ -570,7 +463,7 @@ int gd_ofl_load_file(struct gd_ofl *o, struct gd_series *jsonl, const char *path
 		lseek(fd, 0, SEEK_SET);
 		rc = gd_klog_snapshot_from_fd(&t, fd, name, o->lookback_s, err);
 		if (rc >= 0) {
-			merge_snapshot(&o->shared, &t);
+			ofl_merge_snapshot(&o->shared, &t);
 			o->any = true;
 		}
 		gd_snapshot_release(&t);
@@ -593,57 +486,6 @@ int gd_ofl_load_file(struct gd_ofl *o, struct gd_series *jsonl, const char *path
 	return rc;
 }
 
-void gd_ofl_finish(struct gd_ofl *o, struct gd_series *ser)
-{
-	struct gd_snapshot *last;
-
-	if (!o->any && !o->shared.sources.n)
-		return;
-	if (!o->inst.n)
-		gd_series_push(&o->inst);
-	last = &o->inst.items[o->inst.n - 1];
-	merge_snapshot(last, &o->shared);
-	for (size_t i = 0; i < o->inst.n; i++) {
-		struct gd_snapshot *s = &o->inst.items[i];
-
-		if (!s->nvml.status[0] && !s->nvml.reason[0])
-			GD_STRSET(s->nvml.reason, "no nvidia-smi output in the input");
-		*gd_series_push(ser) = *s;
-	}
-	free(o->inst.items);
-	gd_series_init(&o->inst);
-	gd_snapshot_release(&o->shared);
-	gd_snapshot_init(&o->shared);
-	o->any = false;
-}
-
-bool gd_ofl_describe(const struct gd_snapshot *s, char *desc, size_t descsz)
-{
-	size_t used = 0;
-	bool any = false;
-
-	desc[0] = '\0';
-	GD_VEC_EACH(s->sources, const struct gd_source, src) {
-		enum gd_ofl_kind k;
-
-		if (strncmp(src->name, "offline:", 8) != 0)
-			continue;
-		any = true;
-		if (strcmp(src->status, "failed") == 0)
-			continue;
-		for (k = GD_OFL_UNKNOWN; k < GD_OFL_NKINDS; k++)
-			if (strcmp(src->name + 8, gd_ofl_kind_name(k)) == 0)
-				break;
-		if (k == GD_OFL_NKINDS || strstr(desc, gd_ofl_kind_title(k)))
-			continue;
-		used += (size_t)snprintf(desc + used, used < descsz ? descsz - used : 0, "%s%s", used ? ", " : "",
-					 gd_ofl_kind_title(k));
-		if (used >= descsz)
-			break;
-	}
-	return any;
-}
-
 int gd_parse_offline_paste(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err)
 {
 	struct gd_ofl o;
@@ -655,7 +497,7 @@ int gd_parse_offline_paste(const char *buf, size_t len, struct gd_snapshot *s, s
 	rc = gd_ofl_load_buf(&o, &ser, buf, len, "paste", err);
 	gd_ofl_finish(&o, &ser);
 	for (size_t i = 0; i < ser.n; i++)
-		merge_snapshot(s, &ser.items[i]);
+		ofl_merge_snapshot(s, &ser.items[i]);
 	if (rc < 0 && ser.n)
 		rc = 1;
 	gd_series_release(&ser);

@@ -1,8 +1,8 @@
 /*
- * rule_gpu.h - what the GPU rule files (rule_gpu_hw.c, rule_gpu_mem.c,
- * rule_gpu_health.c) share: naming a GPU, finding it again in another
- * snapshot, the unknown reasons when NVML gave nothing, clock-event reason
- * bits and PCIe link bandwidth.  Static inline: file-private to each user.
+ * rule_gpu.h - what the GPU rule files (rule_gpu_hw.c, rule_gpu_link.c,
+ * rule_gpu_mem.c, rule_gpu_health.c) share: naming a GPU, finding it again
+ * in another snapshot, the unknown reasons when NVML gave nothing,
+ * clock-event reason bits and PCIe link bandwidth.  Static inline: file-private to each user.
  */
 #ifndef GD_RULES_RULE_GPU_H
 #define GD_RULES_RULE_GPU_H

@@ -1,7 +1,8 @@
 /*
- * rule_gpu_job.c - GPUs against the jobs that use them: shared GPUs,
- * saturated and idle GPUs, stragglers, and the host-side reasons a job
- * starves its GPU (an input pipeline bound by CPU, too many loader workers).
+ * rule_gpu_job.c - GPUs against the jobs that use them: shared, saturated
+ * and idle GPUs, and the host-side reasons a job starves its GPU (an input
+ * pipeline bound by CPU, too many loader workers).  Stragglers, GPUs out of
+ * step with their siblings, are in rule_gpu_straggler.c.
  *
  * gpu.shared_by_processes: in the DEFAULT compute mode several processes
  * time-slice one GPU, each getting a share.  Evidence: gpu_procs[] of the
@@ -24,15 +25,6 @@
  * Example: gpu0 at 12% and 9% (avg 10.5%) while pid 4242's loader workers
  * each burn 99% of a core: "likely cause: cpu.input_bound".
  *
- * gpu.straggler: one GPU slower than its same-model siblings holds every
- * synchronous step back.  Evidence: the average SM clock of GPUs under
- * load (avg utilisation >= 50%) against the median of the other loaded
- * GPUs of the same model (< 85% fires), and the average utilisation of each
- * GPU of one job (grouped by the cgroup of the process on it) against the
- * median of the job's other GPUs of the same model (off by > 30 points
- * fires; needs 3 GPUs, as with 2 neither is the odd one).  Example: gpu3 at
- * 1410 MHz while the other three run at 1980 (71%).
- *
  * cpu.input_bound: a starved GPU job (a GPU it uses averages below
  * gpu.idle_while_job_runs's 40%) whose process tree burns CPU: one of its
  * threads >= 90% of a core (the Python thread decoding batches, or the
@@ -50,7 +42,6 @@
 #include "rules/rules.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,37 +50,7 @@
 #include "model/jobs.h"
 #include "rules/rule_gpu.h"
 #include "rules/rule_gpu_pci.h"
-
-#define TH(rc, name) ((rc)->th->v[GD_TH_##name])
-
-static void __attribute__((format(printf, 3, 4))) cat(char *buf, size_t sz, const char *fmt, ...)
-{
-	size_t len = strlen(buf);
-	va_list ap;
-
-	if (len + 1 >= sz)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf + len, sz - len, fmt, ap);
-	va_end(ap);
-}
-
-/* The first process of the last snapshot that uses g (lowest pid first in
- * NVML's list), or NULL. */
-static const struct gd_proc *holder_of(const struct gd_snapshot *b, const struct gd_gpu *g, size_t *nholders)
-{
-	const struct gd_proc *first = NULL;
-
-	*nholders = 0;
-	GD_VEC_EACH(b->procs, const struct gd_proc, p) {
-		if (!gpci_proc_uses(b, p, g))
-			continue;
-		if (!first)
-			first = p;
-		(*nholders)++;
-	}
-	return first;
-}
+#include "rules/rule_util.h"
 
 /* Share of one core (%) p used over the window; false without both ends. */
 static bool proc_core_pct(const struct gd_snapshot *a, const struct gd_snapshot *b, const struct gd_proc *p, double dt,
@@ -366,7 +327,7 @@ enum gd_verdict gd_rule_gpu_idle_while_job_runs(struct gd_rule_ctx *rc, struct g
 		struct gpu_name nm = gpu_name(g);
 		struct gd_finding *f;
 
-		if (!gpu_live(g) || !(job = holder_of(b, g, &nh)))
+		if (!gpu_live(g) || !(job = gpci_holder_of(b, g, &nh)))
 			continue;
 		held++;
 		if (!GPU_MEAN(rc->w, g, util_gpu_pct, &avg))
@@ -395,132 +356,6 @@ enum gd_verdict gd_rule_gpu_idle_while_job_runs(struct gd_rule_ctx *rc, struct g
 	if (held && !judged)
 		return gpu_field_unknown(rc, b, "util_gpu_pct", "GPU utilisation");
 	return GD_VERDICT_CLEAR;
-}
-
-/* ---- gpu.straggler -------------------------------------------------------------- */
-
-static int cmp_dbl(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-
-	return a < b ? -1 : a > b;
-}
-
-/* Median of vals[0..n) without index skip (n - 1 values). */
-static double median_without(const double *vals, size_t n, size_t skip, double *tmp)
-{
-	size_t m = 0;
-
-	for (size_t i = 0; i < n; i++)
-		if (i != skip && !isnan(vals[i]))
-			tmp[m++] = vals[i];
-	if (!m)
-		return NAN;
-	qsort(tmp, m, sizeof *tmp, cmp_dbl);
-	return m % 2 ? tmp[m / 2] : (tmp[m / 2 - 1] + tmp[m / 2]) / 2;
-}
-
-/* The job a GPU belongs to: the cgroup of its first holder, else its
- * parent pid; "" when no process holds it. */
-static void job_key(const struct gd_snapshot *b, const struct gd_gpu *g, char *key, size_t sz)
-{
-	size_t nh;
-	const struct gd_proc *p = holder_of(b, g, &nh);
-
-	key[0] = '\0';
-	if (p && p->cgroup[0])
-		snprintf(key, sz, "%s", p->cgroup);
-	else if (p && p->ppid.ok)
-		snprintf(key, sz, "ppid %llu", (unsigned long long)p->ppid.v);
-}
-
-enum gd_verdict gd_rule_gpu_straggler(struct gd_rule_ctx *rc, struct gd_findings *out)
-{
-	const struct gd_snapshot *b = gd_window_last(rc->w);
-	double th_clk = TH(rc, GPU_STRAGGLER_CLOCK_PCT), th_diff = TH(rc, GPU_STRAGGLER_UTIL_DIFF);
-	double th_busy = TH(rc, GPU_STRAGGLER_BUSY_PCT);
-	size_t n, fired = 0;
-	const struct gd_gpu *gs;
-	double *util, *clk, *tmp, *vals;
-	char (*keys)[256];
-	enum gd_verdict v;
-
-	if (gpu_none(rc, b, &v))
-		return v;
-	n = b->gpus.n;
-	gs = b->gpus.items;
-	util = gd_xcalloc(n, sizeof *util);
-	clk = gd_xcalloc(n, sizeof *clk);
-	vals = gd_xcalloc(n, sizeof *vals);
-	tmp = gd_xcalloc(n, sizeof *tmp);
-	keys = gd_xcalloc(n, sizeof *keys);
-	for (size_t i = 0; i < n; i++) {
-		if (!gpu_live(&gs[i]) || !GPU_MEAN(rc->w, &gs[i], util_gpu_pct, &util[i]))
-			util[i] = NAN;
-		if (!gpu_live(&gs[i]) || !GPU_MEAN(rc->w, &gs[i], sm_clock_mhz, &clk[i]))
-			clk[i] = NAN;
-		job_key(b, &gs[i], keys[i], sizeof keys[i]);
-	}
-	for (size_t i = 0; i < n; i++) {
-		double med_clk = NAN, med_util = NAN;
-		size_t sib_loaded = 0, sib_job = 0;
-		bool slow = false, off = false;
-		struct gpu_name nm = gpu_name(&gs[i]);
-		struct gd_finding *f;
-
-		/* siblings under load, same model: the clock comparison */
-		for (size_t k = 0; k < n; k++) {
-			bool same = k != i && strcmp(gs[k].name, gs[i].name) == 0;
-
-			vals[k] = same && util[k] >= th_busy ? clk[k] : NAN;
-			sib_loaded += !isnan(vals[k]);
-		}
-		if (!isnan(clk[i]) && util[i] >= th_busy && sib_loaded >= 1) {
-			med_clk = median_without(vals, n, i, tmp);
-			slow = med_clk > 0 && clk[i] < med_clk * th_clk / 100.0;
-		}
-		/* the same job's GPUs of the same model: the utilisation comparison */
-		for (size_t k = 0; k < n; k++) {
-			bool same = k != i && keys[i][0] && strcmp(keys[k], keys[i]) == 0 &&
-				    strcmp(gs[k].name, gs[i].name) == 0;
-
-			vals[k] = same ? util[k] : NAN;
-			sib_job += same && !isnan(util[k]);
-		}
-		if (!isnan(util[i]) && sib_job >= 2) {
-			med_util = median_without(vals, n, i, tmp);
-			off = fabs(util[i] - med_util) > th_diff;
-		}
-		if (!slow && !off)
-			continue;
-		f = gd_finding_add(rc, out, rc->rule->severity, "%s", nm.s);
-		if (slow)
-			gd_finding_summary(f, "%s runs at %.0f MHz under load, %.0f%% of the %.0f MHz median of its %zu "
-					   "loaded %s siblings (threshold %g%%): every synchronous step waits for it.", nm.s,
-					   clk[i], 100.0 * clk[i] / med_clk, med_clk, sib_loaded, gs[i].name, th_clk);
-		else
-			gd_finding_summary(f, "%s averages %.0f%% utilisation while the job's other %zu %s GPUs have a "
-					   "median of %.0f%% (off by more than %g points): one GPU is out of step.", nm.s,
-					   util[i], sib_job, gs[i].name, med_util, th_diff);
-		if (slow) {
-			gd_finding_ev(f, "clock_pct_of_median", 100.0 * clk[i] / med_clk, "%", th_clk);
-			gd_finding_ev(f, "sm_clock_mhz", clk[i], "MHz", NAN);
-			gd_finding_ev(f, "siblings_median_mhz", med_clk, "MHz", NAN);
-		}
-		if (off) {
-			gd_finding_ev(f, "util_diff_pct", util[i] - med_util, "points", th_diff);
-			gd_finding_ev(f, "siblings_median_util_pct", med_util, "%", NAN);
-		}
-		if (!isnan(util[i]))
-			gd_finding_ev(f, "util_pct", util[i], "%", NAN);
-		fired++;
-	}
-	free(util);
-	free(clk);
-	free(vals);
-	free(tmp);
-	free(keys);
-	return fired ? GD_VERDICT_FIRED : GD_VERDICT_CLEAR;
 }
 
 /* ---- cpu.input_bound --------------------------------------------------------------- */

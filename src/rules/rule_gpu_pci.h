@@ -1,8 +1,9 @@
 /*
  * rule_gpu_pci.h - what the rules joining NVML with evidence from outside it
- * share (rule_driver.c, rule_gpu_job.c, rule_gpu_topo.c): whether the PCI
- * bus was read, the NVIDIA GPUs on it that NVML can be expected to see,
- * and the GPUs a process uses.  Static inline: file-private to each user.
+ * share (rule_driver.c, rule_gpu_job.c, rule_gpu_straggler.c,
+ * rule_gpu_topo.c): whether the PCI bus was read, the NVIDIA GPUs on it
+ * that NVML can be expected to see, the GPUs a process uses and the
+ * processes that use a GPU.  Static inline: file-private to each user.
  */
 #ifndef GD_RULES_RULE_GPU_PCI_H
 #define GD_RULES_RULE_GPU_PCI_H
@@ -99,6 +100,24 @@ static inline bool gpci_proc_uses(const struct gd_snapshot *s, const struct gd_p
 		if (gp->pid.ok && gp->pid.v == p->pid.v && gp->gpu.ok && g->index.ok && gp->gpu.v == g->index.v)
 			return true;
 	return g->minor_number.ok && p->nvidia_devs[0] && gpci_minor_in(p->nvidia_devs, g->minor_number.v);
+}
+
+/* The first process of the last snapshot that uses g (lowest pid first in
+ * NVML's list), or NULL. */
+static inline const struct gd_proc *gpci_holder_of(const struct gd_snapshot *b, const struct gd_gpu *g,
+						   size_t *nholders)
+{
+	const struct gd_proc *first = NULL;
+
+	*nholders = 0;
+	GD_VEC_EACH(b->procs, const struct gd_proc, p) {
+		if (!gpci_proc_uses(b, p, g))
+			continue;
+		if (!first)
+			first = p;
+		(*nholders)++;
+	}
+	return first;
 }
 
 #endif

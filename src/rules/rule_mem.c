@@ -33,24 +33,10 @@
 #include "rules/rules.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#define TH(rc, name) ((rc)->th->v[GD_TH_##name])
-
-/* Appends to a summary being built in buf. */
-static void __attribute__((format(printf, 3, 4))) cat(char *buf, size_t sz, const char *fmt, ...)
-{
-	size_t len = strlen(buf);
-	va_list ap;
-
-	if (len + 1 >= sz)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf + len, sz - len, fmt, ap);
-	va_end(ap);
-}
+#include "rules/rule_util.h"
 
 /* "64 MiB", "1.5 GiB": binary units, one decimal unless whole. */
 static const char *fmt_bytes(char *buf, size_t sz, double bytes)

@@ -1,7 +1,8 @@
 /*
  * rules.h - the eval functions of the rules the registry lists.  One file per
  * family under src/rules/ (rule_cpu.c, rule_mem.c, rule_io.c, rule_net.c,
- * rule_host.c); each opens with the mechanism it detects and why its
+ * rule_host.c), or per group of a large family (rule_cpu_percpu.c,
+ * rule_gpu_link.c); each opens with the mechanism it detects and why its
  * thresholds are what they are.
  */
 #ifndef GD_RULES_RULES_H

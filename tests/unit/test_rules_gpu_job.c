@@ -1,9 +1,10 @@
 /*
  * test_rules_gpu_job.c - the rules joining GPUs with the jobs and the host
- * around them (rule_gpu_job.c, rule_gpu_topo.c): gpu.shared_by_processes,
- * gpu.saturated, gpu.idle_while_job_runs, gpu.straggler, cpu.input_bound,
- * cpu.too_many_workers, cpu.numa_far_from_gpu and net.gpu_nic_far, each
- * firing with its evidence, clear, unknown without NVML, and at its edges.
+ * around them (rule_gpu_job.c, rule_gpu_straggler.c, rule_gpu_topo.c):
+ * gpu.shared_by_processes, gpu.saturated, gpu.idle_while_job_runs,
+ * gpu.straggler, cpu.input_bound, cpu.too_many_workers, cpu.numa_far_from_gpu
+ * and net.gpu_nic_far, each firing with its evidence, clear, unknown without
+ * NVML, and at its edges.
  */
 #include "testutil.h"
 

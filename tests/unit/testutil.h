@@ -70,6 +70,14 @@ static inline const struct gd_evidence *ev_get(const struct gd_finding *f, const
 
 #define FINDING(out, i) GD_VEC_AT((out).items, struct gd_finding, i)
 
+/* Evidence name of finding f has value val and threshold th (each within
+ * 1e-9); a macro, so that a failure names the test's line. */
+#define assert_ev(f, name, val, th) \
+	do { \
+		assert_float_equal(ev_get((f), (name))->value.v, (val), 1e-9); \
+		assert_float_equal(ev_get((f), (name))->threshold.v, (th), 1e-9); \
+	} while (0)
+
 /* Fails unless |x - want| <= eps, naming the expression. */
 #define NEAR(x, want, eps) \
 	do { \
@@ -117,12 +125,43 @@ static inline int fx_teardown(void **state)
 	return 0;
 }
 
+/* Starts the next case of a test on the fixture: releases a, b and the
+ * findings and sets them up afresh, as fx_setup did. */
+static inline void fx_reset(struct fx *f)
+{
+	gd_snapshot_release(&f->a);
+	gd_snapshot_release(&f->b);
+	gd_findings_release(&f->out);
+	pair_init(&f->a, &f->b, 2.0);
+	gd_findings_init(&f->out);
+}
+
 /* Releases a test's own pair of snapshots and its findings. */
 static inline void release(struct gd_snapshot *a, struct gd_snapshot *b, struct gd_findings *out)
 {
 	gd_snapshot_release(a);
 	gd_snapshot_release(b);
 	gd_findings_release(out);
+}
+
+/* The one finding in out (fails unless exactly one). */
+static inline const struct gd_finding *one_finding(const struct gd_findings *out)
+{
+	assert_int_equal(out->items.n, 1);
+	return GD_VEC_AT(out->items, struct gd_finding, 0);
+}
+
+/* Rule id over (a, b; b NULL: a alone) gives before under th, and after
+ * once threshold key is set to value (which must be accepted). */
+static inline void assert_override(const char *id, const struct gd_snapshot *a, const struct gd_snapshot *b,
+				   struct gd_thresholds *th, struct gd_findings *out, const char *key,
+				   const char *value, enum gd_verdict before, enum gd_verdict after)
+{
+	struct gd_err err;
+
+	assert_int_equal(run_rule2(id, a, b, th, out), before);
+	assert_int_equal(gd_thresholds_set(th, key, value, &err), 0);
+	assert_int_equal(run_rule2(id, a, b, th, out), after);
 }
 
 /* The reason of the one unknown verdict in out (fails unless exactly one). */
