@@ -19,7 +19,12 @@
 #      training loop fed by a CPU-heavy single-process loader makes
 #      gpu.idle_while_job_runs and cpu.input_bound fire, a well-fed one
 #      does not (SKIP without torch);
-#   4. `gpudoctor check` exits 0..2 and its JSON parses.
+#   4. `gpudoctor check` exits 0..2 and its JSON parses;
+#   5. `gpudoctor serve` on loopback: /metrics (plain and gzip) carries one
+#      gpudoctor_gpus_temp_celsius series per GPU with its uuid and
+#      pci_bus_id labels, gpudoctor_up 1, promtool accepts it (when
+#      installed); the exporter's resident memory with the real driver
+#      loaded is reported.
 #
 # Status: written in a session that was lent no GPU, so it has not been run
 # on real hardware yet; run it where a GPU is lent and report what it prints.
@@ -239,5 +244,43 @@ if [ "$rc" -le 2 ] && "$PY" -c 'import json,sys; json.load(open(sys.argv[1]))' "
 	ok "gpudoctor check: exit $rc, JSON parses; findings: $(check_json check)"
 else
 	bad "gpudoctor check: exit $rc or JSON does not parse ($(head -c 300 "$OUT/check.err"))"
+fi
+
+# ---- 5. the exporter with the real driver ----------------------------------------
+if command -v curl >/dev/null; then
+	"$G" serve --listen 127.0.0.1:0 --interval 1s 2>"$OUT/serve.log" &
+	spid=$!
+	addr=""
+	for _ in $(seq 50); do
+		addr=$(grep -o '127\.0\.0\.1:[0-9]*' "$OUT/serve.log" | head -n 1) && [ -n "$addr" ] && break
+		sleep 0.1
+	done
+	sleep 3
+	if [ -n "$addr" ] && curl -sf -m 5 "http://$addr/metrics" >"$OUT/metrics.prom"; then
+		ngpu=$(grep -c '^gpudoctor_gpus_temp_celsius{' "$OUT/metrics.prom")
+		nuuid=$(grep '^gpudoctor_gpus_temp_celsius{' "$OUT/metrics.prom" | grep -c 'uuid="GPU-.*pci_bus_id="')
+		grep -q '^gpudoctor_up 1$' "$OUT/metrics.prom" && ok "serve: gpudoctor_up 1" || bad "serve: gpudoctor_up is not 1"
+		[ "$ngpu" -ge 1 ] && [ "$ngpu" = "$nuuid" ] && ok "serve: $ngpu GPU temperature series, each with uuid and pci_bus_id" ||
+			bad "serve: $ngpu GPU temperature series, $nuuid with uuid and pci_bus_id"
+		if curl -sf -m 5 -H 'Accept-Encoding: gzip' "http://$addr/metrics" | gzip -dc >"$OUT/metrics.gz.prom" 2>/dev/null &&
+		   grep -q '^gpudoctor_gpus_temp_celsius{' "$OUT/metrics.gz.prom"; then
+			ok "serve: gzip /metrics decodes ($(wc -c <"$OUT/metrics.prom") bytes plain)"
+		else
+			bad "serve: gzip /metrics does not decode"
+		fi
+		if command -v promtool >/dev/null; then
+			promtool check metrics <"$OUT/metrics.prom" >"$OUT/promtool.txt" 2>&1 && ok "serve: promtool check metrics" ||
+				bad "serve: promtool check metrics: $(head -c 300 "$OUT/promtool.txt")"
+		else
+			skp "serve: promtool not installed"
+		fi
+		ok "serve: resident memory with the driver loaded: $(awk '/^VmRSS/ {print $2, $3}' "/proc/$spid/status")"
+	else
+		bad "serve did not answer: $(head -c 300 "$OUT/serve.log")"
+	fi
+	kill "$spid" 2>/dev/null
+	wait "$spid" 2>/dev/null
+else
+	skp "serve: curl not installed"
 fi
 finish
