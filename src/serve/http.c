@@ -8,7 +8,9 @@
  *
  * HEAD is answered like GET without the body; any other method gets 405
  * with an Allow header, any other path 404; a malformed request 400 (414,
- * 431, 505: http_parse.c) and the connection is closed.  Keep-alive and
+ * 431, 505: http_parse.c) and the connection is closed, lingering: the
+ * write side is shut and unread input discarded for up to LINGER_S, so that
+ * the reply is not lost to a reset.  Keep-alive (HTTP/1.0's too) and
  * pipelined requests are served in order; request bodies are never read.
  * /metrics is gzip-encoded for clients that accept it (metrics.c, gz.c).
  *
@@ -50,6 +52,7 @@
 #define HEAD_LIMIT (16 * 1024)
 #define IN_START 2048
 #define TIMEOUT_S 10.0
+#define LINGER_S 1.0
 #define EV_LISTEN ((uint64_t)CONN_LIMIT)
 #define EV_STOP ((uint64_t)CONN_LIMIT + 1)
 
@@ -70,6 +73,8 @@ struct conn {
 	size_t out_off;           /* bytes of hdr + body sent */
 	size_t consumed;          /* bytes of in answered by this response */
 	bool writing, close_after, peer_eof;
+	bool lingering;           /* reply sent, write side shut: discarding input */
+	int minor;                /* HTTP/1.minor of the request being answered */
 	uint32_t events;          /* what the epoll set waits for on fd */
 	double active_s;          /* last progress either way */
 	double head_s;            /* when the pending request's first byte came; 0: none */
@@ -205,7 +210,7 @@ static void conn_set_reply(struct conn *c, struct reply r, bool head_only)
 		     "Cache-Control: no-store\r\n%s%s%s%s\r\n",
 		     r.code, reason(r.code), date, r.type, r.len, r.allow ? "Allow: GET, HEAD\r\n" : "",
 		     r.gzip ? "Content-Encoding: gzip\r\n" : "", r.vary ? "Vary: Accept-Encoding\r\n" : "",
-		     c->close_after ? "Connection: close\r\n" : "");
+		     c->close_after ? "Connection: close\r\n" : c->minor == 0 ? "Connection: keep-alive\r\n" : "");
 	c->hdr_len = (size_t)n < sizeof c->hdr ? (size_t)n : sizeof c->hdr - 1;
 	c->body = r.body;
 	c->body_owned = r.owned;
@@ -259,7 +264,8 @@ static void conn_watch(struct gd_http *h, struct conn *c)
 		c->events = ev.events;
 }
 
-/* Sends what it can.  Returns false when the connection was closed. */
+/* Sends what it can.  Returns false when the connection is not to be served
+ * further: closed, or lingering (below). */
 static bool conn_send(struct gd_http *h, struct conn *c)
 {
 	while (c->out_off < c->hdr_len + c->body_len) {
@@ -292,7 +298,19 @@ static bool conn_send(struct gd_http *h, struct conn *c)
 	}
 	conn_drop_reply(c);
 	if (c->close_after) {
-		conn_close(h, c);
+		/* Lingering close: a refused request may have bytes we never read
+		 * (a 40 kB header, a body), and close() with unread input sends a
+		 * reset that can destroy the reply before the client reads it.
+		 * Shut the write side, then discard input until the client closes
+		 * or LINGER_S passes (sweep). */
+		if (c->peer_eof || shutdown(c->fd, SHUT_WR) < 0) {
+			conn_close(h, c);
+			return false;
+		}
+		c->lingering = true;
+		c->head_s = 0;
+		c->active_s = now_s();
+		conn_watch(h, c);
 		return false;
 	}
 	memmove(c->in, c->in + c->consumed, c->in_len - c->consumed);
@@ -323,10 +341,12 @@ static void conn_serve(struct gd_http *h, struct conn *c)
 
 			snprintf(msg, sizeof msg, "%s: %s\n", reason((unsigned)-n), q.why);
 			c->close_after = true;
+			c->minor = 1;
 			c->consumed = c->in_len;
 			conn_set_reply(c, owned_text((unsigned)-n, ct_text, gd_xstrdup(msg)), false);
 		} else {
 			c->close_after = !q.keep_alive;
+			c->minor = q.minor;
 			c->consumed = (size_t)n;
 			conn_set_reply(c, route(h->srv, &q), q.method == GD_HTTP_HEAD);
 		}
@@ -335,8 +355,31 @@ static void conn_serve(struct gd_http *h, struct conn *c)
 	}
 }
 
+/* Reads and drops what a lingering connection sends, until its end. */
+static void conn_drain(struct gd_http *h, struct conn *c)
+{
+	char sink[4096];
+
+	for (;;) {
+		ssize_t r = recv(c->fd, sink, sizeof sink, 0);
+
+		if (r > 0)
+			continue;
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		conn_close(h, c);  /* the client closed too, or an error */
+		return;
+	}
+}
+
 static void conn_read(struct gd_http *h, struct conn *c)
 {
+	if (c->lingering) {
+		conn_drain(h, c);
+		return;
+	}
 	for (;;) {
 		ssize_t r;
 
@@ -424,8 +467,9 @@ static void accept_all(struct gd_http *h)
 	}
 }
 
-/* Closes connections idle for TIMEOUT_S, or whose request head has been
- * arriving for longer than that (a client trickling bytes). */
+/* Closes connections idle for TIMEOUT_S, whose request head has been
+ * arriving for longer than that (a client trickling bytes), or that have
+ * lingered LINGER_S after their last reply. */
 static void sweep(struct gd_http *h, double now)
 {
 	for (size_t i = 0; i < CONN_LIMIT; i++) {
@@ -433,7 +477,8 @@ static void sweep(struct gd_http *h, double now)
 
 		if (c->fd < 0)
 			continue;
-		if (now - c->active_s > TIMEOUT_S || (c->head_s && !c->writing && now - c->head_s > TIMEOUT_S))
+		if (now - c->active_s > (c->lingering ? LINGER_S : TIMEOUT_S) ||
+		    (c->head_s && !c->writing && now - c->head_s > TIMEOUT_S))
 			conn_close(h, c);
 	}
 	watch_listener(h, true);

@@ -85,7 +85,7 @@ static bool token_eq(const char *s, size_t len, const char *lit)
 }
 
 /* Connection: a comma-separated list of options (RFC 9110 §7.6.1). */
-static void connection_options(const char *v, size_t len, struct gd_http_req *r)
+static void connection_options(const char *v, size_t len, struct gd_http_req *r, bool *closed)
 {
 	size_t i = 0;
 
@@ -101,7 +101,7 @@ static void connection_options(const char *v, size_t len, struct gd_http_req *r)
 		while (b > a && (v[b - 1] == ' ' || v[b - 1] == '\t'))
 			b--;
 		if (token_eq(v + a, b - a, "close"))
-			r->keep_alive = false;
+			*closed = true;
 		else if (token_eq(v + a, b - a, "keep-alive") && r->minor == 0)
 			r->keep_alive = true;
 	}
@@ -232,7 +232,7 @@ int gd_http_parse(const char *buf, size_t len, size_t limit, struct gd_http_req 
 	size_t n = len < limit ? len : limit, start = 0, end, pos;
 	const char *line;
 	ptrdiff_t ll;
-	bool host = false, body = false;
+	bool host = false, body = false, closed = false;
 	int rc;
 
 	memset(r, 0, sizeof *r);
@@ -300,13 +300,15 @@ int gd_http_parse(const char *buf, size_t len, size_t limit, struct gd_http_req 
 		} else if (token_eq(line, c, "Transfer-Encoding")) {
 			body = true;
 		} else if (token_eq(line, c, "Connection")) {
-			connection_options(line + a, b - a, r);
+			connection_options(line + a, b - a, r, &closed);
 		} else if (token_eq(line, c, "Accept-Encoding")) {
 			accept_encoding(line + a, b - a, r);
 		}
 	}
 	if (r->minor >= 1 && !host)
 		return refuse(r, 400, "an HTTP/1.1 request without Host");
+	if (closed)  /* "close" wins, wherever it stands in the field's list */
+		r->keep_alive = false;
 	if (body) {
 		if (r->method != GD_HTTP_OTHER)
 			return refuse(r, 400, "a GET or HEAD request has no body");

@@ -59,6 +59,8 @@ r=$(printf 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nHEAD /healthz HTTP/1.1\r\nHo
 r=$(printf 'GET /healthz HTTP/1.0\r\n\r\n' | timeout 5 nc "$HOST" "$PORT" | tr -d '\r')
 grep -q '^Connection: close$' <<<"$r" && grep -q '^Date: .* GMT$' <<<"$r" && grep -qx ok <<<"$r" ||
 	die "HTTP/1.0 reply: $r"
+r=$(printf 'GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n' | timeout 5 nc -q 1 "$HOST" "$PORT" | tr -d '\r')
+grep -q '^Connection: keep-alive$' <<<"$r" || die "HTTP/1.0 keep-alive reply without Connection: keep-alive: $r"
 # gzip, as Prometheus asks: the body decodes to what a plain scrape gets
 # (but for the per-scrape lines of the exporter's own metrics)
 hdr=$(curl -s -m 5 -D - -o "$TMP/m.gz" -H 'Accept-Encoding: gzip' "$U/metrics" | tr -d '\r')

@@ -86,6 +86,10 @@ static void test_forms(void **state)
 	assert_true(r.keep_alive);
 	assert_true(parse("GET / HTTP/1.1\r\nHost: a\r\nConnection: TE, close\r\n\r\n", &r) > 0);
 	assert_false(r.keep_alive);
+	assert_true(parse("GET /healthz HTTP/1.0\r\nConnection: close, keep-alive\r\n\r\n", &r) > 0);
+	assert_false(r.keep_alive);  /* close wins */
+	assert_true(parse("GET /healthz HTTP/1.0\r\nConnection: close\r\nConnection: keep-alive\r\n\r\n", &r) > 0);
+	assert_false(r.keep_alive);  /* two field lines are one list */
 	/* absolute form */
 	assert_true(parse("GET http://node7:9835/metrics?a HTTP/1.1\r\nHost: node7\r\n\r\n", &r) > 0);
 	assert_int_equal(r.path_len, 8);
