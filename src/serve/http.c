@@ -24,11 +24,13 @@
  *
  * Limits, so that a flood or a slow client cannot starve Prometheus: at most
  * CONN_LIMIT connections and PER_IP_LIMIT from one address (more are closed
- * at once), a request head of at most HEAD_LIMIT bytes, TIMEOUT_S for a
- * request head to arrive whole and of inactivity before a connection is
- * closed, and accept paused (not spun on) when the process is out of file
- * descriptors.  One thread runs an epoll loop over every connection; a
- * request only copies the published result, so it takes microseconds.
+ * at once; when the table is full, a new connection from another address
+ * replaces the connection idle longest), a request head of at most
+ * HEAD_LIMIT bytes, TIMEOUT_S for a request head to arrive whole and of
+ * inactivity before a connection is closed, and accept paused (not spun on)
+ * when the process is out of file descriptors.  One thread runs an epoll
+ * loop over every connection; a request only copies the published result,
+ * so it takes microseconds.
  */
 #include "serve/serve.h"
 
@@ -444,15 +446,24 @@ static void accept_all(struct gd_http *h)
 		}
 		addr_key(&ss, key);
 		for (size_t i = 0; i < CONN_LIMIT; i++) {
-			if (h->conns[i].fd < 0)
-				slot = slot ? slot : &h->conns[i];
-			else if (memcmp(h->conns[i].addr, key, 16) == 0)
+			struct conn *c = &h->conns[i];
+
+			if (c->fd < 0)
+				slot = slot && slot->fd < 0 ? slot : c;
+			else if (memcmp(c->addr, key, 16) == 0)
 				same++;
+			else if (c->in_len == 0 && !c->writing && (!slot || (slot->fd >= 0 && c->active_s < slot->active_s)))
+				slot = c;  /* the longest-idle connection of another address */
 		}
 		if (!slot || same >= PER_IP_LIMIT) {
 			close(fd);
 			continue;
 		}
+		/* The table is full: the new connection takes the place of the one
+		 * idle longest, so that idle connections from a few addresses
+		 * (8 x PER_IP_LIMIT fill the table) cannot lock Prometheus out. */
+		if (slot->fd >= 0)
+			conn_close(h, slot);
 		slot->fd = fd;
 		memcpy(slot->addr, key, 16);
 		slot->active_s = now_s();

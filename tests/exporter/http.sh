@@ -96,6 +96,25 @@ scrape_ok || die "scrape during the flood"
 for fd in "${fds[@]}"; do exec {fd}>&-; done
 scrape_ok || die "scrape after the flood"
 
+# idle connections from eight addresses fill the table (8 x 32 = 256): a
+# scrape from a ninth still gets in, taking the place of the longest idle
+python3 - "$HOST" "$PORT" <<'PY' || die "a scrape from 127.0.0.10 with the table full of idle connections failed"
+import socket, subprocess, sys
+host, port = sys.argv[1], int(sys.argv[2])
+held = []
+for a in range(2, 10):
+    for _ in range(32):
+        s = socket.socket()
+        s.bind(("127.0.0.%d" % a, 0))
+        s.connect((host, port))
+        held.append(s)
+r = subprocess.run(["curl", "-sf", "-m", "10", "--interface", "127.0.0.10",
+                    "http://%s:%d/healthz" % (host, port)], capture_output=True, text=True)
+print("table full of %d idle connections: /healthz from 127.0.0.10 -> %r" % (len(held), r.stdout.strip()))
+sys.exit(0 if r.stdout.strip() == "ok" else 1)
+PY
+scrape_ok || die "scrape after the idle connections"
+
 # the quiet slow client is cut off by the inactivity time-out (10 s)
 if read -r -t 20 -u $slow line; then :; fi
 waited=$((SECONDS - t0))
