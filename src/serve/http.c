@@ -55,6 +55,7 @@
 #define IN_START 2048
 #define TIMEOUT_S 10.0
 #define LINGER_S 1.0
+#define HDR_MAX 640               /* a response's status line and fields */
 #define EV_LISTEN ((uint64_t)CONN_LIMIT)
 #define EV_STOP ((uint64_t)CONN_LIMIT + 1)
 
@@ -67,7 +68,7 @@ struct conn {
 	unsigned char addr[16];   /* the peer's address, for PER_IP_LIMIT */
 	char *in;                 /* bytes received and not yet answered */
 	size_t in_len, in_cap;
-	char hdr[640];            /* the response: status line and fields, */
+	char *hdr;                /* the response: status line and fields (HDR_MAX), */
 	size_t hdr_len;
 	char *body;               /* then the body (NULL for none) */
 	size_t body_len;          /* bytes of body to send (0 for HEAD) */
@@ -91,8 +92,8 @@ struct gd_http {
 	struct conn conns[CONN_LIMIT];
 };
 
-/* A response in a connection: status, content type, body (owned: freed
- * after sending), and whether the connection closes after it. */
+/* A response: status, content type, body (owned: freed after sending), and
+ * the fields it adds. */
 struct reply {
 	unsigned code;
 	const char *type;
@@ -207,13 +208,14 @@ static void conn_set_reply(struct conn *c, struct reply r, bool head_only)
 	int n;
 
 	http_date(date, sizeof date);
-	n = snprintf(c->hdr, sizeof c->hdr,
+	c->hdr = gd_xmalloc(HDR_MAX);
+	n = snprintf(c->hdr, HDR_MAX,
 		     "HTTP/1.1 %u %s\r\nDate: %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
 		     "Cache-Control: no-store\r\n%s%s%s%s\r\n",
 		     r.code, reason(r.code), date, r.type, r.len, r.allow ? "Allow: GET, HEAD\r\n" : "",
 		     r.gzip ? "Content-Encoding: gzip\r\n" : "", r.vary ? "Vary: Accept-Encoding\r\n" : "",
 		     c->close_after ? "Connection: close\r\n" : c->minor == 0 ? "Connection: keep-alive\r\n" : "");
-	c->hdr_len = (size_t)n < sizeof c->hdr ? (size_t)n : sizeof c->hdr - 1;
+	c->hdr_len = (size_t)n < HDR_MAX ? (size_t)n : HDR_MAX - 1;
 	c->body = r.body;
 	c->body_owned = r.owned;
 	c->body_len = head_only ? 0 : r.len;
@@ -225,6 +227,8 @@ static void conn_drop_reply(struct conn *c)
 {
 	if (c->body_owned)
 		free(c->body);
+	free(c->hdr);
+	c->hdr = NULL;
 	c->body = NULL;
 	c->body_owned = false;
 	c->body_len = c->hdr_len = c->out_off = 0;
