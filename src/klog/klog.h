@@ -87,6 +87,7 @@ struct gd_klog_feed {
 	struct gd_klog_event pend;
 	enum gd_klog_kind pend_kind;
 	char probe_bus[32];       /* from "The NVIDIA GPU dddd:bb:dd.f" */
+	struct gd_f64 probe_boot_s, probe_wall_s; /* its stamps: dmesg's continuation lines have none */
 	char oom_detail[64];      /* from "oom-kill:constraint=..." */
 	uint64_t oom_pid;
 	int year_base;            /* year added to syslog lines without one */

@@ -8,6 +8,7 @@
  *   [Mon Nov 30 01:02:03 2026] MSG                dmesg -T (local time)
  *   Nov 30 01:02:03[.123456] HOST kernel: MSG     journalctl -k short/-precise, syslog
  *   2026-11-30T01:02:03[.123][+0100|+01:00|Z] HOST kernel: MSG   short-iso, rsyslog
+ *   <3>[ 5023.456789] MSG                         dmesg -r (the priority is skipped)
  *
  * and the syslog forms may carry the dmesg stamp after "kernel: " (kern.log
  * with printk times), in which case both times are kept.  Lines from other
@@ -375,6 +376,16 @@ static enum gd_klog_kind message(struct gd_kcur c, struct gd_klog_event *ev)
 	return GD_KLOG_NONE;
 }
 
+/* "<3>" (dmesg -r, lines echoed into /dev/kmsg): the syslog priority, skipped. */
+static void syslog_priority(struct gd_kcur *c)
+{
+	struct gd_kcur t = *c;
+	uint64_t pri;
+
+	if (gd_kc_eat(&t, "<") && gd_kc_num(&t, 3, &pri) && gd_kc_eat(&t, ">") && pri < 192)
+		*c = t;
+}
+
 enum gd_klog_kind gd_klog_parse_line_ex(const char *line, size_t n, struct gd_klog_event *ev, bool *no_year)
 {
 	struct gd_kcur c = { line, line + n };
@@ -385,6 +396,7 @@ enum gd_klog_kind gd_klog_parse_line_ex(const char *line, size_t n, struct gd_kl
 		*no_year = false;
 	while (c.e > c.p && (c.e[-1] == '\r' || c.e[-1] == '\n'))
 		c.e--;
+	syslog_priority(&c);
 	if (c.p < c.e && isdigit((unsigned char)*c.p)) {
 		if (!gd__klog_kmsg_prefix(&c, ev) && gd__klog_iso_stamp(&c, ev)) {
 			if (!gd__klog_kernel_tag(&c))

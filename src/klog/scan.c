@@ -160,10 +160,17 @@ void gd_klog_feed_line(struct gd_klog_feed *f, const char *line, size_t n)
 	switch (k) {
 	case GD_KLOG_CTX_PROBE_GPU:
 		GD_STRSET(f->probe_bus, ev.pci_bus_id);
+		f->probe_boot_s = ev.boot_s;
+		f->probe_wall_s = ev.wall_time_s;
 		return;
 	case GD_KLOG_CTX_FALLEN_OFF:
 		/* the third line of the boot-time form: an event of its own */
 		GD_STRSET(ev.pci_bus_id, f->probe_bus);
+		if (!ev.boot_s.ok && !ev.wall_time_s.ok) {
+			/* dmesg indents the continuation lines without a stamp */
+			ev.boot_s = f->probe_boot_s;
+			ev.wall_time_s = f->probe_wall_s;
+		}
 		gd_u64_set(&ev.is_gpu, 1);
 		GD_STRSET(ev.kind, gd_klog_kind_name(GD_KLOG_FALLEN_OFF_BUS));
 		f->probe_bus[0] = '\0';

@@ -353,6 +353,43 @@ static void test_scanner_joins(void **state)
 	assert_int_equal(f.lines, 12);   /* gd_klog_feed_buf counts newlines; read_fd adds an unterminated last line */
 }
 
+/* Shapes seen in real pastes (values changed): dmesg's indented continuation
+ * lines of the boot-time fallen-off form carry no stamp, and dmesg -r and
+ * lines echoed into /dev/kmsg start with a syslog priority. */
+static void test_real_dmesg_shapes(void **state)
+{
+	struct got g;
+	struct gd_klog_feed f;
+	struct gd_klog_event ev;
+
+	(void)state;
+	feed_text(&g, &f,
+		  "[ 1712.204311] NVRM: The NVIDIA GPU 0000:c4:00.0\n"
+		  "               NVRM: (PCI ID: 10de:2335) installed in this system has\n"
+		  "               NVRM: fallen off the bus and is not responding to commands.\n"
+		  "[ 1712.331508] NVRM: The NVIDIA probe routine failed for 1 device(s).\n"
+		  "<3>[4102933.250117] NVRM: Xid (PCI:0003:00:00): 119, pid=902211, name=nvc:[driver], Timeout after 6s of waiting "
+		  "for RPC response from GPU3 GSP! Expected function 76 (GSP_RM_CONTROL) (0x20802a02 0x8).\n");
+	assert_int_equal(g.n, 3);
+	assert_string_equal(g.ev[0].kind, "fallen_off_bus");
+	assert_string_equal(g.ev[0].pci_bus_id, "0000:c4:00.0");
+	assert_true(g.ev[0].boot_s.ok);                          /* the stamp of "The NVIDIA GPU" line */
+	assert_true(g.ev[0].boot_s.v > 1712.2 && g.ev[0].boot_s.v < 1712.3);
+	assert_string_equal(g.ev[1].kind, "init_failed");
+	assert_string_equal(g.ev[2].kind, "xid");
+	assert_int_equal(g.ev[2].code.v, 119);
+	assert_string_equal(g.ev[2].pci_bus_id, "0003:00:00.0");
+	assert_true(g.ev[2].boot_s.ok);
+	assert_true(g.ev[2].boot_s.v > 4102933.2 && g.ev[2].boot_s.v < 4102933.3);
+	assert_int_equal(g.ev[2].pid.v, 902211);
+	assert_string_equal(g.ev[2].process, "nvc:[driver]");
+	assert_int_equal(P("<6>[ 5.25] NVRM: Xid (PCI:0000:01:00): 13, pid=1, name=a, Graphics", &ev), GD_KLOG_XID);
+	assert_true(ev.boot_s.ok && ev.boot_s.v == 5.25);
+	/* not a priority: the message is still read, without a stamp */
+	assert_int_equal(P("<999>[ 5.25] NVRM: Xid (PCI:0000:01:00): 13, pid=1, name=a, Graphics", &ev), GD_KLOG_XID);
+	assert_false(ev.boot_s.ok);
+}
+
 static void test_scanner_junk(void **state)
 {
 	struct got g;
@@ -605,6 +642,7 @@ int main(void)
 		cmocka_unit_test(test_front_ends),
 		cmocka_unit_test(test_truncated_everywhere),
 		cmocka_unit_test(test_scanner_joins),
+		cmocka_unit_test(test_real_dmesg_shapes),
 		cmocka_unit_test(test_scanner_junk),
 		cmocka_unit_test(test_read_fd_gzip),
 		cmocka_unit_test(test_summary_context),
