@@ -64,6 +64,8 @@ struct qstate {
 	uint64_t reasons;
 	bool reasons_seen, ended;
 	bool procs;          /* the latest GPU section reached its Processes */
+	bool full;           /* ... and has a Product Name: the whole report, not -d SECTION */
+	bool header_sec;     /* inside a header section (vGPU Driver Capability, R550+) */
 	bool skip_proc;      /* the current process is a graphics one, left out */
 	int power_prio, limit_prio;
 	uint64_t ecc[4];     /* corrected/uncorrected volatile, then aggregate */
@@ -123,6 +125,7 @@ static void begin_gpu(struct qstate *q, const char *bus)
 	q->ngpus++;
 	q->ended = false;
 	q->procs = false;
+	q->full = false;
 }
 
 /* Splits "Key   : Value" at the first colon that has a blank on either side
@@ -306,8 +309,10 @@ static void gpu_line(struct qstate *q, struct gd_slice k, struct gd_slice v, boo
 		if (ofl_ieq(q->name[i], "MIG Devices"))
 			return;
 	if (q->depth == 0) {
-		if (ofl_ieq(k, "Product Name"))
+		if (ofl_ieq(k, "Product Name")) {
 			STR(name);
+			q->full = true;
+		}
 		else if (ofl_ieq(k, "GPU UUID"))
 			STR(uuid);
 		else if (ofl_ieq(k, "Serial Number"))
@@ -451,6 +456,7 @@ static void top_line(struct qstate *q, struct gd_slice line, struct gd_slice k, 
 	struct gd_u64 x = { 0, false };
 	char bus[32];
 
+	q->header_sec = false;
 	if (has_v && ofl_ieq(k, "Driver Version")) {
 		ofl_str(v, q->s->nvml.driver_version, sizeof q->s->nvml.driver_version);
 	} else if (has_v && ofl_ieq(k, "CUDA Version")) {
@@ -471,6 +477,8 @@ static void top_line(struct qstate *q, struct gd_slice line, struct gd_slice k, 
 		begin_gpu(q, bus);
 	} else if (gd_tok_prefix(line, "=") || line.n == 0 || has_v) {
 		/* the banner; other header keys (Timestamp, Attached Units, ...) */
+	} else if (!q->ngpus && ofl_ieq(k, "vGPU Driver Capability")) {
+		q->header_sec = true; /* "Heterogenous Multi-vGPU : Supported" below it */
 	} else {
 		end_gpu(q);
 		if (gd_tok_prefix(line, "GPU "))
@@ -530,6 +538,8 @@ int gd_parse_nvsmi_q(const char *buf, size_t len, struct gd_snapshot *s, struct 
 			continue;
 		}
 		if (q.gpu == SIZE_MAX) {
+			if (q.header_sec)
+				continue;
 			if (!q.ended)
 				gd_tok_tally_skip(&q.t, it.lineno, "indented line outside a GPU section");
 			q.ended = true;
@@ -557,10 +567,13 @@ int gd_parse_nvsmi_q(const char *buf, size_t len, struct gd_snapshot *s, struct 
 	rc = gd_tok_tally_result(&q.t, "nvidia-smi -q", err);
 	if (rc < 0 && q.ngpus)
 		rc = 1;
-	if (rc == 0 && s->nvml.device_count.v > q.ngpus)
+	if (rc == 0 && s->nvml.device_count.v > q.ngpus && (q.procs || !q.full))
+		rc = gd_err_set(err, 1, "%zu of %llu GPUs (Attached GPUs) in the output: the others were left out "
+				"(nvidia-smi -i) or not pasted", q.ngpus, (unsigned long long)s->nvml.device_count.v);
+	else if (rc == 0 && s->nvml.device_count.v > q.ngpus)
 		rc = gd_err_set(err, 1, "line %zu: %zu of %llu GPU sections (Attached GPUs): the output is cut short or a "
 				"section is garbled", last_line, q.ngpus, (unsigned long long)s->nvml.device_count.v);
-	else if (rc == 0 && q.ngpus && !q.procs)
+	else if (rc == 0 && q.ngpus && q.full && !q.procs)
 		rc = gd_err_set(err, 1, "line %zu: the last GPU section ends before its Processes: the output is cut short",
 				last_line);
 	return rc;

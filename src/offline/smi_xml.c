@@ -368,7 +368,9 @@ int gd_parse_nvsmi_xml(const char *buf, size_t len, struct gd_snapshot *s, struc
 		rc = gd_err_set(err, 1, "%s: a value that is not a number of the expected unit; %zu value(s) skipped",
 				x.first_bad, x.bad);
 	} else if (s->nvml.device_count.v > n) {
-		rc = gd_err_set(err, 1, "%zu of %llu <gpu> sections (attached_gpus): the output is cut short", n,
+		/* the document is whole (an XML cut short is an error above) */
+		rc = gd_err_set(err, 1, "%zu of %llu GPUs (attached_gpus) in the output: the others were left out "
+				"(nvidia-smi -i) or not pasted", n,
 				(unsigned long long)s->nvml.device_count.v);
 	}
 out:

@@ -191,7 +191,12 @@ static void test_q_malformed(void **state)
 	assert_false(gpu_at(&s, 0)->temp_c.ok);
 	gd_snapshot_clear(&s);
 	assert_int_equal(parse_lit(gd_parse_nvsmi_q, cut, &s, &err), 1);
+	/* the section is whole: nvidia-smi -i 0 (Attached GPUs counts them all) */
+	assert_non_null(strstr(err.msg, "1 of 3 GPUs (Attached GPUs) in the output"));
+	gd_snapshot_clear(&s);
+	assert_int_equal(parse_lit(gd_parse_nvsmi_q, "Attached GPUs : 3\nGPU 00000000:07:00.0\n    Product Name : X\n", &s, &err), 1);
 	assert_non_null(strstr(err.msg, "1 of 3 GPU sections"));
+	assert_non_null(strstr(err.msg, "cut short"));
 	gd_snapshot_clear(&s);
 	gd_err_clear(&err);
 	assert_int_equal(gd_parse_nvsmi_q(bin, 44, &s, &err), 1);
@@ -202,6 +207,73 @@ static void test_q_malformed(void **state)
 	gd_snapshot_clear(&s);
 	assert_true(parse_lit(gd_parse_nvsmi_q, "hello\nworld\n", &s, &err) < 0);
 	gd_snapshot_release(&s);
+}
+
+/* `nvidia-smi -q -d MEMORY,PERFORMANCE` of R580 (shape of a real paste,
+ * values changed): a "vGPU Driver Capability" header section, sections
+ * without Product Name or Processes, "Clocks Event Reasons Counters". */
+static void test_q_display_filtered(void **state)
+{
+	const char *perf = "\n==============NVSMI LOG==============\n\n"
+			   "Timestamp                                 : Tue Feb  3 09:41:27 2026\n"
+			   "Driver Version                            : 580.105.06\n"
+			   "CUDA Version                              : Not Found\n"
+			   "vGPU Driver Capability\n"
+			   "        Heterogenous Multi-vGPU           : Supported\n\n"
+			   "Attached GPUs                             : 2\n"
+			   "GPU 00000000:61:00.0\n"
+			   "    Performance State                     : P0\n"
+			   "    Clocks Event Reasons\n"
+			   "        Idle                              : Not Active\n"
+			   "        SW Power Cap                      : Active\n"
+			   "        HW Slowdown                       : Not Active\n"
+			   "            HW Thermal Slowdown           : Not Active\n"
+			   "    Clocks Event Reasons Counters\n"
+			   "        SW Power Capping                  : 8120334 us\n"
+			   "        HW Thermal Slowdown               : 0 us\n"
+			   "    FB Memory Usage\n"
+			   "        Total                             : 97887 MiB\n"
+			   "        Reserved                          : 634 MiB\n"
+			   "        Used                              : 40112 MiB\n\n"
+			   "GPU 00000000:62:00.0\n"
+			   "    Performance State                     : P8\n"
+			   "    Clocks Event Reasons\n"
+			   "        Idle                              : Active\n"
+			   "    FB Memory Usage\n"
+			   "        Total                             : 97887 MiB\n"
+			   "        Used                              : 0 MiB\n\n";
+	const char *remap = "GPU 00000000:9C:00.0\n"
+			    "    Remapped Rows\n"
+			    "        Correctable Error                              : 0\n"
+			    "        Uncorrectable Error                            : 2\n"
+			    "        Pending                                        : Yes\n"
+			    "        Remapping Failure Occurred                     : No\n"
+			    "        Bank Remap Availability Histogram\n"
+			    "            Max                                        : 2558 bank(s)\n"
+			    "            Partial                                    : 2 bank(s)\n";
+	struct gd_snapshot s;
+	struct gd_err err;
+
+	(void)state;
+	gd_snapshot_init(&s);
+	assert_int_equal(parse_lit(gd_parse_nvsmi_q, perf, &s, &err), 0);
+	assert_int_equal(s.gpus.n, 2);
+	assert_int_equal(gpu_at(&s, 0)->clock_event_reasons.v, 0x4);   /* SW power cap only */
+	assert_int_equal(gpu_at(&s, 0)->pstate.v, 0);
+	assert_int_equal(gpu_at(&s, 0)->mem_used_bytes.v, 40112ull * 1048576);
+	assert_int_equal(gpu_at(&s, 1)->clock_event_reasons.v, 0x1);   /* idle */
+	gd_snapshot_clear(&s);
+	assert_int_equal(parse_lit(gd_parse_nvsmi_q, remap, &s, &err), 0);
+	assert_int_equal(s.gpus.n, 1);
+	assert_string_equal(gpu_at(&s, 0)->pci_bus_id, "0000:9c:00.0");
+	assert_int_equal(gpu_at(&s, 0)->remap_uncorrected.v, 2);
+	assert_int_equal(gpu_at(&s, 0)->remap_pending.v, 1);
+	assert_int_equal(gpu_at(&s, 0)->remap_failure.v, 0);
+	gd_snapshot_clear(&s);
+	/* a header section after the first GPU is not one */
+	assert_int_equal(parse_lit(gd_parse_nvsmi_q, "GPU 00000000:9C:00.0\n    Product Name : X\n    Processes : None\n"
+					   "vGPU Driver Capability\n    Heterogenous Multi-vGPU : Supported\n", &s, &err), 1);
+	gd_snapshot_clear(&s);
 }
 
 static void test_q_lost(void **state)
@@ -383,7 +455,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_q_r550),  cmocka_unit_test(test_q_r470_v100), cmocka_unit_test(test_q_malformed),
 		cmocka_unit_test(test_q_lost),  cmocka_unit_test(test_xml),         cmocka_unit_test(test_csv),
-		cmocka_unit_test(test_table),   cmocka_unit_test(test_xml_loader),
+		cmocka_unit_test(test_table),   cmocka_unit_test(test_xml_loader), cmocka_unit_test(test_q_display_filtered),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
