@@ -83,12 +83,13 @@ static void note(struct tstate *q, enum ofl_v r, const char *field, struct gd_sl
 				(struct gd_slice){ field, strlen(field) }, v);
 }
 
-/* "72W /  700W", "ERR! / ERR!": the two halves around the last slash (the
- * fan may read "N/A"). */
+/* "72W /  700W", "ERR! / ERR!", "N/A /  N/A": the two halves around the
+ * last slash with a blank beside it (the slash of "N/A" is none: a memory
+ * cell that reads only "N/A", as on a MIG-enabled H200, has no halves). */
 static bool halves(struct gd_slice c, struct gd_slice *a, struct gd_slice *b)
 {
 	for (size_t i = c.n; i-- > 0;)
-		if (c.p[i] == '/') {
+		if (c.p[i] == '/' && ((i > 0 && c.p[i - 1] == ' ') || (i + 1 < c.n && c.p[i + 1] == ' '))) {
 			*a = gd_tok_trim((struct gd_slice){ c.p, i });
 			*b = gd_tok_trim((struct gd_slice){ c.p + i + 1, c.n - i - 1 });
 			return true;
@@ -135,7 +136,9 @@ static void row1(struct tstate *q, struct gd_slice *c, size_t n)
 	if (n > 2) {
 		struct gd_slice e = gd_tok_trim(c[2]);
 
-		note(q, ofl_u64(e, NULL, 1, &q->g->ecc_uncorrected_volatile), "ecc_uncorrected_volatile", e);
+		/* "On" with MIG enabled: the counts are per MIG device, in that table */
+		if (!ofl_ieq(e, "On"))
+			note(q, ofl_u64(e, NULL, 1, &q->g->ecc_uncorrected_volatile), "ecc_uncorrected_volatile", e);
 	}
 }
 
@@ -172,6 +175,8 @@ static void row2(struct tstate *q, struct gd_slice *c, size_t n)
 	if (n > 1 && halves(c[1], &a, &b)) {
 		note(q, ofl_u64(a, "MiB", 1048576, &g->mem_used_bytes), "mem_used_bytes", a);
 		note(q, ofl_u64(b, "MiB", 1048576, &g->mem_total_bytes), "mem_total_bytes", b);
+	} else if (n > 1 && !ofl_placeholder(gd_tok_trim(c[1]))) {
+		note(q, OFL_BAD, "mem_used_bytes", c[1]);
 	}
 	if (n > 2) {
 		static const char *const modes[] = { "Default", "E. Thread", "Prohibited", "E. Process" };

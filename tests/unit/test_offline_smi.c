@@ -399,6 +399,47 @@ static void test_csv(void **state)
 	gd_snapshot_release(&s);
 }
 
+/* A vGPU with MIG (shape of a real R470 GRID paste, values changed): power
+ * "N/A /  N/A", ECC "On"; an H200 with MIG (R570): memory only "N/A". */
+static void test_table_mig_na(void **state)
+{
+	const char *grid =
+		"| NVIDIA-SMI 470.82.01    Driver Version: 470.82.01    CUDA Version: 11.4     |\n"
+		"| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |\n"
+		"|===============================+======================+======================|\n"
+		"|   0  GRID A100X-4-20C     On  | 00000000:00:09.0 Off |                   On |\n"
+		"| N/A   N/A    P0    N/A /  N/A |   2114MiB / 20470MiB |     N/A      Default |\n"
+		"|                               |                      |              Enabled |\n"
+		"+-------------------------------+----------------------+----------------------+\n";
+	const char *h200 =
+		"| NVIDIA-SMI 570.86.15              Driver Version: 570.86.15      CUDA Version: 12.8     |\n"
+		"| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |\n"
+		"|=========================================+========================+======================|\n"
+		"|   0  NVIDIA H200                    Off |   00000000:9A:00.0 Off |                   On |\n"
+		"| N/A   33C    P0             79W /  700W |                  N/A   |     N/A      Default |\n"
+		"|                                         |                        |              Enabled |\n"
+		"+-----------------------------------------+------------------------+----------------------+\n";
+	struct gd_snapshot s;
+	struct gd_err err;
+
+	(void)state;
+	gd_snapshot_init(&s);
+	assert_int_equal(parse_lit(gd_parse_nvsmi_table, grid, &s, &err), 0);
+	assert_int_equal(s.gpus.n, 1);
+	assert_false(gpu_at(&s, 0)->power_w.ok);
+	assert_false(gpu_at(&s, 0)->power_limit_w.ok);
+	assert_false(gpu_at(&s, 0)->ecc_uncorrected_volatile.ok);
+	assert_int_equal(gpu_at(&s, 0)->mem_used_bytes.v, 2114ull * 1048576);
+	assert_int_equal(gpu_at(&s, 0)->mig_mode.v, 1);
+	gd_snapshot_clear(&s);
+	assert_int_equal(parse_lit(gd_parse_nvsmi_table, h200, &s, &err), 0);
+	assert_false(gpu_at(&s, 0)->mem_used_bytes.ok);
+	assert_false(gpu_at(&s, 0)->mem_total_bytes.ok);
+	assert_true(gpu_at(&s, 0)->power_w.ok && gpu_at(&s, 0)->power_w.v == 79);
+	assert_true(gpu_at(&s, 0)->temp_c.ok && gpu_at(&s, 0)->temp_c.v == 33);
+	gd_snapshot_clear(&s);
+}
+
 static void test_table(void **state)
 {
 	const char *t =
@@ -456,6 +497,7 @@ int main(void)
 		cmocka_unit_test(test_q_r550),  cmocka_unit_test(test_q_r470_v100), cmocka_unit_test(test_q_malformed),
 		cmocka_unit_test(test_q_lost),  cmocka_unit_test(test_xml),         cmocka_unit_test(test_csv),
 		cmocka_unit_test(test_table),   cmocka_unit_test(test_xml_loader), cmocka_unit_test(test_q_display_filtered),
+		cmocka_unit_test(test_table_mig_na),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
