@@ -13,7 +13,7 @@
  *             → Cut CPU work per sample ...
  *
  *   checked: 20 rules over 2 snapshots · 16 CPUs, 2 disks, 3 NICs, 312 processes (1 GPU job), cgroup v2
- *   not evaluated: io.network_fs (no GPU job found)
+ *   not evaluated (1 rule): io.network_fs (no GPU job found)
  *   unavailable: cpufreq (absent: no cpufreq in sysfs)
  *   1 warning  (exit 1)
  */
@@ -217,13 +217,22 @@ static void print_account(FILE *out, const struct gd_report *r)
 			fprintf(out, "%scgroup %s", sep, last->host.cgroup_mode);
 		fputc('\n', out);
 	}
-	/* Rules that share a reason are listed together under it. */
+	/* Rules that share a reason are listed together under it: one line
+	 * when a single reason covers them all, else one indented line per
+	 * reason, so that a long account (offline input: most rules lack their
+	 * evidence) stays readable. */
 	if (r->findings->unknown.n) {
 		const struct gd_unknown *u = r->findings->unknown.items;
-		size_t nu = r->findings->unknown.n;
+		size_t nu = r->findings->unknown.n, groups = 0;
 
-		fputs("not evaluated:", out);
-		sep = " ";
+		for (size_t i = 0; i < nu; i++) {
+			bool first = true;
+
+			for (size_t j = 0; j < i && first; j++)
+				first = strcmp(u[j].reason, u[i].reason) != 0;
+			groups += first;
+		}
+		fprintf(out, "not evaluated (%zu rule%s):", nu, nu == 1 ? "" : "s");
 		for (size_t i = 0; i < nu; i++) {
 			bool first = true;
 
@@ -231,12 +240,11 @@ static void print_account(FILE *out, const struct gd_report *r)
 				first = strcmp(u[j].reason, u[i].reason) != 0;
 			if (!first)
 				continue;
-			fprintf(out, "%s%s", sep, u[i].id);
+			fprintf(out, "%s%s", groups > 1 ? "\n  " : " ", u[i].id);
 			for (size_t j = i + 1; j < nu; j++)
 				if (strcmp(u[j].reason, u[i].reason) == 0)
 					fprintf(out, ", %s", u[j].id);
 			fprintf(out, " (%s)", u[i].reason);
-			sep = "; ";
 		}
 		fputc('\n', out);
 	}

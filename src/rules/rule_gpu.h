@@ -81,15 +81,42 @@ static inline bool gpu_none(struct gd_rule_ctx *rc, const struct gd_snapshot *b,
 	return true;
 }
 
+/* The nvidia-smi output the GPU evidence was read from offline ("nvidia-smi
+ * -q", ...: its sources[] row "offline:<kind>"), or NULL when it came from
+ * NVML.  Reasons then name what the user gave, not a library never called. */
+static inline const char *gpu_offline_source(const struct gd_snapshot *b)
+{
+	static const struct {
+		const char *source, *title;
+	} kinds[] = {
+		{ "offline:nvidia-smi-q", "nvidia-smi -q" },
+		{ "offline:nvidia-smi-xml", "nvidia-smi -q -x" },
+		{ "offline:nvidia-smi-csv", "nvidia-smi --query-gpu" },
+		{ "offline:nvidia-smi", "nvidia-smi (table)" },
+	};
+
+	GD_VEC_EACH(b->sources, const struct gd_source, src) {
+		for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+			if (strcmp(src->name, kinds[i].source) == 0)
+				return kinds[i].title;
+	}
+	return NULL;
+}
+
 /* The unknown verdict when no GPU reported field: names the NVML error
- * behind it when nvml_errors has one, else says it is not supported. */
+ * behind it when nvml_errors has one, the nvidia-smi output that lacks it
+ * offline, else says it is not supported. */
 static inline enum gd_verdict gpu_field_unknown(struct gd_rule_ctx *rc, const struct gd_snapshot *b,
 						 const char *field, const char *what)
 {
+	const char *smi = gpu_offline_source(b);
+
 	GD_VEC_EACH(b->nvml_errors, const struct gd_nvml_error, e) {
 		if (strcmp(e->field, field) == 0)
 			return gd_rule_unknown(rc, "no %s from NVML (%s): %s", what, e->status, e->reason);
 	}
+	if (smi)
+		return gd_rule_unknown(rc, "no %s in the %s output", what, smi);
 	return gd_rule_unknown(rc, "no %s from NVML: not supported by these GPUs or this driver", what);
 }
 

@@ -90,6 +90,9 @@ static void pcie_degraded_from_nvml(struct gd_rule_ctx *rc, struct gd_findings *
 	if (!sd->judged && idle)
 		snprintf(sd->why, sizeof sd->why, "no GPU was busy (>= %.0f%% utilisation): idle links drop their "
 			 "speed on purpose", busy);
+	else if (!sd->judged && gpu_offline_source(b))
+		snprintf(sd->why, sizeof sd->why, "no PCIe link generation and width in the %s output",
+			 gpu_offline_source(b));
 	else if (!sd->judged)
 		snprintf(sd->why, sizeof sd->why, "no PCIe link generation and width from NVML");
 }
@@ -137,7 +140,10 @@ static void pcie_replays_from_nvml(struct gd_rule_ctx *rc, struct gd_findings *o
 		gd_finding_ev(f, "replays", (double)d, "replays", NAN);
 		gd_finding_ev(f, "pcie_replays", (double)g->pcie_replays.v, "replays", NAN);
 	}
-	if (!sd->judged)
+	if (!sd->judged && gpu_offline_source(b))
+		snprintf(sd->why, sizeof sd->why, "no PCIe replay counter in two samples of %s output",
+			 gpu_offline_source(b));
+	else if (!sd->judged)
 		snprintf(sd->why, sizeof sd->why, "no PCIe replay counter from NVML in both snapshots");
 }
 
@@ -153,7 +159,7 @@ enum gd_verdict gd_rule_gpu_pcie_replays_nvml(struct gd_rule_ctx *rc, struct gd_
 	if (nv.fired)
 		return GD_VERDICT_FIRED;
 	if (!nv.judged)
-		return gpu_field_unknown(rc, b, "pcie_replays", "PCIe replay counter in both snapshots");
+		return gpu_field_unknown(rc, b, "pcie_replays", "PCIe replay counter in two samples");
 	return GD_VERDICT_CLEAR;
 }
 

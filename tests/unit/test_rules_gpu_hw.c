@@ -214,6 +214,24 @@ static void test_reasons_absent_unknown(void **state)
 	assert_contains(unknown_reason(&f->out), "no clock-event reasons from NVML");
 }
 
+/* Read offline from the nvidia-smi table, the reason names that output, not
+ * a library that was never called. */
+static void test_reasons_absent_offline_names_the_output(void **state)
+{
+	struct fx *f = *state;
+	struct gd_gpu *ga[1], *gb[1];
+	struct gd_source *src;
+
+	gpus2(f, 1, ga, gb);
+	ga[0]->clock_event_reasons.ok = gb[0]->clock_event_reasons.ok = false;
+	src = GD_PUSH(&f->b, sources, struct gd_source);
+	GD_STRSET(src->name, "offline:nvidia-smi");
+	GD_STRSET(src->status, "ok");
+	assert_int_equal(run_fx(f, "gpu.power_brake", false), GD_VERDICT_UNKNOWN);
+	assert_contains(unknown_reason(&f->out), "no clock-event reasons in the nvidia-smi (table) output");
+	assert_null(strstr(unknown_reason(&f->out), "NVML"));
+}
+
 /* ---- gpu.power_capped -------------------------------------------------- */
 
 static void test_power_capped_lowered_limit(void **state)
@@ -567,6 +585,7 @@ int main(void)
 		T(test_power_brake),
 		T(test_hw_slowdown),
 		T(test_reasons_absent_unknown),
+		T(test_reasons_absent_offline_names_the_output),
 		T(test_power_capped_lowered_limit),
 		T(test_power_capped_default_is_info),
 		T(test_power_capped_edges),
