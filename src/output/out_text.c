@@ -14,7 +14,7 @@
  *
  *   checked: 20 rules over 2 snapshots · 16 CPUs, 2 disks, 3 NICs, 312 processes (1 GPU job), cgroup v2
  *   not evaluated (1 rule): io.network_fs (no GPU job found)
- *   unavailable: cpufreq (absent: no cpufreq in sysfs)
+ *   unavailable (1 source): cpufreq (absent: no cpufreq in sysfs)
  *   1 warning  (exit 1)
  */
 #include "output/output.h"
@@ -248,16 +248,21 @@ static void print_account(FILE *out, const struct gd_report *r)
 		}
 		fputc('\n', out);
 	}
+	/* Evidence that could not be read, the same way: one line, or one
+	 * indented line per source when there are several. */
 	n = 0;
 	if (last) {
-		GD_VEC_EACH(last->sources, const struct gd_source, s) {
-			if (strcmp(s->status, "ok") == 0)
-				continue;
-			fprintf(out, "%s%s (%s: %s)", n++ ? "; " : "unavailable: ", s->name, s->status, s->reason);
-		}
+		GD_VEC_EACH(last->sources, const struct gd_source, s)
+			n += strcmp(s->status, "ok") != 0;
 	}
-	if (n)
+	if (n) {
+		fprintf(out, "unavailable (%d source%s):", n, n == 1 ? "" : "s");
+		GD_VEC_EACH(last->sources, const struct gd_source, s) {
+			if (strcmp(s->status, "ok") != 0)
+				fprintf(out, "%s%s (%s: %s)", n > 1 ? "\n  " : " ", s->name, s->status, s->reason);
+		}
 		fputc('\n', out);
+	}
 	if (last)
 		print_capture_hint(out, last);
 }

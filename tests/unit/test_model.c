@@ -267,7 +267,7 @@ static void test_output_json_and_exit(void **state)
 	fclose(mem);
 	assert_non_null(strstr(text, "WARNING   cpu.saturated"));
 	assert_non_null(strstr(text, "busy 97.5% (threshold 90.0%)"));
-	assert_non_null(strstr(text, "unavailable: cpufreq (absent: no cpufreq)"));
+	assert_non_null(strstr(text, "unavailable (1 source): cpufreq (absent: no cpufreq)"));
 	assert_non_null(strstr(text, "(exit 1)"));
 	free(text);
 	assert_string_equal(gd_fmt_value(buf, sizeof buf, 67108864, "bytes"), "64.0 MiB");
