@@ -169,6 +169,15 @@ static void print_capture_hint(FILE *out, const struct gd_snapshot *s)
 		used ? " (or " : "", missing, used ? ")" : "");
 }
 
+/* True when u[i] is the first rule with its reason (it heads the group). */
+static bool reason_first(const struct gd_unknown *u, size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (strcmp(u[j].reason, u[i].reason) == 0)
+			return false;
+	return true;
+}
+
 static void print_account(FILE *out, const struct gd_report *r)
 {
 	const struct gd_snapshot *last = gd_window_last(r->w);
@@ -225,20 +234,11 @@ static void print_account(FILE *out, const struct gd_report *r)
 		const struct gd_unknown *u = r->findings->unknown.items;
 		size_t nu = r->findings->unknown.n, groups = 0;
 
-		for (size_t i = 0; i < nu; i++) {
-			bool first = true;
-
-			for (size_t j = 0; j < i && first; j++)
-				first = strcmp(u[j].reason, u[i].reason) != 0;
-			groups += first;
-		}
+		for (size_t i = 0; i < nu; i++)
+			groups += reason_first(u, i);
 		fprintf(out, "not evaluated (%zu rule%s):", nu, nu == 1 ? "" : "s");
 		for (size_t i = 0; i < nu; i++) {
-			bool first = true;
-
-			for (size_t j = 0; j < i && first; j++)
-				first = strcmp(u[j].reason, u[i].reason) != 0;
-			if (!first)
+			if (!reason_first(u, i))
 				continue;
 			fprintf(out, "%s%s", groups > 1 ? "\n  " : " ", u[i].id);
 			for (size_t j = i + 1; j < nu; j++)

@@ -103,20 +103,32 @@ static inline const char *gpu_offline_source(const struct gd_snapshot *b)
 	return NULL;
 }
 
+/* Where GPU evidence was looked for, for reasons: "from NVML", or "in the
+ * nvidia-smi -q output" when it was read offline. */
+static inline const char *gpu_evidence_from(const struct gd_snapshot *b, char *buf, size_t size)
+{
+	const char *smi = gpu_offline_source(b);
+
+	if (!smi)
+		return "from NVML";
+	snprintf(buf, size, "in the %s output", smi);
+	return buf;
+}
+
 /* The unknown verdict when no GPU reported field: names the NVML error
  * behind it when nvml_errors has one, the nvidia-smi output that lacks it
  * offline, else says it is not supported. */
 static inline enum gd_verdict gpu_field_unknown(struct gd_rule_ctx *rc, const struct gd_snapshot *b,
 						 const char *field, const char *what)
 {
-	const char *smi = gpu_offline_source(b);
+	char buf[64];
 
 	GD_VEC_EACH(b->nvml_errors, const struct gd_nvml_error, e) {
 		if (strcmp(e->field, field) == 0)
 			return gd_rule_unknown(rc, "no %s from NVML (%s): %s", what, e->status, e->reason);
 	}
-	if (smi)
-		return gd_rule_unknown(rc, "no %s in the %s output", what, smi);
+	if (gpu_offline_source(b))
+		return gd_rule_unknown(rc, "no %s %s", what, gpu_evidence_from(b, buf, sizeof buf));
 	return gd_rule_unknown(rc, "no %s from NVML: not supported by these GPUs or this driver", what);
 }
 

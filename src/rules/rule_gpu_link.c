@@ -38,6 +38,7 @@ static void pcie_degraded_from_nvml(struct gd_rule_ctx *rc, struct gd_findings *
 	const struct gd_snapshot *b = gd_window_last(rc->w);
 	const double busy = rc->th->v[GD_TH_GPU_PCIE_BUSY_PCT];
 	size_t idle = 0;
+	char from[64];
 
 	GD_VEC_EACH(b->gpus, const struct gd_gpu, g) {
 		const struct gd_gpu *bad = NULL;
@@ -90,11 +91,9 @@ static void pcie_degraded_from_nvml(struct gd_rule_ctx *rc, struct gd_findings *
 	if (!sd->judged && idle)
 		snprintf(sd->why, sizeof sd->why, "no GPU was busy (>= %.0f%% utilisation): idle links drop their "
 			 "speed on purpose", busy);
-	else if (!sd->judged && gpu_offline_source(b))
-		snprintf(sd->why, sizeof sd->why, "no PCIe link generation and width in the %s output",
-			 gpu_offline_source(b));
 	else if (!sd->judged)
-		snprintf(sd->why, sizeof sd->why, "no PCIe link generation and width from NVML");
+		snprintf(sd->why, sizeof sd->why, "no PCIe link generation and width %s",
+			 gpu_evidence_from(b, from, sizeof from));
 }
 
 enum gd_verdict gd_rule_gpu_pcie_link_degraded_nvml(struct gd_rule_ctx *rc, struct gd_findings *out)
@@ -120,6 +119,7 @@ static void pcie_replays_from_nvml(struct gd_rule_ctx *rc, struct gd_findings *o
 {
 	const struct gd_snapshot *b = gd_window_last(rc->w);
 	const double th = rc->th->v[GD_TH_GPU_PCIE_REPLAYS_PER_MIN];
+	char from[64];
 
 	GD_VEC_EACH(b->gpus, const struct gd_gpu, g) {
 		struct gd_finding *f;
@@ -140,11 +140,9 @@ static void pcie_replays_from_nvml(struct gd_rule_ctx *rc, struct gd_findings *o
 		gd_finding_ev(f, "replays", (double)d, "replays", NAN);
 		gd_finding_ev(f, "pcie_replays", (double)g->pcie_replays.v, "replays", NAN);
 	}
-	if (!sd->judged && gpu_offline_source(b))
-		snprintf(sd->why, sizeof sd->why, "no PCIe replay counter in two samples of %s output",
-			 gpu_offline_source(b));
-	else if (!sd->judged)
-		snprintf(sd->why, sizeof sd->why, "no PCIe replay counter from NVML in both snapshots");
+	if (!sd->judged)
+		snprintf(sd->why, sizeof sd->why, "no PCIe replay counter in two samples %s",
+			 gpu_evidence_from(b, from, sizeof from));
 }
 
 enum gd_verdict gd_rule_gpu_pcie_replays_nvml(struct gd_rule_ctx *rc, struct gd_findings *out)

@@ -88,7 +88,6 @@ struct gd_http {
 	int lfd, epfd, stopfd;
 	bool accepting;           /* lfd is in the epoll set */
 	pthread_t thread;
-	size_t nconns;
 	struct conn conns[CONN_LIMIT];
 };
 
@@ -257,7 +256,6 @@ static void conn_close(struct gd_http *h, struct conn *c)
 	close(c->fd);  /* also leaves the epoll set */
 	memset(c, 0, sizeof *c);
 	c->fd = -1;
-	h->nconns--;
 	watch_listener(h, true);
 }
 
@@ -478,7 +476,6 @@ static void accept_all(struct gd_http *h)
 			slot->fd = -1;
 			continue;
 		}
-		h->nconns++;
 	}
 }
 
