@@ -25,7 +25,7 @@ FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 # The fake libnvidia-ml.so.1 of the tests, and an "old driver" build of it.
 FAKE_NVML := $(BUILD)/fake_nvml/libnvidia-ml.so.1 $(BUILD)/fake_nvml_old/libnvidia-ml.so.1
 
-.PHONY: all run test check unit scenarios e2e fuzz bench deps fmt fmt-check clean print-libs
+.PHONY: all run test check unit scenarios e2e fuzz bench deps fmt fmt-check clean print-libs golden mutate
 
 all: $(BUILD)/gpudoctor
 
@@ -79,6 +79,15 @@ check: deps
 	  LDFLAGS="-fsanitize=address,undefined" all unit
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  BUILD=build-asan GD_SUITES="unit scenarios offline timeline e2e exporter" tests/run.sh
+
+# Rewrites the golden files (expected.txt of tests/scenarios and tests/offline)
+# from the code under test: never part of make test; review the diff it prints.
+golden: all unit
+	UPDATE=1 tests/scenarios/run.sh; UPDATE=1 tests/offline/run.sh; git diff --stat -- tests/scenarios tests/offline
+
+# Deliberate breakages, one at a time: each must make its suite fail.
+mutate: deps
+	tests/mutate.sh
 
 fuzz: deps
 	tests/fuzz/run.sh $${FUZZ_SECONDS:-60}

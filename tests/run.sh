@@ -2,73 +2,187 @@
 # tests/run.sh - runs every suite, each test in its own process with a
 # time-out, and ends with one summary line: "N passed, N failed, N skipped".
 #
-# Suites (GD_SUITES, default all): unit (cmocka binaries), docs (the docs
-# match the binary), scenarios (fixture
-# trees through the real binary), offline (captured nvidia-smi, kernel-log,
-# lspci and bug-report evidence through check --from), timeline (watch in
-# tmux, record, report in headless chromium, episodes from a fake-NVML
-# series), e2e (real faults on this machine), exporter (gpudoctor serve:
-# promtool, a real Prometheus, bad requests), fuzz (a short run of each fuzz
-# harness).  A test exits 0 to pass, 77 to skip
-# (it prints why), anything else fails.
+#   tests/run.sh                      every suite
+#   GD_SUITES="unit offline" tests/run.sh
+#   BUILD=build-asan tests/run.sh     the binaries of another build tree
+#
+# Suites: unit (cmocka binaries, one per tests/unit/test_*.c, and the xid
+# command line), docs (the docs and the README's sample match the binary),
+# scenarios (fixture trees through the real binary), offline (nvidia-smi,
+# kernel-log, lspci, job-log and bug-report evidence through check --from),
+# timeline (watch in tmux, record, report in headless chromium, episodes
+# from a fake-NVML series), e2e (real faults on this machine), exporter
+# (gpudoctor serve: promtool, a real Prometheus, bad requests), fuzz (a short
+# run of each fuzz harness).
+#
+# The list of tests is derived from the sources, not from what happens to be
+# built: a unit test whose source exists but whose binary does not is a
+# failure, a binary without a source (a deleted test) is not run, a test
+# script that is not executable is a failure, and an unknown suite name is an
+# error.  The runner prints how many tests it expects and fails when the
+# count it ran differs.  The scenario and offline runners must report one
+# pass per fixture directory.
+#
+# A test exits 0 to pass, 77 to skip (a missing prerequisite, checked before
+# the code is exercised; it prints why and what to install), anything else
+# fails.  Under CI (CI=true) a skip is a failure: `make deps` installs every
+# prerequisite and CI runs as root, so nothing there has a reason to skip.
+# UPDATE (rewriting golden files) is refused here: that is `make golden`,
+# a separate command whose result is a diff for review.
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 export BUILD GPUDOCTOR="$PWD/$BUILD/gpudoctor"
-SUITES=${GD_SUITES:-unit docs scenarios offline timeline e2e exporter fuzz}
-pass=0 fail=0 skip=0 failed=()
+# the suites' own runners refuse UPDATE when they see this
+export GD_SUITE_RUN=1
+ALL_SUITES="unit docs scenarios offline timeline e2e exporter fuzz"
+SUITES=${GD_SUITES:-$ALL_SUITES}
+in_ci=false
+[ "${CI:-}" = true ] && in_ci=true
 
-run_one() { # name timeout command...
-	local name=$1 t=$2 rc out
-	shift 2
-	out=$(timeout --kill-after=10 "$t" "$@" 2>&1)
-	rc=$?
-	if [ $rc -eq 0 ]; then
-		pass=$((pass + 1))
-		echo "PASS  $name"
-	elif [ $rc -eq 77 ]; then
-		skip=$((skip + 1))
-		echo "SKIP  $name: $(printf '%s\n' "$out" | tail -n 1)"
-	else
-		fail=$((fail + 1))
-		failed+=("$name")
-		[ $rc -eq 124 ] && out="$out"$'\n'"(timed out after ${t}s)"
-		echo "FAIL  $name (exit $rc)"
-		printf '%s\n' "$out" | tail -n 60 | sed 's/^/      /'
-	fi
-}
-
+if [ -n "${UPDATE:-}" ]; then
+	echo "tests/run.sh: UPDATE=${UPDATE} is refused: the test run never rewrites its expected output." >&2
+	echo "To regenerate golden files for review, run: make golden (then review git diff)" >&2
+	exit 2
+fi
 for suite in $SUITES; do
-	echo "== $suite"
-	case $suite in
-	unit)
-		for t in "$BUILD"/tests/test_*; do
-			[ -x "$t" ] && run_one "unit/$(basename "$t")" 300 "$t"
-		done
-		run_one unit/xid_cli 120 tests/xid_cli.sh ;;
-	docs)
-		run_one docs 60 tests/docs.sh ;;
-	scenarios)
-		run_one scenarios 600 tests/scenarios/run.sh ;;
-	timeline)
-		for t in tests/timeline/*.sh; do
-			[ -x "$t" ] && run_one "timeline/$(basename "$t" .sh)" 300 "$t"
-		done ;;
-	offline)
-		run_one offline 300 tests/offline/run.sh ;;
-	e2e)
-		for t in tests/e2e/*.sh; do
-			[ -x "$t" ] && run_one "e2e/$(basename "$t" .sh)" 300 "$t"
-		done ;;
-	exporter)
-		for t in tests/exporter/*.sh; do
-			[ -x "$t" ] && run_one "exporter/$(basename "$t" .sh)" 180 "$t"
-		done ;;
-	fuzz)
-		[ -x tests/fuzz/run.sh ] && run_one fuzz 600 tests/fuzz/run.sh "${FUZZ_SECONDS:-5}" ;;
+	case " $ALL_SUITES " in
+	*" $suite "*) ;;
+	*)
+		echo "tests/run.sh: unknown suite '$suite' (known: $ALL_SUITES)" >&2
+		exit 2 ;;
 	esac
 done
 
+# The plan: one "suite<TAB>name<TAB>timeout<TAB>command" line per test.
+plan=()
+add() { plan+=("$1"$'\t'"$2"$'\t'"$3"$'\t'"$4"); }
+scripts_of() { # suite dir: every *.sh in it but the sourced helpers
+	local t
+	for t in "$2"/*.sh; do
+		[ -e "$t" ] || continue
+		case $(basename "$t") in lib.sh | lib.bash) continue ;; esac
+		add "$1" "$1/$(basename "$t" .sh)" "$3" "$t"
+	done
+}
+ndirs() { # fixture directories of a golden-file runner
+	local d n=0
+	for d in "$1"/[0-9][0-9][0-9][0-9]-*/; do
+		[ -d "$d" ] && n=$((n + 1))
+	done
+	echo "$n"
+}
+for suite in $SUITES; do
+	case $suite in
+	unit)
+		for src in tests/unit/test_*.c; do
+			[ -e "$src" ] || continue
+			add unit "unit/$(basename "$src" .c)" 300 "$BUILD/tests/$(basename "$src" .c)"
+		done
+		add unit unit/xid_cli 120 tests/xid_cli.sh ;;
+	docs)
+		add docs docs 60 tests/docs.sh ;;
+	scenarios)
+		add scenarios scenarios 900 tests/scenarios/run.sh ;;
+	offline)
+		add offline offline 300 tests/offline/run.sh ;;
+	timeline) scripts_of timeline tests/timeline 300 ;;
+	e2e) scripts_of e2e tests/e2e 300 ;;
+	exporter) scripts_of exporter tests/exporter 180 ;;
+	fuzz)
+		add fuzz fuzz 600 "tests/fuzz/run.sh ${FUZZ_SECONDS:-5}" ;;
+	esac
+done
+# Floors: a suite that finds fewer tests than this has lost its sources.
+declare -A floor=([unit]=20 [timeline]=3 [e2e]=3 [exporter]=5)
+declare -A found=()
+for p in "${plan[@]}"; do
+	s=${p%%$'\t'*}
+	found[$s]=$((${found[$s]:-0} + 1))
+done
+expected=${#plan[@]}
+echo "tests/run.sh: $expected tests expected in suites: $SUITES$($in_ci && echo ' (CI: a skip counts as a failure)')"
+
+pass=0 fail=0 skip=0 ran=0 failed=()
+record_fail() { # name message
+	fail=$((fail + 1))
+	failed+=("$1")
+	echo "FAIL  $1"
+	printf '%s\n' "$2" | tail -n 60 | sed 's/^/      /'
+}
+
+for s in $SUITES; do
+	if [ -n "${floor[$s]:-}" ] && [ "${found[$s]:-0}" -lt "${floor[$s]}" ]; then
+		record_fail "$s" "only ${found[$s]:-0} tests found for suite $s (at least ${floor[$s]} expected): sources missing?"
+		expected=$((expected + 1))
+		ran=$((ran + 1))
+	fi
+done
+
+# A binary in the build tree's tests/ without a source is a deleted test:
+# say so, never run it.
+if [[ " $SUITES " == *" unit "* ]]; then
+	for b in "$BUILD"/tests/test_*; do
+		[ -e "$b" ] || continue
+		[ -e "tests/unit/$(basename "$b").c" ] ||
+			echo "note: $b has no source in tests/unit/ (a deleted test): not run"
+	done
+fi
+
+# check_count NAME OUTPUT DIRS: the golden-file runners end with
+# "N passed, N failed"; N passed must be the number of fixture directories.
+check_count() {
+	local line p
+	line=$(printf '%s\n' "$2" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -n 1)
+	p=${line%% passed*}
+	[ -n "$line" ] && [ "$p" = "$3" ] && return 0
+	echo "$1 reported '${line:-no summary}' but has $3 fixture directories"
+	return 1
+}
+
+cur=""
+for p in "${plan[@]}"; do
+	IFS=$'\t' read -r suite name t cmd <<<"$p"
+	if [ "$suite" != "$cur" ]; then
+		echo "== $suite"
+		cur=$suite
+	fi
+	ran=$((ran + 1))
+	bin=${cmd%% *}
+	if [ ! -e "$bin" ]; then
+		record_fail "$name" "$bin does not exist$([ "$suite" = unit ] && echo " (its source is there: the build did not make it; run make unit)")"
+		continue
+	fi
+	if [ ! -x "$bin" ]; then
+		record_fail "$name" "$bin is not executable (chmod +x it: a test that is not run is not a pass)"
+		continue
+	fi
+	# shellcheck disable=SC2086
+	out=$(timeout --kill-after=10 "$t" $cmd 2>&1)
+	rc=$?
+	if [ $rc -eq 0 ] && [ "$name" = scenarios ]; then
+		msg=$(check_count scenarios "$out" "$(ndirs tests/scenarios)") || rc=1 out="$out"$'\n'"$msg"
+	elif [ $rc -eq 0 ] && [ "$name" = offline ]; then
+		msg=$(check_count offline "$out" "$(ndirs tests/offline)") || rc=1 out="$out"$'\n'"$msg"
+	fi
+	if [ $rc -eq 0 ]; then
+		pass=$((pass + 1))
+		echo "PASS  $name"
+	elif [ $rc -eq 77 ] && ! $in_ci; then
+		skip=$((skip + 1))
+		echo "SKIP  $name: $(printf '%s\n' "$out" | tail -n 1)"
+	elif [ $rc -eq 77 ]; then
+		record_fail "$name" "$out"$'\n'"(skipped under CI=true: every prerequisite is installed by make deps, so a skip here hides a test)"
+	else
+		[ $rc -eq 124 ] && out="$out"$'\n'"(timed out after ${t}s)"
+		record_fail "$name (exit $rc)" "$out"
+	fi
+done
+
+if [ $((pass + fail + skip)) -ne "$expected" ] || [ "$ran" -ne "$expected" ]; then
+	record_fail runner "ran $ran of $expected expected tests ($pass passed, $fail failed, $skip skipped)"
+fi
 [ ${#failed[@]} -gt 0 ] && echo "failed: ${failed[*]}"
+echo "expected $expected tests: $pass passed, $fail failed, $skip skipped"
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

@@ -17,7 +17,9 @@
 # also checks that the text report runs, that it ends with what to capture
 # (the "to diagnose further" line) when evidence classes are missing, and
 # that the exit status matches the worst severity and the JSON's "exit".
-# mkfixtures.py wrote the inputs (not run here).
+# The numbered fixtures 0001-0029 are synthetic: mkfixtures.py wrote them
+# (not run here).  Real samples, written by people outside this project,
+# are listed with their sources in MANIFEST.md.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -25,6 +27,13 @@ repo=$(cd "$here/../.." && pwd)
 GPUDOCTOR=${GPUDOCTOR:-$repo/${BUILD:-build}/gpudoctor}
 case $GPUDOCTOR in /*) ;; *) GPUDOCTOR=$repo/$GPUDOCTOR ;; esac
 TIMEOUT=${OFFLINE_TIMEOUT:-60}
+# UPDATE rewrites expected.txt from the code under test: only as its own,
+# explicit command (make golden), never inside the test run or CI.
+if [ "${UPDATE:-0}" != 0 ] && { [ -n "${GD_SUITE_RUN:-}" ] || [ "${CI:-}" = true ]; }; then
+	echo "FAIL setup: UPDATE is refused under tests/run.sh and CI (run make golden, then review git diff)"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
 
 if [ ! -x "$GPUDOCTOR" ]; then
 	echo "FAIL setup: $GPUDOCTOR is not an executable (build it: make BUILD=${BUILD:-build} all)"
@@ -118,4 +127,8 @@ for d in "${dirs[@]}"; do
 	fi
 done
 echo "$pass passed, $fail failed"
+if [ "${UPDATE:-0}" = 1 ]; then
+	echo "expected.txt files rewritten from the code under test: review before committing:"
+	git -C "$repo" diff --stat -- tests/offline
+fi
 [ "$fail" -eq 0 ]

@@ -331,6 +331,11 @@ def r_diskstats(m, t):
     for name in ("nvme0n1", "sda"):
         d = m["disks"][name]
         c = {k: DISK0[name][k] + t * d["d"][k] for k in DISK0[name]}
+        # series scenarios: extra I/O in the step that ends at sample s (t >= s)
+        for s, extra in m.get("disk_bursts", {}).get(name, {}).items():
+            if t >= s:
+                for k, v in extra.items():
+                    c[k] += v
         c["inflight"] = d["d"]["inflight"]
         rows.append((d["maj"], d["min"], name, c, True))
         # partitions: nvme0n1p1 (EFI, idle) and nvme0n1p2 (everything); sda1 (everything)
@@ -1122,6 +1127,35 @@ def s_gpu_nic_far(m):
     two_nodes(m)
 
 
+# Series (a scenario with t2/, t3/ ...; run.sh snapshots them in order):
+# sample t is at uptime 1000 + 2 t; the disk bursts land in the step that
+# ends at the sample named.  GPU utilisation of each sample is its
+# tN.nvml.ini (mknvml.py).
+def burst(gb, steps):
+    """gb decimal GB in 1 MiB-average writes, spread over steps (2 s each), the disk busy 1980 of 2000 ms."""
+    wsect = int(gb * 1e9 / 512 / steps)
+    return dict(writes=wsect // 2048 * 2, wsect=wsect, wms=wsect // 2048 * 2 * 3, io_ms=1680, wio_ms=60000)
+
+
+def s_healthy_series(m):
+    # an asynchronous checkpoint: 4 GB written between t1 and t2 while the
+    # GPUs stay busy (base NVML at t2), then ordinary writes only; t3's GPUs
+    # dip idle for one sample (an evaluation step) with no burst behind it
+    m["disk_bursts"] = {"nvme0n1": {2: burst(4, 1)}}
+
+
+def s_checkpoint_stall(m):
+    # a synchronous checkpoint: 6 GB to nvme0n1 between t1 and t3 while
+    # every GPU is idle at t2 and t3 (t2.nvml.ini, t3.nvml.ini)
+    b = burst(6, 2)
+    m["disk_bursts"] = {"nvme0n1": {2: b, 3: dict(b)}}
+
+
+SERIES = [
+    ("0002-healthy-series", s_healthy_series, 5),
+    ("1023-io.checkpoint_stall", s_checkpoint_stall, 5),
+]
+
 SCENARIOS = [
     ("0000-healthy", None),
     ("1001-cpu.saturated", s_cpu_saturated),
@@ -1206,6 +1240,18 @@ def main():
             assert not missing, (name, sorted(missing)[:5])
             diff = {k for k, v in tr.items() if trees[t].get(k) != v}
             write_tree(os.path.join(sd, "t%d" % t), tr, only=diff)
+    for name, fn, n in SERIES:
+        sd = os.path.join(HERE, name)
+        m = copy.deepcopy(base)
+        fn(m)
+        for t in range(n):
+            d = os.path.join(sd, "t%d" % t)
+            if os.path.isdir(d):
+                shutil.rmtree(d)
+            # t0 is base/t0 plus its overlay, every later sample base/t1 plus its own
+            ref = trees[min(t, 1)]
+            tr = render(m, t)
+            write_tree(d, tr, only={k for k, v in tr.items() if ref.get(k) != v})
 
 
 if __name__ == "__main__":

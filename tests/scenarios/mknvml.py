@@ -257,3 +257,25 @@ scenario("1120-driver.nvml_unavailable", H + """gpudoctor runs without access to
 /dev/nvidiactl (a container started without the NVIDIA runtime's devices):
 nvmlInit answers NO_PERMISSION.""",
     {"nvml": {"init": "NO_PERMISSION"}})
+
+def series(name, comment, steps):
+    """tN.nvml.ini for the samples of a series scenario named in steps
+    ({"t3": overrides}); the others take base/nvml.ini (run.sh)."""
+    d = os.path.join(root, name)
+    for t, o in sorted(steps.items()):
+        secs, order = make(o)
+        open(os.path.join(d, t + ".nvml.ini"), "w").write(
+            render(comment + "\n(%s: sample %s of the series, uptime %d s.)" % (t, t[1:], 1000 + 2 * int(t[1:])),
+                   secs, order))
+
+IDLE = {g: {"util_gpu_pct": "0", "util_mem_pct": "0", "power_w": "96.4", "proc_util": "4242:0:0"}
+        for g in ("gpu0", "gpu1", "gpu2", "gpu3")}
+
+series("0002-healthy-series", H + """every GPU is idle in one sample (t3:
+an evaluation step between epochs, the job keeps its contexts) while the disks
+see only ordinary writes; the 4 GB checkpoint at t2 is written while the GPUs
+stay busy (asynchronous).""", {"t3": IDLE})
+
+series("1023-io.checkpoint_stall", H + """every GPU is idle at t2 and t3 (the
+job keeps its contexts) while 6 GB go to nvme0n1: a synchronous checkpoint.""",
+       {"t2": IDLE, "t3": IDLE})

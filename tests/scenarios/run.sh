@@ -3,8 +3,17 @@
 # through the real binary.
 #
 #   tests/scenarios/run.sh [SCENARIO...]     run all (or the named) scenarios
-#   UPDATE=1 tests/scenarios/run.sh          rewrite expected.txt (review the diff!)
+#   tests/scenarios/run.sh --text SCENARIO   print the text report of SCENARIO as a
+#                                            user sees it: NO_COLOR
+#                                            `gpudoctor check --from node.jsonl`
+#   UPDATE=1 tests/scenarios/run.sh          rewrite expected.txt from the code under
+#                                            test and print `git diff --stat`: review it
 #   BUILD=build-asan tests/scenarios/run.sh  use $BUILD/gpudoctor (or set GPUDOCTOR)
+#
+# UPDATE is a separate, explicit command, never part of a test run: it is
+# refused under CI (CI set, other than false/0) and from the suite runner
+# (tests/run.sh exports GD_SUITE_RUN=1), so a golden file cannot regenerate
+# itself and pass.
 #
 # Layout: base/t0 and base/t1 are a complete healthy GPU training host at two
 # instants 2 s apart.  Each NNNN-<rule id>/ holds only what differs: t0/ and t1/
@@ -14,15 +23,27 @@
 #
 #     <severity> <rule id> <subject> <evidence name=value ...>
 #
+# A series scenario (rules that need three or more snapshots, e.g.
+# io.checkpoint_stall) adds t2/, t3/ ... overlays (and tN.nvml.ini): tN for
+# N >= 2 is base/t1 with the scenario's tN overlay on top (each snapshot is a
+# base tree plus its own overlay; nothing carries over from one overlay to the
+# next), and its NVML is tN.nvml.ini, else nvml.ini, else base/nvml.ini.  The
+# series runs from t0 to the last tN with no gap; each tN overlay must set
+# proc/uptime, as uptime must rise from one snapshot to the next.
+# 0100-readme-sample is README's sample host (the block between its sample
+# markers, checked by tests/readme_sample.sh): 1008-mem.shm_small's /dev/shm
+# overlays and 1101-gpu.thermal_throttle's hot gpu2, as symlinks to them.
+#
 # For each scenario the runner takes one snapshot of each tree, runs
-# `check --from` over the pair and checks:
+# `check --from` over the series and checks:
 #   - every collector reported "ok" in both snapshots (the fixture is read whole;
 #     a scenario that breaks a source on purpose names it, as an extended
 #     regex such as ^nvml$, in an optional file allow_sources);
 #   - the rendered findings equal expected.txt;
 #   - 1xxx-<id>: rule <id> fired (its dir name says which rule it is for);
-#   - 0000-healthy (and 000N-healthy-*, e.g. the 8-GPU baseline): no finding
-#     of severity warning or critical;
+#   - 0000-healthy (and 000N-healthy-*, e.g. the 8-GPU baseline, the series
+#     of 0002): no finding of severity warning or critical;
+#   - the snapshots' uptimes rise in order;
 #   - check's exit status matches the worst severity (0 none/info, 1 warning,
 #     2 critical) and the JSON's "exit".
 # Overlays name files by their real path: sys/class/net/eth0, sys/block/sda
@@ -46,6 +67,28 @@ case $GPUDOCTOR in /*) ;; *) GPUDOCTOR=$repo/$GPUDOCTOR ;; esac
 FAKE_NVML=$(dirname "$GPUDOCTOR")/fake_nvml/libnvidia-ml.so.1
 TIMEOUT=${SCENARIO_TIMEOUT:-60}
 
+text_mode=false
+if [ "${1:-}" = --text ]; then
+	if [ $# -ne 2 ]; then
+		echo "usage: $0 --text SCENARIO" >&2
+		exit 2
+	fi
+	text_mode=true
+	shift
+fi
+in_ci=false
+case ${CI:-} in "" | false | 0) ;; *) in_ci=true ;; esac
+if [ "${UPDATE:-0}" = 1 ] && ! $text_mode; then
+	if $in_ci || [ -n "${GD_SUITE_RUN:-}" ]; then
+		echo "FAIL setup: UPDATE=1 is refused $($in_ci && echo "under CI (CI=$CI)" || echo "in a test run (GD_SUITE_RUN is set)"):" \
+			"a test must never rewrite its own expected output." >&2
+		echo "Rewrite the golden files by hand, outside the test run: UPDATE=1 tests/scenarios/run.sh" \
+			"(or make golden), then review the diff." >&2
+		echo "0 passed, 1 failed"
+		exit 1
+	fi
+fi
+
 if [ ! -x "$GPUDOCTOR" ]; then
 	echo "FAIL setup: $GPUDOCTOR is not an executable (build it: make BUILD=${BUILD:-build} all)"
 	echo "0 passed, 1 failed"
@@ -67,7 +110,7 @@ worst='[.findings[].severity] | if any(. == "critical") then 2 elif any(. == "wa
 
 # make_tree SCENARIO_DIR T DEST: base/T with the scenario's T overlay on top.
 make_tree() {
-	cp -a "$here/base/$2" "$3" || return 1
+	cp -a "$here/base/$(base_of "$2")" "$3" || return 1
 	if [ -d "$1/$2" ]; then
 		cp -a "$1/$2/." "$3/" || return 1
 	fi
@@ -79,24 +122,41 @@ make_tree() {
 	return 0
 }
 
-# run_one DIR: prints "ok NAME" or "FAIL NAME: ..." with details; returns 0/1.
-run_one() {
-	local dir=$1 name rule tmp problems="" rc want jrc bad t nvml_ini skip_src args=()
+# base_of T: the base tree of step T (t0 -> t0, t1 and later -> t1).
+base_of() {
+	if [ "$1" = t0 ]; then echo t0; else echo t1; fi
+}
+
+# snap_series DIR TMP: builds the scenario's trees t0, t1 (and t2 ... for a
+# series), snapshots each in order into TMP/s.jsonl; appends soft problems to
+# the caller's $problems; prints FAIL and returns 1 when it cannot go on.
+snap_series() {
+	local dir=$1 tmp=$2 name t n f nvml_ini skip_src rc bad up prev_up="" steps=(t0 t1)
 	name=$(basename "$dir")
-	rule=${name#[0-9][0-9][0-9][0-9]-}
-	tmp=$work/$name
-	mkdir -p "$tmp"
-	if [ -f "$dir/args" ]; then
-		# shellcheck disable=SC2207
-		args=($(cat "$dir/args"))
-	fi
-	for t in t0 t1; do
+	n=2
+	while [ -d "$dir/t$n" ] || [ -f "$dir/t$n.nvml.ini" ]; do
+		steps+=("t$n")
+		n=$((n + 1))
+	done
+	for f in "$dir"/t[0-9]*; do
+		[ -e "$f" ] || continue
+		t=$(basename "$f")
+		t=${t%.nvml.ini}
+		case " ${steps[*]} " in
+		*" $t "*) ;;
+		*)
+			echo "FAIL $name: $(basename "$f") is not part of the series ${steps[*]} (a gap before it?)"
+			return 1 ;;
+		esac
+	done
+	: >"$tmp/s.jsonl"
+	for t in "${steps[@]}"; do
 		if ! make_tree "$dir" "$t" "$tmp/$t" 2>"$tmp/cp.err"; then
 			echo "FAIL $name: cannot build tree $t: $(head -c 500 "$tmp/cp.err")"
 			return 1
 		fi
 		nvml_ini=""
-		for f in "$dir/$t.nvml.ini" "$dir/nvml.ini" "$here/base/$t.nvml.ini" "$here/base/nvml.ini"; do
+		for f in "$dir/$t.nvml.ini" "$dir/nvml.ini" "$here/base/$(base_of "$t").nvml.ini" "$here/base/nvml.ini"; do
 			[ -f "$f" ] && { nvml_ini=$f; break; }
 		done
 		if [ -n "$nvml_ini" ]; then
@@ -124,8 +184,29 @@ run_one() {
 		if [ -n "$bad" ]; then
 			problems+="  $t: sources not ok: $(echo "$bad" | tr '\n' ';')"$'\n'
 		fi
+		up=$(jq -r '.host.uptime_s // empty' "$tmp/$t.jsonl")
+		if [ -n "$prev_up" ] && { [ -z "$up" ] || ! awk -v a="$prev_up" -v b="$up" 'BEGIN { exit !(b > a) }'; }; then
+			problems+="  $t: uptime ${up:-absent} does not rise from $prev_up (a tN overlay must set proc/uptime)"$'\n'
+		fi
+		prev_up=$up
 		cat "$tmp/$t.jsonl" >>"$tmp/s.jsonl"
 	done
+	return 0
+}
+
+
+# run_one DIR: prints "ok NAME" or "FAIL NAME: ..." with details; returns 0/1.
+run_one() {
+	local dir=$1 name rule tmp problems="" rc want jrc args=()
+	name=$(basename "$dir")
+	rule=${name#[0-9][0-9][0-9][0-9]-}
+	tmp=$work/$name
+	mkdir -p "$tmp"
+	if [ -f "$dir/args" ]; then
+		# shellcheck disable=SC2207
+		args=($(cat "$dir/args"))
+	fi
+	snap_series "$dir" "$tmp" || return 1
 
 	timeout "$TIMEOUT" "$GPUDOCTOR" check --from "$tmp/s.jsonl" --json "${args[@]}" >"$tmp/out.json" 2>"$tmp/check.err"
 	rc=$?
@@ -147,7 +228,7 @@ run_one() {
 		if grep -qE '^(warning|critical) ' "$tmp/got.txt"; then
 			problems+="  the healthy host has warnings or critical findings"$'\n'
 		fi
-	elif ! awk -v id="$rule" '$2 == id { found = 1 } END { exit !found }' "$tmp/got.txt"; then
+	elif [[ $name == 1[0-9][0-9][0-9]-* ]] && ! awk -v id="$rule" '$2 == id { found = 1 } END { exit !found }' "$tmp/got.txt"; then
 		problems+="  rule $rule did not fire"$'\n'
 	fi
 
@@ -178,6 +259,36 @@ run_one() {
 	return 0
 }
 
+# --text NAME: the scenario's snapshots as node.jsonl, and the report a user
+# gets from `NO_COLOR=1 gpudoctor check --from node.jsonl`, on stdout.
+# Exit 0 when check printed a report (its exit 0, 1 or 2), 1 otherwise.
+if $text_mode; then
+	d=$here/$(basename "$1")
+	if [ ! -d "$d" ]; then
+		echo "$0: no such scenario: $1" >&2
+		exit 1
+	fi
+	tmp=$work/text
+	mkdir -p "$tmp"
+	problems=""
+	out=$(snap_series "$d" "$tmp") || { echo "$out" >&2; exit 1; }
+	if [ -n "$problems" ]; then
+		printf '%s' "$problems" >&2
+	fi
+	mv "$tmp/s.jsonl" "$tmp/node.jsonl"
+	args=()
+	if [ -f "$d/args" ]; then
+		# shellcheck disable=SC2207
+		args=($(cat "$d/args"))
+	fi
+	(cd "$tmp" && GPUDOCTOR_NVML=/nonexistent/libnvidia-ml.so.1 NO_COLOR=1 \
+		timeout "$TIMEOUT" "$GPUDOCTOR" check --from node.jsonl "${args[@]}")
+	rc=$?
+	[ "$rc" -le 2 ] && exit 0
+	echo "$0: check --from node.jsonl of $(basename "$d") failed (rc $rc)" >&2
+	exit 1
+fi
+
 if [ $# -gt 0 ]; then
 	dirs=()
 	for a in "$@"; do dirs+=("$here/$(basename "$a")"); done
@@ -201,4 +312,9 @@ for d in "${dirs[@]}"; do
 	fi
 done
 echo "$pass passed, $fail failed"
+if [ "${UPDATE:-0}" = 1 ]; then
+	echo "UPDATE=1 rewrote the expected.txt files above from the code under test; review the diff before committing:"
+	git -C "$repo" diff --stat -- tests/scenarios
+	git -C "$repo" status --short -- 'tests/scenarios/*/expected.txt' | grep '^??' || true
+fi
 [ "$fail" -eq 0 ]

@@ -1,0 +1,126 @@
+#!/bin/bash
+# tests/mutate.sh - the suite fails when the code breaks.
+#
+#   tests/mutate.sh            every mutation below
+#   tests/mutate.sh ID...      the named ones
+#
+# Each mutation is a deliberate breakage: a one-line sed on one file (or a
+# change to the test tree itself), then the command that must now FAIL.  It
+# runs in a copy of the working tree beside a link to ../shared, built into
+# its own build directory, one mutation at a time, each reverted before the
+# next.  A mutation whose sed no longer matches its file is itself a failure
+# (the code moved: update the table), and so is a command that still passes.
+# Not part of `make test` (it rebuilds once per mutation); CI runs it after.
+# MUTATE_TREE=HEAD mutates the last commit instead of the working tree.
+# Ends with "N passed, N failed": a pass is a mutation the tests caught.
+set -u
+repo=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/gd-mutate.XXXXXX") || exit 1
+trap 'rm -rf "$work"' EXIT INT TERM
+src=$work/main
+mkdir -p "$src"
+# the tracked and the new (not ignored) files, as they are in the tree now,
+# or (MUTATE_TREE=HEAD) the last commit only
+if [ "${MUTATE_TREE:-worktree}" = HEAD ]; then
+	(cd "$repo" && git archive HEAD | tar -xf - -C "$src") || { echo "cannot copy HEAD"; exit 1; }
+else
+	(cd "$repo" && git ls-files -z --cached --others --exclude-standard |
+		while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
+		tar --null -T - -cf - | tar -xf - -C "$src") || { echo "cannot copy the tree"; exit 1; }
+fi
+[ -d "$repo/../shared" ] && ln -s "$(cd "$repo/../shared" && pwd)" "$work/shared"
+export BUILD=build-mut
+cd "$src" || exit 1
+echo "building the unmutated copy in $src/$BUILD ..."
+make -s BUILD=$BUILD all unit >"$work/build.log" 2>&1 || { tail -n 30 "$work/build.log"; echo "the unmutated tree does not build"; exit 1; }
+export GPUDOCTOR=$src/$BUILD/gpudoctor
+
+# id | file | sed expression (one line, must change the file) | command that must fail
+MUTATIONS=$(cat <<'EOF'
+stale-always-fresh|src/serve/serve.c|s/return p \&\& age_s <= srv->deadline_s;/return p != NULL;/|tests/exporter/stale.sh
+per-address-limit-raised|src/serve/http.c|s/^#define PER_IP_LIMIT 32$/#define PER_IP_LIMIT 100000/|tests/exporter/http.sh
+per-address-limit-unit|src/serve/http.c|s/^#define PER_IP_LIMIT 32$/#define PER_IP_LIMIT 100000/|GD_SUITES=unit tests/run.sh
+cpu-threshold-inverted|src/rules/rule_cpu.c|s/hot_busy = have_busy \&\& busy >= th_busy;/hot_busy = have_busy \&\& busy < th_busy;/|tests/scenarios/run.sh 0000-healthy 1001-cpu.saturated
+smi-q-temp-skipped|src/offline/smi_q.c|s/ofl_ieq(k, "GPU Current Temp")/ofl_ieq(k, "GPU Current Temp (skipped)")/|tests/offline/run.sh
+unit-test-build-removed|Makefile|s/^TEST_BIN := .*/TEST_BIN :=/|GD_SUITES=unit tests/run.sh
+unit-test-binary-deleted|-|rm -f build-mut/tests/test_core|GD_SUITES=unit tests/run.sh
+unknown-suite|-|true|GD_SUITES="unit nosuch" tests/run.sh
+update-under-runner|-|true|UPDATE=1 GD_SUITES=scenarios tests/run.sh
+update-under-ci|-|true|CI=true UPDATE=1 tests/offline/run.sh
+skip-under-ci|-|true|CI=true PATH=$NOCHROMIUM GD_SUITES=timeline tests/run.sh
+golden-scenario-drift|tests/scenarios/1001-cpu.saturated/expected.txt|s/busy_pct=[0-9.]*/busy_pct=1/|tests/scenarios/run.sh 1001-cpu.saturated
+golden-offline-drift|tests/offline/0002-h100-r550-sw-thermal/expected.txt|s/temp_c=85/temp_c=84/|tests/offline/run.sh 0002-h100-r550-sw-thermal
+EOF
+)
+
+# A PATH without chromium (for skip-under-ci): every other command stays.
+NOCHROMIUM=$work/nochromium
+mkdir -p "$NOCHROMIUM"
+IFS=: read -r -a pdirs <<<"$PATH"
+for d in "${pdirs[@]}"; do
+	for f in "$d"/*; do
+		b=$(basename "$f")
+		case $b in chromium | chromium-browser | google-chrome*) continue ;; esac
+		[ -x "$f" ] && [ ! -e "$NOCHROMIUM/$b" ] && ln -s "$f" "$NOCHROMIUM/$b"
+	done
+done 2>/dev/null
+export NOCHROMIUM
+
+want=("$@")
+pass=0 fail=0 rows=()
+FAKES="$BUILD/fake_nvml/libnvidia-ml.so.1 $BUILD/fake_nvml_old/libnvidia-ml.so.1"
+while IFS='|' read -r id file expr cmd; do
+	[ -n "$id" ] || continue
+	if [ ${#want[@]} -gt 0 ] && [[ " ${want[*]} " != *" $id "* ]]; then
+		continue
+	fi
+	echo "== $id"
+	restore=""
+	if [ "$file" != - ]; then
+		cp -p "$file" "$work/orig" || { echo "FAIL  $id: no file $file"; fail=$((fail + 1)); rows+=("$id|no file"); continue; }
+		sed -i -e "$expr" "$file"
+		if cmp -s "$file" "$work/orig"; then
+			echo "FAIL  $id: the sed no longer matches $file: update the table"
+			fail=$((fail + 1))
+			rows+=("$id|stale mutation")
+			continue
+		fi
+		restore=$file
+		# a build without the unit tests: what is left of an earlier build must go too
+		[ "$file" = Makefile ] && rm -rf "$BUILD/tests"
+	fi
+	# Build what the command runs (the mutant, or the tree as restored after
+	# the last mutation): the unit tests only for the runs of the unit suite.
+	targets="all $FAKES"
+	[[ $cmd == *GD_SUITES=unit* ]] && targets="all unit"
+	# shellcheck disable=SC2086
+	make -s BUILD=$BUILD $targets >"$work/mbuild.log" 2>&1 ||
+		echo "      (the build fails: $(grep -m 3 -E 'error|Error' "$work/mbuild.log" | tr '\n' ' '))"
+	if [ "$file" = - ]; then
+		# a change to the build or the environment, not to a source file
+		eval "$expr" || { echo "FAIL  $id: cannot apply: $expr"; fail=$((fail + 1)); rows+=("$id|not applied"); continue; }
+	fi
+	out=$(eval "timeout --kill-after=10 900 $cmd" 2>&1)
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		pass=$((pass + 1))
+		rows+=("$id|caught (exit $rc)")
+		echo "PASS  $id: caught: $cmd exits $rc"
+		printf '%s\n' "$out" | grep -E 'FAIL|differ|refused|unknown|skipped under|expected' | head -n 4 | sed 's/^/      /'
+	else
+		fail=$((fail + 1))
+		rows+=("$id|NOT caught")
+		echo "FAIL  $id: not caught: $cmd still passes"
+		printf '%s\n' "$out" | tail -n 5 | sed 's/^/      /'
+	fi
+	if [ -n "$restore" ]; then
+		cp -p "$work/orig" "$restore"
+		touch "$restore"
+	fi
+done <<<"$MUTATIONS"
+
+echo
+echo "mutation | result"
+for r in "${rows[@]}"; do echo "${r%%|*} | ${r#*|}"; done
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
