@@ -8,6 +8,7 @@
 #include "testutil.h"
 
 #include <fcntl.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -267,31 +268,141 @@ static void test_front_ends(void **state)
 }
 
 /* Truncation at every length of a long line never reads past it (ASan). */
+/*
+ * A line cut anywhere (a ring buffer record cut at its size, a log file
+ * whose last line was half written, a paste) must never invent evidence.
+ * The contract of gd_klog_parse_line for the first k bytes of a line whose
+ * whole parse is (K, E):
+ *
+ *  1. nothing past the k bytes is read: the result is the same whatever
+ *     follows them in memory (the line's real rest, or '9's; and ASan sees an
+ *     exact-size heap copy);
+ *  2. it is GD_KLOG_NONE (ev.kind empty; the other fields are unspecified)
+ *     or K itself: a cut line is never taken for another message;
+ *  3. for K, each field of the event is
+ *       - absent or empty (the cut came before it, or cut what delimits it),
+ *       - E's value, or
+ *       - for a field the cut falls inside: a prefix of E's (a string a
+ *         prefix of E's string; a number whose decimal digits are a prefix
+ *         of E's, for byte counts of the kB the line states; "126.0" of
+ *         126.016), or
+ *       - a string read to the end of the cut line, because the key or the
+ *         terminator after it was cut ("name=x," gives process "x,"; the
+ *         Xid text "pi" when the cut falls in "pid="), or
+ *       - "unknown" for a severity whose evidence was cut off (an MCE
+ *         status);
+ *  4. all k bytes give exactly E.
+ */
+static const char *const trunc_lines[] = {
+	"2026-11-30T01:02:03.250000+01:00 gpu-a17 kernel: [ 812.5] NVRM: Xid (PCI:0000:3b:00 GPU-I:01 GPU-CI:00): 154, pid=1, name=x, GPU recovery action changed from 0x0 (None) to 0x2 (Node Reboot Required)",
+	"nvidia 0000:5d:00.0: AER: PCIe Bus Error: severity=Corrected, type=Physical Layer, (Receiver ID)",
+	"pci 0000:5d:00.0: 126.016 Gb/s available PCIe bandwidth, limited by 16.0 GT/s PCIe x8 link at 0000:5c:00.0 (capable of 252.048 Gb/s with 16.0 GT/s PCIe x16 link)",
+	"EDAC sbridge MC1: 3 UE memory read error on CPU#1Channel#2_DIMM#0 (channel:2 slot:0 socket:1)",
+	"Out of memory: Killed process 5123 (python) total-vm:98765432kB, anon-rss:65432100kB",
+	"[Mon Nov 30 01:02:03 2026] INFO: task python:6001 blocked for more than 120 seconds.",
+	"mce: [Hardware Error]: CPU 3: Machine Check: 0 Bank 7: cc00008000010090",
+	"oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),task_memcg=/x,task=python,pid=1234,uid=0",
+};
+static const enum gd_klog_kind trunc_kinds[] = {
+	GD_KLOG_XID, GD_KLOG_AER, GD_KLOG_PCIE_BANDWIDTH, GD_KLOG_EDAC,
+	GD_KLOG_OOM_KILL, GD_KLOG_HUNG_TASK, GD_KLOG_MCE, GD_KLOG_CTX_OOM,
+};
+
+static bool is_prefix(const char *pre, const char *s)
+{
+	return strncmp(pre, s, strlen(pre)) == 0;
+}
+
+/* Contract 3 for one field; the value as text in got and want. */
+static bool trunc_field_ok(const struct gd_field *fl, const struct gd_klog_event *ev, const struct gd_klog_event *whole,
+			   const char *cut, size_t k, char *got, char *want, size_t sz)
+{
+	const char *a = (const char *)ev + fl->offset, *b = (const char *)whole + fl->offset;
+
+	if (fl->type == GD_FT_STR) {
+		size_t n = strlen(a);
+
+		gd_strlcpy(got, a, sz);
+		gd_strlcpy(want, b, sz);
+		return is_prefix(a, b) || (n <= k && memcmp(cut + k - n, a, n) == 0) ||
+		       (strcmp(fl->name, "severity") == 0 && strcmp(a, "unknown") == 0);
+	}
+	if (fl->type == GD_FT_U64) {
+		const struct gd_u64 *x = (const void *)a, *y = (const void *)b;
+		uint64_t scale = strcmp(fl->unit, "bytes") == 0 ? 1024 : 1;
+
+		snprintf(got, sz, x->ok ? "%" PRIu64 : "absent", x->v);
+		snprintf(want, sz, y->ok ? "%" PRIu64 : "absent", y->v);
+		if (!x->ok || (y->ok && x->v == y->v))
+			return true;
+		if (!y->ok || x->v % scale || y->v % scale)
+			return false;
+		snprintf(got, sz, "%" PRIu64, x->v / scale);
+		snprintf(want, sz, "%" PRIu64, y->v / scale);
+		return is_prefix(got, want);
+	} else {
+		const struct gd_f64 *x = (const void *)a, *y = (const void *)b;
+
+		snprintf(got, sz, x->ok ? "%.15g" : "absent", x->v);
+		snprintf(want, sz, y->ok ? "%.15g" : "absent", y->v);
+		return !x->ok || (y->ok && is_prefix(got, want));
+	}
+}
+
 static void test_truncated_everywhere(void **state)
 {
-	const char *lines[] = {
-		"2026-11-30T01:02:03.250000+01:00 gpu-a17 kernel: [ 812.5] NVRM: Xid (PCI:0000:3b:00 GPU-I:01 GPU-CI:00): 154, pid=1, name=x, GPU recovery action changed from 0x0 (None) to 0x2 (Node Reboot Required)",
-		"nvidia 0000:5d:00.0: AER: PCIe Bus Error: severity=Corrected, type=Physical Layer, (Receiver ID)",
-		"pci 0000:5d:00.0: 126.016 Gb/s available PCIe bandwidth, limited by 16.0 GT/s PCIe x8 link at 0000:5c:00.0 (capable of 252.048 Gb/s with 16.0 GT/s PCIe x16 link)",
-		"EDAC sbridge MC1: 3 UE memory read error on CPU#1Channel#2_DIMM#0 (channel:2 slot:0 socket:1)",
-		"Out of memory: Killed process 5123 (python) total-vm:98765432kB, anon-rss:65432100kB",
-		"[Mon Nov 30 01:02:03 2026] INFO: task python:6001 blocked for more than 120 seconds.",
-		"mce: [Hardware Error]: CPU 3: Machine Check: 0 Bank 7: cc00008000010090",
-		"oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),task_memcg=/x,task=python,pid=1234,uid=0",
-	};
-	struct gd_klog_event ev;
+	const struct gd_record_desc *d = gd_section_find("klog");
+	struct gd_klog_event whole, ev, ev_rest, ev_nines;
+	char got[300], want[300];
 
 	(void)state;
-	for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
-		size_t n = strlen(lines[i]);
+	assert_non_null(d);
+	assert_int_equal(sizeof trunc_lines / sizeof trunc_lines[0], sizeof trunc_kinds / sizeof trunc_kinds[0]);
+	for (size_t i = 0; i < sizeof trunc_lines / sizeof trunc_lines[0]; i++) {
+		const char *line = trunc_lines[i];
+		size_t n = strlen(line), events = 0;
+		enum gd_klog_kind kind = gd_klog_parse_line(line, n, &whole);
+		char *nines = malloc(n + 1);
 
+		assert_non_null(nines);
+		assert_int_equal(kind, trunc_kinds[i]);
 		for (size_t k = 0; k <= n; k++) {
 			char *copy = malloc(k ? k : 1);
+			enum gd_klog_kind kk, k_rest, k_nines;
 
-			memcpy(copy, lines[i], k);
-			gd_klog_parse_line(copy, k, &ev);   /* exact-size heap copy: ASan sees any overread */
+			assert_non_null(copy);
+			memcpy(copy, line, k);
+			memcpy(nines, line, k);
+			memset(nines + k, '9', n - k);
+			nines[n] = '\0';
+			kk = gd_klog_parse_line(copy, k, &ev);        /* exact-size heap copy: ASan sees any overread */
+			k_rest = gd_klog_parse_line(line, k, &ev_rest);   /* the line's real rest follows */
+			k_nines = gd_klog_parse_line(nines, k, &ev_nines); /* '9's follow */
 			free(copy);
+			if (kk != k_rest || kk != k_nines || memcmp(&ev, &ev_rest, sizeof ev) != 0 ||
+			    memcmp(&ev, &ev_nines, sizeof ev) != 0)
+				fail_msg("line %zu cut at %zu: the result depends on the bytes after the cut", i, k);
+			if (kk == GD_KLOG_NONE) {
+				if (ev.kind[0])
+					fail_msg("line %zu cut at %zu: no event but kind \"%s\"", i, k, ev.kind);
+				continue;
+			}
+			if (kk != kind)
+				fail_msg("line %zu cut at %zu: kind %d, the whole line is %d", i, k, (int)kk, (int)kind);
+			if (k < n)
+				events++;
+			for (size_t f = 0; f < d->nfields; f++)
+				if (!trunc_field_ok(&d->fields[f], &ev, &whole, line, k, got, want, sizeof got))
+					fail_msg("line %zu cut at %zu: %s is \"%s\", the whole line's \"%s\"", i, k,
+						 d->fields[f].name, got, want);
 		}
+		free(nines);
+		/* all of it: exactly the whole line's event */
+		assert_int_equal(gd_klog_parse_line(line, n, &ev), kind);
+		assert_memory_equal(&ev, &whole, sizeof ev);
+		/* the checks above saw events from cut lines, not only NONE */
+		if (events == 0)
+			fail_msg("line %zu: no cut of it gives an event", i);
 	}
 }
 
