@@ -17,7 +17,20 @@ for c in check snapshot watch record report serve xid rules fields; do
 		{ echo "docs/gpudoctor.1 does not describe $c"; bad=1; }
 done
 "$G" help nosuch >/dev/null 2>&1 && { echo "help for an unknown command succeeded"; bad=1; }
-for id in $("$G" rules | awk '/^[a-z]+\.[a-z_]+ /{print $1}'); do
+# The rule ids, from `gpudoctor rules`; their count must be the registry's,
+# by two independent counts: the rows of src/rules/registry.c, and the M of
+# the "checked: N of M rules" line of a check (the engine's gd_nrules).
+ids=$("$G" rules | awk '/^[a-z]+\.[a-z0-9_]+ +(info|warning|critical) /{print $1}' | sort -u)
+n_ids=$(echo "$ids" | grep -c .)
+n_src=$(grep -cP '^\t\{ "[a-z]+\.[a-z0-9_]+", GD_SEV_[A-Z]+,' src/rules/registry.c)
+n_check=$("$G" check --root tests/exporter/fixtures/healthy --window 100ms --no-color 2>/dev/null |
+	sed -n 's/^checked: [0-9]* of \([0-9]*\) rules .*/\1/p')
+if [ "$n_ids" -le 50 ] || [ "$n_ids" != "$n_src" ] || [ "$n_ids" != "${n_check:-none}" ]; then
+	echo "rule counts disagree or are too few: $n_ids ids in gpudoctor rules, $n_src rows in src/rules/registry.c," \
+		"${n_check:-no} in the checked: line of gpudoctor check (want the same, over 50)"
+	bad=1
+fi
+for id in $ids; do
 	grep -q "^## $id\$" docs/rules.md || { echo "docs/rules.md has no section for $id"; bad=1; }
 	if [ -f ../shared/design/CAUSES.md ]; then
 		grep -q "^| $id |" ../shared/design/CAUSES.md || { echo "$id is not in CAUSES.md"; bad=1; }
