@@ -23,9 +23,10 @@
  * (tests/fuzz, target "http request").
  *
  * Limits, so that a flood or a slow client cannot starve Prometheus: at most
- * CONN_LIMIT connections and PER_IP_LIMIT from one address (more are closed
- * at once; when the table is full, a new connection from another address
- * replaces the connection idle longest), a request head of at most
+ * GD_HTTP_CONN_LIMIT connections and PER_IP_LIMIT from one address (more are
+ * closed at once; when the table is full, a new connection from another
+ * address replaces the connection idle longest: http_conn.h, the table's
+ * bookkeeping, is at the end of this file), a request head of at most
  * HEAD_LIMIT bytes, TIMEOUT_S for a request head to arrive whole and of
  * inactivity before a connection is closed, and accept paused (not spun on)
  * when the process is out of file descriptors.  One thread runs an epoll
@@ -47,25 +48,26 @@
 #include <unistd.h>
 
 #include "core/xalloc.h"
+#include "serve/http_conn.h"
 #include "serve/http_parse.h"
 
-#define CONN_LIMIT 256
 #define PER_IP_LIMIT 32
 #define HEAD_LIMIT (16 * 1024)
 #define IN_START 2048
 #define TIMEOUT_S 10.0
 #define LINGER_S 1.0
 #define HDR_MAX 640               /* a response's status line and fields */
-#define EV_LISTEN ((uint64_t)CONN_LIMIT)
-#define EV_STOP ((uint64_t)CONN_LIMIT + 1)
+#define EV_LISTEN ((uint64_t)GD_HTTP_CONN_LIMIT)
+#define EV_STOP ((uint64_t)GD_HTTP_CONN_LIMIT + 1)
 
 static const char ct_metrics[] = "text/plain; version=0.0.4; charset=utf-8";
 static const char ct_text[] = "text/plain; charset=utf-8";
 static const char ct_json[] = "application/json";
 
+/* A connection; its address and last activity are in its slot of the
+ * table (the same index in gd_http.tab). */
 struct conn {
 	int fd;                   /* -1: a free slot */
-	unsigned char addr[16];   /* the peer's address, for PER_IP_LIMIT */
 	char *in;                 /* bytes received and not yet answered */
 	size_t in_len, in_cap;
 	char *hdr;                /* the response: status line and fields (HDR_MAX), */
@@ -79,7 +81,6 @@ struct conn {
 	bool lingering;           /* reply sent, write side shut: discarding input */
 	int minor;                /* HTTP/1.minor of the request being answered */
 	uint32_t events;          /* what the epoll set waits for on fd */
-	double active_s;          /* last progress either way */
 	double head_s;            /* when the pending request's first byte came; 0: none */
 };
 
@@ -88,7 +89,8 @@ struct gd_http {
 	int lfd, epfd, stopfd;
 	bool accepting;           /* lfd is in the epoll set */
 	pthread_t thread;
-	struct conn conns[CONN_LIMIT];
+	struct gd_http_conns tab;
+	struct conn conns[GD_HTTP_CONN_LIMIT];
 };
 
 /* A response: status, content type, body (owned: freed after sending), and
@@ -239,6 +241,11 @@ static double now_s(void)
 	return gd_serve_mono_now();
 }
 
+static struct gd_http_slot *slot_of(struct gd_http *h, const struct conn *c)
+{
+	return &h->tab.slot[c - h->conns];
+}
+
 static void watch_listener(struct gd_http *h, bool on)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = EV_LISTEN };
@@ -254,6 +261,7 @@ static void conn_close(struct gd_http *h, struct conn *c)
 	conn_drop_reply(c);
 	free(c->in);
 	close(c->fd);  /* also leaves the epoll set */
+	gd_http_conn_free(&h->tab, (size_t)(c - h->conns));
 	memset(c, 0, sizeof *c);
 	c->fd = -1;
 	watch_listener(h, true);
@@ -298,7 +306,7 @@ static bool conn_send(struct gd_http *h, struct conn *c)
 			return false;
 		}
 		c->out_off += (size_t)w;
-		c->active_s = now_s();
+		slot_of(h, c)->active_s = now_s();
 	}
 	conn_drop_reply(c);
 	if (c->close_after) {
@@ -313,14 +321,14 @@ static bool conn_send(struct gd_http *h, struct conn *c)
 		}
 		c->lingering = true;
 		c->head_s = 0;
-		c->active_s = now_s();
+		slot_of(h, c)->active_s = now_s();
 		conn_watch(h, c);
 		return false;
 	}
 	memmove(c->in, c->in + c->consumed, c->in_len - c->consumed);
 	c->in_len -= c->consumed;
 	c->consumed = 0;
-	c->head_s = c->in_len ? c->active_s : 0;
+	c->head_s = c->in_len ? slot_of(h, c)->active_s : 0;
 	return true;
 }
 
@@ -395,9 +403,11 @@ static void conn_read(struct gd_http *h, struct conn *c)
 		}
 		r = recv(c->fd, c->in + c->in_len, c->in_cap - c->in_len, 0);
 		if (r > 0) {
-			c->active_s = now_s();
+			double now = now_s();
+
+			slot_of(h, c)->active_s = now;
 			if (!c->head_s)
-				c->head_s = c->active_s;
+				c->head_s = now;
 			c->in_len += (size_t)r;
 			continue;
 		}
@@ -415,27 +425,14 @@ static void conn_read(struct gd_http *h, struct conn *c)
 	conn_serve(h, c);
 }
 
-/* The peer's address as 16 bytes: IPv6 as is, IPv4 mapped (::ffff:a.b.c.d),
- * as a dual-stack socket would see it. */
-static void addr_key(const struct sockaddr_storage *ss, unsigned char key[16])
-{
-	memset(key, 0, 16);
-	if (ss->ss_family == AF_INET) {
-		key[10] = key[11] = 0xff;
-		memcpy(key + 12, &((const struct sockaddr_in *)ss)->sin_addr, 4);
-	} else if (ss->ss_family == AF_INET6) {
-		memcpy(key, &((const struct sockaddr_in6 *)ss)->sin6_addr, 16);
-	}
-}
-
 static void accept_all(struct gd_http *h)
 {
 	for (;;) {
 		struct sockaddr_storage ss;
 		socklen_t sl = sizeof ss;
 		unsigned char key[16];
-		struct conn *slot = NULL;
-		unsigned same = 0;
+		size_t i;
+		struct conn *c;
 		struct epoll_event ev;
 		int fd = accept4(h->lfd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
 
@@ -446,34 +443,27 @@ static void accept_all(struct gd_http *h)
 				watch_listener(h, false);  /* until a connection closes */
 			return;
 		}
-		addr_key(&ss, key);
-		for (size_t i = 0; i < CONN_LIMIT; i++) {
-			struct conn *c = &h->conns[i];
-
-			if (c->fd < 0)
-				slot = slot && slot->fd < 0 ? slot : c;
-			else if (memcmp(c->addr, key, 16) == 0)
-				same++;
-			else if (c->in_len == 0 && !c->writing && (!slot || (slot->fd >= 0 && c->active_s < slot->active_s)))
-				slot = c;  /* the longest-idle connection of another address */
-		}
-		if (!slot || same >= PER_IP_LIMIT) {
+		gd_http_conn_key(&ss, key);
+		switch (gd_http_conn_admit(&h->tab, key, &i)) {
+		case GD_HTTP_REFUSE_ADDR:
+		case GD_HTTP_REFUSE_FULL:
 			close(fd);
 			continue;
+		case GD_HTTP_ADMIT_EVICT:
+			conn_close(h, &h->conns[i]);
+			break;
+		case GD_HTTP_ADMIT_FREE:
+			break;
 		}
-		/* The table is full: the new connection takes the place of the one
-		 * idle longest, so that idle connections from a few addresses
-		 * (8 x PER_IP_LIMIT fill the table) cannot lock Prometheus out. */
-		if (slot->fd >= 0)
-			conn_close(h, slot);
-		slot->fd = fd;
-		memcpy(slot->addr, key, 16);
-		slot->active_s = now_s();
-		slot->events = EPOLLIN | EPOLLRDHUP;
-		ev = (struct epoll_event){ .events = EPOLLIN | EPOLLRDHUP, .data.u64 = (uint64_t)(slot - h->conns) };
+		c = &h->conns[i];
+		c->fd = fd;
+		c->events = EPOLLIN | EPOLLRDHUP;
+		gd_http_conn_take(&h->tab, i, key, now_s());
+		ev = (struct epoll_event){ .events = EPOLLIN | EPOLLRDHUP, .data.u64 = (uint64_t)i };
 		if (epoll_ctl(h->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
 			close(fd);
-			slot->fd = -1;
+			c->fd = -1;
+			gd_http_conn_free(&h->tab, i);
 			continue;
 		}
 	}
@@ -484,12 +474,12 @@ static void accept_all(struct gd_http *h)
  * lingered LINGER_S after their last reply. */
 static void sweep(struct gd_http *h, double now)
 {
-	for (size_t i = 0; i < CONN_LIMIT; i++) {
+	for (size_t i = 0; i < GD_HTTP_CONN_LIMIT; i++) {
 		struct conn *c = &h->conns[i];
 
 		if (c->fd < 0)
 			continue;
-		if (now - c->active_s > (c->lingering ? LINGER_S : TIMEOUT_S) ||
+		if (now - h->tab.slot[i].active_s > (c->lingering ? LINGER_S : TIMEOUT_S) ||
 		    (c->head_s && !c->writing && now - c->head_s > TIMEOUT_S))
 			conn_close(h, c);
 	}
@@ -529,6 +519,10 @@ static void *http_main(void *arg)
 					conn_serve(h, c);
 			} else
 				conn_read(h, c);
+			/* A connection changes only here, on its own events: whether it
+			 * may give its place up to a newcomer (http_conn.h). */
+			if (c->fd >= 0)
+				h->tab.slot[k].busy = c->in_len > 0 || c->writing || c->lingering;
 		}
 		now = now_s();
 		if (now - last_sweep >= 1.0) {
@@ -546,7 +540,7 @@ struct gd_http *gd_http_start(struct gd_server *srv, int fd, struct gd_err *err)
 
 	h->srv = srv;
 	h->lfd = fd;
-	for (size_t i = 0; i < CONN_LIMIT; i++)
+	for (size_t i = 0; i < GD_HTTP_CONN_LIMIT; i++)
 		h->conns[i].fd = -1;
 	h->epfd = epoll_create1(EPOLL_CLOEXEC);
 	h->stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -580,11 +574,79 @@ void gd_http_stop(struct gd_http *h)
 	if (write(h->stopfd, &one, sizeof one) != (ssize_t)sizeof one)
 		fprintf(stderr, "gpudoctor: cannot wake the HTTP thread: %s\n", strerror(errno));
 	pthread_join(h->thread, NULL);
-	for (size_t i = 0; i < CONN_LIMIT; i++)
+	for (size_t i = 0; i < GD_HTTP_CONN_LIMIT; i++)
 		if (h->conns[i].fd >= 0)
 			conn_close(h, &h->conns[i]);
 	close(h->epfd);
 	close(h->stopfd);
 	close(h->lfd);
 	free(h);
+}
+
+/* The connection table (http_conn.h). */
+
+void gd_http_conn_key(const struct sockaddr_storage *ss, unsigned char key[16])
+{
+	memset(key, 0, 16);
+	if (ss->ss_family == AF_INET) {
+		key[10] = key[11] = 0xff;
+		memcpy(key + 12, &((const struct sockaddr_in *)ss)->sin_addr, 4);
+	} else if (ss->ss_family == AF_INET6) {
+		memcpy(key, &((const struct sockaddr_in6 *)ss)->sin6_addr, 16);
+	}
+}
+
+enum gd_http_admit gd_http_conn_admit(const struct gd_http_conns *t, const unsigned char key[16], size_t *slot)
+{
+	const size_t none = GD_HTTP_CONN_LIMIT;
+	size_t free_i = none, evict = none;
+	unsigned same = 0;
+
+	for (size_t i = 0; i < GD_HTTP_CONN_LIMIT; i++) {
+		const struct gd_http_slot *s = &t->slot[i];
+
+		if (!s->used) {
+			if (free_i == none)
+				free_i = i;
+		} else if (memcmp(s->addr, key, 16) == 0) {
+			same++;
+		} else if (!s->busy && (evict == none || s->active_s < t->slot[evict].active_s)) {
+			evict = i;  /* the longest-idle connection of another address */
+		}
+	}
+	if (same >= PER_IP_LIMIT)
+		return GD_HTTP_REFUSE_ADDR;
+	if (free_i != none) {
+		*slot = free_i;
+		return GD_HTTP_ADMIT_FREE;
+	}
+	if (evict != none) {
+		*slot = evict;
+		return GD_HTTP_ADMIT_EVICT;
+	}
+	return GD_HTTP_REFUSE_FULL;
+}
+
+void gd_http_conn_take(struct gd_http_conns *t, size_t i, const unsigned char key[16], double now)
+{
+	struct gd_http_slot *s = &t->slot[i];
+
+	s->used = true;
+	s->busy = false;
+	memcpy(s->addr, key, 16);
+	s->active_s = now;
+}
+
+void gd_http_conn_free(struct gd_http_conns *t, size_t i)
+{
+	memset(&t->slot[i], 0, sizeof t->slot[i]);
+}
+
+unsigned gd_http_conn_count(const struct gd_http_conns *t, const unsigned char key[16])
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < GD_HTTP_CONN_LIMIT; i++)
+		n += t->slot[i].used && memcmp(t->slot[i].addr, key, 16) == 0;
+	return n;
 }

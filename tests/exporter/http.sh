@@ -3,9 +3,12 @@
 # serving others: wrong methods (405), unknown paths (404), huge headers
 # (4xx), garbage (400), HTTP/2 (505), no Host or a body (400), keep-alive
 # and pipelined requests answered in order, gzip when asked, a slow client that trickles a request and then goes
-# quiet (closed after the inactivity time-out), and 1,000 concurrent
-# connections from one address (bounded by the per-address limit) while a
-# scrape from another loopback address (127.0.0.2) still succeeds.  Then
+# quiet (closed after the inactivity time-out), the per-address limit
+# itself (32 idle connections from 127.0.0.1 held, the 33rd closed without a
+# reply while the 32 and 127.0.0.2 are answered, a place given again once one
+# of the 32 closes), 1,000 concurrent connections from one address while a
+# scrape from another loopback address (127.0.0.2) still succeeds, and a
+# table full of idle connections giving up the longest idle's place.  Then
 # SIGTERM and SIGINT stop the server cleanly (exit 0) within seconds.
 set -u
 . "$(dirname "$0")/lib.bash"
@@ -77,6 +80,89 @@ curl -s -m 5 -D - -o /dev/null -H 'Accept-Encoding: gzip;q=0, br' "$U/metrics" |
 	die "gzip sent although refused"
 scrape_ok || die "scrape after the bad requests"
 
+# the per-address limit: 32 idle connections from 127.0.0.1 are held, the
+# 33rd is closed at once without being read (a request sent on it gets no
+# reply: EOF or a reset), while each of the 32 and a connection from
+# 127.0.0.2 are answered; once one of the 32 is closed (the server has
+# closed its side: it has freed the place) a new one from 127.0.0.1 gets in,
+# and the one after it is refused again.  Every wait is bounded by the
+# sockets' 10 s time-out; every socket is closed before the end.
+python3 - "$HOST" "$PORT" <<'PY' || die "the per-address limit of 32 connections"
+import re, socket, sys
+host, port = sys.argv[1], int(sys.argv[2])
+opened = []
+
+def conn(src):
+    s = socket.socket()
+    opened.append(s)
+    s.settimeout(10)
+    s.bind((src, 0))
+    s.connect((host, port))
+    return s
+
+def ask(s):
+    # GET /healthz, kept alive: "200 ok", or None when closed without a reply
+    try:
+        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        buf = b""
+        while b"\r\n\r\n" not in buf:
+            d = s.recv(4096)
+            if not d:
+                return None
+            buf += d
+        head, _, body = buf.partition(b"\r\n\r\n")
+        n = int(re.search(rb"(?im)^content-length: *([0-9]+)", head).group(1))
+        while len(body) < n:
+            d = s.recv(4096)
+            if not d:
+                return None
+            body += d
+        return "%s %s" % (head.split()[1].decode(), body.decode().strip())
+    except ConnectionError:
+        return None
+
+def bye(s):
+    # half-close, then wait for the server to close its side: it frees the
+    # connection's place before it closes
+    s.shutdown(socket.SHUT_WR)
+    while s.recv(4096):
+        pass
+    s.close()
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+try:
+    held = [conn("127.0.0.1") for _ in range(32)]
+    r = ask(conn("127.0.0.1"))
+    if r is not None:
+        fail("the 33rd connection from 127.0.0.1 was served: %r" % r)
+    for i, s in enumerate(held):
+        r = ask(s)
+        if r != "200 ok":
+            fail("held connection %d of 32 from 127.0.0.1 got %r, not 200 ok" % (i + 1, r))
+    r = ask(conn("127.0.0.2"))
+    if r != "200 ok":
+        fail("127.0.0.2 with 32 connections from 127.0.0.1 held got %r" % r)
+    bye(held.pop(0))
+    s = conn("127.0.0.1")
+    r = ask(s)
+    if r != "200 ok":
+        fail("after one of the 32 closed, a new connection from 127.0.0.1 got %r" % r)
+    r = ask(conn("127.0.0.1"))
+    if r is not None:
+        fail("with 32 held again, one more from 127.0.0.1 was served: %r" % r)
+    print("per-address limit: 32 connections from 127.0.0.1 held, the 33rd closed unanswered, 127.0.0.2 served")
+finally:
+    for s in opened:
+        try:
+            bye(s)
+        except OSError:
+            s.close()
+PY
+scrape_ok || die "scrape after the per-address limit"
+
 # a slow client: trickles half a request for 3 s, then goes quiet
 exec {slow}<>"/dev/tcp/$HOST/$PORT" || die "connect"
 ( for c in G E T ' ' / m e t r i c s ' ' H T T P / 1 . 1; do printf %s "$c"; sleep 0.15; done ) >&$slow
@@ -97,7 +183,9 @@ for fd in "${fds[@]}"; do exec {fd}>&-; done
 scrape_ok || die "scrape after the flood"
 
 # idle connections from eight addresses fill the table (8 x 32 = 256): a
-# scrape from a ninth still gets in, taking the place of the longest idle
+# scrape from a ninth still gets in, taking the place of the longest idle:
+# the first one opened has been closed by the server (the close came before
+# the reply to 127.0.0.10), the last one opened is still open
 python3 - "$HOST" "$PORT" <<'PY' || die "a scrape from 127.0.0.10 with the table full of idle connections failed"
 import socket, subprocess, sys
 host, port = sys.argv[1], int(sys.argv[2])
@@ -105,13 +193,29 @@ held = []
 for a in range(2, 10):
     for _ in range(32):
         s = socket.socket()
+        s.settimeout(10)
         s.bind(("127.0.0.%d" % a, 0))
         s.connect((host, port))
         held.append(s)
 r = subprocess.run(["curl", "-sf", "-m", "10", "--interface", "127.0.0.10",
                     "http://%s:%d/healthz" % (host, port)], capture_output=True, text=True)
 print("table full of %d idle connections: /healthz from 127.0.0.10 -> %r" % (len(held), r.stdout.strip()))
-sys.exit(0 if r.stdout.strip() == "ok" else 1)
+
+def closed(s):
+    # True when the server has closed s (EOF or reset waiting), False if open
+    s.setblocking(False)
+    try:
+        return s.recv(1) == b""
+    except BlockingIOError:
+        return False
+    except ConnectionError:
+        return True
+
+first, last = closed(held[0]), closed(held[-1])
+print("the longest idle (127.0.0.2, first opened) closed: %s; the newest (127.0.0.9) closed: %s" % (first, last))
+for s in held:
+    s.close()
+sys.exit(0 if r.stdout.strip() == "ok" and first and not last else 1)
 PY
 scrape_ok || die "scrape after the idle connections"
 
