@@ -392,6 +392,37 @@ static int diagnose(const struct opts *o, struct gd_series *ser, const char *ori
 	return code;
 }
 
+/* `check --json` when no input gave evidence: still a document, with no
+ * findings, each input's reason in unavailable[] and exit 3. */
+static void print_no_evidence_json(const char *origin, const struct gd_source *bad, size_t nbad)
+{
+	json_t *doc = json_object(), *arr = json_array();
+
+	json_object_set_new(doc, "tool", json_string("gpudoctor"));
+	json_object_set_new(doc, "version", json_string(GD_VERSION));
+	json_object_set_new(doc, "host", json_object());
+	json_object_set_new(doc, "window_s", json_null());
+	json_object_set_new(doc, "snapshots", json_integer(0));
+	json_object_set_new(doc, "origin", gd_json_str(origin));
+	json_object_set_new(doc, "findings", json_array());
+	for (size_t i = 0; i < nbad; i++) {
+		json_t *u = json_object();
+
+		json_object_set_new(u, "evidence", gd_json_str(bad[i].name));
+		json_object_set_new(u, "source", gd_json_str(bad[i].path));
+		json_object_set_new(u, "status", gd_json_str(bad[i].status));
+		json_object_set_new(u, "reason", gd_json_str(bad[i].reason));
+		json_array_append_new(arr, u);
+	}
+	json_object_set_new(doc, "unavailable", arr);
+	json_object_set_new(doc, "not_evaluated", json_array());
+	json_object_set_new(doc, "exit", json_integer(EXIT_CANNOT_RUN));
+	json_dumpf(doc, stdout, JSON_INDENT(1) | JSON_ENSURE_ASCII);
+	fputc('\n', stdout);
+	fflush(stdout);
+	json_decref(doc);
+}
+
 static int cmd_check(const struct opts *o)
 {
 	struct gd_series ser;
@@ -440,6 +471,8 @@ static int cmd_check(const struct opts *o)
 			gd_ofl_finish(&ofl, &ser);
 		gd_ofl_release(&ofl);
 		if (!ser.n) {
+			if (o->json)
+				print_no_evidence_json(origin, bad, nbad);
 			rc = fail("%s: no evidence could be read", origin);
 			goto out;
 		}

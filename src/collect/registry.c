@@ -73,5 +73,6 @@ const struct gd_parser gd_parsers[] = {
 	{ "offline nvidia-smi table", gd_parse_nvsmi_table },
 	{ "offline lspci", gd_parse_lspci },
 	{ "offline paste", gd_parse_offline_paste },
+	{ "offline job log", gd_parse_joblog },
 };
 const size_t gd_nparsers = N(gd_parsers);

@@ -460,6 +460,28 @@
 	X(S32, version, "", LABEL, "kernel module version, e.g. 550.54.15") \
 	X(S16, flavor, "", LABEL, "open or proprietary kernel module")
 
+/* ---- job_log[]: messages of the job's own log (src/offline/joblog.c) --- */
+#define GD_JOB_LOG_FIELDS(X) \
+	X(S32, kind, "", LABEL, "cuda_oom, ecc_uncorrectable, shm_exhausted, cuda_too_new, devices_busy, no_gpus, app_fault, collective_timeout, job_died, loader_killed, nccl_net, nccl_channel, nccl_ib_disable, nccl_no_ib, nccl_comm, nccl_host") \
+	X(S256, file, "", LABEL, "the file the line is in") \
+	X(U64, line, "", LABEL, "its line number in that file (1 = the first)") \
+	X(S64, host, "", LABEL, "host name the line names (NCCL's host:pid:tid prefix)") \
+	X(U64, rank, "", LABEL, "global rank the line names ([rank3]:, [Rank 3], NCCL's rank N)") \
+	X(U64, gpu, "", LABEL, "CUDA device index the line names (GPU 0 of an out-of-memory message, NCCL's [dev])") \
+	X(U64, pid, "", LABEL, "process the line names (a DataLoader worker, NCCL's pid)") \
+	X(S32, what, "", LABEL, "app_fault: illegal_address, device_assert, misaligned_address; collective: the op; loader: the signal; nccl_net, nccl_channel: the transport") \
+	X(U64, seq, "", LABEL, "collective: its sequence number (SeqNum)") \
+	X(F64, timeout_s, "seconds", GAUGE, "collective: the time-out it was given") \
+	X(F64, ran_s, "seconds", GAUGE, "collective: how long it ran before it timed out") \
+	X(U64, nranks, "", GAUGE, "NCCL communicator: ranks") \
+	X(U64, nnodes, "", GAUGE, "NCCL communicator: nodes (NCCL 2.19 and later)") \
+	X(U64, value, "", GAUGE, "nccl_ib_disable: the value set; cuda_too_new: the driver's CUDA version found (11040 = 11.4)") \
+	X(U64, tried_bytes, "bytes", GAUGE, "out of memory: the allocation that failed") \
+	X(U64, total_bytes, "bytes", GAUGE, "out of memory: the GPU's total capacity") \
+	X(U64, free_bytes, "bytes", GAUGE, "out of memory: free device memory") \
+	X(U64, allocated_bytes, "bytes", GAUGE, "out of memory: memory allocated by PyTorch") \
+	X(S256, text, "", LABEL, "the line (from the message when it is long; non-ASCII bytes as ?)")
+
 /* ---- declare the structs --------------------------------------------- */
 #define GD_MEMBER_U64(n) struct gd_u64 n;
 #define GD_MEMBER_F64(n) struct gd_f64 n;
@@ -496,6 +518,7 @@ struct gd_nvml_error { GD_NVML_ERROR_FIELDS(GD_DECLARE) };
 struct gd_pci_gpu { GD_PCI_GPU_FIELDS(GD_DECLARE) };
 struct gd_pci_nic { GD_PCI_NIC_FIELDS(GD_DECLARE) };
 struct gd_driver { GD_DRIVER_FIELDS(GD_DECLARE) };
+struct gd_job_log { GD_JOB_LOG_FIELDS(GD_DECLARE) };
 
 struct gd_snapshot {
 	struct gd_host host;
@@ -525,6 +548,7 @@ struct gd_snapshot {
 	struct gd_vec pci_gpus;  /* struct gd_pci_gpu */
 	struct gd_vec pci_nics;  /* struct gd_pci_nic */
 	struct gd_driver driver;
+	struct gd_vec job_log;   /* struct gd_job_log */
 };
 
 /* ---- field tables ------------------------------------------------------ */

@@ -14,6 +14,8 @@
  *   3b:00.0 3D controller: NVIDIA ...         lspci (-vv)
  *   NVRM version: NVIDIA UNIX x86_64 ...      /proc/driver/nvidia/version
  *   [ 5023.456789] ..., Nov 30 01:02:03 host kernel: ...   a kernel log
+ *   CUDA out of memory, [Rank 3] Watchdog caught ..., NCCL INFO ...
+ *                                             the job's own log (joblog.c), any line
  *
  * Pastes into tickets put shell prompts ("$ nvidia-smi -q",
  * "root@gpu-a17:~# dmesg | grep -i xid", "[root@host ~]# lspci -vv"),
@@ -30,12 +32,13 @@
 
 static const char *const names[GD_OFL_NKINDS] = {
 	"unknown", "snapshot", "nvidia-smi-q", "nvidia-smi-xml", "nvidia-smi-csv", "nvidia-smi", "kernel-log",
-	"lspci", "driver-version", "bug-report",
+	"lspci", "driver-version", "bug-report", "job-log",
 };
 
 static const char *const titles[GD_OFL_NKINDS] = {
 	"unknown text", "snapshot JSON lines", "nvidia-smi -q", "nvidia-smi -q -x", "nvidia-smi --query-gpu",
 	"nvidia-smi", "kernel log", "lspci -vv", "/proc/driver/nvidia/version", "nvidia-bug-report.log",
+	"job log",
 };
 
 const char *gd_ofl_kind_name(enum gd_ofl_kind k)
@@ -131,6 +134,9 @@ enum gd_ofl_kind gd_ofl_detect(const char *buf, size_t len)
 		return GD_OFL_LSPCI;
 	if (fails)
 		return GD_OFL_SMI_TABLE;
+	/* the job's own log: any line of it, anywhere in the text */
+	if (gd_joblog_any(buf, len))
+		return GD_OFL_JOBLOG;
 	return GD_OFL_UNKNOWN;
 }
 

@@ -130,6 +130,8 @@ static int parse_kind(struct load *L, enum gd_ofl_kind kind, const char *buf, si
 		return gd_parse_proc_driver_nvidia_version(buf, len, t, err);
 	case GD_OFL_BUG_REPORT:
 		return parse_bug_header(buf, len, t, err);
+	case GD_OFL_JOBLOG:
+		return gd_parse_joblog(buf, len, t, err);
 	default:
 		return gd_err_set(err, -EINVAL, "not a format gpudoctor reads");
 	}
@@ -162,6 +164,13 @@ static void read_part(struct load *L, enum gd_ofl_kind kind, const char *buf, si
 			GD_STRSET(k->reason, msg + strlen(L->name) + 2);
 		if (!L->first.msg[0] && !(L->bug_report && rc < 0))
 			gd_err_set(&L->first, rc < 0 ? -EINVAL : 1, "%s", msg);
+	}
+	/* the job log's lines: the file's, and named by it */
+	GD_VEC_EACH(t.job_log, struct gd_job_log, r) {
+		if (!r->file[0])
+			GD_STRSET(r->file, L->name);
+		if (r->line.ok)
+			r->line.v += line0 - 1;
 	}
 	if (rc >= 0)
 		ofl_merge_part(L->o, kind, &t);
@@ -274,6 +283,10 @@ static void read_parts(struct load *L, const char *buf, size_t len)
 		L->known++;
 		t = part_text(buf, &parts[i], &plen, &line0);
 		read_part(L, parts[i].kind, t, plen, line0);
+		/* a job's messages are read wherever they stand: a traceback
+		 * pasted among kernel-log lines is both */
+		if (parts[i].kind != GD_OFL_JOBLOG && parts[i].kind != GD_OFL_SMI_XML && gd_joblog_any(t, plen))
+			read_part(L, GD_OFL_JOBLOG, t, plen, line0);
 		free(t);
 	}
 	free(parts);
@@ -394,7 +407,7 @@ int gd_ofl_load_buf(struct gd_ofl *o, struct gd_series *jsonl, const char *buf, 
 		GD_STRSET(src->reason, "not a format gpudoctor reads");
 		rc = gd_err_set(err, len ? -EINVAL : -ENODATA,
 				"%s: %s (expected snapshot JSON lines, nvidia-smi -q, -q -x, --query-gpu CSV or table "
-				"output, a kernel log, lspci -vv or nvidia-bug-report.log)",
+				"output, a kernel log, lspci -vv, nvidia-bug-report.log or a job's log)",
 				name, len ? "line 1: not a format gpudoctor reads" : "empty");
 	} else if (L.first.msg[0]) {
 		bool none = true;

@@ -37,6 +37,7 @@ enum gd_ofl_kind {
 	GD_OFL_LSPCI,       /* lspci -vv */
 	GD_OFL_DRIVER,      /* /proc/driver/nvidia/version */
 	GD_OFL_BUG_REPORT,  /* nvidia-bug-report.log */
+	GD_OFL_JOBLOG,      /* the job's own log: PyTorch, CUDA, NCCL, DataLoader messages */
 	GD_OFL_NKINDS,
 };
 
@@ -53,6 +54,10 @@ int gd_parse_nvsmi_xml(const char *buf, size_t len, struct gd_snapshot *s, struc
 int gd_parse_nvsmi_csv(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err);
 int gd_parse_nvsmi_table(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err);
 int gd_parse_lspci(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err);
+/* The job's own log (joblog.c): job_log[] records, lines numbered from 1. */
+int gd_parse_joblog(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err);
+/* True when a line of buf is a message of a job's log. */
+bool gd_joblog_any(const char *buf, size_t len);
 /* A whole paste or bug report: split, detect and read every part into s
  * (its sources[] rows say what each part gave). */
 int gd_parse_offline_paste(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err);

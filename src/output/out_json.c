@@ -7,6 +7,7 @@
  *    "findings":[{"id":"cpu.saturated","severity":"warning","subject":"host",
  *                 "summary":"...","evidence":[{"name":"busy_pct","value":97.1,
  *                 "unit":"%","threshold":90}],"remedy":"..."}],
+ *                 (evidence from a log also has "source":"train.log:1234", the line)
  *    "unavailable":[{"evidence":"cpufreq","source":"/sys/...","status":"absent","reason":"..."}],
  *    "not_evaluated":[{"rule":"io.network_fs","reason":"no GPU job found ..."}],
  *    "exit":1}
@@ -45,6 +46,8 @@ static json_t *finding_json(const struct gd_finding *f)
 		json_object_set_new(x, "threshold", num_or_null(e->threshold));
 		if (e->text[0])
 			json_object_set_new(x, "text", gd_json_str(e->text));
+		if (e->source[0])
+			json_object_set_new(x, "source", gd_json_str(e->source));
 		json_array_append_new(ev, x);
 	}
 	json_object_set_new(o, "evidence", ev);

@@ -76,15 +76,19 @@ static void pretty_name(char *dst, size_t size, const char *name)
 static void print_evidence(FILE *out, const struct gd_finding *f)
 {
 	char name[64], val[64], th[64];
+	size_t shown = 0;
 
-	if (!f->nev)
-		return;
-	fputs("          ", out);
-	for (size_t i = 0; i < f->nev; i++) {
+	for (size_t i = 0; i < f->nev; i++)
+		shown += !f->ev[i].source[0];
+	if (shown)
+		fputs("          ", out);
+	for (size_t i = 0, k = 0; i < f->nev; i++) {
 		const struct gd_evidence *e = &f->ev[i];
 
+		if (e->source[0])
+			continue;
 		pretty_name(name, sizeof name, e->name);
-		if (i)
+		if (k++)
 			fputs(" · ", out);
 		if (e->value.ok) {
 			fprintf(out, "%s %s", name, gd_fmt_value(val, sizeof val, e->value.v, e->unit));
@@ -96,7 +100,12 @@ static void print_evidence(FILE *out, const struct gd_finding *f)
 			fprintf(out, "%s %s", name, e->text[0] ? e->text : "n/a");
 		}
 	}
-	fputc('\n', out);
+	if (shown)
+		fputc('\n', out);
+	/* the lines that proved it, each under the finding: "train.log:1234: ..." */
+	for (size_t i = 0; i < f->nev; i++)
+		if (f->ev[i].source[0])
+			fprintf(out, "          %s: %s\n", f->ev[i].source, f->ev[i].text);
 }
 
 static void print_header(FILE *out, const struct gd_report *r)

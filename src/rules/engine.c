@@ -119,6 +119,18 @@ void gd_finding_ev_text(struct gd_finding *f, const char *name, const char *text
 		gd_strlcpy(e->text, text, sizeof e->text);
 }
 
+void gd_finding_ev_line(struct gd_finding *f, const char *file, double line, const char *text)
+{
+	struct gd_evidence *e = ev_slot(f, "log_line");
+
+	if (!e)
+		return;
+	if (isfinite(line))
+		gd_f64_set(&e->value, line);
+	gd_strlcpy(e->text, text, sizeof e->text);
+	snprintf(e->source, sizeof e->source, "%.140s:%.0f", file[0] ? file : "input", isfinite(line) ? line : 0);
+}
+
 enum gd_verdict gd_rule_unknown(struct gd_rule_ctx *rc, const char *fmt, ...)
 {
 	va_list ap;

@@ -37,6 +37,7 @@ struct gd_evidence {
 	char unit[16];            /* %, bytes, MB/s, celsius ... */
 	struct gd_f64 threshold;  /* what value was compared with, if anything */
 	char text[96];            /* non-numeric evidence (a governor name) */
+	char source[160];         /* the line that proved it, "train.log:1234" ("": none) */
 };
 
 struct gd_finding {
@@ -99,6 +100,9 @@ void gd_finding_remedy(struct gd_finding *f, const char *fmt, ...) __attribute__
 void gd_finding_ev(struct gd_finding *f, const char *name, double value, const char *unit, double threshold);
 /* Text evidence. */
 void gd_finding_ev_text(struct gd_finding *f, const char *name, const char *text);
+/* The line of a file that proved the finding: evidence "log_line" with the
+ * line number as its value, file:line as its source and the line's text. */
+void gd_finding_ev_line(struct gd_finding *f, const char *file, double line, const char *text);
 
 /* Records why the rule could not judge and returns GD_VERDICT_UNKNOWN. */
 enum gd_verdict gd_rule_unknown(struct gd_rule_ctx *rc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

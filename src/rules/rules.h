@@ -70,6 +70,19 @@ GD_RULE_FN(gpu_xid)
 GD_RULE_FN(mem_oom_kill)
 GD_RULE_FN(host_memory_errors)
 
+/* What the job's own log proves (rule_job.c): the new causes, and the
+ * catalogued rules run with the log's messages added to their verdict. */
+GD_RULE_FN(job_app_fault)
+GD_RULE_FN(job_collective_timeout)
+GD_RULE_FN(job_loader_worker_killed)
+GD_RULE_FN(net_rdma_unused)
+GD_RULE_FN(job_gpu_ecc_uncorrectable)
+GD_RULE_FN(job_gpu_memory_full)
+GD_RULE_FN(job_mem_shm_small)
+GD_RULE_FN(job_driver_cuda_too_new)
+GD_RULE_FN(job_gpu_shared_by_processes)
+GD_RULE_FN(job_driver_nvml_unavailable)
+
 /* The rules whose evidence comes from two sources run both halves and
  * combine them (rule_parts.c): the NVML/sysfs half and the kernel-log half. */
 #define GD_RULE_PART_FNS(name) \

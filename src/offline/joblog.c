@@ -1,0 +1,478 @@
+/*
+ * joblog.c - the training job's own log: what PyTorch, the CUDA runtime,
+ * NCCL and the DataLoader print when they fail, read line by line into
+ * job_log[] records (one per message; NCCL's INFO lines once per host and
+ * what they say).  A line no pattern knows is noise: a log of loss lines
+ * with one traceback in it is read for that traceback.
+ *
+ *   CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 15.78 GiB total
+ *     capacity; 14.56 GiB already allocated; 3.44 MiB free; ...)      cuda_oom
+ *   ... Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB
+ *     of which 1.50 GiB is free. ... Of the allocated memory 75.12 GiB is
+ *     allocated by PyTorch, ...  ("capacty" in some releases)          cuda_oom
+ *   CUDA error: out of memory                                          cuda_oom
+ *   uncorrectable ECC error encountered                       ecc_uncorrectable
+ *   Unexpected bus error encountered in worker. This might be caused by
+ *     insufficient shared memory (shm); ... out of shared memory  shm_exhausted
+ *   CUDA driver version is insufficient for CUDA runtime version;
+ *     The NVIDIA driver on your system is too old (found version 11040)
+ *                                                               cuda_too_new
+ *   all CUDA-capable devices are busy or unavailable            devices_busy
+ *   No CUDA GPUs are available; no CUDA-capable device is detected  no_gpus
+ *   an illegal memory access was encountered; device-side assert triggered;
+ *     misaligned address                                           app_fault
+ *   [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5,
+ *     OpType=ALLREDUCE, ... Timeout(ms)=600000) ran for 600013 milliseconds
+ *                                                         collective_timeout
+ *   To avoid data inconsistency, we are taking the entire process down;
+ *     terminate called after throwing                              job_died
+ *   DataLoader worker (pid 4024) is killed by signal: Killed.;
+ *     DataLoader worker (pid(s) 3216) exited unexpectedly      loader_killed
+ *   host:pid:tid [0] NCCL INFO Using network Socket / IB / IBext_v8  nccl_net
+ *   ... NCCL INFO Channel 00/0 : 1[0] -> 2[0] [send] via NET/Socket/0
+ *                                                              nccl_channel
+ *   ... NCCL INFO NCCL_IB_DISABLE set by environment to 1.  nccl_ib_disable
+ *   ... NCCL INFO NET/IB : No device found.                      nccl_no_ib
+ *   ... NCCL INFO comm 0x.. rank 2 nRanks 3 nNodes 3 ...          nccl_comm
+ *   any other NCCL line: its host, once                           nccl_host
+ *
+ * The rank comes from "[rank3]:" (torchrun's prefix), "[Rank 3]" (the
+ * watchdog) or NCCL's "rank N nranks"; the host from NCCL's
+ * "host:pid:tid [dev] NCCL" prefix.  Lines are numbered in the buffer (1 =
+ * its first); the loader names the file and moves them to the file's lines.
+ * A pure function of the buffer: NUL bytes and '\r' are bytes of a line,
+ * a line of any length is read (its excerpt is cut).
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "offline/offline.h"
+#include "offline/ofl.h"
+
+/* Records past this are counted in the error, not kept: a log of a
+ * thousand ranks timing out says it a thousand times. */
+#define JOBLOG_MAX 4096
+
+static const char *find(struct gd_slice l, const char *lit)
+{
+	return memmem(l.p, l.n, lit, strlen(lit));
+}
+
+static const char *end_of(struct gd_slice l)
+{
+	return l.p + l.n;
+}
+
+static bool digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* The unsigned number at p (digits only), or false. */
+static bool num_at(const char *p, const char *end, uint64_t *out)
+{
+	uint64_t v = 0;
+	const char *q = p;
+
+	while (q < end && digit(*q) && q - p < 19)
+		v = v * 10 + (uint64_t)(*q++ - '0');
+	if (q == p)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* The number after lit in l, blanks skipped, or false. */
+static bool num_after(struct gd_slice l, const char *lit, uint64_t *out)
+{
+	const char *p = find(l, lit);
+
+	if (!p)
+		return false;
+	p += strlen(lit);
+	while (p < end_of(l) && *p == ' ')
+		p++;
+	return num_at(p, end_of(l), out);
+}
+
+/* "2.00 GiB", "415.88 MiB", "0 bytes", "12 KiB" at p -> bytes. */
+static bool size_at(const char *p, const char *end, uint64_t *out)
+{
+	static const struct { const char *u; double f; } units[] = {
+		{ "GiB", 1073741824.0 }, { "MiB", 1048576.0 }, { "KiB", 1024.0 }, { "TiB", 1099511627776.0 },
+		{ "bytes", 1.0 }, { "B", 1.0 },
+	};
+	double v = 0, scale = 1;
+	bool any = false, dot = false;
+
+	while (p < end && (digit(*p) || (*p == '.' && !dot))) {
+		if (*p == '.') {
+			dot = true;
+		} else if (dot) {
+			scale /= 10;
+			v += (*p - '0') * scale;
+		} else {
+			v = v * 10 + (*p - '0');
+		}
+		any = any || digit(*p);
+		p++;
+		if (v > 1e15)
+			return false;
+	}
+	if (!any)
+		return false;
+	while (p < end && *p == ' ')
+		p++;
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+		size_t n = strlen(units[i].u);
+
+		if ((size_t)(end - p) >= n && memcmp(p, units[i].u, n) == 0) {
+			*out = (uint64_t)(v * units[i].f + 0.5);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The size just after lit ("total capacity of 79.15 GiB"). */
+static bool size_after(struct gd_slice l, const char *lit, uint64_t *out)
+{
+	const char *p = find(l, lit);
+
+	return p && size_at(p + strlen(lit), end_of(l), out);
+}
+
+/* The size just before lit ("15.78 GiB total capacity"): the unit word and
+ * the number in front of it. */
+static bool size_before(struct gd_slice l, const char *lit, uint64_t *out)
+{
+	const char *k = find(l, lit), *p;
+
+	if (!k)
+		return false;
+	p = k;
+	while (p > l.p && p[-1] == ' ')
+		p--;
+	while (p > l.p && ((p[-1] >= 'A' && p[-1] <= 'Z') || (p[-1] >= 'a' && p[-1] <= 'z')))
+		p--;
+	while (p > l.p && p[-1] == ' ')
+		p--;
+	while (p > l.p && (digit(p[-1]) || p[-1] == '.'))
+		p--;
+	return size_at(p, k, out);
+}
+
+/* "[rank3]:", "[Rank 3]", "[PG 1 Rank 3]", NCCL's "rank 3 nranks 16". */
+static bool rank_of(struct gd_slice l, uint64_t *rank)
+{
+	const char *p;
+
+	if ((p = find(l, "[rank")) && num_at(p + 5, end_of(l), rank))
+		return true;
+	if ((p = find(l, "[rank: ")) && num_at(p + 7, end_of(l), rank))
+		return true;
+	if ((p = find(l, " Rank ")) && num_at(p + 6, end_of(l), rank))
+		return true;
+	if ((p = find(l, "[Rank ")) && num_at(p + 6, end_of(l), rank))
+		return true;
+	if ((p = find(l, " rank ")) && num_at(p + 6, end_of(l), rank) && (find(l, " nranks ") || find(l, " nRanks ")))
+		return true;
+	return false;
+}
+
+/* NCCL's prefix "host:pid:tid [dev] NCCL ": host, pid and dev. */
+static bool nccl_prefix(struct gd_slice l, const char *nccl, char *host, size_t hostsz, uint64_t *pid, uint64_t *dev)
+{
+	const char *close = nccl, *open, *tok_end, *tok;
+	const char *c1 = NULL, *c2 = NULL;
+
+	while (close > l.p && close[-1] == ' ')
+		close--;
+	if (close == l.p || close[-1] != ']')
+		return false;
+	close--;
+	open = close;
+	while (open > l.p && open[-1] != '[' && close - open < 8)
+		open--;
+	if (open == l.p || open[-1] != '[' || !num_at(open, close, dev))
+		return false;
+	tok_end = open - 1;
+	while (tok_end > l.p && tok_end[-1] == ' ')
+		tok_end--;
+	tok = tok_end;
+	while (tok > l.p && tok[-1] != ' ' && tok[-1] != ']' && tok_end - tok < 128)
+		tok--;
+	for (const char *p = tok; p < tok_end; p++)
+		if (*p == ':') {
+			c1 = c2;
+			c2 = p;
+		}
+	if (!c1 || c1 == tok || !num_at(c1 + 1, c2, pid))
+		return false;
+	gd_tok_copy(host, hostsz, (struct gd_slice){ tok, (size_t)(c1 - tok) });
+	return true;
+}
+
+/* The excerpt of a line: the whole of it when short, else from the message
+ * on; control bytes as blanks, cut at a UTF-8 character. */
+static void excerpt(char *dst, size_t dstsz, struct gd_slice l, const char *at)
+{
+	struct gd_slice t = gd_tok_trim(l);
+	size_t n, i;
+
+	if (t.n > 160 && at && at >= t.p && at < t.p + t.n)
+		t = (struct gd_slice){ at, (size_t)(t.p + t.n - at) };
+	n = t.n < dstsz - 1 ? t.n : dstsz - 1;
+	while (n && n < t.n && ((unsigned char)t.p[n] & 0xc0) == 0x80)
+		n--;
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)t.p[i];
+
+		dst[i] = c < 0x20 || c == 0x7f ? ' ' : (char)c;
+	}
+	dst[i] = '\0';
+}
+
+struct jl {
+	struct gd_snapshot *s;
+	size_t kept, dropped;
+};
+
+static struct gd_job_log *rec(struct jl *j, const char *kind, struct gd_slice l, size_t lineno, const char *at)
+{
+	struct gd_job_log *r;
+	uint64_t rank;
+
+	if (j->kept >= JOBLOG_MAX) {
+		j->dropped++;
+		return NULL;
+	}
+	j->kept++;
+	r = GD_PUSH(j->s, job_log, struct gd_job_log);
+	memset(r, 0, sizeof *r);
+	GD_STRSET(r->kind, kind);
+	gd_u64_set(&r->line, lineno);
+	if (rank_of(l, &rank))
+		gd_u64_set(&r->rank, rank);
+	excerpt(r->text, sizeof r->text, l, at);
+	return r;
+}
+
+/* The NCCL record of this kind, host and what already there (INFO lines
+ * repeat per rank and channel: one record says it). */
+static bool seen(const struct gd_snapshot *s, const char *kind, const char *host, const char *what)
+{
+	GD_VEC_EACH(s->job_log, const struct gd_job_log, r)
+		if (strcmp(r->kind, kind) == 0 && strcmp(r->host, host) == 0 && strcmp(r->what, what) == 0)
+			return true;
+	return false;
+}
+
+static void oom_numbers(struct gd_job_log *r, struct gd_slice l)
+{
+	uint64_t v;
+
+	if (size_after(l, "Tried to allocate ", &v))
+		gd_u64_set(&r->tried_bytes, v);
+	if (num_after(l, "(GPU ", &v) || num_after(l, ". GPU ", &v) || num_after(l, "GPU ", &v))
+		gd_u64_set(&r->gpu, v);
+	if (size_before(l, " total capacity;", &v) || size_after(l, "total capacity of ", &v) ||
+	    size_after(l, "total capacty of ", &v))
+		gd_u64_set(&r->total_bytes, v);
+	if (size_before(l, " free;", &v) || size_after(l, " of which ", &v))
+		gd_u64_set(&r->free_bytes, v);
+	if (size_before(l, " already allocated", &v) || size_after(l, "Of the allocated memory ", &v))
+		gd_u64_set(&r->allocated_bytes, v);
+}
+
+static void nccl_line(struct jl *j, struct gd_slice l, size_t lineno, const char *nccl)
+{
+	char host[64] = "";
+	uint64_t pid = 0, dev = 0, v;
+	bool pre = nccl_prefix(l, nccl, host, sizeof host, &pid, &dev);
+	struct gd_job_log *r = NULL;
+	const char *p;
+	char what[32] = "";
+
+	if ((p = find(l, "Using network "))) {
+		const char *q = p + 14, *e = q;
+
+		while (e < end_of(l) && *e != ' ' && *e != '\r' && e - q < 31)
+			e++;
+		gd_tok_copy(what, sizeof what, (struct gd_slice){ q, (size_t)(e - q) });
+		if (what[0] && !seen(j->s, "nccl_net", host, what))
+			r = rec(j, "nccl_net", l, lineno, p);
+	} else if ((p = find(l, " via NET/"))) {
+		const char *q = p + 9, *e = q;
+
+		while (e < end_of(l) && *e != '/' && *e != ' ' && *e != '\r' && e - q < 31)
+			e++;
+		gd_tok_copy(what, sizeof what, (struct gd_slice){ q, (size_t)(e - q) });
+		if (what[0] && !seen(j->s, "nccl_channel", host, what))
+			r = rec(j, "nccl_channel", l, lineno, p);
+	} else if ((p = find(l, "NCCL_IB_DISABLE set by environment to "))) {
+		if (!seen(j->s, "nccl_ib_disable", host, "") && (r = rec(j, "nccl_ib_disable", l, lineno, p)) &&
+		    num_after(l, "NCCL_IB_DISABLE set by environment to ", &v))
+			gd_u64_set(&r->value, v);
+	} else if ((p = find(l, "NET/IB : No device found"))) {
+		if (!seen(j->s, "nccl_no_ib", host, ""))
+			r = rec(j, "nccl_no_ib", l, lineno, p);
+	} else if ((p = find(l, " nNodes ")) || ((p = find(l, " nranks ")) && find(l, "Init COMPLETE"))) {
+		uint64_t nr = 0, nn = 0;
+		bool has_nr = num_after(l, " nRanks ", &nr) || num_after(l, " nranks ", &nr);
+		bool has_nn = num_after(l, " nNodes ", &nn);
+
+		snprintf(what, sizeof what, "%llu/%llu", (unsigned long long)nr, (unsigned long long)nn);
+		if (!seen(j->s, "nccl_comm", host, what) && (r = rec(j, "nccl_comm", l, lineno, NULL))) {
+			if (has_nr)
+				gd_u64_set(&r->nranks, nr);
+			if (has_nn)
+				gd_u64_set(&r->nnodes, nn);
+		}
+	} else if (pre && !seen(j->s, "nccl_host", host, "")) {
+		r = rec(j, "nccl_host", l, lineno, nccl);
+	}
+	if (!r)
+		return;
+	GD_STRSET(r->what, what);
+	if (pre) {
+		GD_STRSET(r->host, host);
+		gd_u64_set(&r->pid, pid);
+		gd_u64_set(&r->gpu, dev);
+	}
+}
+
+/* One line: true when it was a message of a job's log. */
+static bool one_line(struct jl *j, struct gd_slice l, size_t lineno)
+{
+	struct gd_job_log *r;
+	const char *p;
+	uint64_t v;
+
+	if ((p = find(l, "CUDA out of memory")) || (p = find(l, "CUDA error: out of memory"))) {
+		if ((r = rec(j, "cuda_oom", l, lineno, p)))
+			oom_numbers(r, l);
+		return true;
+	}
+	if ((p = find(l, "uncorrectable ECC error encountered"))) {
+		rec(j, "ecc_uncorrectable", l, lineno, p);
+		return true;
+	}
+	if ((p = find(l, "insufficient shared memory")) || (p = find(l, "out of shared memory")) ||
+	    ((p = find(l, "unable to write to file </torch_")) && find(l, "No space left on device"))) {
+		if ((r = rec(j, "shm_exhausted", l, lineno, p)) && num_after(l, "worker (pid ", &v))
+			gd_u64_set(&r->pid, v);
+		return true;
+	}
+	if ((p = find(l, "driver version is insufficient for CUDA runtime version")) ||
+	    (p = find(l, "NVIDIA driver on your system is too old"))) {
+		if ((r = rec(j, "cuda_too_new", l, lineno, p)) && num_after(l, "(found version ", &v))
+			gd_u64_set(&r->value, v);
+		return true;
+	}
+	if ((p = find(l, "busy or unavailable"))) {
+		rec(j, "devices_busy", l, lineno, p);
+		return true;
+	}
+	if ((p = find(l, "No CUDA GPUs are available")) || (p = find(l, "no CUDA-capable device is detected"))) {
+		rec(j, "no_gpus", l, lineno, p);
+		return true;
+	}
+	{
+		static const struct { const char *lit, *what; } faults[] = {
+			{ "an illegal memory access was encountered", "illegal_address" },
+			{ "device-side assert triggered", "device_assert" },
+			{ "misaligned address", "misaligned_address" },
+		};
+
+		for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++)
+			if ((p = find(l, faults[i].lit))) {
+				if ((r = rec(j, "app_fault", l, lineno, p)))
+					GD_STRSET(r->what, faults[i].what);
+				return true;
+			}
+	}
+	if ((p = find(l, "Watchdog caught collective operation timeout"))) {
+		const char *op = find(l, "OpType=");
+
+		if ((r = rec(j, "collective_timeout", l, lineno, p))) {
+			if (op) {
+				const char *e = op + 7;
+
+				while (e < end_of(l) && *e != ',' && *e != ')' && e - op < 38)
+					e++;
+				gd_tok_copy(r->what, sizeof r->what, (struct gd_slice){ op + 7, (size_t)(e - op - 7) });
+			}
+			if (num_after(l, "SeqNum=", &v))
+				gd_u64_set(&r->seq, v);
+			if (num_after(l, "Timeout(ms)=", &v))
+				gd_f64_set(&r->timeout_s, (double)v / 1000);
+			if (num_after(l, ") ran for ", &v))
+				gd_f64_set(&r->ran_s, (double)v / 1000);
+		}
+		return true;
+	}
+	if ((p = find(l, "we are taking the entire process down")) || (p = find(l, "terminate called after throwing"))) {
+		rec(j, "job_died", l, lineno, p);
+		return true;
+	}
+	if ((p = find(l, "DataLoader worker (pid")) && (find(l, "killed by signal") || find(l, "exited unexpectedly"))) {
+		const char *sig = find(l, "killed by signal: ");
+
+		if ((r = rec(j, "loader_killed", l, lineno, p))) {
+			if (num_after(l, "DataLoader worker (pid ", &v) || num_after(l, "DataLoader worker (pid(s) ", &v))
+				gd_u64_set(&r->pid, v);
+			if (sig) {
+				const char *q = sig + 18, *e = q;
+
+				while (e < end_of(l) && *e != '.' && *e != '\r' && e - q < 31)
+					e++;
+				gd_tok_copy(r->what, sizeof r->what, (struct gd_slice){ q, (size_t)(e - q) });
+			} else {
+				GD_STRSET(r->what, "exited unexpectedly");
+			}
+		}
+		return true;
+	}
+	if ((p = find(l, " NCCL INFO ")) || (p = find(l, " NCCL WARN "))) {
+		nccl_line(j, l, lineno, p + 1);
+		return true;
+	}
+	return false;
+}
+
+int gd_parse_joblog(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err)
+{
+	struct jl j = { s, 0, 0 };
+	struct gd_lines it;
+	struct gd_slice l;
+	size_t known = 0;
+
+	gd_lines_init(&it, buf, len);
+	while (gd_tok_line(&it, &l))
+		known += one_line(&j, l, it.lineno);
+	if (!known)
+		return gd_err_set(err, -ENODATA, "no line of a job's log (PyTorch, CUDA, NCCL or DataLoader message) in it");
+	if (j.dropped)
+		return gd_err_set(err, 1, "line %zu: %zu more messages past %d not kept", it.lineno, j.dropped,
+				  JOBLOG_MAX);
+	return 0;
+}
+
+bool gd_joblog_any(const char *buf, size_t len)
+{
+	struct gd_snapshot t;
+	struct jl j = { &t, 0, 0 };
+	struct gd_lines it;
+	struct gd_slice l;
+	bool any = false;
+
+	gd_snapshot_init(&t);
+	gd_lines_init(&it, buf, len);
+	while (!any && gd_tok_line(&it, &l))
+		any = one_line(&j, l, it.lineno);
+	gd_snapshot_release(&t);
+	return any;
+}
