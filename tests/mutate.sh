@@ -40,6 +40,8 @@ MUTATIONS=$(cat <<'EOF'
 stale-always-fresh|src/serve/serve.c|s/return p \&\& age_s <= srv->deadline_s;/return p != NULL;/|tests/exporter/stale.sh
 per-address-limit-raised|src/serve/http.c|s/^#define PER_IP_LIMIT 32$/#define PER_IP_LIMIT 100000/|tests/exporter/http.sh
 per-address-limit-unit|src/serve/http.c|s/^#define PER_IP_LIMIT 32$/#define PER_IP_LIMIT 100000/|GD_SUITES=unit tests/run.sh
+eviction-newest|src/serve/http.c|s/s->active_s < t->slot\[evict\].active_s/s->active_s > t->slot[evict].active_s/|tests/exporter/http.sh
+eviction-ignores-busy|src/serve/http.c|s/} else if (!s->busy \&\& (evict/} else if ((evict/|build-mut/tests/test_http_conn
 cpu-threshold-inverted|src/rules/rule_cpu.c|s/hot_busy = have_busy \&\& busy >= th_busy;/hot_busy = have_busy \&\& busy < th_busy;/|tests/scenarios/run.sh 0000-healthy 1001-cpu.saturated
 smi-q-temp-skipped|src/offline/smi_q.c|s/ofl_ieq(k, "GPU Current Temp")/ofl_ieq(k, "GPU Current Temp (skipped)")/|tests/offline/run.sh
 unit-test-build-removed|Makefile|s/^TEST_BIN := .*/TEST_BIN :=/|GD_SUITES=unit tests/run.sh
@@ -100,9 +102,15 @@ while IFS='|' read -r id file expr cmd; do
 		# a change to the build or the environment, not to a source file
 		eval "$expr" || { echo "FAIL  $id: cannot apply: $expr"; fail=$((fail + 1)); rows+=("$id|not applied"); continue; }
 	fi
-	out=$(eval "timeout --kill-after=10 900 $cmd" 2>&1)
+	out=$(eval "timeout --kill-after=10 900 env $cmd" 2>&1)
 	rc=$?
-	if [ $rc -ne 0 ]; then
+	if [ $rc -eq 126 ] || [ $rc -eq 127 ]; then
+		# the command did not run at all: that proves nothing about the mutant
+		fail=$((fail + 1))
+		rows+=("$id|command did not run (exit $rc)")
+		echo "FAIL  $id: the command did not run (exit $rc): $cmd"
+		printf '%s\n' "$out" | tail -n 3 | sed 's/^/      /'
+	elif [ $rc -ne 0 ]; then
 		pass=$((pass + 1))
 		rows+=("$id|caught (exit $rc)")
 		echo "PASS  $id: caught: $cmd exits $rc"
