@@ -35,6 +35,7 @@
  *   ... NCCL INFO NET/IB : No device found.                      nccl_no_ib
  *   ... NCCL INFO comm 0x.. rank 2 nRanks 3 nNodes 3 ...          nccl_comm
  *   any other NCCL line: its host, once                           nccl_host
+ *   a training loop's progress ("loss=0.69", "'loss': 2.31"): read, not kept
  *
  * The rank comes from "[rank3]:" (torchrun's prefix), "[Rank 3]" (the
  * watchdog) or NCCL's "rank N nranks"; the host from NCCL's
@@ -344,6 +345,31 @@ static void nccl_line(struct jl *j, struct gd_slice l, size_t lineno, const char
 	}
 }
 
+/* A training loop's progress line ("loss=0.69", "'loss': 2.31", "loss: 0.5"):
+ * a job's log, though no message to keep. */
+static bool progress_line(struct gd_slice l)
+{
+	const char *p = l.p, *e = end_of(l);
+
+	while ((p = memmem(p, (size_t)(e - p), "loss", 4))) {
+		const char *q = p + 4;
+
+		while (q < e && ((*q >= 'a' && *q <= 'z') || *q == '_' || *q == '/') && q - p < 16)
+			q++;
+		if (q < e && (*q == '\'' || *q == '"'))
+			q++;
+		if (q < e && (*q == '=' || *q == ':')) {
+			q++;
+			while (q < e && *q == ' ')
+				q++;
+			if (q < e && digit(*q))
+				return true;
+		}
+		p += 4;
+	}
+	return false;
+}
+
 /* One line: true when it was a message of a job's log. */
 static bool one_line(struct jl *j, struct gd_slice l, size_t lineno)
 {
@@ -440,7 +466,7 @@ static bool one_line(struct jl *j, struct gd_slice l, size_t lineno)
 		nccl_line(j, l, lineno, p + 1);
 		return true;
 	}
-	return false;
+	return progress_line(l);
 }
 
 int gd_parse_joblog(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err)

@@ -26,7 +26,7 @@
  *   address: warning, an application fault, never reported as hardware.
  * job.collective_timeout: the NCCL watchdog timed out a collective; one
  *   finding per (op, SeqNum) with the ranks that reported it; critical when
- *   the log shows the job taken down ("taking the entire process down",
+ *   the same file shows the job taken down ("taking the entire process down",
  *   "terminate called"), else warning.
  * job.loader_worker_killed: a DataLoader worker killed by a signal or
  *   exited unexpectedly, when the log has no shared-memory message (that is
@@ -369,15 +369,17 @@ enum gd_verdict gd_rule_job_collective_timeout(struct gd_rule_ctx *rc, struct gd
 
 	if (!s)
 		return gd_rule_unknown(rc, "%s", NO_LOG);
-	GD_VEC_EACH(s->job_log, const struct gd_job_log, r)
-		if (!died && is(r, "job_died"))
-			died = r;
 	GD_VEC_EACH(s->job_log, const struct gd_job_log, r) {
 		char key[64], rank[24] = "";
 		size_t i;
 
 		if (!is(r, "collective_timeout"))
 			continue;
+		/* the job died of it when its own log says so */
+		died = NULL;
+		GD_VEC_EACH(s->job_log, const struct gd_job_log, d)
+			if (!died && is(d, "job_died") && strcmp(d->file, r->file) == 0)
+				died = d;
 		snprintf(key, sizeof key, "%.40s %llu", r->what, (unsigned long long)r->seq.v);
 		if (r->rank.ok)
 			snprintf(rank, sizeof rank, "%llu", (unsigned long long)r->rank.v);

@@ -120,6 +120,8 @@ while read -r idx name; do
 		*csv) set -- tests/offline/0017-*/q.csv tests/offline/0018-*/paste.txt ;;
 		*table) set -- tests/offline/0014-*/nvidia-smi.txt tests/offline/0020-*/nvidia-smi.out ;;
 		*lspci) set -- tests/offline/0008-*/lspci.txt ;;
+		*"job log") set -- tests/offline/0100-*/sglang-1693.log tests/offline/0105-*/gdr-net-16.log \
+			tests/offline/0111-*/nccl-tests-373.log tests/offline/0103-*/pytorch-16417.log ;;
 		*) set -- tests/offline/0019-*/ticket.txt tests/offline/0028-*/stdin ;;
 		esac
 		# fixtures are large: their first 16 KiB mutate faster

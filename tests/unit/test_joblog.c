@@ -181,6 +181,9 @@ static void test_malformed(void **state)
 	assert_contains(err.msg, "no line of a job's log");
 	assert_int_equal(s.job_log.n, 0);
 	assert_true(parse_lit(gd_parse_joblog, "", &s, &err) < 0);
+	/* a training loop's progress is a job's log with nothing to keep */
+	assert_int_equal(parse_lit(gd_parse_joblog, "{'loss': 2.31, 'learning_rate': 1e-05, 'epoch': 0.1}\n", &s, &err), 0);
+	assert_int_equal(s.job_log.n, 0);
 
 	assert_int_equal(parse_lit(gd_parse_joblog, crlf, &s, &err), 0);
 	assert_int_equal(rec_of(&s, "app_fault", 0)->line.v, 2);
