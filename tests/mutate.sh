@@ -28,6 +28,7 @@ else
 		while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
 		tar --null -T - -cf - | tar -xf - -C "$src") || { echo "cannot copy the tree"; exit 1; }
 fi
+mkdir -p "$work/pristine" && (cd "$src" && tar -cf - .) | tar -xf - -C "$work/pristine"
 [ -d "$repo/../shared" ] && ln -s "$(cd "$repo/../shared" && pwd)" "$work/shared"
 export BUILD=build-mut
 cd "$src" || exit 1
@@ -50,6 +51,12 @@ unknown-suite|-|true|GD_SUITES="unit nosuch" tests/run.sh
 update-under-runner|-|true|UPDATE=1 GD_SUITES=scenarios tests/run.sh
 update-under-ci|-|true|CI=true UPDATE=1 tests/offline/run.sh
 skip-under-ci|-|true|CI=true PATH=$NOCHROMIUM GD_SUITES=timeline tests/run.sh
+alerts-info-rule-alerted|deploy/prometheus/gen_alerts.py|s/if impl.get(r\[0\]) in ("warning", "critical")/if re.search(r"warning|critical|by code", r[3])/|sh -c '$GPUDOCTOR rules | deploy/prometheus/gen_alerts.py - >/dev/null \&\& tests/exporter/alerts.sh'
+alerts-yml-wrong-rule|deploy/prometheus/alerts.yml|s/rule=\\"cpu.cgroup_throttled\\"/rule=\\"cpu.governor_powersave\\"/|tests/exporter/alerts.sh
+alerts-for-duration|deploy/prometheus/gen_alerts.py|s/else "2m"/else "3m"/|sh -c '$GPUDOCTOR rules | deploy/prometheus/gen_alerts.py - >/dev/null \&\& tests/exporter/alerts.sh'
+klog-reads-past-the-cut|src/klog/lineparse.h|s/return (size_t)(c->e - c->p) >= n \&\& memcmp(c->p, lit, n) == 0;/return memcmp(c->p, lit, n) == 0;/|build-mut/tests/test_klog
+docs-rule-count|src/cli/cli.c|s/for (size_t i = 0; i < gd_nrules; i++) {/for (size_t i = 1; i < gd_nrules; i++) {/|tests/docs.sh
+xid-count-capped|src/klog/xid.c|s/^\te->count++;/\te->count += e->count < 3;/|SIZE=20000000 bench/xid/run.sh
 golden-scenario-drift|tests/scenarios/1001-cpu.saturated/expected.txt|s/busy_pct=[0-9.]*/busy_pct=1/|tests/scenarios/run.sh 1001-cpu.saturated
 golden-offline-drift|tests/offline/0002-h100-r550-sw-thermal/expected.txt|s/temp_c=85/temp_c=84/|tests/offline/run.sh 0002-h100-r550-sw-thermal
 EOF
@@ -94,7 +101,7 @@ while IFS='|' read -r id file expr cmd; do
 	# Build what the command runs (the mutant, or the tree as restored after
 	# the last mutation): the unit tests only for the runs of the unit suite.
 	targets="all $FAKES"
-	[[ $cmd == *GD_SUITES=unit* ]] && targets="all unit"
+	[[ $cmd == *GD_SUITES=unit* || $cmd == *"$BUILD/tests/"* ]] && targets="all unit"
 	# shellcheck disable=SC2086
 	make -s BUILD=$BUILD $targets >"$work/mbuild.log" 2>&1 ||
 		echo "      (the build fails: $(grep -m 3 -E 'error|Error' "$work/mbuild.log" | tr '\n' ' '))"
@@ -125,6 +132,22 @@ while IFS='|' read -r id file expr cmd; do
 		cp -p "$work/orig" "$restore"
 		touch "$restore"
 	fi
+	# anything else the command rewrote (alerts.yml from gen_alerts.py) goes back too
+	diff -rq --exclude="$BUILD" "$work/pristine" "$src" 2>/dev/null | while read -r line; do
+		case $line in
+		"Files "*" differ")
+			f=${line#Files "$work/pristine/"}
+			f=${f%% and *}
+			cp -p "$work/pristine/$f" "$src/$f" && touch "$src/$f" ;;
+		"Only in $src"*)
+			d=${line#Only in }
+			rm -rf "${d%%: *}/${d#*: }" ;;
+		"Only in $work/pristine"*)
+			d=${line#Only in "$work/pristine"}
+			d=${d#/}
+			cp -a "$work/pristine/${d%%: *}/${d#*: }" "$src/${d%%: *}/" ;;
+		esac
+	done
 done <<<"$MUTATIONS"
 
 echo
