@@ -440,6 +440,7 @@
 	X(U64, link_gen_max, "", GAUGE, "PCIe generation of the fastest speed") \
 	X(U64, link_width, "lanes", GAUGE, "current link width") \
 	X(U64, link_width_max, "lanes", GAUGE, "widest link of the device") \
+	X(U64, link_downgraded, "", GAUGE, "lspci's (downgraded) marks on LnkSta: 1 speed, 2 width, 3 both, 0 none; absent: no marks printed (pciutils before 3.6, sysfs)") \
 	X(U64, aer_correctable, "", COUNTER, "AER correctable errors the device saw (TOTAL_ERR_COR)") \
 	X(U64, aer_nonfatal, "", COUNTER, "AER non-fatal uncorrectable errors (TOTAL_ERR_NONFATAL)") \
 	X(U64, aer_fatal, "", COUNTER, "AER fatal errors (TOTAL_ERR_FATAL)") \

@@ -12,6 +12,7 @@
  *   | NVIDIA-SMI 550.54.15  Driver Version:   the nvidia-smi table; its one-line failures
  *   index, name, utilization.gpu [%]          nvidia-smi --query-gpu CSV (or the command line)
  *   3b:00.0 3D controller: NVIDIA ...         lspci (-vv)
+ *   LnkSta: Speed 2.5GT/s, Width x16          lspci -vv fragments (no device header)
  *   NVRM version: NVIDIA UNIX x86_64 ...      /proc/driver/nvidia/version
  *   [ 5023.456789] ..., Nov 30 01:02:03 host kernel: ...   a kernel log
  *   CUDA out of memory, [Rank 3] Watchdog caught ..., NCCL INFO ...
@@ -80,7 +81,7 @@ static bool q_line(struct gd_slice l)
 
 enum gd_ofl_kind gd_ofl_detect(const char *buf, size_t len)
 {
-	size_t head = len < 65536 ? len : 65536, lines = 0, qlines = 0, klines = 0, pci = 0, fails = 0;
+	size_t head = len < 65536 ? len : 65536, lines = 0, qlines = 0, klines = 0, pci = 0, fails = 0, lnk = 0;
 	struct gd_lines it;
 	struct gd_slice l;
 	size_t i = 0;
@@ -118,6 +119,8 @@ enum gd_ofl_kind gd_ofl_detect(const char *buf, size_t len)
 			fails++;
 		qlines += q_line(ofl_chomp(l)) || (t.n > 16 && strncmp(t.p, "GPU 0000", 8) == 0);
 		pci += l.n && l.p[0] != ' ' && l.p[0] != '\t' && lspci_header(l) && ofl_contains(l, "NVIDIA");
+		/* lspci -vv fragments: "LnkSta:" without the device header, in prose too */
+		lnk += has(t.p, t.n, "LnkSta:") || has(t.p, t.n, "LnkCap:");
 		if (gd_klog_parse_line(t.p, t.n, &ev) != GD_KLOG_NONE || (t.p[0] == '[' && t.n > 14 && t.p[13] == ']') ||
 		    ofl_contains(t, " kernel: "))
 			klines++;
@@ -130,7 +133,7 @@ enum gd_ofl_kind gd_ofl_detect(const char *buf, size_t len)
 		return GD_OFL_SMI_TABLE;
 	if (klines && klines * 4 >= lines)
 		return GD_OFL_KLOG;
-	if (pci)
+	if (pci || lnk)
 		return GD_OFL_LSPCI;
 	if (fails)
 		return GD_OFL_SMI_TABLE;

@@ -15,6 +15,14 @@
  * NVSwitch bridges).  A current link below the maximum is recorded as it is:
  * GPUs drop to Gen1 when idle, so it is for the rules, with utilisation, to
  * judge (FACTS.md §2.10).
+ *
+ * Fragments, as tickets hold them: LnkCap/LnkSta (and LnkCap2, whose
+ * "Supported Link Speeds: 2.5-16GT/s" gives the fastest speed when LnkCap
+ * is missing) without the device header above them (`lspci -vv | grep -i
+ * gt`, three lines copied out of a block, a "LnkSta:" inside a sentence)
+ * are one record without a bus id: "a PCIe device", which one is not said.
+ * LnkSta's "(downgraded)" marks are kept (link_downgraded), so a fragment
+ * without LnkCap still says its width is below what the device can do.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -35,19 +43,28 @@ static uint64_t gen_of(double gts)
 	return 0;
 }
 
-/* "Speed 16GT/s, Width x16" (with or without "(ok)"): speed and width. */
-static bool link(struct gd_slice v, struct gd_f64 *speed, struct gd_u64 *gen, struct gd_u64 *width)
+/* "Speed 16GT/s, Width x16" (with or without "(ok)"): speed and width;
+ * *marks gets lspci's "(downgraded)" marks (1 speed, 2 width) when it
+ * printed any ("(ok)" or "(downgraded)"), else stays as it was. */
+static bool link(struct gd_slice v, struct gd_f64 *speed, struct gd_u64 *gen, struct gd_u64 *width, struct gd_u64 *marks)
 {
 	struct gd_slice f[24];
 	size_t n = gd_tok_split(v, f, 24);
-	bool any = false;
+	uint64_t m = 0;
+	bool any = false, marked = false;
 
 	for (size_t i = 0; i + 1 < n; i++) {
 		struct gd_slice x = f[i + 1];
+		uint64_t bit = ofl_ieq(f[i], "Speed") ? 1 : ofl_ieq(f[i], "Width") ? 2 : 0;
 
 		while (x.n && (x.p[x.n - 1] == ',' || x.p[x.n - 1] == ';'))
 			x.n--;
-		if (ofl_ieq(f[i], "Speed")) {
+		if (bit && i + 2 < n && (gd_tok_prefix(f[i + 2], "(ok)") || gd_tok_prefix(f[i + 2], "(downgraded)"))) {
+			marked = true;
+			if (gd_tok_prefix(f[i + 2], "(downgraded)"))
+				m |= bit;
+		}
+		if (bit == 1) {
 			double gts;
 
 			if (x.n > 4 && ofl_ieq((struct gd_slice){ x.p + x.n - 4, 4 }, "GT/s") &&
@@ -57,7 +74,7 @@ static bool link(struct gd_slice v, struct gd_f64 *speed, struct gd_u64 *gen, st
 					gd_u64_set(gen, gen_of(gts));
 				any = true;
 			}
-		} else if (ofl_ieq(f[i], "Width")) {
+		} else if (bit == 2) {
 			uint64_t w;
 
 			if (x.n > 1 && (x.p[0] == 'x' || x.p[0] == 'X') && gd_tok_u64((struct gd_slice){ x.p + 1, x.n - 1 }, &w) &&
@@ -67,7 +84,56 @@ static bool link(struct gd_slice v, struct gd_f64 *speed, struct gd_u64 *gen, st
 			}
 		}
 	}
+	if (marks && marked && any)
+		gd_u64_set(marks, m);
 	return any;
+}
+
+/* LnkCap2's "Supported Link Speeds: 2.5-16GT/s, Crosslink- ...": the fastest. */
+static void speeds2(struct gd_slice v, struct gd_pci_gpu *p)
+{
+	const char *lit = "Supported Link Speeds:";
+	const char *at = memmem(v.p, v.n, lit, strlen(lit));
+	struct gd_slice f[4], x;
+	const char *dash;
+	double gts;
+
+	if (!at || p->link_speed_max_gts.ok)
+		return;
+	at += strlen(lit);
+	if (gd_tok_split((struct gd_slice){ at, (size_t)(v.p + v.n - at) }, f, 4) < 1)
+		return;
+	x = f[0];
+	while (x.n && (x.p[x.n - 1] == ',' || x.p[x.n - 1] == ';'))
+		x.n--;
+	dash = memchr(x.p, '-', x.n);
+	if (dash)
+		x = (struct gd_slice){ dash + 1, (size_t)(x.p + x.n - dash - 1) };
+	if (x.n > 4 && ofl_ieq((struct gd_slice){ x.p + x.n - 4, 4 }, "GT/s") &&
+	    gd_tok_f64((struct gd_slice){ x.p, x.n - 4 }, &gts) && gts > 0 && gts < 1000) {
+		gd_f64_set(&p->link_speed_max_gts, gts);
+		if (gen_of(gts))
+			gd_u64_set(&p->link_gen_max, gen_of(gts));
+	}
+}
+
+/* The link key of a line: "LnkSta:" at its start (after the indent), or,
+ * in a line of prose ("the bit that matters LnkSta:\tSpeed ..."), after a
+ * blank; *v gets the rest.  NULL when the line has none. */
+static const char *lnk_key(struct gd_slice tl, struct gd_slice *v)
+{
+	static const char *const keys[] = { "LnkCap:", "LnkSta:", "LnkCap2:", "LnkSta2:" };
+
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		size_t n = strlen(keys[i]);
+		const char *at = memmem(tl.p, tl.n, keys[i], n);
+
+		if (!at || (at != tl.p && at[-1] != ' ' && at[-1] != '\t'))
+			continue;
+		*v = gd_tok_trim((struct gd_slice){ at + n, (size_t)(tl.p + tl.n - at - n) });
+		return keys[i];
+	}
+	return NULL;
 }
 
 /* A device header line at column 0: "3b:00.0 3D controller: NVIDIA ..." */
@@ -94,18 +160,29 @@ static uint64_t class_of(struct gd_slice rest)
 	return 0;
 }
 
+/* The record of a fragment without a device header ("a PCIe device"). */
+static struct gd_pci_gpu *unnamed(struct gd_snapshot *s)
+{
+	struct gd_pci_gpu *p = (struct gd_pci_gpu *)(uintptr_t)gd_vec_find_str(&s->pci_gpus, sizeof *p,
+									   offsetof(struct gd_pci_gpu, pci_bus_id), "");
+
+	return p ? p : GD_PUSH(s, pci_gpus, struct gd_pci_gpu);
+}
+
 int gd_parse_lspci(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err)
 {
 	struct gd_tok_tally t = { 0, 0, 0, NULL };
 	struct gd_pci_gpu *cur = NULL;
 	struct gd_lines it;
 	struct gd_slice line;
-	size_t devices = 0;
+	size_t devices = 0, links = 0;
+	bool other = false; /* under the header of a device that is not an NVIDIA GPU */
 	int rc;
 
 	gd_lines_init(&it, buf, len);
 	while (gd_tok_line(&it, &line)) {
 		struct gd_slice rest, k, v, tl;
+		const char *lk;
 		char bus[32];
 
 		line = ofl_chomp(line);
@@ -115,13 +192,14 @@ int gd_parse_lspci(const char *buf, size_t len, struct gd_snapshot *s, struct gd
 			gd_tok_tally_skip(&t, it.lineno, "binary bytes");
 			continue;
 		}
-		if (line.p[0] != ' ' && line.p[0] != '\t') {
+		tl = gd_tok_trim(line);
+		lk = lnk_key(tl, &v);
+		if (line.p[0] != ' ' && line.p[0] != '\t' && header(line, bus, sizeof bus, &rest)) {
 			cur = NULL;
-			if (!header(line, bus, sizeof bus, &rest))
-				continue;
 			devices++;
 			t.parsed++;
-			if (!class_of(rest) || !ofl_contains(rest, "NVIDIA"))
+			other = !class_of(rest) || !ofl_contains(rest, "NVIDIA");
+			if (other)
 				continue;
 			cur = (struct gd_pci_gpu *)(uintptr_t)gd_vec_find_str(&s->pci_gpus, sizeof *cur, offsetof(struct gd_pci_gpu, pci_bus_id), bus);
 			if (!cur) {
@@ -143,18 +221,34 @@ int gd_parse_lspci(const char *buf, size_t len, struct gd_snapshot *s, struct gd
 			}
 			continue;
 		}
+		if (line.p[0] != ' ' && line.p[0] != '\t') {
+			cur = NULL; /* prose between devices, or after them */
+			other = false;
+		}
+		/* a fragment: link lines without a device header above them */
+		if (!cur && !other && lk)
+			cur = unnamed(s);
 		if (!cur)
 			continue;
-		tl = gd_tok_trim(line);
+		if (lk) {
+			struct gd_pci_gpu *p = cur;
+
+			links++;
+			t.parsed++;
+			if (strcmp(lk, "LnkCap:") == 0) {
+				if (!link(v, &p->link_speed_max_gts, &p->link_gen_max, &p->link_width_max, NULL))
+					gd_tok_tally_skip(&t, it.lineno, "LnkCap without Speed and Width");
+			} else if (strcmp(lk, "LnkSta:") == 0) {
+				if (!link(v, &p->link_speed_gts, &p->link_gen, &p->link_width, &p->link_downgraded))
+					gd_tok_tally_skip(&t, it.lineno, "LnkSta without Speed and Width");
+			} else if (strcmp(lk, "LnkCap2:") == 0) {
+				speeds2(v, p);
+			}
+			continue;
+		}
 		if (!gd_tok_kv(tl, ':', &k, &v))
 			continue;
-		if (ofl_ieq(k, "LnkCap")) {
-			if (!link(v, &cur->link_speed_max_gts, &cur->link_gen_max, &cur->link_width_max))
-				gd_tok_tally_skip(&t, it.lineno, "LnkCap without Speed and Width");
-		} else if (ofl_ieq(k, "LnkSta")) {
-			if (!link(v, &cur->link_speed_gts, &cur->link_gen, &cur->link_width))
-				gd_tok_tally_skip(&t, it.lineno, "LnkSta without Speed and Width");
-		} else if (ofl_ieq(k, "Kernel driver in use")) {
+		if (ofl_ieq(k, "Kernel driver in use")) {
 			gd_tok_copy(cur->driver, sizeof cur->driver, v);
 		} else if (ofl_ieq(k, "NUMA node")) {
 			uint64_t n;
@@ -163,8 +257,9 @@ int gd_parse_lspci(const char *buf, size_t len, struct gd_snapshot *s, struct gd
 				gd_u64_set(&cur->numa_node, n);
 		}
 	}
-	if (!devices)
-		return gd_err_set(err, -EINVAL, "no PCI device line (\"3b:00.0 3D controller: ...\"): not lspci output");
+	if (!devices && !links)
+		return gd_err_set(err, -EINVAL, "no PCI device line (\"3b:00.0 3D controller: ...\") and no LnkCap/LnkSta "
+				  "line: not lspci output");
 	rc = gd_tok_tally_result(&t, "lspci", err);
 	return rc < 0 && s->pci_gpus.n ? 1 : rc;
 }

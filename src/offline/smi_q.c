@@ -44,7 +44,17 @@
  * line (partial result, the line named).  The clock-event reasons become the
  * NVML bitmask (FACTS.md §2.9); ECC counts are summed over SRAM and DRAM.
  * A lost GPU ("Unable to determine the device handle for GPU 0000:3B:00.0:
- * GPU is lost") becomes a gpus[] record with lost = 1.
+ * GPU is lost", or ": Unknown Error", the same GPU unreachable) becomes a
+ * gpus[] record with lost = 1.
+ *
+ * Fragments, as tickets hold them: a section or several without the header
+ * and without their "GPU 00000000:xx:00.0" line (`nvidia-smi -q | grep -A8
+ * 'Clocks Throttle'`, the ECC block alone, a chunk cut out of the middle)
+ * are an unnamed GPU (no index, no bus id: the rules call it "gpu?"),
+ * never dropped.  A section whose parents were cut off ("Link Width" under
+ * "PCI/GPU Link Info", "Volatile" under "ECC Errors") gets them back from
+ * its name; sections pasted flush left are taken as the GPU's own.  A
+ * value may carry a human's note after it ("Pending : Yes  <=== here").
  */
 #include <errno.h>
 #include <stdio.h>
@@ -67,6 +77,7 @@ struct qstate {
 	bool full;           /* ... and has a Product Name: the whole report, not -d SECTION */
 	bool header_sec;     /* inside a header section (vGPU Driver Capability, R550+) */
 	bool skip_proc;      /* the current process is a graphics one, left out */
+	bool unnamed;        /* the current GPU is a fragment's, without a GPU line */
 	int power_prio, limit_prio;
 	uint64_t ecc[4];     /* corrected/uncorrected volatile, then aggregate */
 	bool ecc_seen[4];
@@ -109,18 +120,23 @@ static void end_gpu(struct qstate *q)
 	memset(q->ecc_seen, 0, sizeof q->ecc_seen);
 }
 
+/* bus NULL: a fragment's GPU, without index or bus id. */
 static void begin_gpu(struct qstate *q, const char *bus)
 {
 	struct gd_gpu *g;
 
 	end_gpu(q);
-	g = ofl_gpu_find(q->s, NULL, bus);
+	g = bus ? ofl_gpu_find(q->s, NULL, bus) : NULL;
 	if (!g) {
 		g = GD_PUSH(q->s, gpus, struct gd_gpu);
-		gd_u64_set(&g->index, q->sections);
-		GD_STRSET(g->pci_bus_id, bus);
+		if (bus) {
+			gd_u64_set(&g->index, q->sections);
+			GD_STRSET(g->pci_bus_id, bus);
+		}
 	}
-	q->sections++;
+	if (bus)
+		q->sections++;
+	q->unnamed = !bus;
 	q->gpu = (size_t)(g - (struct gd_gpu *)q->s->gpus.items);
 	q->ngpus++;
 	q->ended = false;
@@ -298,6 +314,72 @@ static void recovery(struct qstate *q, struct gd_slice k, struct gd_slice v, siz
 		outcome(q, OFL_ERRVAL, "recovery_action", ln, k, v);
 }
 
+/* "Yes  <===", "0   # after the crash", "Active (!!)": the value without a
+ * note a human put after it (blanks, then a mark no value of nvidia-smi -q
+ * has after a blank). */
+static struct gd_slice note_cut(struct gd_slice v)
+{
+	for (size_t i = 1; i + 1 < v.n; i++) {
+		char c = v.p[i + 1], d = i + 2 < v.n ? v.p[i + 2] : '\0';
+
+		if (v.p[i] != ' ' && v.p[i] != '\t')
+			continue;
+		if ((c && strchr("<#!*(", c)) || (unsigned char)c == 0xe2 || ((c == '-' || c == '=' || c == '/') && d == c))
+			return gd_tok_trim((struct gd_slice){ v.p, i });
+	}
+	return v;
+}
+
+/* Sections a fragment may start with, below the parents they always have. */
+static const struct {
+	const char *sec;
+	const char *parent[2];
+	size_t n;
+} orphans[] = {
+	{ "GPU Link Info", { "PCI", NULL }, 1 },       { "PCIe Generation", { "PCI", "GPU Link Info" }, 2 },
+	{ "Link Width", { "PCI", "GPU Link Info" }, 2 }, { "Volatile", { "ECC Errors", NULL }, 1 },
+	{ "Aggregate", { "ECC Errors", NULL }, 1 },
+};
+
+/* The sections and keys of a GPU section (at its first level), for a
+ * fragment pasted flush left. */
+static bool gpu_key(struct gd_slice k)
+{
+	static const char *const keys[] = {
+		"ECC Errors", "Retired Pages", "Remapped Rows", "Clocks Event Reasons", "Clocks Throttle Reasons",
+		"Temperature", "Power Readings", "GPU Power Readings", "PCI", "GPU Link Info", "Clocks", "Max Clocks",
+		"FB Memory Usage", "Utilization", "ECC Mode", "GPU Reset Status", "Applications Clocks",
+		"Product Name", "Performance State", "Persistence Mode", "GPU Recovery Action", "Fan Speed",
+	};
+
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		if (ofl_ieq(k, keys[i]))
+			return true;
+	return false;
+}
+
+/* A fragment's section whose parents were cut off: puts them back on the
+ * stack, at nvidia-smi's four blanks a level where the indent allows. */
+static void adopt(struct qstate *q, struct gd_slice k, size_t ind)
+{
+	for (size_t i = 0; i < sizeof orphans / sizeof orphans[0]; i++) {
+		size_t n = orphans[i].n;
+
+		if (!ofl_ieq(k, orphans[i].sec))
+			continue;
+		if (q->depth >= 1 && ofl_ieq(q->name[q->depth - 1], orphans[i].parent[n - 1]))
+			return;
+		for (size_t j = 0; j < n; j++) {
+			size_t up = n - j;
+
+			q->name[j] = (struct gd_slice){ orphans[i].parent[j], strlen(orphans[i].parent[j]) };
+			q->indent[j] = ind >= 4 * up ? ind - 4 * up : ind >= up ? ind - up : 0;
+		}
+		q->depth = n;
+		return;
+	}
+}
+
 /* One "Key : Value" (or section) line inside a GPU section; name[] holds its
  * ancestors below the GPU, depth their count. */
 static void gpu_line(struct qstate *q, struct gd_slice k, struct gd_slice v, bool has_v, size_t ln)
@@ -308,6 +390,8 @@ static void gpu_line(struct qstate *q, struct gd_slice k, struct gd_slice v, boo
 	for (size_t i = 0; i < q->depth; i++)
 		if (ofl_ieq(q->name[i], "MIG Devices"))
 			return;
+	if (!(q->depth == 0 && (ofl_ieq(k, "Product Name") || ofl_ieq(k, "Serial Number"))))
+		v = note_cut(v);
 	if (q->depth == 0) {
 		if (ofl_ieq(k, "Product Name")) {
 			STR(name);
@@ -502,7 +586,7 @@ int gd_parse_nvsmi_q(const char *buf, size_t len, struct gd_snapshot *s, struct 
 	while (gd_tok_line(&it, &line)) {
 		struct gd_slice k, v, t;
 		size_t ind = 0, i = 0;
-		bool has_v;
+		bool has_v, frag;
 		char bus[32];
 
 		line = ofl_chomp(line);
@@ -522,7 +606,7 @@ int gd_parse_nvsmi_q(const char *buf, size_t len, struct gd_snapshot *s, struct 
 
 				begin_gpu(&q, bus);
 				g = cur(&q);
-				gd_u64_set(&g->lost, ofl_contains(t, "GPU is lost") ? 1 : 0);
+				gd_u64_set(&g->lost, ofl_contains(t, "GPU is lost") || ofl_contains(t, "Unknown Error") ? 1 : 0);
 				if (!ofl_contains(t, "GPU is lost"))
 					ofl_note_errval(s, g->index.v, "lost", "nvidia-smi -q", it.lineno,
 							(struct gd_slice){ "device handle", 13 }, t);
@@ -532,7 +616,14 @@ int gd_parse_nvsmi_q(const char *buf, size_t len, struct gd_snapshot *s, struct 
 			continue;
 		}
 		has_v = split_kv(t, &k, &v);
-		if (ind == 0) {
+		/* a fragment: GPU lines before any GPU section, or flush left */
+		frag = (q.gpu == SIZE_MAX && !q.ngpus && !q.header_sec && (ind || gpu_key(k))) ||
+		       (ind == 0 && q.unnamed && q.gpu != SIZE_MAX && gpu_key(k));
+		if (frag && q.gpu == SIZE_MAX) {
+			begin_gpu(&q, NULL);
+			q.depth = 0;
+		}
+		if (ind == 0 && !frag) {
 			q.depth = 0;
 			top_line(&q, t, k, v, has_v, it.lineno);
 			continue;
@@ -547,6 +638,8 @@ int gd_parse_nvsmi_q(const char *buf, size_t len, struct gd_snapshot *s, struct 
 		}
 		while (q.depth && q.indent[q.depth - 1] >= ind)
 			q.depth--;
+		if (q.unnamed && !has_v)
+			adopt(&q, k, ind);
 		gpu_line(&q, k, v, has_v, it.lineno);
 		if (q.depth == 0 && ofl_ieq(k, "Processes"))
 			q.procs = true;

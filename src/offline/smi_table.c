@@ -27,7 +27,9 @@
  *
  *   No devices were found                          -> NVML ok, 0 devices
  *   Unable to determine the device handle for GPU 0000:3B:00.0: GPU is lost.  ...
- *                                                  -> that GPU, lost = 1
+ *   Unable to determine the device handle for GPU0000:07:00.0: Unknown Error
+ *                                                  -> that GPU, lost = 1 (Unknown
+ *                                                     Error: with an nvml_errors row)
  *   NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. ...
  *                                                  -> NVML failed, DRIVER_NOT_LOADED
  *   Failed to initialize NVML: Driver/library version mismatch
@@ -251,9 +253,11 @@ static bool failure(struct tstate *q, struct gd_slice line)
 			gd_u64_set(&g->index, s->gpus.n - 1);
 			GD_STRSET(g->pci_bus_id, bus);
 		}
-		if (ofl_contains(line, "GPU is lost"))
+		/* "Unknown Error": the device is there but unreachable, the
+		 * same GPU off the bus that NVML calls lost once it knows */
+		if (ofl_contains(line, "GPU is lost") || ofl_contains(line, "Unknown Error"))
 			gd_u64_set(&g->lost, 1);
-		else
+		if (!ofl_contains(line, "GPU is lost"))
 			ofl_note_errval(s, g->index.v, "lost", "nvidia-smi", q->ln, (struct gd_slice){ "device handle", 13 },
 					line);
 		if (!s->nvml.status[0])

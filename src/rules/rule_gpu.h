@@ -28,7 +28,8 @@
 #define GPU_R_THERMAL_POWER \
 	(GPU_R_SW_POWER_CAP | GPU_R_HW_SLOWDOWN | GPU_R_SW_THERMAL | GPU_R_HW_THERMAL | GPU_R_POWER_BRAKE)
 
-/* "gpu0 (0000:3b:00.0)", or "gpu0" without a bus id. */
+/* "gpu0 (0000:3b:00.0)", or "gpu0" without a bus id, "gpu?" without either
+ * (a fragment of nvidia-smi -q without its GPU line). */
 struct gpu_name {
 	char s[64];
 };
@@ -40,8 +41,10 @@ static inline struct gpu_name gpu_name(const struct gd_gpu *g)
 
 	if (g->pci_bus_id[0])
 		snprintf(n.s, sizeof n.s, "gpu%llu (%s)", idx, g->pci_bus_id);
-	else
+	else if (g->index.ok)
 		snprintf(n.s, sizeof n.s, "gpu%llu", idx);
+	else
+		snprintf(n.s, sizeof n.s, "gpu?");
 	return n;
 }
 
@@ -50,7 +53,8 @@ static inline bool gpu_live(const struct gd_gpu *g)
 	return !(g->lost.ok && g->lost.v);
 }
 
-/* The same GPU in snapshot s: by UUID, else PCI bus id, else NVML index. */
+/* The same GPU in snapshot s: by UUID, else PCI bus id, else NVML index
+ * (else g itself, when it is one of s's). */
 static inline const struct gd_gpu *gpu_match(const struct gd_snapshot *s, const struct gd_gpu *g)
 {
 	if (!s)
@@ -61,6 +65,10 @@ static inline const struct gd_gpu *gpu_match(const struct gd_snapshot *s, const 
 		return GD_FIND_PREV(s, gpus, struct gd_gpu, pci_bus_id, g->pci_bus_id);
 	if (g->index.ok)
 		return GD_FIND_PREV_U64(s, gpus, struct gd_gpu, index, g->index.v);
+	/* an unnamed GPU (a fragment of nvidia-smi -q): only itself */
+	GD_VEC_EACH(s->gpus, const struct gd_gpu, x)
+		if (x == g)
+			return g;
 	return NULL;
 }
 

@@ -8,9 +8,16 @@
  * are cumulative, so their rate over the window is what is judged.
  *
  * Evidence and thresholds (thresholds.def, all overridable):
- *   gpu.pcie_link_degraded  (NVML side) current width < max width or
- *       generation < max generation in a sample where utilisation >=
- *       busy_pct (20%): idle GPUs drop their link to Gen1 on purpose.
+ *   gpu.pcie_link_degraded  (NVML side) current width < max width in any
+ *       sample (a link keeps its width when the GPU idles: x8 of x16 is a
+ *       fault busy or not), or generation < max generation in a sample
+ *       where utilisation >= busy_pct (20%): idle GPUs drop their link to
+ *       Gen1 on purpose.  A generation below with no utilisation to judge
+ *       it by (a fragment) is an info finding asking for a reading under
+ *       load.  (PCI side) lspci -vv / sysfs: LnkSta width below LnkCap's,
+ *       or marked "(downgraded)", is degraded ("a PCIe device" for a
+ *       fragment without its header); speed alone below, at full width, is
+ *       info, never a warning.
  *   gpu.pcie_replays  (NVML side) replay counter rate > per_min (0).
  *   gpu.nvlink_errors  NVLink error counters rising faster than per_min (0),
  *       or fewer links up than on a sibling of the same model (boards
@@ -21,6 +28,8 @@
  * Gen4 x16 -> "gpu1 is busy (87%) but its PCIe link runs at Gen4 x8 of Gen4
  * x16: 50% of its bandwidth" (busy 87 >= busy_pct 20, width 8 < 16).
  */
+#include <strings.h>
+
 #include "rules/rule_gpu.h"
 
 /* ---- gpu.pcie_link_degraded -------------------------------------------- */
@@ -32,7 +41,42 @@ struct side {
 	char why[160];
 };
 
-/* NVML side: a busy sample whose link runs below its width or generation. */
+/* "Gen4 x8 of Gen4 x16" / "x8 of x16" / "Gen1 of Gen4": what of the link is known. */
+static void link_text(char *buf, size_t n, const struct gd_u64 *gen, const struct gd_u64 *gen_max,
+		      const struct gd_u64 *width, const struct gd_u64 *width_max)
+{
+	bool g = gen->ok && gen_max->ok, w = width->ok && width_max->ok;
+
+	if (g && w)
+		snprintf(buf, n, "Gen%llu x%llu of Gen%llu x%llu", (unsigned long long)gen->v, (unsigned long long)width->v,
+			 (unsigned long long)gen_max->v, (unsigned long long)width_max->v);
+	else if (w)
+		snprintf(buf, n, "x%llu of x%llu", (unsigned long long)width->v, (unsigned long long)width_max->v);
+	else if (g)
+		snprintf(buf, n, "Gen%llu of Gen%llu", (unsigned long long)gen->v, (unsigned long long)gen_max->v);
+	else
+		snprintf(buf, n, "below its capability");
+}
+
+/* The info finding for a link whose speed alone is below its capability
+ * with nothing to say whether the GPU was busy: what an idle link shows. */
+static struct gd_finding *speed_only_info(struct gd_rule_ctx *rc, struct gd_findings *out, const char *subject,
+					  const char *link, const char *bus)
+{
+	struct gd_finding *f = gd_finding_add(rc, out, GD_SEV_INFO, "%s", subject);
+
+	gd_finding_summary(f, "%s's PCIe link runs at %s at full width: a link drops its speed when the GPU idles, on "
+			   "purpose, so this is not a fault unless it stays so under load; whether the GPU was busy "
+			   "is not known.", subject, link);
+	gd_finding_remedy(f, "Read the link again while the job runs (nvidia-smi -q -d PCIE,UTILIZATION, or lspci -vv "
+			  "-s %s under load); only a link below its speed while busy, or below its width at any "
+			  "time, is degraded.", bus[0] ? bus : "<bus id>");
+	return f;
+}
+
+/* NVML side: a link below its width in any sample (width does not drop
+ * when a GPU idles), or below its generation in a busy one; a generation
+ * below with no utilisation to judge it by is an info finding. */
 static void pcie_degraded_from_nvml(struct gd_rule_ctx *rc, struct gd_findings *out, struct side *sd)
 {
 	const struct gd_snapshot *b = gd_window_last(rc->w);
@@ -41,74 +85,204 @@ static void pcie_degraded_from_nvml(struct gd_rule_ctx *rc, struct gd_findings *
 	char from[64];
 
 	GD_VEC_EACH(b->gpus, const struct gd_gpu, g) {
-		const struct gd_gpu *bad = NULL;
+		const struct gd_gpu *bad = NULL, *slow = NULL;
 		size_t busy_samples = 0;
 		struct gd_finding *f;
 		double cur, max;
+		char link[64];
 
 		if (!gpu_live(g))
 			continue;
 		for (size_t i = 0; i < rc->w->n; i++) {
 			const struct gd_gpu *x = gpu_match(rc->w->snaps[i], g);
+			bool gen = x && x->pcie_gen.ok && x->pcie_gen_max.ok;
 
-			if (!x || !x->util_gpu_pct.ok || !x->pcie_gen.ok || !x->pcie_gen_max.ok || !x->pcie_width.ok ||
-			    !x->pcie_width_max.ok)
+			if (!x)
 				continue;
+			if (x->pcie_width.ok && x->pcie_width_max.ok && x->pcie_width.v < x->pcie_width_max.v)
+				bad = x;
+			if (!gen)
+				continue;
+			if (!x->util_gpu_pct.ok) {
+				if (x->pcie_gen.v < x->pcie_gen_max.v)
+					slow = x;
+				continue;
+			}
 			if ((double)x->util_gpu_pct.v < busy) {
 				idle++;
 				continue;
 			}
 			busy_samples++;
-			if (x->pcie_width.v < x->pcie_width_max.v || x->pcie_gen.v < x->pcie_gen_max.v)
+			if (x->pcie_gen.v < x->pcie_gen_max.v && !bad)
 				bad = x;
 		}
-		if (!busy_samples)
+		if (!busy_samples && !bad) {
+			if (slow) {
+				sd->fired++;
+				link_text(link, sizeof link, &slow->pcie_gen, &slow->pcie_gen_max, &slow->pcie_width,
+					  &slow->pcie_width_max);
+				f = speed_only_info(rc, out, gpu_name(g).s, link, g->pci_bus_id);
+				gd_finding_ev(f, "pcie_gen", (double)slow->pcie_gen.v, "", (double)slow->pcie_gen_max.v);
+				if (slow->pcie_width.ok)
+					gd_finding_ev(f, "pcie_width", (double)slow->pcie_width.v, "lanes",
+						      slow->pcie_width_max.ok ? (double)slow->pcie_width_max.v : NAN);
+			}
 			continue;
+		}
 		sd->judged++;
 		if (!bad)
 			continue;
 		sd->fired++;
-		cur = gpu_pcie_mb_per_s(bad->pcie_gen.v, bad->pcie_width.v);
-		max = gpu_pcie_mb_per_s(bad->pcie_gen_max.v, bad->pcie_width_max.v);
+		link_text(link, sizeof link, &bad->pcie_gen, &bad->pcie_gen_max, &bad->pcie_width, &bad->pcie_width_max);
+		cur = bad->pcie_gen.ok ? gpu_pcie_mb_per_s(bad->pcie_gen.v, bad->pcie_width.v) : 0;
+		max = bad->pcie_gen_max.ok ? gpu_pcie_mb_per_s(bad->pcie_gen_max.v, bad->pcie_width_max.v) : 0;
+		if (!(cur > 0 && max > 0) && bad->pcie_width.ok && bad->pcie_width_max.ok && bad->pcie_width_max.v &&
+		    (!bad->pcie_gen.ok || !bad->pcie_gen_max.ok || bad->pcie_gen.v == bad->pcie_gen_max.v)) {
+			cur = (double)bad->pcie_width.v; /* the same speed: the lanes' share */
+			max = (double)bad->pcie_width_max.v;
+		}
 		f = gd_finding_add(rc, out, rc->rule->severity, "%s", gpu_name(g).s);
-		gd_finding_summary(f, "%s is busy (%llu%%) but its PCIe link runs at Gen%llu x%llu of Gen%llu x%llu%s%.0f%s.",
-				   gpu_name(g).s, (unsigned long long)bad->util_gpu_pct.v,
-				   (unsigned long long)bad->pcie_gen.v, (unsigned long long)bad->pcie_width.v,
-				   (unsigned long long)bad->pcie_gen_max.v, (unsigned long long)bad->pcie_width_max.v,
-				   cur > 0 && max > 0 ? ": " : "", cur > 0 && max > 0 ? 100.0 * cur / max : 0.0,
-				   cur > 0 && max > 0 ? "% of its bandwidth" : "");
+		if (bad->util_gpu_pct.ok && (double)bad->util_gpu_pct.v >= busy)
+			gd_finding_summary(f, "%s is busy (%llu%%) but its PCIe link runs at %s%s%.0f%s.", gpu_name(g).s,
+					   (unsigned long long)bad->util_gpu_pct.v, link, cur > 0 && max > 0 ? ": " : "",
+					   cur > 0 && max > 0 ? 100.0 * cur / max : 0.0,
+					   cur > 0 && max > 0 ? "% of its bandwidth" : "");
+		else
+			gd_finding_summary(f, "%s's PCIe link runs at %s%s%.0f%s: a link keeps its width when the GPU idles, "
+					   "so it trained narrow (a seating, riser or slot fault).", gpu_name(g).s, link,
+					   cur > 0 && max > 0 ? ": " : "", cur > 0 && max > 0 ? 100.0 * cur / max : 0.0,
+					   cur > 0 && max > 0 ? "% of its bandwidth" : "");
 		gd_finding_remedy(f, "Reseat the card, check its riser, cable and slot, and the BIOS PCIe settings "
 				  "(lspci -vv -s %s shows LnkSta against LnkCap; nvidia-smi -q -d PCIE).",
 				  g->pci_bus_id[0] ? g->pci_bus_id : "<bus id>");
-		gd_finding_ev(f, "pcie_gen", (double)bad->pcie_gen.v, "", (double)bad->pcie_gen_max.v);
-		gd_finding_ev(f, "pcie_gen_max", (double)bad->pcie_gen_max.v, "", NAN);
-		gd_finding_ev(f, "pcie_width", (double)bad->pcie_width.v, "lanes", (double)bad->pcie_width_max.v);
-		gd_finding_ev(f, "pcie_width_max", (double)bad->pcie_width_max.v, "lanes", NAN);
-		gd_finding_ev(f, "util_gpu_pct", (double)bad->util_gpu_pct.v, "%", busy);
+		if (bad->pcie_gen.ok)
+			gd_finding_ev(f, "pcie_gen", (double)bad->pcie_gen.v, "",
+				      bad->pcie_gen_max.ok ? (double)bad->pcie_gen_max.v : NAN);
+		if (bad->pcie_gen_max.ok)
+			gd_finding_ev(f, "pcie_gen_max", (double)bad->pcie_gen_max.v, "", NAN);
+		if (bad->pcie_width.ok)
+			gd_finding_ev(f, "pcie_width", (double)bad->pcie_width.v, "lanes",
+				      bad->pcie_width_max.ok ? (double)bad->pcie_width_max.v : NAN);
+		if (bad->pcie_width_max.ok)
+			gd_finding_ev(f, "pcie_width_max", (double)bad->pcie_width_max.v, "lanes", NAN);
+		if (bad->util_gpu_pct.ok)
+			gd_finding_ev(f, "util_gpu_pct", (double)bad->util_gpu_pct.v, "%", busy);
 		if (cur > 0 && max > 0)
 			gd_finding_ev(f, "bandwidth_pct", 100.0 * cur / max, "%", NAN);
 	}
-	if (!sd->judged && idle)
+	if (!sd->judged && !sd->fired && idle)
 		snprintf(sd->why, sizeof sd->why, "no GPU was busy (>= %.0f%% utilisation): idle links drop their "
 			 "speed on purpose", busy);
-	else if (!sd->judged)
+	else if (!sd->judged && !sd->fired)
 		snprintf(sd->why, sizeof sd->why, "no PCIe link generation and width %s",
 			 gpu_evidence_from(b, from, sizeof from));
+}
+
+/* The NVML record at that bus id with a link reading of its own. */
+static bool nvml_has_link(const struct gd_snapshot *s, const char *bus)
+{
+	GD_VEC_EACH(s->gpus, const struct gd_gpu, g)
+		if (bus[0] && strcasecmp(g->pci_bus_id, bus) == 0 && g->pcie_width.ok && g->pcie_width_max.ok)
+			return true;
+	return false;
+}
+
+/* PCI side (lspci -vv, sysfs): LnkSta below LnkCap in width, or marked
+ * "(downgraded)" in width, is degraded; speed alone below, at full width,
+ * is what an idle link shows: an info finding (lspci readings only), never
+ * a warning.  GPUs NVML gives a link for are judged by the NVML side. */
+static void pcie_degraded_from_pci(struct gd_rule_ctx *rc, struct gd_findings *out, struct side *sd)
+{
+	const struct gd_snapshot *b = gd_window_last(rc->w);
+	bool lspci = false;
+
+	if (!b)
+		return;
+	GD_VEC_EACH(b->sources, const struct gd_source, src)
+		lspci = lspci || strcmp(src->name, "offline:lspci") == 0;
+	GD_VEC_EACH(b->pci_gpus, const struct gd_pci_gpu, p) {
+		bool marks = p->link_downgraded.ok, narrow, slow, wide_known;
+		char subject[64], link[96];
+		struct gd_finding *f;
+
+		if (nvml_has_link(b, p->pci_bus_id))
+			continue;
+		narrow = (p->link_width.ok && p->link_width_max.ok && p->link_width.v < p->link_width_max.v) ||
+			 (marks && (p->link_downgraded.v & 2));
+		slow = (p->link_speed_gts.ok && p->link_speed_max_gts.ok &&
+			p->link_speed_gts.v + 0.01 < p->link_speed_max_gts.v) ||
+		       (marks && (p->link_downgraded.v & 1));
+		wide_known = p->link_width.ok && (p->link_width_max.ok || marks);
+		if (!narrow && !slow && !(wide_known && (p->link_speed_gts.ok && (p->link_speed_max_gts.ok || marks))))
+			continue;
+		if (p->pci_bus_id[0])
+			snprintf(subject, sizeof subject, "gpu at %s", p->pci_bus_id);
+		else
+			snprintf(subject, sizeof subject, "a PCIe device");
+		if (!narrow && slow) {
+			if (lspci) {
+				sd->fired++;
+				if (p->link_speed_max_gts.ok)
+					snprintf(link, sizeof link, "%.4g of %.4g GT/s (x%llu)", p->link_speed_gts.v,
+						 p->link_speed_max_gts.v, (unsigned long long)p->link_width.v);
+				else
+					snprintf(link, sizeof link, "%.4g GT/s, marked downgraded (x%llu)", p->link_speed_gts.v,
+						 (unsigned long long)p->link_width.v);
+				f = speed_only_info(rc, out, subject, link, p->pci_bus_id);
+				gd_finding_ev(f, "link_speed_gts", p->link_speed_gts.v, "GT/s",
+					      p->link_speed_max_gts.ok ? p->link_speed_max_gts.v : NAN);
+				if (p->link_width.ok)
+					gd_finding_ev(f, "link_width", (double)p->link_width.v, "lanes",
+						      p->link_width_max.ok ? (double)p->link_width_max.v : NAN);
+			}
+			continue;
+		}
+		sd->judged++;
+		if (!narrow)
+			continue;
+		sd->fired++;
+		if (p->link_width_max.ok)
+			snprintf(link, sizeof link, "x%llu of x%llu lanes", (unsigned long long)p->link_width.v,
+				 (unsigned long long)p->link_width_max.v);
+		else
+			snprintf(link, sizeof link, "x%llu lanes, marked downgraded by lspci (the device has more)",
+				 (unsigned long long)p->link_width.v);
+		f = gd_finding_add(rc, out, rc->rule->severity, "%s", subject);
+		gd_finding_summary(f, "%s's PCIe link runs at %s: a link keeps its width when the GPU idles, so "
+				   "it trained narrow (a seating, riser or slot fault).", subject, link);
+		gd_finding_remedy(f, "Reseat the card, check its riser, cable and slot, and the BIOS PCIe settings "
+				  "(lspci -vv -s %s shows LnkSta against LnkCap).", p->pci_bus_id[0] ? p->pci_bus_id : "<bus id>");
+		gd_finding_ev(f, "link_width", (double)p->link_width.v, "lanes",
+			      p->link_width_max.ok ? (double)p->link_width_max.v : NAN);
+		if (p->link_width_max.ok)
+			gd_finding_ev(f, "link_width_max", (double)p->link_width_max.v, "lanes", NAN);
+		if (p->link_speed_gts.ok)
+			gd_finding_ev(f, "link_speed_gts", p->link_speed_gts.v, "GT/s",
+				      p->link_speed_max_gts.ok ? p->link_speed_max_gts.v : NAN);
+		if (p->link_speed_max_gts.ok)
+			gd_finding_ev(f, "link_speed_max_gts", p->link_speed_max_gts.v, "GT/s", NAN);
+		if (marks)
+			gd_finding_ev_text(f, "lspci_marks", (p->link_downgraded.v & 3) == 3 ? "speed,width downgraded"
+							  : p->link_downgraded.v & 2 ? "width downgraded"
+							  : p->link_downgraded.v & 1 ? "speed downgraded" : "ok");
+	}
 }
 
 enum gd_verdict gd_rule_gpu_pcie_link_degraded_nvml(struct gd_rule_ctx *rc, struct gd_findings *out)
 {
 	const struct gd_snapshot *b = gd_window_last(rc->w);
-	struct side nv = { 0, 0, "" };
+	struct side nv = { 0, 0, "" }, pci = { 0, 0, "" };
 	enum gd_verdict v;
 
-	if (gpu_none(rc, b, &v))
-		return v;
-	pcie_degraded_from_nvml(rc, out, &nv);
-	if (nv.fired)
+	pcie_degraded_from_pci(rc, out, &pci);
+	if (!pci.fired && gpu_none(rc, b, &v))
+		return pci.judged ? GD_VERDICT_CLEAR : v;
+	if (b && b->gpus.n)
+		pcie_degraded_from_nvml(rc, out, &nv);
+	if (nv.fired || pci.fired)
 		return GD_VERDICT_FIRED;
-	if (!nv.judged)
-		return gd_rule_unknown(rc, "%s", nv.why);
+	if (!nv.judged && !pci.judged)
+		return gd_rule_unknown(rc, "%s", nv.why[0] ? nv.why : "no PCIe link reading");
 	return GD_VERDICT_CLEAR;
 }
 

@@ -294,6 +294,202 @@ static void test_q_lost(void **state)
 	gd_snapshot_release(&s);
 }
 
+/* A fragment without the header or its GPU line, as a ticket holds it
+ * (tests/offline/real/smi-q-fragment/link-throttle-fb-no-gpu-line.txt,
+ * shortened): its parents cut off ("Link Width" without "PCI/GPU Link
+ * Info"), an unnamed GPU (no index, no bus id), never dropped. */
+static void test_q_fragment_orphans(void **state)
+{
+	const char *t = "                Current             : 1\n"
+			"            Link Width\n"
+			"                Max                 : 16x\n"
+			"                Current             : 4x\n"
+			"        Bridge Chip\n"
+			"            Type                    : N/A\n"
+			"        Replays Since Reset         : 3\n"
+			"    Performance State               : P8\n"
+			"    Clocks Throttle Reasons\n"
+			"        Idle                        : Not Active\n"
+			"        HW Slowdown                 : Active\n"
+			"            HW Thermal Slowdown     : N/A\n"
+			"            HW Power Brake Slowdown : Active\n"
+			"    FB Memory Usage\n"
+			"        Total                       : 4046 MiB\n";
+	struct gd_snapshot s;
+	struct gd_err err;
+	struct gd_gpu *g;
+
+	(void)state;
+	gd_snapshot_init(&s);
+	assert_int_equal(parse_lit(gd_parse_nvsmi_q, t, &s, &err), 0);
+	assert_int_equal(s.gpus.n, 1);
+	g = gpu_at(&s, 0);
+	assert_false(g->index.ok);
+	assert_string_equal(g->pci_bus_id, "");
+	assert_int_equal(g->pcie_width_max.v, 16);
+	assert_int_equal(g->pcie_width.v, 4);
+	assert_false(g->pcie_gen.ok); /* "Current : 1" has no parent to say which */
+	assert_int_equal(g->pcie_replays.v, 3); /* under PCI again after Bridge Chip */
+	assert_int_equal(g->pstate.v, 8);
+	assert_int_equal(g->clock_event_reasons.v, 0x8 | 0x80);
+	assert_int_equal(g->mem_total_bytes.v, 4046ull << 20);
+	gd_snapshot_release(&s);
+}
+
+/* Sections alone: flush left or indented, a prompt before them, the ECC
+ * block of newer drivers (SRAM/DRAM rows, "Volatile" without "ECC Errors"
+ * above it), a human's note after a value. */
+static void test_q_fragment_sections(void **state)
+{
+	const char *flush = "ECC Errors\n"
+			    "    Volatile\n"
+			    "        SRAM Correctable              : 0\n"
+			    "        SRAM Uncorrectable Parity     : 0\n"
+			    "        SRAM Uncorrectable SEC-DED    : 1\n"
+			    "        DRAM Correctable              : 4\n"
+			    "        DRAM Uncorrectable            : 2\n"
+			    "    Aggregate\n"
+			    "        SRAM Uncorrectable SEC-DED    : 6\n"
+			    "        DRAM Uncorrectable            : 2\n"
+			    "        SRAM Threshold Exceeded       : No\n"
+			    "Remapped Rows\n"
+			    "    Correctable Error                 : 0\n"
+			    "    Uncorrectable Error               : 1\n"
+			    "    Pending                           : Yes  <=== this one\n"
+			    "    Remapping Failure Occurred        : No # ok\n";
+	const char *orphan = "        Aggregate\n"
+			     "            DRAM Uncorrectable            : 7\n"
+			     "    Retired Pages\n"
+			     "        Pending Page Blacklist        : Yes (!!)\n";
+	struct gd_snapshot s;
+	struct gd_err err;
+	struct gd_gpu *g;
+
+	(void)state;
+	gd_snapshot_init(&s);
+	assert_int_equal(parse_lit(gd_parse_nvsmi_q, flush, &s, &err), 0);
+	assert_int_equal(s.gpus.n, 1);
+	g = gpu_at(&s, 0);
+	assert_false(g->index.ok);
+	assert_int_equal(g->ecc_uncorrected_volatile.v, 3);
+	assert_int_equal(g->ecc_corrected_volatile.v, 4);
+	assert_int_equal(g->ecc_uncorrected_aggregate.v, 8);
+	assert_int_equal(g->remap_uncorrected.v, 1);
+	assert_true(g->remap_pending.ok && g->remap_pending.v == 1);
+	assert_true(g->remap_failure.ok && g->remap_failure.v == 0);
+	gd_snapshot_release(&s);
+
+	gd_snapshot_init(&s);
+	assert_int_equal(parse_lit(gd_parse_nvsmi_q, orphan, &s, &err), 0);
+	g = gpu_at(&s, 0);
+	assert_int_equal(g->ecc_uncorrected_aggregate.v, 7);
+	assert_false(g->ecc_uncorrected_volatile.ok);
+	assert_true(g->retired_pages_pending.ok && g->retired_pages_pending.v == 1);
+	gd_snapshot_release(&s);
+}
+
+/* A fragment next to a whole GPU section: the section keeps its index and
+ * bus id; an indented line after the section is still outside it. */
+static void test_q_fragment_then_gpu(void **state)
+{
+	const char *t = "    Temperature\n"
+			"        GPU Current Temp            : 81 C\n"
+			"GPU 00000000:5E:00.0\n"
+			"    Product Name                    : X\n"
+			"    Processes                       : None\n";
+	struct gd_snapshot s;
+	struct gd_err err;
+
+	(void)state;
+	gd_snapshot_init(&s);
+	assert_int_equal(parse_lit(gd_parse_nvsmi_q, t, &s, &err), 0);
+	assert_int_equal(s.gpus.n, 2);
+	assert_false(gpu_at(&s, 0)->index.ok);
+	assert_true(gpu_at(&s, 0)->temp_c.v == 81);
+	assert_int_equal(gpu_at(&s, 1)->index.v, 0);
+	assert_string_equal(gpu_at(&s, 1)->pci_bus_id, "0000:5e:00.0");
+	gd_snapshot_release(&s);
+}
+
+/* "Unable to determine the device handle ...: Unknown Error": that GPU is
+ * unreachable, lost (real: tests/offline/real/smi-failure/). */
+static void test_table_handle_unknown_error(void **state)
+{
+	const char *t = "Unable to determine the device handle for GPU0000:07:00.0: Unknown Error\n";
+	const char *perm = "Unable to determine the device handle for GPU 0000:07:00.0: Insufficient Permissions\n";
+	struct gd_snapshot s;
+	struct gd_err err;
+
+	(void)state;
+	gd_snapshot_init(&s);
+	assert_true(parse_lit(gd_parse_nvsmi_table, t, &s, &err) >= 0);
+	assert_int_equal(s.gpus.n, 1);
+	assert_string_equal(gpu_at(&s, 0)->pci_bus_id, "0000:07:00.0");
+	assert_true(gpu_at(&s, 0)->lost.ok && gpu_at(&s, 0)->lost.v == 1);
+	assert_int_equal(s.nvml_errors.n, 1);
+	gd_snapshot_release(&s);
+	gd_snapshot_init(&s);
+	assert_true(parse_lit(gd_parse_nvsmi_table, perm, &s, &err) >= 0);
+	assert_false(gpu_at(&s, 0)->lost.ok && gpu_at(&s, 0)->lost.v);
+	gd_snapshot_release(&s);
+}
+
+/* lspci -vv fragments: link lines without the device header ("a PCIe
+ * device": one record, no bus id), `lspci -vv | grep -i gt` keeping a
+ * header, old lspci without "(ok)"/"(downgraded)", LnkSta in prose, and
+ * LnkCap2's speed list when LnkCap is missing. */
+static void test_lspci_fragments(void **state)
+{
+	const char *marks = "\t\tLnkSta:\tSpeed 5GT/s (downgraded), Width x1 (downgraded)\n"
+			    "\t\tLnkSta2: Current De-emphasis Level: -3.5dB, EqualizationComplete-\n";
+	const char *grep = "01:00.0 VGA compatible controller: NVIDIA Corporation TU102GL [Quadro RTX 8000] (rev a1)\n"
+			   "\t\tLnkCap:\tPort #0, Speed 8GT/s, Width x16, ASPM L0s L1, Exit Latency L0s <512ns\n"
+			   "\t\tLnkSta:\tSpeed 8GT/s, Width x8, TrErr- Train- SlotClk+ DLActive- BWMgmt- ABWMgmt-\n"
+			   "\t\tLnkCap2: Supported Link Speeds: 2.5-8GT/s, Crosslink- Retimer- 2Retimers- DRS-\n";
+	const char *prose = "the bit that matters LnkSta:\tSpeed 2.5GT/s (downgraded), Width x16 (ok)\n"
+			    "\t\tLnkCap2: Supported Link Speeds: 2.5-16GT/s, Crosslink- Retimer+ 2Retimers+ DRS-\n";
+	const char *none = "the link was fine yesterday\n";
+	struct gd_snapshot s;
+	struct gd_err err;
+	struct gd_pci_gpu *p;
+
+	(void)state;
+	gd_snapshot_init(&s);
+	assert_int_equal(parse_lit(gd_parse_lspci, marks, &s, &err), 0);
+	assert_int_equal(s.pci_gpus.n, 1);
+	p = GD_VEC_AT(s.pci_gpus, struct gd_pci_gpu, 0);
+	assert_string_equal(p->pci_bus_id, "");
+	assert_int_equal(p->link_width.v, 1);
+	assert_false(p->link_width_max.ok);
+	assert_true(p->link_downgraded.ok && p->link_downgraded.v == 3);
+	gd_snapshot_release(&s);
+
+	gd_snapshot_init(&s);
+	assert_int_equal(parse_lit(gd_parse_lspci, grep, &s, &err), 0);
+	assert_int_equal(s.pci_gpus.n, 1);
+	p = GD_VEC_AT(s.pci_gpus, struct gd_pci_gpu, 0);
+	assert_string_equal(p->pci_bus_id, "0000:01:00.0");
+	assert_int_equal(p->link_width.v, 8);
+	assert_int_equal(p->link_width_max.v, 16);
+	assert_false(p->link_downgraded.ok); /* old lspci prints no marks */
+	gd_snapshot_release(&s);
+
+	gd_snapshot_init(&s);
+	assert_int_equal(parse_lit(gd_parse_lspci, prose, &s, &err), 0);
+	assert_int_equal(s.pci_gpus.n, 1);
+	p = GD_VEC_AT(s.pci_gpus, struct gd_pci_gpu, 0);
+	assert_true(p->link_speed_gts.v == 2.5);
+	assert_true(p->link_speed_max_gts.ok && p->link_speed_max_gts.v == 16);
+	assert_int_equal(p->link_gen_max.v, 4);
+	assert_int_equal(p->link_downgraded.v, 1);
+	gd_snapshot_release(&s);
+
+	gd_snapshot_init(&s);
+	assert_true(parse_lit(gd_parse_lspci, none, &s, &err) < 0);
+	assert_int_equal(s.pci_gpus.n, 0);
+	gd_snapshot_release(&s);
+}
+
 static void test_xml(void **state)
 {
 	const char *x = "<?xml version=\"1.0\" ?>\n<!DOCTYPE nvidia_smi_log SYSTEM \"nvsmi_device_v12.dtd\">\n"
@@ -497,7 +693,9 @@ int main(void)
 		cmocka_unit_test(test_q_r550),  cmocka_unit_test(test_q_r470_v100), cmocka_unit_test(test_q_malformed),
 		cmocka_unit_test(test_q_lost),  cmocka_unit_test(test_xml),         cmocka_unit_test(test_csv),
 		cmocka_unit_test(test_table),   cmocka_unit_test(test_xml_loader), cmocka_unit_test(test_q_display_filtered),
-		cmocka_unit_test(test_table_mig_na),
+		cmocka_unit_test(test_table_mig_na), cmocka_unit_test(test_q_fragment_orphans),
+		cmocka_unit_test(test_q_fragment_sections), cmocka_unit_test(test_q_fragment_then_gpu),
+		cmocka_unit_test(test_table_handle_unknown_error), cmocka_unit_test(test_lspci_fragments),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

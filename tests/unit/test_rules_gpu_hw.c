@@ -423,6 +423,90 @@ static void test_pcie_width_only(void **state)
 	NEAR(ev_get(only_finding(f), "bandwidth_pct")->value.v, 50, 1e-9);
 }
 
+/* Width below its maximum warns at idle too (a link keeps its width when
+ * the GPU idles; only its speed drops): x4 of x16 at 0% utilisation. */
+static void test_pcie_width_idle(void **state)
+{
+	struct fx *f = *state;
+	struct gd_gpu *g = healthy_gpu(&f->b, 0);
+	const struct gd_finding *x;
+
+	gd_u64_set(&g->util_gpu_pct, 0);
+	gd_u64_set(&g->pcie_gen, 1);
+	gd_u64_set(&g->pcie_width, 4);
+	assert_int_equal(run_fx(f, "gpu.pcie_link_degraded", true), GD_VERDICT_FIRED);
+	x = only_finding(f);
+	assert_int_equal(x->severity, GD_SEV_WARNING);
+	assert_contains(x->summary, "x4 of Gen5 x16");
+	assert_contains(x->summary, "keeps its width when the GPU idles");
+	NEAR(ev_get(x, "pcie_width")->value.v, 4, 0);
+}
+
+/* A fragment (no utilisation): width full, generation below -> info that
+ * asks for a reading under load, never a warning; the GPU is "gpu?". */
+static void test_pcie_speed_only_fragment(void **state)
+{
+	struct fx *f = *state;
+	struct gd_gpu *g = healthy_gpu(&f->b, 0);
+	const struct gd_finding *x;
+
+	g->util_gpu_pct.ok = false;
+	g->index.ok = false;
+	g->uuid[0] = g->pci_bus_id[0] = '\0';
+	gd_u64_set(&g->pcie_gen, 1);
+	assert_int_equal(run_fx(f, "gpu.pcie_link_degraded", true), GD_VERDICT_FIRED);
+	x = only_finding(f);
+	assert_int_equal(x->severity, GD_SEV_INFO);
+	assert_string_equal(x->subject, "gpu?");
+	assert_contains(x->remedy, "under load");
+}
+
+/* lspci -vv without NVML: a fragment without its header ("a PCIe device")
+ * whose width lspci marks "(downgraded)" warns; speed alone below at full
+ * width is info; a named GPU NVML gives a link for is judged by NVML only. */
+static void test_pcie_lspci(void **state)
+{
+	struct fx *f = *state;
+	struct gd_pci_gpu *p = GD_PUSH(&f->b, pci_gpus, struct gd_pci_gpu);
+	struct gd_source *src = GD_PUSH(&f->b, sources, struct gd_source);
+	const struct gd_finding *x;
+
+	GD_STRSET(src->name, "offline:lspci");
+	gd_f64_set(&p->link_speed_gts, 5);
+	gd_u64_set(&p->link_width, 1);
+	gd_u64_set(&p->link_downgraded, 3);
+	assert_int_equal(run_fx(f, "gpu.pcie_link_degraded", true), GD_VERDICT_FIRED);
+	x = only_finding(f);
+	assert_int_equal(x->severity, GD_SEV_WARNING);
+	assert_string_equal(x->subject, "a PCIe device");
+	assert_contains(x->summary, "x1 lanes, marked downgraded");
+	gd_findings_release(&f->out);
+	gd_findings_init(&f->out);
+
+	gd_f64_set(&p->link_speed_gts, 2.5);
+	gd_f64_set(&p->link_speed_max_gts, 16);
+	gd_u64_set(&p->link_width, 16);
+	gd_u64_set(&p->link_width_max, 16);
+	gd_u64_set(&p->link_downgraded, 1);
+	assert_int_equal(run_fx(f, "gpu.pcie_link_degraded", true), GD_VERDICT_FIRED);
+	x = only_finding(f);
+	assert_int_equal(x->severity, GD_SEV_INFO);
+	assert_contains(x->summary, "2.5 of 16 GT/s");
+	gd_findings_release(&f->out);
+	gd_findings_init(&f->out);
+
+	/* full speed and width: judged, clear */
+	gd_f64_set(&p->link_speed_gts, 16);
+	gd_u64_set(&p->link_downgraded, 0);
+	assert_int_equal(run_fx(f, "gpu.pcie_link_degraded", true), GD_VERDICT_CLEAR);
+
+	/* the same GPU in NVML at full width: lspci's x8 is not judged twice */
+	healthy_gpu(&f->b, 0);
+	GD_STRSET(p->pci_bus_id, "0000:1b:00.0");
+	gd_u64_set(&p->link_width, 8);
+	assert_int_equal(run_fx(f, "gpu.pcie_link_degraded", true), GD_VERDICT_CLEAR);
+}
+
 /* ---- gpu.pcie_replays -------------------------------------------------- */
 
 static void test_pcie_replays(void **state)
@@ -596,6 +680,9 @@ int main(void)
 		T(test_pcie_degraded_busy),
 		T(test_pcie_idle_only_unknown),
 		T(test_pcie_width_only),
+		T(test_pcie_width_idle),
+		T(test_pcie_speed_only_fragment),
+		T(test_pcie_lspci),
 		T(test_pcie_replays),
 		T(test_pcie_replays_needs_window),
 		T(test_nvlink_errors_rising_and_down),
