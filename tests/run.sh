@@ -81,7 +81,9 @@ for suite in $SUITES; do
 		done
 		add unit unit/xid_cli 120 tests/xid_cli.sh ;;
 	docs)
-		add docs docs 60 tests/docs.sh ;;
+		add docs docs 60 tests/docs.sh
+		add docs docs/readme_sample 120 tests/readme_sample.sh
+		add docs docs/coverage 60 tests/coverage.sh ;;
 	scenarios)
 		add scenarios scenarios 900 tests/scenarios/run.sh ;;
 	offline)
