@@ -88,6 +88,7 @@ struct gd_klog_feed {
 	enum gd_klog_kind pend_kind;
 	char probe_bus[32];       /* from "The NVIDIA GPU dddd:bb:dd.f" */
 	struct gd_f64 probe_boot_s, probe_wall_s; /* its stamps: dmesg's continuation lines have none */
+	bool fell_off;            /* the latest event was the boot-time "fallen off the bus" form */
 	char oom_detail[64];      /* from "oom-kill:constraint=..." */
 	uint64_t oom_pid;
 	int year_base;            /* year added to syslog lines without one */

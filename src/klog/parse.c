@@ -9,6 +9,12 @@
  *   Nov 30 01:02:03[.123456] HOST kernel: MSG     journalctl -k short/-precise, syslog
  *   2026-11-30T01:02:03[.123][+0100|+01:00|Z] HOST kernel: MSG   short-iso, rsyslog
  *   <3>[ 5023.456789] MSG                         dmesg -r (the priority is skipped)
+ *   2026-11-30T01:02:03,123456+01:00 MSG          dmesg --time-format iso
+ *   kern  :warn  : [ 5023.456789] MSG            dmesg -x / --decode
+ *   10.0.0.7: kern: warning: [2026-11-30T01:02:03.12Z]: MSG   Talos, forwarded logs
+ *   <4>1 2026-11-30T01:02:03.1Z HOST kernel - - - MSG   RFC 5424
+ *   Nov 30 01:02:03 kernel: MSG                   journalctl --no-hostname
+ *   MSG                                           journalctl -o cat, lines indented
  *
  * and the syslog forms may carry the dmesg stamp after "kernel: " (kern.log
  * with printk times), in which case both times are kept.  Lines from other
@@ -181,7 +187,8 @@ static enum gd_klog_kind xid(struct gd_kcur c, struct gd_klog_event *ev, bool sx
 
 static bool has_timeout(const char *p, const char *e)
 {
-	return gd_kc_find(p, e, "timeout") || gd_kc_find(p, e, "Timeout") || gd_kc_find(p, e, "timed out") || gd_kc_find(p, e, "TIMEOUT");
+	return gd_kc_find(p, e, "timeout") || gd_kc_find(p, e, "Timeout") || gd_kc_find(p, e, "timed out") ||
+	       gd_kc_find(p, e, "timedout") || gd_kc_find(p, e, "TIMEOUT");
 }
 
 static enum gd_klog_kind nvrm(struct gd_kcur c, struct gd_klog_event *ev)
@@ -193,10 +200,17 @@ static enum gd_klog_kind nvrm(struct gd_kcur c, struct gd_klog_event *ev)
 		ev->text[0] = '\0';
 		return xid(c, ev, false);
 	}
-	if (gd_kc_eat(&c, "GPU at PCI:")) {
+	if (gd_kc_eat(&c, "GPU at PCI:") || gd_kc_eat(&c, "GPU at ")) {
 		const char *u;
 
-		if (!bus_id(&c, ev->pci_bus_id, sizeof ev->pci_bus_id) || !(u = gd_kc_find(c.p, c.e, "GPU-")))
+		if (!bus_id(&c, ev->pci_bus_id, sizeof ev->pci_bus_id))
+			return GD_KLOG_NONE;
+		/* older drivers: "GPU at 0000:01:00.0 has fallen off the bus." */
+		if (gd_kc_find(c.p, c.e, "fallen off the bus")) {
+			gd_u64_set(&ev->is_gpu, 1);
+			return GD_KLOG_FALLEN_OFF_BUS;
+		}
+		if (!(u = gd_kc_find(c.p, c.e, "GPU-")))
 			return GD_KLOG_NONE;
 		t.p = u;
 		while (t.p < c.e && (isalnum((unsigned char)*t.p) || *t.p == '-'))
@@ -222,6 +236,9 @@ static enum gd_klog_kind nvrm(struct gd_kcur c, struct gd_klog_event *ev)
 		return GD_KLOG_INIT_FAILED;
 	if (gd_kc_find(c.p, c.e, "NV_ERR_RESET_REQUIRED"))
 		return GD_KLOG_RESET_REQUIRED;
+	/* GSP firmware crashed or hung: "GSP-CrashCat Report", "GSP task watchdog timeout" */
+	if (gd_kc_find(c.p, c.e, "GSP-CrashCat Report") || gd_kc_find(c.p, c.e, "GSP task watchdog timeout"))
+		return GD_KLOG_GSP_TIMEOUT;
 	if (!gd_kc_find(c.p, c.e, "_kgspLogXid") && has_timeout(c.p, c.e) &&
 	    (gd_kc_find(c.p, c.e, "GSP") || gd_kc_find(c.p, c.e, "RPC") || gd_kc_find(c.p, c.e, "Rpc") ||
 	     gd_kc_find(c.p, c.e, "eartbeat")))
@@ -347,6 +364,10 @@ static enum gd_klog_kind message(struct gd_kcur c, struct gd_klog_event *ev)
 		c.p = m + 6;
 		return nvrm(c, ev);
 	}
+	if (gd_kc_at(&c, "GSP task watchdog timeout")) { /* printed without NVRM: by libos */
+		gd_kc_text(ev, c.p, c.e);
+		return GD_KLOG_GSP_TIMEOUT;
+	}
 	if ((m = gd_kc_find(c.p, c.e, "SXid (")) && m - c.p < 48) {
 		struct gd_kcur t = { m + 6, c.e };
 
@@ -386,8 +407,121 @@ static void syslog_priority(struct gd_kcur *c)
 		*c = t;
 }
 
+/* A word of letters (and digits) at c, then blanks, then ':', then blanks;
+ * true (c past it) when w (NULL: any word) holds it. */
+static bool padded_field(struct gd_kcur *c, const char *const *w, size_t nw)
+{
+	struct gd_kcur t = *c;
+	const char *a = t.p;
+	bool ok = !w;
+
+	while (t.p < t.e && isalnum((unsigned char)*t.p))
+		t.p++;
+	for (size_t i = 0; w && i < nw; i++)
+		ok = ok || ((size_t)(t.p - a) == strlen(w[i]) && memcmp(a, w[i], (size_t)(t.p - a)) == 0);
+	if (!ok || t.p == a)
+		return false;
+	gd_kc_skip_sp(&t);
+	if (!gd_kc_eat(&t, ":"))
+		return false;
+	gd_kc_skip_sp(&t);
+	*c = t;
+	return true;
+}
+
+/* "[2026-04-22T21:30:51.52643656Z]: " of a forwarded line: the wall time. */
+static bool bracket_iso(struct gd_kcur *c, struct gd_klog_event *ev)
+{
+	const char *close = c->p < c->e && *c->p == '[' ? memchr(c->p, ']', (size_t)(c->e - c->p)) : NULL;
+	char buf[48];
+	struct gd_kcur t;
+	size_t n;
+
+	if (!close || (n = (size_t)(close - c->p - 1)) + 2 > sizeof buf)
+		return false;
+	memcpy(buf, c->p + 1, n);
+	buf[n] = ' ';
+	t = (struct gd_kcur){ buf, buf + n + 1 };
+	if (!gd__klog_iso_stamp(&t, ev))
+		return false;
+	c->p = close + 1;
+	gd_kc_eat(c, ":");
+	gd_kc_skip_sp(c);
+	return true;
+}
+
+/* Front-ends that put their own fields before the stamps:
+ *   kern  :warn  : [  123.456] MSG                  dmesg -x / --decode
+ *   192.168.11.119: kern: warning: [2026-04-22T21:30:51.526Z]: MSG
+ *                                                   Talos, and logs forwarded so
+ *   1 2026-04-22T21:30:51.526Z host kernel - - - MSG   RFC 5424 (its <PRI> skipped)
+ * true when one was taken off (c is then past it); false for a line of
+ * another program (RFC 5424 with an APP-NAME other than kernel). */
+static bool front_end(struct gd_kcur *c, struct gd_klog_event *ev, bool *other)
+{
+	static const char *const fac[] = { "kern", "user", "mail", "daemon", "auth", "syslog", "lpr", "news",
+					   "uucp", "cron", "authpriv", "ftp", "local0", "local1", "local2",
+					   "local3", "local4", "local5", "local6", "local7" };
+	static const char *const lvl[] = { "emerg", "alert", "crit", "err", "warn", "warning", "notice", "info",
+					   "debug" };
+	struct gd_kcur t = *c;
+	const char *m;
+
+	*other = false;
+	if (padded_field(&t, fac, sizeof fac / sizeof fac[0]) && padded_field(&t, lvl, sizeof lvl / sizeof lvl[0])) {
+		*c = t;
+		return true;
+	}
+	t = *c;
+	if ((m = gd_kc_find(t.p, t.e < t.p + 80 ? t.e : t.p + 80, ": kern: ")) && !memchr(t.p, ' ', (size_t)(m - t.p))) {
+		t.p = m + 8;
+		if (padded_field(&t, lvl, sizeof lvl / sizeof lvl[0]))
+			bracket_iso(&t, ev);
+		*c = t;
+		return true;
+	}
+	t = *c;
+	if (gd_kc_eat(&t, "1 ") && gd__klog_iso_stamp(&t, ev)) {
+		const char *f[5];
+
+		for (int i = 0; i < 4; i++) { /* HOSTNAME APP-NAME PROCID MSGID */
+			f[i] = t.p;
+			while (t.p < t.e && *t.p != ' ')
+				t.p++;
+			f[i + 1] = t.p;
+			gd_kc_skip_sp(&t);
+		}
+		if (!(f[2] - f[1] - 1 == 6 && memcmp(f[1], "kernel", 6) == 0)) {
+			*other = true;
+			return false;
+		}
+		if (gd_kc_eat(&t, "- ") || (t.p < t.e && *t.p == '[' && (m = gd_kc_find(t.p, t.e, "] ")) && (t.p = m + 2)))
+			gd_kc_skip_sp(&t);
+		*c = t;
+		return true;
+	}
+	ev->wall_time_s.ok = false;
+	return false;
+}
+
+/* After an ISO stamp without "host kernel:": dmesg --time-format iso
+ * ("2026-04-22T21:30:51,526447+00:00 NVRM: ..."), unless the words after it
+ * are a host and another program's tag ("gpu-a17 sshd[812]: ..."). */
+static bool other_program(struct gd_kcur c)
+{
+	const char *sp = memchr(c.p, ' ', (size_t)(c.e - c.p));
+	const char *w2 = sp ? sp + 1 : NULL, *e2;
+
+	if (!w2)
+		return false;
+	e2 = memchr(w2, ' ', (size_t)(c.e - w2));
+	e2 = e2 ? e2 : c.e;
+	return e2 > w2 && (e2[-1] == ':' || memchr(w2, '[', (size_t)(e2 - w2)));
+}
+
 enum gd_klog_kind gd_klog_parse_line_ex(const char *line, size_t n, struct gd_klog_event *ev, bool *no_year)
 {
+	bool other;
 	struct gd_kcur c = { line, line + n };
 	enum gd_klog_kind k;
 
@@ -396,11 +530,22 @@ enum gd_klog_kind gd_klog_parse_line_ex(const char *line, size_t n, struct gd_kl
 		*no_year = false;
 	while (c.e > c.p && (c.e[-1] == '\r' || c.e[-1] == '\n'))
 		c.e--;
+	/* journalctl lines pasted indented; dmesg's continuation lines */
+	while (c.p < c.e && (*c.p == ' ' || *c.p == '\t'))
+		c.p++;
 	syslog_priority(&c);
-	if (c.p < c.e && isdigit((unsigned char)*c.p)) {
+	if (front_end(&c, ev, &other)) {
+		if (!ev->wall_time_s.ok && c.p < c.e && *c.p == '[' && !gd__klog_boot_stamp(&c, ev))
+			gd__klog_ctime_stamp(&c, ev);
+	} else if (other) {
+		ev->wall_time_s.ok = false;
+		return GD_KLOG_NONE;
+	} else if (c.p < c.e && isdigit((unsigned char)*c.p)) {
 		if (!gd__klog_kmsg_prefix(&c, ev) && gd__klog_iso_stamp(&c, ev)) {
-			if (!gd__klog_kernel_tag(&c))
+			if (!gd__klog_kernel_tag(&c) && other_program(c)) {
+				ev->wall_time_s.ok = false;
 				return GD_KLOG_NONE;
+			}
 			gd__klog_boot_stamp(&c, ev);
 		}
 	} else if (c.p < c.e && *c.p == '[') {

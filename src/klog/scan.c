@@ -175,6 +175,18 @@ void gd_klog_feed_line(struct gd_klog_feed *f, const char *line, size_t n)
 		GD_STRSET(ev.kind, gd_klog_kind_name(GD_KLOG_FALLEN_OFF_BUS));
 		f->probe_bus[0] = '\0';
 		k = GD_KLOG_FALLEN_OFF_BUS;
+		emit_pending(f);
+		f->pend = ev;
+		f->pend_kind = k;
+		f->fell_off = true;
+		return;
+	case GD_KLOG_INIT_FAILED:
+		/* "The NVIDIA probe routine failed for 1 device(s)." right after the
+		 * boot-time fallen-off form is that event's end, not a second fault */
+		if (f->fell_off && !ev.pci_bus_id[0] && strstr(ev.text, "probe routine failed")) {
+			f->fell_off = false;
+			return;
+		}
 		break;
 	case GD_KLOG_CTX_OOM:
 		GD_STRSET(f->oom_detail, ev.detail);
@@ -201,6 +213,7 @@ void gd_klog_feed_line(struct gd_klog_feed *f, const char *line, size_t n)
 	default:
 		break;
 	}
+	f->fell_off = false;
 	emit_pending(f);
 	f->pend = ev;
 	f->pend_kind = k;

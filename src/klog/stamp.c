@@ -34,7 +34,7 @@ static bool hms(struct gd_kcur *c, struct tm *tm, double *frac)
 	tm->tm_min = (int)m;
 	tm->tm_sec = (int)s;
 	*frac = 0;
-	if (t.p < t.e && *t.p == '.') {
+	if (t.p < t.e && (*t.p == '.' || *t.p == ',')) { /* ",": dmesg --time-format iso */
 		double d = 0.1;
 
 		t.p++;
@@ -200,6 +200,12 @@ bool gd__klog_kernel_tag(struct gd_kcur *c)
 	const char *sp = memchr(c->p, ' ', (size_t)(c->e - c->p));
 	struct gd_kcur t;
 
+	t = *c;
+	if (gd_kc_eat(&t, "kernel:")) { /* journalctl --no-hostname */
+		gd_kc_skip_sp(&t);
+		*c = t;
+		return true;
+	}
 	if (!sp)
 		return false;
 	t.p = sp + 1;

@@ -324,8 +324,12 @@ void gd_xid_summary_finish(struct gd_xid_summary *sum, const struct gd_snapshot 
 {
 	char buf[160];
 
-	/* a GPU that fell off the bus with no Xid 79 line gets an entry of its own */
+	/* a GPU that fell off the bus with no Xid 79 line gets an entry of its
+	 * own in the Xid table (gpudoctor xid, snap NULL); the rules say it once,
+	 * as gpu.lost, not again as a made-up Xid 79 */
 	GD_VEC_EACH(sum->gpus, struct gd_xid_gpu, g) {
+		if (snap)
+			break;
 		struct gd_xid_entry *e;
 		bool have79 = false;
 
