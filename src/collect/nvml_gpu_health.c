@@ -11,8 +11,12 @@
  * INVALID_ARGUMENT or NOT_SUPPORTED: absent), nvmlDeviceGetNvLinkState and
  * ...ErrorCounter over links 0..35 (links past the last answer
  * INVALID_ARGUMENT), nvmlDeviceGetComputeRunningProcesses_v3/_v2 (24-byte
- * entries) or the v1 name (16-byte entries), and
- * nvmlDeviceGetProcessUtilization (NOT_FOUND: no sample yet).
+ * entries) or the v1 name (16-byte entries), the same for
+ * nvmlDeviceGetGraphicsRunningProcesses (a pid in both lists is one row, a
+ * compute process), and nvmlDeviceGetProcessUtilization (NOT_FOUND: no
+ * sample yet).  gpus[].nvml_procs counts the rows once the compute list was
+ * read; left absent when it could not be (the driver lacks the call, or it
+ * failed: an nvml_errors row), the process-to-GPU mapping is unknown.
  * Example: 40 processes against a first buffer of 16 entries -> the driver
  * answers INSUFFICIENT_SIZE with 40; the retry asks for 40 + 10 + 4.
  */
@@ -84,6 +88,16 @@ static nvmlReturn_t t_procs(const struct gd_nvml_api *a, struct gd_nvml_io *io)
 static nvmlReturn_t t_procs_v1(const struct gd_nvml_api *a, struct gd_nvml_io *io)
 {
 	return a->procs_v1(io->dev, &io->count, io->buf);
+}
+
+static nvmlReturn_t t_gprocs(const struct gd_nvml_api *a, struct gd_nvml_io *io)
+{
+	return a->gprocs(io->dev, &io->count, io->buf);
+}
+
+static nvmlReturn_t t_gprocs_v1(const struct gd_nvml_api *a, struct gd_nvml_io *io)
+{
+	return a->gprocs_v1(io->dev, &io->count, io->buf);
 }
 
 static nvmlReturn_t t_proc_util(const struct gd_nvml_api *a, struct gd_nvml_io *io)
@@ -240,33 +254,52 @@ static bool list_call(struct gd_gpu_run *r, const void *fnptr, const char *field
 	return true;
 }
 
+/* One process list (compute or graphics) into gpu_procs[]: a pid already
+ * listed on this GPU since first is not added twice.  True when read. */
+static bool collect_proc_list(struct gd_gpu_run *r, const void *fn3, const void *fn1, const char *field, const char *what3,
+			      const char *what1, gd_nvml_fn t3, gd_nvml_fn t1, bool graphics, size_t first)
+{
+	struct gd_nvml_io io;
+	bool v1 = !fn3, ok;
+
+	ok = list_call(r, v1 ? fn1 : fn3, field, v1 ? what1 : what3, v1 ? t1 : t3,
+		       v1 ? sizeof(nvmlProcessInfo_v1_t) : sizeof(nvmlProcessInfo_t), LIST_FIRST, &io);
+	for (unsigned int i = 0; ok && i < io.count; i++) {
+		unsigned int pid = v1 ? ((nvmlProcessInfo_v1_t *)io.buf)[i].pid : ((nvmlProcessInfo_t *)io.buf)[i].pid;
+		unsigned long long mem = v1 ? ((nvmlProcessInfo_v1_t *)io.buf)[i].usedGpuMemory
+					    : ((nvmlProcessInfo_t *)io.buf)[i].usedGpuMemory;
+		struct gd_gpu_proc *p;
+		bool dup = false;
+
+		for (size_t k = first; k < r->s->gpu_procs.n && !dup; k++)
+			dup = GD_VEC_AT(r->s->gpu_procs, struct gd_gpu_proc, k)->pid.v == pid;
+		if (dup)
+			continue;
+		p = GD_PUSH(r->s, gpu_procs, struct gd_gpu_proc);
+		gd_u64_set(&p->gpu, r->idx);
+		gd_u64_set(&p->pid, pid);
+		gd_u64_set(&p->graphics, graphics);
+		if (mem != NVML_VALUE_NOT_AVAILABLE)
+			gd_u64_set(&p->used_mem_bytes, mem);
+	}
+	free(io.buf);
+	return ok;
+}
+
 void gd_gpu_collect_processes(struct gd_gpu_run *r, const struct gd_nvml_api *a)
 {
 	struct gd_nvml_io io;
-	bool v1 = !a->procs;
 	size_t first_proc = r->s->gpu_procs.n;
+	bool listed;
 
-	if (list_call(r, v1 ? (const void *)a->procs_v1 : (const void *)a->procs, "gpu_procs",
-		      v1 ? "nvmlDeviceGetComputeRunningProcesses" : "nvmlDeviceGetComputeRunningProcesses_v3",
-		      v1 ? t_procs_v1 : t_procs, v1 ? sizeof(nvmlProcessInfo_v1_t) : sizeof(nvmlProcessInfo_t),
-		      LIST_FIRST, &io)) {
-		for (unsigned int i = 0; i < io.count; i++) {
-			struct gd_gpu_proc *p = GD_PUSH(r->s, gpu_procs, struct gd_gpu_proc);
-			unsigned long long mem;
-
-			gd_u64_set(&p->gpu, r->idx);
-			if (v1) {
-				gd_u64_set(&p->pid, ((nvmlProcessInfo_v1_t *)io.buf)[i].pid);
-				mem = ((nvmlProcessInfo_v1_t *)io.buf)[i].usedGpuMemory;
-			} else {
-				gd_u64_set(&p->pid, ((nvmlProcessInfo_t *)io.buf)[i].pid);
-				mem = ((nvmlProcessInfo_t *)io.buf)[i].usedGpuMemory;
-			}
-			if (mem != NVML_VALUE_NOT_AVAILABLE)
-				gd_u64_set(&p->used_mem_bytes, mem);
-		}
-	}
-	free(io.buf);
+	listed = collect_proc_list(r, (const void *)a->procs, (const void *)a->procs_v1, "gpu_procs",
+				   "nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses",
+				   t_procs, t_procs_v1, false, first_proc);
+	collect_proc_list(r, (const void *)a->gprocs, (const void *)a->gprocs_v1, "gpu_procs.graphics",
+			  "nvmlDeviceGetGraphicsRunningProcesses_v3", "nvmlDeviceGetGraphicsRunningProcesses", t_gprocs,
+			  t_gprocs_v1, true, first_proc);
+	if (listed)
+		gd_u64_set(&gd_nv_gpu(r)->nvml_procs, r->s->gpu_procs.n - first_proc);
 	if (r->s->gpu_procs.n == first_proc)
 		return;
 	/* Per-process samples: the newest one of each listed pid. */

@@ -408,12 +408,14 @@
 	X(U64, recovery_action, "", GAUGE, "NVML field 230: 0 none, 1 GPU reset, 2 node reboot, 3 drain P2P, 4 drain and reset") \
 	X(U64, nvlink_links, "", GAUGE, "NVLink links that answered") \
 	X(U64, nvlink_up_links, "", GAUGE, "NVLink links active") \
-	X(U64, nvlink_errors, "", COUNTER, "NVLink replay, recovery, CRC and ECC errors, all links")
+	X(U64, nvlink_errors, "", COUNTER, "NVLink replay, recovery, CRC and ECC errors, all links") \
+	X(U64, nvml_procs, "", GAUGE, "processes NVML lists on the GPU (compute and graphics, gpu_procs[]); absent: the list could not be read, so which processes use the GPU is not known")
 
-/* ---- gpu_procs[]: compute processes NVML lists, one per GPU and pid ---- */
+/* ---- gpu_procs[]: processes NVML lists on a GPU, one per GPU and pid ---- */
 #define GD_GPU_PROC_FIELDS(X) \
 	X(U64, gpu, "", LABEL, "NVML index of the GPU") \
 	X(U64, pid, "", LABEL, "process id (host PID namespace)") \
+	X(U64, graphics, "", GAUGE, "1 when NVML lists it only as a graphics process, 0 when as a compute (CUDA) process") \
 	X(U64, used_mem_bytes, "bytes", GAUGE, "device memory the process uses") \
 	X(U64, sm_util_pct, "pct", GAUGE, "its share of SM time in the driver's latest sample") \
 	X(U64, mem_util_pct, "pct", GAUGE, "its share of memory-controller time in the latest sample")

@@ -92,6 +92,9 @@ static const struct sym_row sym_table[] = {
 	/* _v3 and _v2 take the 24-byte v2 struct; the v1 name the 16-byte one. */
 	ALT("processes", procs, "nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2"),
 	ALT("processes", procs_v1, "nvmlDeviceGetComputeRunningProcesses"),
+	ALT("graphics processes", gprocs, "nvmlDeviceGetGraphicsRunningProcesses_v3",
+	    "nvmlDeviceGetGraphicsRunningProcesses_v2"),
+	ALT("graphics processes", gprocs_v1, "nvmlDeviceGetGraphicsRunningProcesses"),
 	OPT(proc_util, "nvmlDeviceGetProcessUtilization"),
 };
 

@@ -91,6 +91,8 @@ struct gd_nvml_api {
 	GD_NVML_FN(nvmlDeviceGetNvLinkErrorCounter) nvlink_errors;
 	GD_NVML_FN(nvmlDeviceGetComputeRunningProcesses_v3) procs;
 	GD_NVML_FN(nvmlDeviceGetComputeRunningProcesses) procs_v1;
+	GD_NVML_FN(nvmlDeviceGetGraphicsRunningProcesses_v3) gprocs;
+	GD_NVML_FN(nvmlDeviceGetGraphicsRunningProcesses) gprocs_v1;
 	GD_NVML_FN(nvmlDeviceGetProcessUtilization) proc_util;
 };
 

@@ -21,6 +21,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "rules/rule_gpu_pci.h"
+
 #define TH(th, name) ((th)->v[GD_TH_##name])
 
 void gd_episodes_init(struct gd_episodes *e)
@@ -37,43 +39,27 @@ void gd_episodes_release(struct gd_episodes *e)
 	gd_episodes_init(e);
 }
 
-/* True when the comma-separated list of minors holds minor. */
-static bool list_has(const char *list, uint64_t minor)
-{
-	const char *p = list;
-
-	while (*p) {
-		char *end;
-		unsigned long long v = strtoull(p, &end, 10);
-
-		if (end != p && v == minor && (*end == ',' || *end == '\0' || *end == ' '))
-			return true;
-		p = strchr(p, ',');
-		if (!p)
-			break;
-		p++;
-	}
-	return false;
-}
-
 bool gd_gpu_has_job(const struct gd_snapshot *s, const struct gd_gpu *g)
 {
 	if (g->index.ok)
 		GD_VEC_EACH(s->gpu_procs, const struct gd_gpu_proc, gp)
 			if (gp->gpu.ok && gp->gpu.v == g->index.v)
 				return true;
-	if (g->minor_number.ok)
-		GD_VEC_EACH(s->procs, const struct gd_proc, p)
-			if (p->nvidia_fds.ok && p->nvidia_fds.v > 0 && p->nvidia_devs[0] &&
-			    list_has(p->nvidia_devs, g->minor_number.v))
-				return true;
 	return false;
+}
+
+/* A job's context is on g: listed, or an unseen process (episodes.h). */
+static bool gpu_in_use(const struct gd_snapshot *s, const struct gd_gpu *g, const struct gd_thresholds *th)
+{
+	enum gpci_use u = gpci_users(s, g, TH(th, GPU_IDLE_UNSEEN_MEM_BYTES)).use;
+
+	return u == GPCI_LISTED || u == GPCI_UNSEEN;
 }
 
 enum gd_ep_state gd_gpu_stall_state(const struct gd_snapshot *s, const struct gd_gpu *g,
 				    const struct gd_thresholds *th)
 {
-	if ((g->lost.ok && g->lost.v) || !g->util_gpu_pct.ok || !gd_gpu_has_job(s, g))
+	if ((g->lost.ok && g->lost.v) || !g->util_gpu_pct.ok || !gpu_in_use(s, g, th))
 		return GD_EP_NONE;
 	if ((double)g->util_gpu_pct.v < TH(th, EPISODES_IDLE_PCT))
 		return GD_EP_IDLE;
@@ -340,7 +326,7 @@ size_t gd_episodes_detect(const struct gd_window *w, const struct gd_thresholds 
 	/* The GPUs that held a job's context in some sample, by index. */
 	for (size_t i = 0; i < n; i++)
 		GD_VEC_EACH(w->snaps[i]->gpus, const struct gd_gpu, g)
-			if (g->index.ok && g->index.v < GD_EP_MAX_GPUS && gd_gpu_has_job(w->snaps[i], g))
+			if (g->index.ok && g->index.v < GD_EP_MAX_GPUS && gpu_in_use(w->snaps[i], g, th))
 				seen |= 1ull << g->index.v;
 	for (unsigned b = 0; b < GD_EP_MAX_GPUS; b++)
 		if (seen >> b & 1)

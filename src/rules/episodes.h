@@ -6,8 +6,11 @@
  * context is idle (utilisation below episodes.idle_pct) or slowed (SM clock
  * below episodes.slow_clock_pct of its maximum while busy) for at least
  * episodes.min_samples consecutive samples.  A GPU holds a job's context when
- * NVML lists a compute process on it (gpu_procs[]) or a GPU job holds its
- * /dev/nvidia<minor> open (procs[].nvidia_devs).
+ * NVML lists a process on it (gpu_procs[], a pid outside this pid namespace
+ * included), or lists nobody while more than
+ * gpu.idle_while_job_runs.unseen_mem_bytes of its memory is in use (an unseen
+ * process).  /dev/nvidia<minor> descriptors do not count: a CUDA process
+ * opens every device node it sees, so a GPU nobody uses is idle by choice.
  *
  * Each GPU's stalled runs are found first; an episode is a maximal stretch
  * of samples covered by the runs of one or more GPUs (the GPUs it hit).
@@ -109,11 +112,10 @@ size_t gd_episodes_detect(const struct gd_window *w, const struct gd_thresholds 
 bool gd_episodes_period(const struct gd_episode *eps, size_t k, double step, const struct gd_thresholds *th,
 			double *period_s, double *dev_s);
 
-/* True when NVML lists a compute process on g, or a GPU job holds
- * /dev/nvidia<g's minor> open. */
+/* True when NVML lists a process (compute or graphics) on g. */
 bool gd_gpu_has_job(const struct gd_snapshot *s, const struct gd_gpu *g);
 /* The stall state of one GPU in one snapshot (GD_EP_NONE when it holds no
- * job's context, is lost, or its utilisation is unknown). */
+ * job's context as defined above, is lost, or its utilisation is unknown). */
 enum gd_ep_state gd_gpu_stall_state(const struct gd_snapshot *s, const struct gd_gpu *g,
 				    const struct gd_thresholds *th);
 /* Length of the stretch over samples a..b of the window, as defined above;

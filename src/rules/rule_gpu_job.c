@@ -15,11 +15,16 @@
  * host PSI cpu some >= 40% (the host queues behind the GPU).  Example: gpu0
  * 99% and 100%, two processes.
  *
- * gpu.idle_while_job_runs: a process holds a context on the GPU (NVML's
- * process list, or an open /dev/nvidia<minor>) but the GPU's utilisation
- * averages < 40% over the window's samples.  Rules cannot see each other's
+ * gpu.idle_while_job_runs: the GPU is in use (rule_gpu_pci.h: NVML lists
+ * processes on it, a pid outside this pid namespace included, or more
+ * than unseen_mem_bytes of its memory is used while NVML lists nobody) but
+ * its utilisation averages < 40% over the window's samples.  A GPU NVML
+ * lists nobody on is idle by choice, whatever /dev/nvidia* descriptors the
+ * job holds; one whose process list could not be read is not guessed at
+ * (unknown, when it is idle and nothing else fired).  Rules cannot see each other's
  * findings, so the host causes are recomputed here from the same evidence
- * and thresholds (explain()): cpu.input_bound, cpu.saturated,
+ * and thresholds (explain(); the job's own causes only for a user in this
+ * pid namespace): cpu.input_bound, cpu.saturated,
  * cpu.cgroup_throttled, io.saturated, io.network_fs, mem.shm_small,
  * mem.swapping; the summary names those that hold, or says none did.
  * Example: gpu0 at 12% and 9% (avg 10.5%) while pid 4242's loader workers
@@ -153,7 +158,8 @@ static void input_cpu(struct gd_rule_ctx *rc, const struct gd_snapshot *a, const
 
 /* Writes the host causes that hold for an idle GPU used by job (see the
  * header) into buf as "cpu.input_bound (...); io.saturated (...)"; returns
- * how many. */
+ * how many.  job NULL (a user outside this pid namespace, or unseen): the
+ * host-wide causes only. */
 static size_t explain(struct gd_rule_ctx *rc, const struct gd_snapshot *a, const struct gd_snapshot *b, double dt,
 		      const struct gd_proc *job, char *buf, size_t sz)
 {
@@ -163,7 +169,9 @@ static size_t explain(struct gd_rule_ctx *rc, const struct gd_snapshot *a, const
 	uint64_t d1, d2;
 
 	buf[0] = '\0';
-	input_cpu(rc, a, b, dt, job, &ic);
+	memset(&ic, 0, sizeof ic);
+	if (job)
+		input_cpu(rc, a, b, dt, job, &ic);
 	if (ic.thread_hot || ic.workers_hot) {
 		if (ic.workers_hot)
 			cat(buf, sz, "%scpu.input_bound (%zu loader workers each >= %.0f%% of a core)", n ? "; " : "",
@@ -180,7 +188,7 @@ static size_t explain(struct gd_rule_ctx *rc, const struct gd_snapshot *a, const
 	GD_VEC_EACH(b->cgroups, const struct gd_cgroup, cg) {
 		const struct gd_cgroup *c0 = GD_FIND_PREV(a, cgroups, struct gd_cgroup, path, cg->path);
 
-		if (!c0 || strcmp(cg->path, job->cgroup) != 0 || !gd_counter_delta(c0->nr_periods, cg->nr_periods, &d1) ||
+		if (!job || !c0 || strcmp(cg->path, job->cgroup) != 0 || !gd_counter_delta(c0->nr_periods, cg->nr_periods, &d1) ||
 		    !gd_counter_delta(c0->nr_throttled, cg->nr_throttled, &d2) || d1 == 0)
 			continue;
 		if (100.0 * (double)d2 / (double)d1 >= TH(rc, CPU_CGROUP_THROTTLED_PCT)) {
@@ -199,10 +207,10 @@ static size_t explain(struct gd_rule_ctx *rc, const struct gd_snapshot *a, const
 			break;
 		}
 	}
-	if (job->netfs_fds.ok && job->netfs_fds.v > 0)
+	if (job && job->netfs_fds.ok && job->netfs_fds.v > 0)
 		cat(buf, sz, "%sio.network_fs (%s)", n++ ? "; " : "", job->netfs_mount[0] ? job->netfs_mount : "open files");
 	GD_VEC_EACH(b->shm, const struct gd_shm, m) {
-		if (!m->pid.ok || m->pid.v != job->pid.v || !m->size_bytes.ok)
+		if (!job || !m->pid.ok || m->pid.v != job->pid.v || !m->size_bytes.ok)
 			continue;
 		if ((double)m->size_bytes.v < TH(rc, MEM_SHM_MIN_BYTES) ||
 		    (m->used_bytes.ok && m->size_bytes.v &&
@@ -308,11 +316,36 @@ enum gd_verdict gd_rule_gpu_saturated(struct gd_rule_ctx *rc, struct gd_findings
 
 /* ---- gpu.idle_while_job_runs ----------------------------------------------------- */
 
+/* "pid 4242 (python) uses it", "pid 88123 (outside this pid namespace) and 1
+ * other process use it", "no process NVML lists uses it, yet 30.0 GiB ...". */
+static void users_phrase(const struct gpci_users *u, const struct gd_gpu *g, double unseen, char *buf, size_t sz)
+{
+	const char *more = u->listed > 2 ? " other processes use it" : " other process use it";
+
+	if (u->use == GPCI_UNSEEN)
+		snprintf(buf, sz, "%s, yet %.1f GiB of its memory is in use (threshold %.1f GiB): a process gpudoctor "
+			 "cannot see uses it", g->nvml_procs.ok ? "no process NVML lists uses it"
+							 : "NVML's process list could not be read",
+			 (double)g->mem_used_bytes.v / 1073741824.0, unseen / 1073741824.0);
+	else if (u->first && u->listed == 1)
+		snprintf(buf, sz, "pid %llu (%s) uses it", (unsigned long long)u->first->pid.v, u->first->comm);
+	else if (u->first)
+		snprintf(buf, sz, "pid %llu (%s) and %zu%s", (unsigned long long)u->first->pid.v, u->first->comm,
+			 u->listed - 1, more);
+	else if (u->listed == 1)
+		snprintf(buf, sz, "pid %llu (NVML's pid, outside this pid namespace) uses it",
+			 (unsigned long long)u->first_pid);
+	else
+		snprintf(buf, sz, "pid %llu (NVML's pid, outside this pid namespace) and %zu%s",
+			 (unsigned long long)u->first_pid, u->listed - 1, more);
+}
+
 enum gd_verdict gd_rule_gpu_idle_while_job_runs(struct gd_rule_ctx *rc, struct gd_findings *out)
 {
 	const struct gd_snapshot *a = gd_window_first(rc->w), *b = gd_window_last(rc->w);
-	double th = TH(rc, GPU_IDLE_UTIL_PCT), dt = 0;
-	size_t fired = 0, held = 0, judged = 0;
+	double th = TH(rc, GPU_IDLE_UTIL_PCT), unseen = TH(rc, GPU_IDLE_UNSEEN_MEM_BYTES), dt = 0;
+	size_t fired = 0, held = 0, judged = 0, unmapped = 0;
+	char unmapped_why[320] = "";
 	enum gd_verdict v;
 
 	if (gpu_none(rc, b, &v))
@@ -320,34 +353,51 @@ enum gd_verdict gd_rule_gpu_idle_while_job_runs(struct gd_rule_ctx *rc, struct g
 	if (!gd_window_dt(rc->w, &dt))
 		return gd_rule_unknown(rc, "needs a window");
 	GD_VEC_EACH(b->gpus, const struct gd_gpu, g) {
-		const struct gd_proc *job;
-		size_t nh;
+		struct gpci_users u;
 		double avg;
-		char why[384];
+		bool have_avg;
+		char why[384], who[200];
 		struct gpu_name nm = gpu_name(g);
 		struct gd_finding *f;
 
-		if (!gpu_live(g) || !(job = gpci_holder_of(b, g, &nh)))
+		if (!gpu_live(g))
 			continue;
+		u = gpci_users(b, g, unseen);
+		have_avg = GPU_MEAN(rc->w, g, util_gpu_pct, &avg);
+		if (u.use == GPCI_UNKNOWN) {
+			if (!have_avg || avg < th) {
+				if (!unmapped++)
+					gpci_unmapped_reason(b, g, unmapped_why, sizeof unmapped_why);
+			}
+			continue;
+		}
+		if (u.use == GPCI_IDLE)
+			continue; /* nobody uses it: idle by choice */
 		held++;
-		if (!GPU_MEAN(rc->w, g, util_gpu_pct, &avg))
+		if (!have_avg)
 			continue;
 		judged++;
 		if (avg >= th)
 			continue;
 		f = gd_finding_add(rc, out, rc->rule->severity, "%s", nm.s);
-		if (explain(rc, a, b, dt, job, why, sizeof why))
-			gd_finding_summary(f, "%s averaged %.0f%% utilisation over %.1f s (threshold %g%%) while pid %llu "
-					   "(%s) holds it; likely host cause: %s.", nm.s, avg, dt, th,
-					   (unsigned long long)job->pid.v, job->comm, why);
+		users_phrase(&u, g, unseen, who, sizeof who);
+		if (explain(rc, a, b, dt, u.first, why, sizeof why))
+			gd_finding_summary(f, "%s averaged %.0f%% utilisation over %.1f s (threshold %g%%) while %s; "
+					   "likely host cause: %s.", nm.s, avg, dt, th, who, why);
 		else
-			gd_finding_summary(f, "%s averaged %.0f%% utilisation over %.1f s (threshold %g%%) while pid %llu "
-					   "(%s) holds it; no host cause found (CPU, cgroup quota, storage, /dev/shm and "
-					   "swap look fine): suspect the job itself (small batches, synchronisation, a "
-					   "slow peer).", nm.s, avg, dt, th, (unsigned long long)job->pid.v, job->comm);
+			gd_finding_summary(f, "%s averaged %.0f%% utilisation over %.1f s (threshold %g%%) while %s; "
+					   "no host cause found (CPU, cgroup quota, storage, /dev/shm and swap look "
+					   "fine): suspect the job itself (small batches, synchronisation, a slow peer).",
+					   nm.s, avg, dt, th, who);
 		gd_finding_ev(f, "util_pct", avg, "%", th);
-		gd_finding_ev(f, "pid", (double)job->pid.v, "", NAN);
-		gd_finding_ev(f, "processes", (double)nh, "", NAN);
+		if (u.first_pid)
+			gd_finding_ev(f, "pid", (double)u.first_pid, "", NAN);
+		gd_finding_ev(f, "processes", (double)u.listed, "", NAN);
+		if (u.outside)
+			gd_finding_ev(f, "outside_pid_namespace", (double)u.outside, "", NAN);
+		if (u.use == GPCI_UNSEEN)
+			gd_finding_ev(f, "mem_used_bytes", (double)g->mem_used_bytes.v, "bytes", unseen);
+		gd_finding_ev_text(f, "nvml_users", u.text[0] ? u.text : "none listed");
 		gd_finding_ev_text(f, "explained_by", why[0] ? why : "none found");
 		fired++;
 	}
@@ -355,6 +405,11 @@ enum gd_verdict gd_rule_gpu_idle_while_job_runs(struct gd_rule_ctx *rc, struct g
 		return GD_VERDICT_FIRED;
 	if (held && !judged)
 		return gpu_field_unknown(rc, b, "util_gpu_pct", "GPU utilisation");
+	if (unmapped)
+		return gd_rule_unknown(rc, "%zu idle GPU%s, but which processes use %s is not known: %s "
+				       "(/dev/nvidia* descriptors say only which processes are GPU jobs, not which "
+				       "GPU they use)", unmapped, unmapped == 1 ? "" : "s", unmapped == 1 ? "it" : "them",
+				       unmapped_why);
 	return GD_VERDICT_CLEAR;
 }
 

@@ -6,10 +6,14 @@
  * step back.  Evidence: the average SM clock of GPUs under
  * load (avg utilisation >= 50%) against the median of the other loaded
  * GPUs of the same model (< 85% fires), and the average utilisation of each
- * GPU of one job (grouped by the cgroup of the process on it) against the
- * median of the job's other GPUs of the same model (off by > 30 points
- * fires; needs 3 GPUs, as with 2 neither is the odd one).  Example: gpu3 at
- * 1410 MHz while the other three run at 1980 (71%).
+ * GPU of one job (grouped by the cgroup of the process NVML lists on it)
+ * against the median of the job's other GPUs of the same model (off by > 30
+ * points fires; needs 3 GPUs, as with 2 neither is the odd one).  A GPU NVML
+ * lists nobody on belongs to no job, whatever /dev/nvidia* descriptors the
+ * job's processes hold (a CUDA process opens them all): an idle spare is
+ * idle by choice, not out of step.  So does a GPU whose only users are
+ * outside this pid namespace (their cgroups cannot be read), or unseen.
+ * Example: gpu3 at 1410 MHz while the other three run at 1980 (71%).
  */
 #include "rules/rules.h"
 
@@ -46,12 +50,12 @@ static double median_without(const double *vals, size_t n, size_t skip, double *
 	return m % 2 ? tmp[m / 2] : (tmp[m / 2 - 1] + tmp[m / 2]) / 2;
 }
 
-/* The job a GPU belongs to: the cgroup of its first holder, else its
- * parent pid; "" when no process holds it. */
+/* The job a GPU belongs to: the cgroup of the first process NVML lists on
+ * it that is in procs[], else its parent pid; "" when there is none. */
 static void job_key(const struct gd_snapshot *b, const struct gd_gpu *g, char *key, size_t sz)
 {
-	size_t nh;
-	const struct gd_proc *p = gpci_holder_of(b, g, &nh);
+	struct gpci_users u = gpci_users(b, g, 0); /* only its users matter here */
+	const struct gd_proc *p = u.first;
 
 	key[0] = '\0';
 	if (p && p->cgroup[0])

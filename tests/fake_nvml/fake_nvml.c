@@ -34,6 +34,8 @@
  *   procs = 100:1048576 200:2097152 ; pid:bytes ...; an indented line goes on
  *     300:1048576                   ; (inih reads lines of up to 200 bytes)
  *   procs_grow = 5                  ; the list grows by 5 at every call
+ *   graphics_procs = 400:524288     ; the graphics processes, as procs (none: an
+ *                                   ; empty list; procs_grow is for procs only)
  *   proc_util = 100:87:40           ; pid:sm%:mem% ...
  *   nvlink_links = 4                ; with nvlink_up_links, nvlink_errors
  *   lost = 1                        ; every call for this GPU: GPU_IS_LOST
@@ -872,7 +874,8 @@ static size_t triples(const char *v, unsigned int *pid, unsigned long long *a, u
 	return n;
 }
 
-static nvmlReturn_t proc_list(const char *fn, nvmlDevice_t device, unsigned int *infoCount, void *infos, int v1)
+static nvmlReturn_t proc_list(const char *fn, nvmlDevice_t device, unsigned int *infoCount, void *infos, int v1,
+			      const char *key)
 {
 	static unsigned int pid[MAX_PROCS];
 	static unsigned long long mem[MAX_PROCS], unused[MAX_PROCS];
@@ -881,13 +884,15 @@ static nvmlReturn_t proc_list(const char *fn, nvmlDevice_t device, unsigned int 
 	struct kv *k;
 	DEV_PROLOGUE(fn);
 
-	if ((k = find(sec, "procs"))) {
+	if ((k = find(sec, key))) {
 		if (error_of(k->val) >= 0)
 			return (nvmlReturn_t)error_of(k->val);
 		n = triples(k->val, pid, mem, unused, MAX_PROCS);
 	}
-	num_u(sec, "procs_grow", 1, &grow);
-	sec->proc_calls++;
+	if (strcmp(key, "procs") == 0) {
+		num_u(sec, "procs_grow", 1, &grow);
+		sec->proc_calls++;
+	}
 	for (unsigned int i = 0; i < grow * sec->proc_calls && n < MAX_PROCS; i++, n++) {
 		pid[n] = 100000 + (unsigned int)n;
 		mem[n] = 1ULL << 20;
@@ -918,20 +923,40 @@ static nvmlReturn_t proc_list(const char *fn, nvmlDevice_t device, unsigned int 
 nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount,
 						     nvmlProcessInfo_t *infos)
 {
-	return proc_list("nvmlDeviceGetComputeRunningProcesses_v3", device, infoCount, infos, 0);
+	return proc_list("nvmlDeviceGetComputeRunningProcesses_v3", device, infoCount, infos, 0, "procs");
 }
 
 nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v2(nvmlDevice_t device, unsigned int *infoCount,
 						     nvmlProcessInfo_t *infos)
 {
-	return proc_list("nvmlDeviceGetComputeRunningProcesses_v2", device, infoCount, infos, 0);
+	return proc_list("nvmlDeviceGetComputeRunningProcesses_v2", device, infoCount, infos, 0, "procs");
 }
 #endif
 
 nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t device, unsigned int *infoCount,
 						  nvmlProcessInfo_v1_t *infos)
 {
-	return proc_list("nvmlDeviceGetComputeRunningProcesses", device, infoCount, infos, 1);
+	return proc_list("nvmlDeviceGetComputeRunningProcesses", device, infoCount, infos, 1, "procs");
+}
+
+#ifndef FAKE_NVML_OLD
+nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount,
+						      nvmlProcessInfo_t *infos)
+{
+	return proc_list("nvmlDeviceGetGraphicsRunningProcesses_v3", device, infoCount, infos, 0, "graphics_procs");
+}
+
+nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v2(nvmlDevice_t device, unsigned int *infoCount,
+						      nvmlProcessInfo_t *infos)
+{
+	return proc_list("nvmlDeviceGetGraphicsRunningProcesses_v2", device, infoCount, infos, 0, "graphics_procs");
+}
+#endif
+
+nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses(nvmlDevice_t device, unsigned int *infoCount,
+						   nvmlProcessInfo_v1_t *infos)
+{
+	return proc_list("nvmlDeviceGetGraphicsRunningProcesses", device, infoCount, infos, 1, "graphics_procs");
 }
 
 nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device, nvmlProcessUtilizationSample_t *utilization,

@@ -90,6 +90,11 @@ static void one_episode(void **state)
 	util(se, 0, 2, 4, 2);
 	util(se, 1, 2, 4, 3);
 	gd_episodes_init(&e);
+	/* pid 4242 is listed on both idle GPUs: gpu.idle_while_job_runs is the cause */
+	assert_int_equal(gd_episodes_detect(&se->w, &se->th, 0, &e), 1);
+	assert_string_equal(ep_at(&e, 0)->cause, "gpu.idle_while_job_runs");
+	/* silenced, no finding explains the episode */
+	assert_int_equal(gd_thresholds_set(&se->th, "gpu.idle_while_job_runs.util_pct", "0", &(struct gd_err){ 0 }), 0);
 	assert_int_equal(gd_episodes_detect(&se->w, &se->th, 0, &e), 1);
 	ep = ep_at(&e, 0);
 	assert_int_equal(ep->first, 2);
@@ -139,21 +144,35 @@ static void no_context_no_episode(void **state)
 	gd_episodes_init(&e);
 	assert_int_equal(gd_episodes_detect(&se->w, &se->th, 0, &e), 0);
 	assert_int_equal(e.gpus.n, 0);
-	/* A GPU job holding /dev/nvidia0 open is a context too. */
+	/* A GPU job holding /dev/nvidia0 open is no context: a CUDA process
+	 * opens every device node it sees (issue 12's false alarm). */
 	for (size_t i = 0; i < se->n; i++) {
 		struct gd_proc *p = GD_PUSH(&se->s[i], procs, struct gd_proc);
 
 		gd_u64_set(&p->pid, 77);
 		gd_u64_set(&p->nvidia_fds, 3);
 		GD_STRSET(p->nvidia_devs, "3,0");
+		gd_u64_set(&gpu(se, i, 0)->nvml_procs, 0);
+		gd_u64_set(&gpu(se, i, 0)->mem_used_bytes, 1073741824); /* the threshold: not above */
 	}
+	assert_int_equal(gd_episodes_detect(&se->w, &se->th, 0, &e), 0);
+	assert_int_equal(e.gpus.n, 0);
+	/* Memory beyond unseen_mem_bytes with nobody listed: an unseen process. */
+	for (size_t i = 0; i < se->n; i++)
+		gd_u64_set(&gpu(se, i, 0)->mem_used_bytes, 1073741825);
 	assert_int_equal(gd_episodes_detect(&se->w, &se->th, 0, &e), 1);
 	assert_int_equal(ep_at(&e, 0)->first, 1);
 	assert_int_equal(ep_at(&e, 0)->last, 4);
-	/* ... but not /dev/nvidia10 for minor 0 or 1. */
-	for (size_t i = 0; i < se->n; i++)
-		GD_STRSET(GD_VEC_AT(se->s[i].procs, struct gd_proc, 0)->nvidia_devs, "10,1");
-	assert_int_equal(gd_episodes_detect(&se->w, &se->th, 0, &e), 0);
+	/* A pid NVML lists that is not in procs[] (another pid namespace) is a context. */
+	for (size_t i = 0; i < se->n; i++) {
+		struct gd_gpu_proc *gp = GD_PUSH(&se->s[i], gpu_procs, struct gd_gpu_proc);
+
+		gd_u64_set(&gp->gpu, 0);
+		gd_u64_set(&gp->pid, 123456);
+		gd_u64_set(&gpu(se, i, 0)->mem_used_bytes, 0);
+	}
+	assert_int_equal(gd_episodes_detect(&se->w, &se->th, 0, &e), 1);
+	assert_int_equal(ep_at(&e, 0)->first, 1);
 	gd_episodes_release(&e);
 	series_free(se);
 }

@@ -26,6 +26,9 @@ static struct gd_gpu *add_gpu(struct gd_snapshot *s, uint64_t i, uint64_t util, 
 	gd_u64_set(&g->compute_mode, 0);
 	gd_u64_set(&g->util_gpu_pct, util);
 	gd_u64_set(&g->sm_clock_mhz, clock);
+	gd_u64_set(&g->nvml_procs, 0);                /* NVML's list was read: nobody yet */
+	gd_u64_set(&g->mem_total_bytes, 85520809984);
+	gd_u64_set(&g->mem_used_bytes, 555745280);    /* the driver's reservation alone */
 	return g;
 }
 
@@ -36,6 +39,10 @@ static void add_gproc(struct gd_snapshot *s, uint64_t gpu, uint64_t pid, uint64_
 	gd_u64_set(&p->gpu, gpu);
 	gd_u64_set(&p->pid, pid);
 	gd_u64_set(&p->sm_util_pct, sm);
+	gd_u64_set(&p->used_mem_bytes, 73014444032);
+	GD_VEC_EACH(s->gpus, struct gd_gpu, g)
+		if (g->index.v == gpu)
+			g->nvml_procs.v++;
 }
 
 static struct gd_proc *add_proc(struct gd_snapshot *s, uint64_t pid, uint64_t ppid, const char *comm, uint64_t ticks,
@@ -241,6 +248,159 @@ static void test_idle_unknown(void **state)
 	nvml_absent(x);
 	assert_int_equal(run2("gpu.idle_while_job_runs", x), GD_VERDICT_UNKNOWN);
 	assert_contains(unknown_reason(&x->out), "no GPU evidence");
+}
+
+/* Which GPU a job uses (issue 12): NVML's process list, not /dev/nvidia* fds. */
+
+static void reset_out(struct fx *x)
+{
+	gd_findings_release(&x->out);
+	gd_findings_init(&x->out);
+}
+
+/* Removes every gpu_procs[] row of GPU gpu in both snapshots. */
+static void unlist(struct fx *x, uint64_t gpu)
+{
+	struct gd_snapshot *ss[2] = { &x->a, &x->b };
+
+	for (int k = 0; k < 2; k++) {
+		struct gd_vec *v = &ss[k]->gpu_procs;
+		size_t n = 0;
+
+		for (size_t i = 0; i < v->n; i++) {
+			struct gd_gpu_proc *p = GD_VEC_AT(*v, struct gd_gpu_proc, i);
+
+			if (p->gpu.v != gpu)
+				*GD_VEC_AT(*v, struct gd_gpu_proc, n++) = *p;
+		}
+		v->n = n;
+		GD_VEC_AT(ss[k]->gpus, struct gd_gpu, gpu)->nvml_procs.v = 0;
+	}
+}
+
+static void test_idle_fd_holders_are_not_users(void **state)
+{
+	struct fx *x = *state;
+	const uint64_t one[4] = { 97, 0, 0, 0 };
+
+	/* pid 4242 holds all four device nodes but NVML lists it on gpu0 only:
+	 * gpu1-3 are idle by choice */
+	job(&x->a, &x->b, one, CLK, 100, 100);
+	for (uint64_t g = 1; g < 4; g++)
+		unlist(x, g);
+	assert_string_equal(GD_VEC_AT(x->b.procs, struct gd_proc, 0)->nvidia_devs, "0,1,2,3");
+	assert_int_equal(run2("gpu.idle_while_job_runs", x), GD_VERDICT_CLEAR);
+	assert_int_equal(run2("gpu.straggler", x), GD_VERDICT_CLEAR);
+	assert_int_equal(run2("cpu.input_bound", x), GD_VERDICT_CLEAR);
+	/* listed on gpu2 too (a rank on it): that one is idle while used */
+	add_gproc(&x->a, 2, 4242, 0);
+	add_gproc(&x->b, 2, 4242, 0);
+	assert_int_equal(run2("gpu.idle_while_job_runs", x), GD_VERDICT_FIRED);
+	assert_int_equal(x->out.items.n, 1);
+	assert_string_equal(FINDING(x->out, 0)->subject, "gpu2 (0000:52:00.0)");
+	assert_string_equal(ev_get(FINDING(x->out, 0), "nvml_users")->text, "pid 4242 (python) 68.0 GiB SM 0%");
+	assert_contains(FINDING(x->out, 0)->summary, "while pid 4242 (python) uses it;");
+}
+
+static void test_idle_outside_namespace(void **state)
+{
+	struct fx *x = *state;
+	const struct gd_finding *f;
+
+	/* gpudoctor in a container: NVML's host pids are not in procs[] */
+	job(&x->a, &x->b, IDLE, CLK, 100, 100);
+	for (int k = 0; k < 2; k++)
+		GD_VEC_EACH(k ? x->b.gpu_procs : x->a.gpu_procs, struct gd_gpu_proc, p)
+			p->pid.v = 88120 + p->gpu.v;
+	assert_int_equal(run2("gpu.idle_while_job_runs", x), GD_VERDICT_FIRED);
+	assert_int_equal(x->out.items.n, 4);
+	f = FINDING(x->out, 3);
+	assert_string_equal(f->subject, "gpu3 (0000:61:00.0)");
+	NEAR(ev_get(f, "pid")->value.v, 88123, 0);
+	NEAR(ev_get(f, "processes")->value.v, 1, 0);
+	NEAR(ev_get(f, "outside_pid_namespace")->value.v, 1, 0);
+	assert_string_equal(ev_get(f, "nvml_users")->text, "pid 88123 (outside this pid namespace) 68.0 GiB SM 11%");
+	assert_contains(f->summary, "while pid 88123 (NVML's pid, outside this pid namespace) uses it; no host cause");
+	/* the job's own causes are not looked for (its workers are not known) */
+	fx_reset(x);
+	job(&x->a, &x->b, IDLE, CLK, 198, 100);   /* workers at 99%, but of pid 4242 */
+	for (int k = 0; k < 2; k++)
+		GD_VEC_EACH(k ? x->b.gpu_procs : x->a.gpu_procs, struct gd_gpu_proc, p)
+			p->pid.v = 88120 + p->gpu.v;
+	assert_int_equal(run2("gpu.idle_while_job_runs", x), GD_VERDICT_FIRED);
+	assert_string_equal(ev_get(FINDING(x->out, 0), "explained_by")->text, "none found");
+	/* a busy GPU used from outside is not idle */
+	reset_out(x);
+	for (int k = 0; k < 2; k++)
+		GD_VEC_EACH(k ? x->b.gpus : x->a.gpus, struct gd_gpu, g)
+			g->util_gpu_pct.v = 90;
+	assert_int_equal(run2("gpu.idle_while_job_runs", x), GD_VERDICT_CLEAR);
+}
+
+static void test_idle_unseen_user(void **state)
+{
+	struct fx *x = *state;
+	const struct gd_finding *f;
+	const uint64_t busy3[4] = { 96, 95, 97, 2 };
+
+	job(&x->a, &x->b, busy3, CLK, 100, 100);
+	unlist(x, 3);
+	/* exactly unseen_mem_bytes (1 GiB) in use: still the driver's, idle by choice */
+	GD_VEC_AT(x->a.gpus, struct gd_gpu, 3)->mem_used_bytes.v = 1073741824;
+	GD_VEC_AT(x->b.gpus, struct gd_gpu, 3)->mem_used_bytes.v = 1073741824;
+	assert_int_equal(run2("gpu.idle_while_job_runs", x), GD_VERDICT_CLEAR);
+	/* 30 GiB in use, nobody listed: an unseen process */
+	GD_VEC_AT(x->b.gpus, struct gd_gpu, 3)->mem_used_bytes.v = 32212254720;
+	assert_int_equal(run2("gpu.idle_while_job_runs", x), GD_VERDICT_FIRED);
+	assert_int_equal(x->out.items.n, 1);
+	f = FINDING(x->out, 0);
+	assert_string_equal(f->subject, "gpu3 (0000:61:00.0)");
+	assert_ev(f, "mem_used_bytes", 32212254720.0, 1073741824.0);
+	NEAR(ev_get(f, "processes")->value.v, 0, 0);
+	for (size_t i = 0; i < f->nev; i++)
+		assert_string_not_equal(f->ev[i].name, "pid");   /* nobody to name */
+	assert_string_equal(ev_get(f, "nvml_users")->text, "none listed");
+	assert_contains(f->summary, "while no process NVML lists uses it, yet 30.0 GiB of its memory is in use "
+				    "(threshold 1.0 GiB): a process gpudoctor cannot see uses it;");
+	/* the threshold is a rule key */
+	reset_out(x);
+	{
+		struct gd_thresholds th;
+
+		gd_thresholds_init(&th);
+		assert_override("gpu.idle_while_job_runs", &x->a, &x->b, &th, &x->out,
+				"gpu.idle_while_job_runs.unseen_mem_bytes", "40000000000", GD_VERDICT_FIRED,
+				GD_VERDICT_CLEAR);
+	}
+}
+
+static void test_idle_mapping_unknown(void **state)
+{
+	struct fx *x = *state;
+	const uint64_t busy3[4] = { 96, 95, 97, 2 };
+	struct gd_nvml_error *e;
+
+	/* NVML's process query failed on gpu3: never guessed from pid 4242's fds */
+	job(&x->a, &x->b, busy3, CLK, 100, 100);
+	unlist(x, 3);
+	GD_VEC_AT(x->a.gpus, struct gd_gpu, 3)->nvml_procs.ok = false;
+	GD_VEC_AT(x->b.gpus, struct gd_gpu, 3)->nvml_procs.ok = false;
+	e = GD_PUSH(&x->b, nvml_errors, struct gd_nvml_error);
+	gd_u64_set(&e->gpu, 3);
+	GD_STRSET(e->field, "gpu_procs");
+	GD_STRSET(e->status, "failed");
+	GD_STRSET(e->reason, "nvmlDeviceGetComputeRunningProcesses_v3: Unknown Error");
+	assert_int_equal(run2("gpu.idle_while_job_runs", x), GD_VERDICT_UNKNOWN);
+	assert_string_equal(unknown_reason(&x->out),
+			    "1 idle GPU, but which processes use it is not known: "
+			    "nvmlDeviceGetComputeRunningProcesses_v3: Unknown Error (/dev/nvidia* descriptors say "
+			    "only which processes are GPU jobs, not which GPU they use)");
+	assert_int_equal(run2("gpu.straggler", x), GD_VERDICT_CLEAR);
+	/* a busy GPU needs no mapping to be not idle */
+	reset_out(x);
+	GD_VEC_AT(x->a.gpus, struct gd_gpu, 3)->util_gpu_pct.v = 90;
+	GD_VEC_AT(x->b.gpus, struct gd_gpu, 3)->util_gpu_pct.v = 90;
+	assert_int_equal(run2("gpu.idle_while_job_runs", x), GD_VERDICT_CLEAR);
 }
 
 /* ---- gpu.straggler ---------------------------------------------------------------- */
@@ -457,6 +617,10 @@ int main(void)
 		T(test_idle_explained),
 		T(test_idle_edges),
 		T(test_idle_unknown),
+		T(test_idle_fd_holders_are_not_users),
+		T(test_idle_outside_namespace),
+		T(test_idle_unseen_user),
+		T(test_idle_mapping_unknown),
 		T(test_straggler_clock),
 		T(test_straggler_edges),
 		T(test_input_bound_workers),
