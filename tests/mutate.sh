@@ -57,6 +57,10 @@ alerts-for-duration|deploy/prometheus/gen_alerts.py|s/else "2m"/else "3m"/|sh -c
 klog-reads-past-the-cut|src/klog/lineparse.h|s/return (size_t)(c->e - c->p) >= n \&\& memcmp(c->p, lit, n) == 0;/return memcmp(c->p, lit, n) == 0;/|build-mut/tests/test_klog
 docs-rule-count|src/cli/cli.c|s/for (size_t i = 0; i < gd_nrules; i++) {/for (size_t i = 1; i < gd_nrules; i++) {/|tests/docs.sh
 xid-count-capped|src/klog/xid.c|s/^\te->count++;/\te->count += e->count < 3;/|SIZE=20000000 bench/xid/run.sh
+checkpoint-burst-inverted|src/rules/rule_checkpoint.c|s/cur.bytes >= TH(rc, IO_CHECKPOINT_BURST_BYTES)/cur.bytes < TH(rc, IO_CHECKPOINT_BURST_BYTES)/|tests/scenarios/run.sh 0002-healthy-series 1023-io.checkpoint_stall
+memory-errors-at-threshold|src/rules/rule_klog.c|s/ce_rate > th)/ce_rate >= th)/|tests/scenarios/run.sh 0003-healthy-klog 1022-host.memory_errors
+oom-kill-ignored|src/rules/rule_klog.c|s/if (!is(ev, GD_KLOG_OOM_KILL) || shown++ >= 5)/if (is(ev, GD_KLOG_OOM_KILL) || shown++ >= 5)/|tests/scenarios/run.sh 1021-mem.oom_kill
+xid-not-summarised|src/rules/rule_klog.c|s/gd_xid_summary_add(\&sum, ev);/(void)ev;/|tests/scenarios/run.sh 1121-gpu.xid
 golden-scenario-drift|tests/scenarios/1001-cpu.saturated/expected.txt|s/busy_pct=[0-9.]*/busy_pct=1/|tests/scenarios/run.sh 1001-cpu.saturated
 golden-offline-drift|tests/offline/0002-h100-r550-sw-thermal/expected.txt|s/temp_c=85/temp_c=84/|tests/offline/run.sh 0002-h100-r550-sw-thermal
 EOF
