@@ -481,7 +481,10 @@ static void test_real_dmesg_shapes(void **state)
 		  "[ 1712.331508] NVRM: The NVIDIA probe routine failed for 1 device(s).\n"
 		  "<3>[4102933.250117] NVRM: Xid (PCI:0003:00:00): 119, pid=902211, name=nvc:[driver], Timeout after 6s of waiting "
 		  "for RPC response from GPU3 GSP! Expected function 76 (GSP_RM_CONTROL) (0x20802a02 0x8).\n");
-	assert_int_equal(g.n, 3);
+	/* two events, not three: "The NVIDIA probe routine failed" right after
+	 * the fallen-off form is the driver ending that same event (issue 11:
+	 * reading it as a second fault, gpu.init_failed, tripled one fact) */
+	assert_int_equal(g.n, 2);
 	assert_string_equal(g.ev[0].kind, "fallen_off_bus");
 	assert_string_equal(g.ev[0].pci_bus_id, "0000:c4:00.0");
 	assert_true(g.ev[0].boot_s.ok);                          /* the stamp of "The NVIDIA GPU" line */
