@@ -36,33 +36,38 @@ echo "building the unmutated copy in $src/$BUILD ..."
 make -s BUILD=$BUILD all unit >"$work/build.log" 2>&1 || { tail -n 30 "$work/build.log"; echo "the unmutated tree does not build"; exit 1; }
 export GPUDOCTOR=$src/$BUILD/gpudoctor
 
-# id | file | sed expression (one line, must change the file) | command that must fail
+# id ~ file ~ sed expression (one line; must change the file) ~ command that
+# must fail ~ an extended regex its output must match (so that it fails for
+# the reason the mutation is about, not for another).  File "-": the
+# expression is a command run after the build (a change to the build tree or
+# the environment).
 MUTATIONS=$(cat <<'EOF'
-stale-always-fresh|src/serve/serve.c|s/return p \&\& age_s <= srv->deadline_s;/return p != NULL;/|tests/exporter/stale.sh
-per-address-limit-raised|src/serve/http.c|s/^#define PER_IP_LIMIT 32$/#define PER_IP_LIMIT 100000/|tests/exporter/http.sh
-per-address-limit-unit|src/serve/http.c|s/^#define PER_IP_LIMIT 32$/#define PER_IP_LIMIT 100000/|GD_SUITES=unit tests/run.sh
-eviction-newest|src/serve/http.c|s/s->active_s < t->slot\[evict\].active_s/s->active_s > t->slot[evict].active_s/|tests/exporter/http.sh
-eviction-ignores-busy|src/serve/http.c|s/} else if (!s->busy \&\& (evict/} else if ((evict/|build-mut/tests/test_http_conn
-cpu-threshold-inverted|src/rules/rule_cpu.c|s/hot_busy = have_busy \&\& busy >= th_busy;/hot_busy = have_busy \&\& busy < th_busy;/|tests/scenarios/run.sh 0000-healthy 1001-cpu.saturated
-smi-q-temp-skipped|src/offline/smi_q.c|s/ofl_ieq(k, "GPU Current Temp")/ofl_ieq(k, "GPU Current Temp (skipped)")/|tests/offline/run.sh
-unit-test-build-removed|Makefile|s/^TEST_BIN := .*/TEST_BIN :=/|GD_SUITES=unit tests/run.sh
-unit-test-binary-deleted|-|rm -f build-mut/tests/test_core|GD_SUITES=unit tests/run.sh
-unknown-suite|-|true|GD_SUITES="unit nosuch" tests/run.sh
-update-under-runner|-|true|UPDATE=1 GD_SUITES=scenarios tests/run.sh
-update-under-ci|-|true|CI=true UPDATE=1 tests/offline/run.sh
-skip-under-ci|-|true|CI=true PATH=$NOCHROMIUM GD_SUITES=timeline tests/run.sh
-alerts-info-rule-alerted|deploy/prometheus/gen_alerts.py|s/if impl.get(r\[0\]) in ("warning", "critical")/if re.search(r"warning|critical|by code", r[3])/|sh -c '$GPUDOCTOR rules | deploy/prometheus/gen_alerts.py - >/dev/null \&\& tests/exporter/alerts.sh'
-alerts-yml-wrong-rule|deploy/prometheus/alerts.yml|s/rule=\\"cpu.cgroup_throttled\\"/rule=\\"cpu.governor_powersave\\"/|tests/exporter/alerts.sh
-alerts-for-duration|deploy/prometheus/gen_alerts.py|s/else "2m"/else "3m"/|sh -c '$GPUDOCTOR rules | deploy/prometheus/gen_alerts.py - >/dev/null \&\& tests/exporter/alerts.sh'
-klog-reads-past-the-cut|src/klog/lineparse.h|s/return (size_t)(c->e - c->p) >= n \&\& memcmp(c->p, lit, n) == 0;/return memcmp(c->p, lit, n) == 0;/|build-mut/tests/test_klog
-docs-rule-count|src/cli/cli.c|s/for (size_t i = 0; i < gd_nrules; i++) {/for (size_t i = 1; i < gd_nrules; i++) {/|tests/docs.sh
-xid-count-capped|src/klog/xid.c|s/^\te->count++;/\te->count += e->count < 3;/|SIZE=20000000 bench/xid/run.sh
-checkpoint-burst-inverted|src/rules/rule_checkpoint.c|s/cur.bytes >= TH(rc, IO_CHECKPOINT_BURST_BYTES)/cur.bytes < TH(rc, IO_CHECKPOINT_BURST_BYTES)/|tests/scenarios/run.sh 0002-healthy-series 1023-io.checkpoint_stall
-memory-errors-at-threshold|src/rules/rule_klog.c|s/ce_rate > th)/ce_rate >= th)/|tests/scenarios/run.sh 0003-healthy-klog 1022-host.memory_errors
-oom-kill-ignored|src/rules/rule_klog.c|s/if (!is(ev, GD_KLOG_OOM_KILL) || shown++ >= 5)/if (is(ev, GD_KLOG_OOM_KILL) || shown++ >= 5)/|tests/scenarios/run.sh 1021-mem.oom_kill
-xid-not-summarised|src/rules/rule_klog.c|s/gd_xid_summary_add(\&sum, ev);/(void)ev;/|tests/scenarios/run.sh 1121-gpu.xid
-golden-scenario-drift|tests/scenarios/1001-cpu.saturated/expected.txt|s/busy_pct=[0-9.]*/busy_pct=1/|tests/scenarios/run.sh 1001-cpu.saturated
-golden-offline-drift|tests/offline/0002-h100-r550-sw-thermal/expected.txt|s/temp_c=85/temp_c=84/|tests/offline/run.sh 0002-h100-r550-sw-thermal
+stale-always-fresh~src/serve/serve.c~s/return p \&\& age_s <= srv->deadline_s;/return p != NULL;/~tests/exporter/stale.sh~staleness detection is broken
+per-address-limit-raised~src/serve/http.c~s/^#define PER_IP_LIMIT 32$/#define PER_IP_LIMIT 100000/~tests/exporter/http.sh~the 33rd connection from 127.0.0.1 was served
+per-address-limit-unit~src/serve/http.c~s/^#define PER_IP_LIMIT 32$/#define PER_IP_LIMIT 100000/~GD_SUITES=unit tests/run.sh~FAIL  unit/test_http_conn
+eviction-newest~src/serve/http.c~s/s->active_s < t->slot\[evict\].active_s/s->active_s > t->slot[evict].active_s/~tests/exporter/http.sh~table full of idle connections
+eviction-ignores-busy~src/serve/http.c~s/} else if (!s->busy \&\& (evict/} else if ((evict/~build-mut/tests/test_http_conn~FAILED.*test_full_table_never_evicts_own_or_busy
+cpu-threshold-inverted~src/rules/rule_cpu.c~s/hot_busy = have_busy \&\& busy >= th_busy;/hot_busy = have_busy \&\& busy < th_busy;/~tests/scenarios/run.sh 0000-healthy 1001-cpu.saturated~rule cpu.saturated did not fire
+smi-q-temp-skipped~src/offline/smi_q.c~s/ofl_ieq(k, "GPU Current Temp")/ofl_ieq(k, "GPU Current Temp (skipped)")/~tests/offline/run.sh~-warning gpu.thermal_throttle
+unit-test-build-removed~Makefile~s/^TEST_BIN := .*/TEST_BIN :=/~GD_SUITES=unit tests/run.sh~the build did not make it
+unit-test-binary-deleted~-~rm -f build-mut/tests/test_core~GD_SUITES=unit tests/run.sh~test_core does not exist
+unknown-suite~-~true~GD_SUITES="unit nosuch" tests/run.sh~unknown suite 'nosuch'
+update-under-runner~-~true~UPDATE=1 GD_SUITES=scenarios tests/run.sh~UPDATE=1 is refused
+update-under-ci~-~true~CI=true UPDATE=1 tests/offline/run.sh~UPDATE is refused
+update-scenarios-under-ci~-~true~CI=true UPDATE=1 tests/scenarios/run.sh 0000-healthy~refuse|refused
+skip-under-ci~-~true~CI=true PATH=$NOCHROMIUM GD_SUITES=timeline tests/run.sh~skipped under CI=true
+alerts-info-rule-alerted~deploy/prometheus/gen_alerts.py~s/in ("warning", "critical")/in ("warning", "critical", "info")/~sh -c '$GPUDOCTOR rules | deploy/prometheus/gen_alerts.py - >/dev/null && tests/exporter/alerts.sh'~alert for info rule
+alerts-yml-wrong-rule~deploy/prometheus/alerts.yml~s/rule=\\"cpu.cgroup_throttled\\"/rule=\\"cpu.governor_powersave\\"/~tests/exporter/alerts.sh~alerts.yml does not match the rules
+alerts-for-duration~deploy/prometheus/gen_alerts.py~s/else "2m"/else "3m"/~sh -c '$GPUDOCTOR rules | deploy/prometheus/gen_alerts.py - >/dev/null && tests/exporter/alerts.sh'~FAILED|promtool test rules
+klog-reads-past-the-cut~src/klog/lineparse.h~s/return (size_t)(c->e - c->p) >= n \&\& memcmp(c->p, lit, n) == 0;/return memcmp(c->p, lit, n) == 0;/~build-mut/tests/test_klog~FAILED.*test_truncated_everywhere
+docs-rule-count~src/cli/cli.c~s/for (size_t i = 0; i < gd_nrules; i++) {/for (size_t i = 1; i < gd_nrules; i++) {/~tests/docs.sh~rule counts disagree
+xid-count-capped~src/klog/xid.c~s/^\te->count++;/\te->count += e->count < 3;/~SIZE=20000000 bench/xid/run.sh~wrong exit status or counts
+checkpoint-burst-inverted~src/rules/rule_checkpoint.c~s/cur.bytes >= TH(rc, IO_CHECKPOINT_BURST_BYTES)/cur.bytes < TH(rc, IO_CHECKPOINT_BURST_BYTES)/~tests/scenarios/run.sh 0002-healthy-series 1023-io.checkpoint_stall~rule io.checkpoint_stall did not fire
+memory-errors-at-threshold~src/rules/rule_klog.c~s/ce_rate > th)/ce_rate >= th)/~tests/scenarios/run.sh 0003-healthy-klog 1022-host.memory_errors~FAIL 0003-healthy-klog
+oom-kill-ignored~src/rules/rule_klog.c~s/if (!is(ev, GD_KLOG_OOM_KILL) || shown++ >= 5)/if (is(ev, GD_KLOG_OOM_KILL) || shown++ >= 5)/~tests/scenarios/run.sh 1021-mem.oom_kill~rule mem.oom_kill did not fire
+xid-not-summarised~src/rules/rule_klog.c~s/gd_xid_summary_add(\&sum, ev);/(void)ev;/~tests/scenarios/run.sh 1121-gpu.xid~FAIL 1121-gpu.xid
+golden-scenario-drift~tests/scenarios/1001-cpu.saturated/expected.txt~s/busy_pct=[0-9.]*/busy_pct=1/~tests/scenarios/run.sh 1001-cpu.saturated~findings differ from expected.txt
+golden-offline-drift~tests/offline/0002-h100-r550-sw-thermal/expected.txt~s/temp_c=85/temp_c=84/~tests/offline/run.sh 0002-h100-r550-sw-thermal~findings differ from expected.txt
 EOF
 )
 
@@ -82,7 +87,7 @@ export NOCHROMIUM
 want=("$@")
 pass=0 fail=0 rows=()
 FAKES="$BUILD/fake_nvml/libnvidia-ml.so.1 $BUILD/fake_nvml_old/libnvidia-ml.so.1"
-while IFS='|' read -r id file expr cmd; do
+while IFS='~' read -r id file expr cmd expect; do
 	[ -n "$id" ] || continue
 	if [ ${#want[@]} -gt 0 ] && [[ " ${want[*]} " != *" $id "* ]]; then
 		continue
@@ -121,6 +126,11 @@ while IFS='|' read -r id file expr cmd; do
 		rows+=("$id|command did not run (exit $rc)")
 		echo "FAIL  $id: the command did not run (exit $rc): $cmd"
 		printf '%s\n' "$out" | tail -n 3 | sed 's/^/      /'
+	elif [ $rc -ne 0 ] && ! grep -qE -e "$expect" <<<"$out"; then
+		fail=$((fail + 1))
+		rows+=("$id|failed, but not for this reason (exit $rc)")
+		echo "FAIL  $id: $cmd fails (exit $rc), but its output does not say /$expect/:"
+		printf '%s\n' "$out" | tail -n 8 | sed 's/^/      /'
 	elif [ $rc -ne 0 ]; then
 		pass=$((pass + 1))
 		rows+=("$id|caught (exit $rc)")
