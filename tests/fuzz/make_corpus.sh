@@ -110,16 +110,22 @@ while read -r idx name; do
 			printf 'Nov 30 03:12:41 gpu-a17 kernel: pcieport 0000:3a:00.0: AER: Corrected error received: 0000:3b:00.0\n'
 			printf '4,1234,5023456789,-;NVRM: Xid (PCI:0000:5d:00): 154, GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset Required)\n'
 			printf '[ 99.1] Out of memory: Killed process 4242 (python) total-vm:123456kB, anon-rss:654321kB, file-rss:0kB\n'
+			# issue 11: dmesg -x, dmesg iso, RFC 5424, forwarded (Talos), --no-hostname indented
+			printf 'kern  :warn  : [ 1843.308145] NVRM: GPU at 0000:01:00.0 has fallen off the bus.\n'
+			printf '2026-04-22T21:30:51,526447+00:00 NVRM: Xid (PCI:0000:5d:00): 79, GPU has fallen off the bus.\n'
+			printf '<4>1 2026-04-22T21:30:51.526Z gpu-a17 kernel - - - NVRM: GPU0 GSP task watchdog timeout\n'
+			printf '10.0.0.7: kern: warning: [2026-04-22T21:30:51.52643656Z]: NVRM: _issueRpcAndWait: rpcRecvPoll timedout\n'
+			printf '     Mar 21 21:42:01 kernel: NVRM: GPU0 _kgspRpcRecvPoll: GSP RM heartbeat timed out\n'
 		} >"$tmp/s"
 		seed "$idx" "$name" "fronts" "$tmp/s" ;;
 	offline\ *)
 		# the offline fixtures (tests/offline), by the kind each target reads
 		case $name in
 		*"-q -x") set -- tests/offline/0016-*/q.xml ;;
-		*"-q") set -- tests/offline/0002-*/smi.txt tests/offline/0011-*/q.txt ;;
+		*"-q") set -- tests/offline/0002-*/smi.txt tests/offline/0011-*/q.txt tests/offline/0202-*/*.txt ;;
 		*csv) set -- tests/offline/0017-*/q.csv tests/offline/0018-*/paste.txt ;;
 		*table) set -- tests/offline/0014-*/nvidia-smi.txt tests/offline/0020-*/nvidia-smi.out ;;
-		*lspci) set -- tests/offline/0008-*/lspci.txt ;;
+		*lspci) set -- tests/offline/0008-*/lspci.txt tests/offline/0206-*/*.txt tests/offline/0208-*/*.txt ;;
 		*"job log") set -- tests/offline/0100-*/sglang-1693.log tests/offline/0105-*/gdr-net-16.log \
 			tests/offline/0111-*/nccl-tests-373.log tests/offline/0103-*/pytorch-16417.log ;;
 		*) set -- tests/offline/0019-*/ticket.txt tests/offline/0028-*/stdin ;;
