@@ -47,7 +47,7 @@ per-address-limit-raised~src/serve/http.c~s/^#define PER_IP_LIMIT 32$/#define PE
 per-address-limit-unit~src/serve/http.c~s/^#define PER_IP_LIMIT 32$/#define PER_IP_LIMIT 100000/~GD_SUITES=unit tests/run.sh~FAIL  unit/test_http_conn
 eviction-newest~src/serve/http.c~s/s->active_s < t->slot\[evict\].active_s/s->active_s > t->slot[evict].active_s/~tests/exporter/http.sh~table full of idle connections
 eviction-ignores-busy~src/serve/http.c~s/} else if (!s->busy \&\& (evict/} else if ((evict/~build-mut/tests/test_http_conn~FAILED.*test_full_table_never_evicts_own_or_busy
-cpu-threshold-inverted~src/rules/rule_cpu.c~s/hot_busy = have_busy \&\& busy >= th_busy;/hot_busy = have_busy \&\& busy < th_busy;/~tests/scenarios/run.sh 0000-healthy 1001-cpu.saturated~rule cpu.saturated did not fire
+cpu-threshold-inverted~src/rules/rule_cpu.c~s/hot_busy = have_busy \&\& busy >= th_busy;/hot_busy = have_busy \&\& busy < th_busy;/~tests/scenarios/run.sh 0000-healthy 1001-cpu.saturated~the healthy host has warnings
 smi-q-temp-skipped~src/offline/smi_q.c~s/ofl_ieq(k, "GPU Current Temp")/ofl_ieq(k, "GPU Current Temp (skipped)")/~tests/offline/run.sh~-warning gpu.thermal_throttle
 unit-test-build-removed~Makefile~s/^TEST_BIN := .*/TEST_BIN :=/~GD_SUITES=unit tests/run.sh~the build did not make it
 unit-test-binary-deleted~-~rm -f build-mut/tests/test_core~GD_SUITES=unit tests/run.sh~test_core does not exist
