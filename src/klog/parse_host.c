@@ -101,19 +101,22 @@ enum gd_klog_kind gd__klog_mce(struct gd_kcur c, struct gd_klog_event *ev)
 	if ((m = gd_kc_find(c.p, c.e, "PROCESSOR ")) && gd_kc_keyed_u64(m, c.e, "SOCKET ", &ev->socket))
 		return GD_KLOG_CTX_MCE_SOCKET;
 	if ((m = gd_kc_find(c.p, c.e, "Machine Check: ")) || (m = gd_kc_find(c.p, c.e, "Machine Check Exception: "))) {
-		/* "CPU 3: Machine Check: 0 Bank 7: cc00008000010090": bit 61 of the status = uncorrected */
+		/* "CPU 3: Machine Check: 0 Bank 7: cc00008000010090": bit 61 of the status = uncorrected;
+		 * all 16 digits or no verdict (a cut status loses its high bits) */
 		const char *bank = gd_kc_find(m, c.e, " Bank ");
 		const char *st = bank ? gd_kc_find(bank + 6, c.e, ": ") : NULL;
 
 		GD_STRSET(ev->severity, "unknown");
 		if (st) {
 			uint64_t status = 0;
+			int digits = 0;
 
-			for (const char *q = st + 2; q < c.e && gd_kc_is_hex(*q) && q < st + 18; q++)
+			for (const char *q = st + 2; q < c.e && gd_kc_is_hex(*q) && q < st + 18; q++, digits++)
 				status = status << 4 | (uint64_t)(isdigit((unsigned char)*q) ? *q - '0'
 											: (tolower((unsigned char)*q) - 'a' + 10));
 
-			GD_STRSET(ev->severity, (status >> 61) & 1 ? "uncorrected" : "corrected");
+			if (digits == 16)
+				GD_STRSET(ev->severity, (status >> 61) & 1 ? "uncorrected" : "corrected");
 		}
 		return GD_KLOG_MCE;
 	}

@@ -302,10 +302,13 @@ static const char *const trunc_lines[] = {
 	"[Mon Nov 30 01:02:03 2026] INFO: task python:6001 blocked for more than 120 seconds.",
 	"mce: [Hardware Error]: CPU 3: Machine Check: 0 Bank 7: cc00008000010090",
 	"oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),task_memcg=/x,task=python,pid=1234,uid=0",
+	/* uncorrected (bit 61); cut one digit short it must not read as corrected */
+	"mce: [Hardware Error]: CPU 0: Machine Check: 0 Bank 7: be00000000800400",
 };
 static const enum gd_klog_kind trunc_kinds[] = {
 	GD_KLOG_XID, GD_KLOG_AER, GD_KLOG_PCIE_BANDWIDTH, GD_KLOG_EDAC,
 	GD_KLOG_OOM_KILL, GD_KLOG_HUNG_TASK, GD_KLOG_MCE, GD_KLOG_CTX_OOM,
+	GD_KLOG_MCE,
 };
 
 static bool is_prefix(const char *pre, const char *s)
