@@ -251,8 +251,14 @@ static void test_front_ends(void **state)
 	/* syslog lines of other programs are not kernel evidence */
 	snprintf(line, sizeof line, "Nov 30 01:02:03 gpu-a17 python[4711]: %s", x);
 	assert_int_equal(P(line, &ev), GD_KLOG_NONE);
+	assert_false(ev.wall_time_s.ok);
+	/* the ISO stamp of another program's line is not kept either */
 	snprintf(line, sizeof line, "2026-11-30T01:02:03+01:00 gpu-a17 nv-hostengine: %s", x);
 	assert_int_equal(P(line, &ev), GD_KLOG_NONE);
+	assert_false(ev.wall_time_s.ok);
+	snprintf(line, sizeof line, "2026-11-30T01:02:03Z gpu-a17 python[4711]: %s", x);
+	assert_int_equal(P(line, &ev), GD_KLOG_NONE);
+	assert_false(ev.wall_time_s.ok);
 	/* CRLF */
 	snprintf(line, sizeof line, "[ 1.5] %s\r", x);
 	assert_int_equal(P(line, &ev), GD_KLOG_XID);
