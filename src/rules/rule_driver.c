@@ -54,7 +54,7 @@ static void pci_list(const struct gd_snapshot *s, char *buf, size_t sz)
 
 	buf[0] = '\0';
 	GD_VEC_EACH(s->pci_gpus, const struct gd_pci_gpu, p) {
-		if (gpci_passed_through(p))
+		if (!gpci_host_gpu(p))
 			continue;
 		if (n++ == 4) {
 			snprintf(buf + used, sz - used, ", ...");
@@ -72,7 +72,7 @@ static void bound_text(const struct gd_snapshot *s, char *buf, size_t sz, size_t
 {
 	*nouveau = *unbound = 0;
 	GD_VEC_EACH(s->pci_gpus, const struct gd_pci_gpu, p) {
-		if (gpci_passed_through(p))
+		if (!gpci_host_gpu(p))
 			continue;
 		if (!p->driver[0])
 			(*unbound)++;
@@ -120,7 +120,7 @@ enum gd_verdict gd_rule_gpu_missing(struct gd_rule_ctx *rc, struct gd_findings *
 		return GD_VERDICT_CLEAR;   /* none at all: gpu.init_failed */
 	if (pci && count < host) {
 		GD_VEC_EACH(b->pci_gpus, const struct gd_pci_gpu, p) {
-			if (gpci_passed_through(p) || gpci_nvml_gpu(b, p->pci_bus_id))
+			if (!gpci_host_gpu(p) || gpci_nvml_gpu(b, p->pci_bus_id))
 				continue;
 			f = gd_finding_add(rc, out, rc->rule->severity, "gpu at %s", p->pci_bus_id);
 			gd_finding_summary(f, "The NVIDIA GPU at %s sits on the PCI bus (driver %s) but NVML does not list "

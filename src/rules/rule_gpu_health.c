@@ -33,6 +33,7 @@
  * the GPUs after it were not read and their values are withdrawn."
  */
 #include "rules/rule_gpu.h"
+#include "rules/rule_gpu_pci.h"
 
 /* What one side of a shared rule found; the kernel-log side (issue 4) adds
  * its own and the rule merges them. */
@@ -278,18 +279,22 @@ enum gd_verdict gd_rule_driver_version_mismatch(struct gd_rule_ctx *rc, struct g
 
 /* ---- driver.nvml_unavailable ------------------------------------------- */
 
-/* NVIDIA GPUs on the PCI bus bound to the nvidia driver; *seen says
- * whether the PCI evidence was read at all. */
+/* NVIDIA GPUs on the PCI bus bound to the nvidia driver (records without
+ * a bus id are lspci fragments, not GPUs); *seen says whether the PCI
+ * evidence was read at all. */
 static size_t pci_nvidia_gpus(const struct gd_snapshot *s, bool *seen)
 {
 	size_t n = 0;
 
-	*seen = s->pci_gpus.n > 0;
+	*seen = false;
 	GD_VEC_EACH(s->sources, const struct gd_source, src) {
 		if (strstr(src->name, "pci") && strcmp(src->status, "ok") == 0)
 			*seen = true;
 	}
 	GD_VEC_EACH(s->pci_gpus, const struct gd_pci_gpu, p) {
+		if (!gpci_is_gpu(p))
+			continue;
+		*seen = true;
 		n += strcmp(p->driver, "nvidia") == 0;
 	}
 	return n;

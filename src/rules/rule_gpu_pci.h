@@ -25,13 +25,24 @@ static inline const char *gpci_source(const struct gd_snapshot *s, const char *n
 	return "";
 }
 
-/* True when /sys/bus/pci was read (fully or in part), so an empty
+/* A record of a GPU: it has a bus id.  An lspci fragment without its
+ * device header (LnkCap/LnkSta lines alone, src/offline/lspci.c) is a
+ * record of "a PCIe device": a link to judge, not a GPU to count. */
+static inline bool gpci_is_gpu(const struct gd_pci_gpu *p)
+{
+	return p->pci_bus_id[0] != '\0';
+}
+
+/* True when /sys/bus/pci was read (fully or in part), so no GPU in
  * pci_gpus[] means "no NVIDIA GPU on the bus". */
 static inline bool gpci_seen(const struct gd_snapshot *s)
 {
 	const char *st = gpci_source(s, "pci");
 
-	return s->pci_gpus.n > 0 || strcmp(st, "ok") == 0 || strcmp(st, "partial") == 0;
+	GD_VEC_EACH(s->pci_gpus, const struct gd_pci_gpu, p)
+		if (gpci_is_gpu(p))
+			return true;
+	return strcmp(st, "ok") == 0 || strcmp(st, "partial") == 0;
 }
 
 /* A GPU handed to a virtual machine (vfio-pci, pci-stub): the host's
@@ -41,13 +52,19 @@ static inline bool gpci_passed_through(const struct gd_pci_gpu *p)
 	return strcmp(p->driver, "vfio-pci") == 0 || strcmp(p->driver, "pci-stub") == 0;
 }
 
+/* A GPU of the host: a GPU record not passed through to a VM. */
+static inline bool gpci_host_gpu(const struct gd_pci_gpu *p)
+{
+	return gpci_is_gpu(p) && !gpci_passed_through(p);
+}
+
 /* NVIDIA GPUs on the bus that are not passed through to a VM. */
 static inline size_t gpci_host_gpus(const struct gd_snapshot *s)
 {
 	size_t n = 0;
 
 	GD_VEC_EACH(s->pci_gpus, const struct gd_pci_gpu, p)
-		n += !gpci_passed_through(p);
+		n += gpci_host_gpu(p);
 	return n;
 }
 

@@ -244,6 +244,53 @@ static void test_not_loaded_clear_unknown(void **state)
 	assert_contains(unknown_reason(&x->out), "denied");
 }
 
+/* ---- lspci fragments without a device header ------------------------------------- */
+
+/* A record without a bus id is "a PCIe device" of an lspci fragment
+ * (LnkCap/LnkSta lines alone): no GPU the rules that count GPUs count. */
+static void add_fragment(struct gd_snapshot *s, const char *driver)
+{
+	struct gd_pci_gpu *p = GD_PUSH(s, pci_gpus, struct gd_pci_gpu);
+
+	GD_STRSET(p->driver, driver);
+	gd_u64_set(&p->link_width, 1);
+	gd_u64_set(&p->link_width_max, 16);
+}
+
+static void test_fragment_not_counted(void **state)
+{
+	struct fx *x = *state;
+
+	/* the fragment alone, no driver, no NVML */
+	add_fragment(&x->b, "");
+	nvml_absent(&x->b);
+	gd_u64_set(&x->b.driver.loaded, 0);
+	assert_int_not_equal(run1("driver.not_loaded", x, NULL), GD_VERDICT_FIRED);
+	assert_int_not_equal(run1("gpu.missing", x, NULL), GD_VERDICT_FIRED);
+	/* with "Kernel driver in use: nvidia" in it, NVML absent */
+	gd_snapshot_clear(&x->b);
+	add_fragment(&x->b, "nvidia");
+	nvml_absent(&x->b);
+	assert_int_not_equal(run1("driver.nvml_unavailable", x, NULL), GD_VERDICT_FIRED);
+	/* NVML up and counting none: no GPU on the bus that it failed to bring up */
+	gd_snapshot_clear(&x->b);
+	add_fragment(&x->b, "");
+	nvml_ok(&x->b, 0);
+	assert_int_not_equal(run1("gpu.init_failed", x, NULL), GD_VERDICT_FIRED);
+	assert_int_not_equal(run1("gpu.missing", x, NULL), GD_VERDICT_FIRED);
+	/* beside a GPU NVML lists: the bus holds one GPU, not two */
+	gd_snapshot_clear(&x->b);
+	gd_findings_release(&x->out);
+	gd_findings_init(&x->out);
+	add_source(&x->b, "pci", "ok");
+	add_pci_gpu(&x->b, "0000:1b:00.0", "nvidia");
+	add_fragment(&x->b, "nvidia");
+	nvml_ok(&x->b, 1);
+	add_gpu(&x->b, 0, "0000:1B:00.0");
+	assert_int_equal(run1("gpu.missing", x, NULL), GD_VERDICT_CLEAR);
+	assert_int_equal(x->out.items.n, 0);
+}
+
 /* ---- driver.cuda_too_new ----------------------------------------------------------- */
 
 static struct gd_proc *add_cuda_proc(struct gd_snapshot *s, uint64_t pid, const char *rt)
@@ -334,6 +381,7 @@ int main(void)
 		T(test_not_loaded),
 		T(test_not_loaded_from_nvml),
 		T(test_not_loaded_clear_unknown),
+		T(test_fragment_not_counted),
 		T(test_cuda_too_new_major),
 		T(test_cuda_too_new_minor_and_edges),
 		T(test_cuda_too_new_unknown),
