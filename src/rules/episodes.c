@@ -48,8 +48,7 @@ bool gd_gpu_has_job(const struct gd_snapshot *s, const struct gd_gpu *g)
 	return false;
 }
 
-/* A job's context is on g: listed, or an unseen process (episodes.h). */
-static bool gpu_in_use(const struct gd_snapshot *s, const struct gd_gpu *g, const struct gd_thresholds *th)
+bool gd_gpu_in_use(const struct gd_snapshot *s, const struct gd_gpu *g, const struct gd_thresholds *th)
 {
 	enum gpci_use u = gpci_users(s, g, TH(th, GPU_IDLE_UNSEEN_MEM_BYTES)).use;
 
@@ -59,7 +58,7 @@ static bool gpu_in_use(const struct gd_snapshot *s, const struct gd_gpu *g, cons
 enum gd_ep_state gd_gpu_stall_state(const struct gd_snapshot *s, const struct gd_gpu *g,
 				    const struct gd_thresholds *th)
 {
-	if ((g->lost.ok && g->lost.v) || !g->util_gpu_pct.ok || !gpu_in_use(s, g, th))
+	if ((g->lost.ok && g->lost.v) || !g->util_gpu_pct.ok || !gd_gpu_in_use(s, g, th))
 		return GD_EP_NONE;
 	if ((double)g->util_gpu_pct.v < TH(th, EPISODES_IDLE_PCT))
 		return GD_EP_IDLE;
@@ -326,7 +325,7 @@ size_t gd_episodes_detect(const struct gd_window *w, const struct gd_thresholds 
 	/* The GPUs that held a job's context in some sample, by index. */
 	for (size_t i = 0; i < n; i++)
 		GD_VEC_EACH(w->snaps[i]->gpus, const struct gd_gpu, g)
-			if (g->index.ok && g->index.v < GD_EP_MAX_GPUS && gpu_in_use(w->snaps[i], g, th))
+			if (g->index.ok && g->index.v < GD_EP_MAX_GPUS && gd_gpu_in_use(w->snaps[i], g, th))
 				seen |= 1ull << g->index.v;
 	for (unsigned b = 0; b < GD_EP_MAX_GPUS; b++)
 		if (seen >> b & 1)

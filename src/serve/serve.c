@@ -142,7 +142,7 @@ static void track_stalls(struct gd_server *srv, const struct gd_snapshot *now)
 		if (!g->index.ok || g->index.v >= sizeof srv->stall / sizeof srv->stall[0])
 			continue;
 		st = &srv->stall[g->index.v];
-		if (gd_gpu_has_job(now, g))
+		if (gd_gpu_in_use(now, g, srv->opts->th))
 			st->seen = true;
 		if (gd_gpu_stall_state(now, g, srv->opts->th) == GD_EP_NONE) {
 			st->run = 0;
