@@ -79,20 +79,24 @@ static void open32(struct gd_http_conns *t, const unsigned char key[16], double 
 	assert_int_equal(gd_http_conn_count(t, key), 32);
 }
 
-static struct gd_http_conns *table_new(void)
+/* Each test gets an empty table in *state (freed even when it fails). */
+static int table_setup(void **state)
 {
-	struct gd_http_conns *t = calloc(1, sizeof *t);
+	*state = calloc(1, sizeof(struct gd_http_conns));
+	return *state ? 0 : -1;
+}
 
-	assert_non_null(t);
-	return t;
+static int table_teardown(void **state)
+{
+	free(*state);
+	return 0;
 }
 
 static void test_per_address_limit(void **state)
 {
-	struct gd_http_conns *t = table_new();
+	struct gd_http_conns *t = *state;
 	unsigned char a[16], b[16];
 
-	(void)state;
 	key4("127.0.0.1", a);
 	key4("127.0.0.2", b);
 	open32(t, a, 1.0, 0);  /* the 1st to the 32nd are admitted */
@@ -103,15 +107,13 @@ static void test_per_address_limit(void **state)
 	admit(t, b, 102.0, GD_HTTP_ADMIT_FREE, 32);
 	assert_int_equal(gd_http_conn_count(t, b), 1);
 	assert_int_equal(gd_http_conn_count(t, a), 32);
-	free(t);
 }
 
 static void test_closed_place_given_again(void **state)
 {
-	struct gd_http_conns *t = table_new();
+	struct gd_http_conns *t = *state;
 	unsigned char a[16];
 
-	(void)state;
 	key4("10.1.2.3", a);
 	open32(t, a, 1.0, 0);
 	admit(t, a, 2.0, GD_HTTP_REFUSE_ADDR, 0);
@@ -121,15 +123,13 @@ static void test_closed_place_given_again(void **state)
 	admit(t, a, 3.0, GD_HTTP_ADMIT_FREE, 7);  /* a new one from that address takes its slot */
 	assert_int_equal(gd_http_conn_count(t, a), 32);
 	admit(t, a, 4.0, GD_HTTP_REFUSE_ADDR, 0);
-	free(t);
 }
 
 static void test_freed_twice_counted_once(void **state)
 {
-	struct gd_http_conns *t = table_new();
+	struct gd_http_conns *t = *state;
 	unsigned char a[16], b[16];
 
-	(void)state;
 	key4("192.0.2.1", a);
 	key4("192.0.2.2", b);
 	/* freeing slots of an empty table leaves it empty */
@@ -154,7 +154,6 @@ static void test_freed_twice_counted_once(void **state)
 	assert_int_equal(gd_http_conn_count(t, b), 0);
 	open32(t, a, 4.0, 0);
 	admit(t, a, 5.0, GD_HTTP_REFUSE_ADDR, 0);
-	free(t);
 }
 
 /* Fills all 256 slots: slot i from 10.0.0.(i / 32), active at 1000 + i. */
@@ -177,10 +176,9 @@ static void fill(struct gd_http_conns *t)
 
 static void test_full_table_evicts_longest_idle(void **state)
 {
-	struct gd_http_conns *t = table_new();
+	struct gd_http_conns *t = *state;
 	unsigned char c[16], d[16];
 
-	(void)state;
 	key4("10.0.0.100", c);
 	key4("10.0.0.101", d);
 	fill(t);
@@ -200,15 +198,13 @@ static void test_full_table_evicts_longest_idle(void **state)
 	admit(t, d, 2003.0, GD_HTTP_ADMIT_EVICT, 60);
 	admit(t, d, 2004.0, GD_HTTP_ADMIT_EVICT, 250);
 	assert_true(t->slot[42].used && t->slot[42].busy);
-	free(t);
 }
 
 static void test_full_table_free_slot_first(void **state)
 {
-	struct gd_http_conns *t = table_new();
+	struct gd_http_conns *t = *state;
 	unsigned char c[16];
 
-	(void)state;
 	key4("10.0.0.100", c);
 	fill(t);
 	t->slot[10].active_s = 1.0;  /* idle longest, but there is room */
@@ -217,15 +213,13 @@ static void test_full_table_free_slot_first(void **state)
 	admit(t, c, 2000.0, GD_HTTP_ADMIT_FREE, 90);
 	admit(t, c, 2001.0, GD_HTTP_ADMIT_FREE, 200);
 	admit(t, c, 2002.0, GD_HTTP_ADMIT_EVICT, 10);
-	free(t);
 }
 
 static void test_full_table_never_evicts_own_or_busy(void **state)
 {
-	struct gd_http_conns *t = table_new();
+	struct gd_http_conns *t = *state;
 	unsigned char a[16], c[16], k[16];
 
-	(void)state;
 	key4("10.0.0.0", a);  /* the address of slots 0-31 */
 	key4("10.0.0.100", c);
 	fill(t);
@@ -249,17 +243,15 @@ static void test_full_table_never_evicts_own_or_busy(void **state)
 	t->slot[77].active_s = 2999.0;
 	admit(t, c, 3001.0, GD_HTTP_ADMIT_EVICT, 77);
 	assert_int_equal(gd_http_conn_count(t, c), 1);
-	free(t);
 }
 
 static void test_ipv4_ipv6_apart(void **state)
 {
-	struct gd_http_conns *t = table_new();
+	struct gd_http_conns *t = *state;
 	unsigned char v4[16], v6[16], mapped[16], compat[16], other6[16];
 	struct sockaddr_storage unix_ss;
 	unsigned char none[16], zero[16] = { 0 };
 
-	(void)state;
 	key4("127.0.0.1", v4);
 	key6("::1", v6);
 	key6("::ffff:127.0.0.1", mapped);  /* 127.0.0.1 on a dual-stack socket */
@@ -285,19 +277,18 @@ static void test_ipv4_ipv6_apart(void **state)
 	assert_int_equal(gd_http_conn_count(t, v6), 32);
 	assert_int_equal(gd_http_conn_count(t, compat), 1);
 	assert_int_equal(gd_http_conn_count(t, other6), 1);
-	free(t);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_per_address_limit),
-		cmocka_unit_test(test_closed_place_given_again),
-		cmocka_unit_test(test_freed_twice_counted_once),
-		cmocka_unit_test(test_full_table_evicts_longest_idle),
-		cmocka_unit_test(test_full_table_free_slot_first),
-		cmocka_unit_test(test_full_table_never_evicts_own_or_busy),
-		cmocka_unit_test(test_ipv4_ipv6_apart),
+		cmocka_unit_test_setup_teardown(test_per_address_limit, table_setup, table_teardown),
+		cmocka_unit_test_setup_teardown(test_closed_place_given_again, table_setup, table_teardown),
+		cmocka_unit_test_setup_teardown(test_freed_twice_counted_once, table_setup, table_teardown),
+		cmocka_unit_test_setup_teardown(test_full_table_evicts_longest_idle, table_setup, table_teardown),
+		cmocka_unit_test_setup_teardown(test_full_table_free_slot_first, table_setup, table_teardown),
+		cmocka_unit_test_setup_teardown(test_full_table_never_evicts_own_or_busy, table_setup, table_teardown),
+		cmocka_unit_test_setup_teardown(test_ipv4_ipv6_apart, table_setup, table_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
