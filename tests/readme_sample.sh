@@ -7,8 +7,8 @@
 # hot GPU) is the scenario tests/scenarios/0100-readme-sample; this test takes
 # that scenario's snapshots as node.jsonl, runs the NO_COLOR text report
 # (tests/scenarios/run.sh --text) and compares it with the block line by line.
-# Exit 0: they match; 1: they differ (the diff is printed) or the block or the
-# report could not be had.
+# Exit 0: they match; 1: they differ (the diff is printed), the block or the
+# report could not be had, or the snapshots were not clean (run.sh's stderr).
 #
 #   tests/readme_sample.sh                 with build/gpudoctor
 #   BUILD=build-asan tests/readme_sample.sh  (or GPUDOCTOR=...)
@@ -45,6 +45,12 @@ tail -n +2 "$work/block.txt" >"$work/want.txt"
 
 if ! "$repo/tests/scenarios/run.sh" --text "$scenario" >"$work/got.txt" 2>"$work/err.txt"; then
 	echo "FAIL readme_sample: no report for $scenario: $(head -c 500 "$work/err.txt")"
+	exit 1
+fi
+if [ -s "$work/err.txt" ]; then
+	# run.sh's soft problems: a collector not ok, uptimes that do not rise
+	echo "FAIL readme_sample: the snapshots of $scenario are not clean:"
+	sed 's/^/  /' "$work/err.txt"
 	exit 1
 fi
 if [ ! -s "$work/got.txt" ]; then

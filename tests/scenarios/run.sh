@@ -271,7 +271,8 @@ if $text_mode; then
 	tmp=$work/text
 	mkdir -p "$tmp"
 	problems=""
-	out=$(snap_series "$d" "$tmp") || { echo "$out" >&2; exit 1; }
+	# not in $(...): snap_series appends to $problems in this shell
+	snap_series "$d" "$tmp" >&2 || exit 1
 	if [ -n "$problems" ]; then
 		printf '%s' "$problems" >&2
 	fi
