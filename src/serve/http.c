@@ -641,12 +641,3 @@ void gd_http_conn_free(struct gd_http_conns *t, size_t i)
 {
 	memset(&t->slot[i], 0, sizeof t->slot[i]);
 }
-
-unsigned gd_http_conn_count(const struct gd_http_conns *t, const unsigned char key[16])
-{
-	unsigned n = 0;
-
-	for (size_t i = 0; i < GD_HTTP_CONN_LIMIT; i++)
-		n += t->slot[i].used && memcmp(t->slot[i].addr, key, 16) == 0;
-	return n;
-}

@@ -52,7 +52,5 @@ enum gd_http_admit gd_http_conn_admit(const struct gd_http_conns *t, const unsig
 void gd_http_conn_take(struct gd_http_conns *t, size_t i, const unsigned char key[16], double now);
 /* Slot i is free again (a free slot stays free). */
 void gd_http_conn_free(struct gd_http_conns *t, size_t i);
-/* The connections from key. */
-unsigned gd_http_conn_count(const struct gd_http_conns *t, const unsigned char key[16]);
 
 #endif
