@@ -328,10 +328,11 @@ void gd_xid_summary_finish(struct gd_xid_summary *sum, const struct gd_snapshot 
 	 * own in the Xid table (gpudoctor xid, snap NULL); the rules say it once,
 	 * as gpu.lost, not again as a made-up Xid 79 */
 	GD_VEC_EACH(sum->gpus, struct gd_xid_gpu, g) {
-		if (snap)
-			break;
 		struct gd_xid_entry *e;
 		bool have79 = false;
+
+		if (snap)
+			break;
 
 		GD_VEC_EACH(sum->entries, struct gd_xid_entry, it)
 			if (it->code == 79 && strcmp(it->bus, g->bus) == 0 && strcmp(it->kind, "xid") == 0)
