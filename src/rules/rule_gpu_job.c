@@ -390,8 +390,8 @@ enum gd_verdict gd_rule_gpu_idle_while_job_runs(struct gd_rule_ctx *rc, struct g
 					   "fine): suspect the job itself (small batches, synchronisation, a slow peer).",
 					   nm.s, avg, dt, th, who);
 		gd_finding_ev(f, "util_pct", avg, "%", th);
-		if (u.first_pid)
-			gd_finding_ev(f, "pid", (double)u.first_pid, "", NAN);
+		if (u.first || u.first_pid) /* the pid the summary names */
+			gd_finding_ev(f, "pid", (double)(u.first ? u.first->pid.v : u.first_pid), "", NAN);
 		gd_finding_ev(f, "processes", (double)u.listed, "", NAN);
 		if (u.outside)
 			gd_finding_ev(f, "outside_pid_namespace", (double)u.outside, "", NAN);

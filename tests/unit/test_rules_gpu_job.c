@@ -335,6 +335,20 @@ static void test_idle_outside_namespace(void **state)
 		GD_VEC_EACH(k ? x->b.gpus : x->a.gpus, struct gd_gpu, g)
 			g->util_gpu_pct.v = 90;
 	assert_int_equal(run2("gpu.idle_while_job_runs", x), GD_VERDICT_CLEAR);
+	/* listed first from outside, then pid 4242: the pid evidence is the one the summary names */
+	fx_reset(x);
+	job(&x->a, &x->b, IDLE, CLK, 100, 100);
+	GD_VEC_AT(x->a.gpu_procs, struct gd_gpu_proc, 0)->pid.v = 88120;
+	GD_VEC_AT(x->b.gpu_procs, struct gd_gpu_proc, 0)->pid.v = 88120;
+	add_gproc(&x->a, 0, 4242, 0);
+	add_gproc(&x->b, 0, 4242, 0);
+	assert_int_equal(run2("gpu.idle_while_job_runs", x), GD_VERDICT_FIRED);
+	f = FINDING(x->out, 0);
+	assert_string_equal(f->subject, "gpu0 (0000:1b:00.0)");
+	assert_contains(f->summary, "while pid 4242 (python) and 1 other process use it;");
+	NEAR(ev_get(f, "pid")->value.v, 4242, 0);
+	NEAR(ev_get(f, "processes")->value.v, 2, 0);
+	NEAR(ev_get(f, "outside_pid_namespace")->value.v, 1, 0);
 }
 
 static void test_idle_unseen_user(void **state)
