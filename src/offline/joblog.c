@@ -487,6 +487,39 @@ int gd_parse_joblog(const char *buf, size_t len, struct gd_snapshot *s, struct g
 	return 0;
 }
 
+/* Literals of which every message that makes a record holds one (see
+ * one_line): a text with none of them holds no message.  Looked for over
+ * the whole buffer at memmem's speed, before reading it line by line: a
+ * kernel log of millions of lines, read for a traceback pasted into it,
+ * usually holds none, and is then spared some twenty look-ups per line.
+ * test_joblog checks on every fixture that this never misses a message. */
+static const char *const triggers[] = {
+	"CUDA", "ECC error", "shared memory", "</torch_", "NVIDIA driver", "busy or unavailable",
+	"illegal memory access", "device-side assert", "misaligned address", "Watchdog caught",
+	"taking the entire process down", "terminate called", "DataLoader worker", " NCCL ",
+};
+
+bool gd_joblog_messages(const char *buf, size_t len)
+{
+	struct gd_snapshot t;
+	struct jl j = { &t, 0, 0 };
+	struct gd_lines it;
+	struct gd_slice l;
+	size_t i;
+
+	for (i = 0; i < sizeof triggers / sizeof triggers[0]; i++)
+		if (memmem(buf, len, triggers[i], strlen(triggers[i])))
+			break;
+	if (i == sizeof triggers / sizeof triggers[0])
+		return false;
+	gd_snapshot_init(&t);
+	gd_lines_init(&it, buf, len);
+	while (!j.kept && gd_tok_line(&it, &l))
+		one_line(&j, l, it.lineno);
+	gd_snapshot_release(&t);
+	return j.kept > 0;
+}
+
 bool gd_joblog_any(const char *buf, size_t len)
 {
 	struct gd_snapshot t;

@@ -285,7 +285,7 @@ static void read_parts(struct load *L, const char *buf, size_t len)
 		read_part(L, parts[i].kind, t, plen, line0);
 		/* a job's messages are read wherever they stand: a traceback
 		 * pasted among kernel-log lines is both */
-		if (parts[i].kind != GD_OFL_JOBLOG && parts[i].kind != GD_OFL_SMI_XML && gd_joblog_any(t, plen))
+		if (parts[i].kind != GD_OFL_JOBLOG && parts[i].kind != GD_OFL_SMI_XML && gd_joblog_messages(t, plen))
 			read_part(L, GD_OFL_JOBLOG, t, plen, line0);
 		free(t);
 	}

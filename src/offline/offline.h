@@ -56,8 +56,12 @@ int gd_parse_nvsmi_table(const char *buf, size_t len, struct gd_snapshot *s, str
 int gd_parse_lspci(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err);
 /* The job's own log (joblog.c): job_log[] records, lines numbered from 1. */
 int gd_parse_joblog(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err);
-/* True when a line of buf is a message of a job's log. */
+/* True when a line of buf is a line of a job's log (a message, or a
+ * training loop's progress line: what makes a file a job's log). */
 bool gd_joblog_any(const char *buf, size_t len);
+/* True when buf holds a message of a job's log that gd_parse_joblog keeps
+ * (a traceback pasted into another output); fast on text that holds none. */
+bool gd_joblog_messages(const char *buf, size_t len);
 /* A whole paste or bug report: split, detect and read every part into s
  * (its sources[] rows say what each part gave). */
 int gd_parse_offline_paste(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err);

@@ -8,7 +8,9 @@
 
 #include "offline/offline.h"
 
+#include <glob.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 static const struct gd_job_log *rec_of(const struct gd_snapshot *s, const char *kind, size_t nth)
@@ -449,6 +451,57 @@ static void test_rule_rdma(void **state)
 	gd_snapshot_release(&s);
 }
 
+/* gd_joblog_messages' fast path (a whole-buffer look for its trigger words)
+ * must never miss a message the parser keeps: on every fixture and real
+ * sample, it says yes exactly when gd_parse_joblog keeps a record. */
+static void test_messages_agrees_with_parser(void **state)
+{
+	static const char *const pats[] = { GD_SRCDIR "/tests/offline/[0-9]*/*", GD_SRCDIR "/tests/offline/real/*/*.txt",
+					    GD_SRCDIR "/tests/klog/*" };
+	size_t files = 0, with = 0;
+
+	(void)state;
+	for (size_t p = 0; p < sizeof pats / sizeof pats[0]; p++) {
+		glob_t g;
+
+		if (glob(pats[p], 0, NULL, &g) != 0)
+			continue;
+		for (size_t i = 0; i < g.gl_pathc; i++) {
+			FILE *f = fopen(g.gl_pathv[i], "rb");
+			char *buf = NULL;
+			size_t n = 0, cap = 0, got;
+			struct gd_snapshot s;
+			struct gd_err err;
+			bool kept;
+
+			assert_non_null(f);
+			do {
+				if (n == cap)
+					buf = realloc(buf, cap = cap ? cap * 2 : 65536);
+				assert_non_null(buf);
+				got = fread(buf + n, 1, cap - n, f);
+				n += got;
+			} while (got);
+			fclose(f);
+			gd_snapshot_init(&s);
+			gd_err_clear(&err);
+			(void)gd_parse_joblog(buf, n, &s, &err);
+			kept = s.job_log.n > 0;
+			if (kept != gd_joblog_messages(buf, n))
+				fail_msg("%s: the parser keeps %zu messages, gd_joblog_messages says %s", g.gl_pathv[i],
+					 s.job_log.n, kept ? "none" : "some");
+			files++;
+			with += kept;
+			gd_snapshot_release(&s);
+			free(buf);
+		}
+		globfree(&g);
+	}
+	/* the fixtures hold job logs and other outputs: both answers are tested */
+	assert_true(files > 100);
+	assert_true(with > 20 && with < files);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -456,6 +509,7 @@ int main(void)
 		cmocka_unit_test(test_nccl),        cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_load),        cmocka_unit_test(test_rules_fault_timeout),
 		cmocka_unit_test(test_rules_catalogued), cmocka_unit_test(test_rule_rdma),
+		cmocka_unit_test(test_messages_agrees_with_parser),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
