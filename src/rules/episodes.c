@@ -39,15 +39,6 @@ void gd_episodes_release(struct gd_episodes *e)
 	gd_episodes_init(e);
 }
 
-bool gd_gpu_has_job(const struct gd_snapshot *s, const struct gd_gpu *g)
-{
-	if (g->index.ok)
-		GD_VEC_EACH(s->gpu_procs, const struct gd_gpu_proc, gp)
-			if (gp->gpu.ok && gp->gpu.v == g->index.v)
-				return true;
-	return false;
-}
-
 bool gd_gpu_in_use(const struct gd_snapshot *s, const struct gd_gpu *g, const struct gd_thresholds *th)
 {
 	enum gpci_use u = gpci_users(s, g, TH(th, GPU_IDLE_UNSEEN_MEM_BYTES)).use;

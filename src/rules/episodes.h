@@ -112,9 +112,6 @@ size_t gd_episodes_detect(const struct gd_window *w, const struct gd_thresholds 
 bool gd_episodes_period(const struct gd_episode *eps, size_t k, double step, const struct gd_thresholds *th,
 			double *period_s, double *dev_s);
 
-/* True when NVML lists a process (compute or graphics) on g; an unseen
- * user does not count (that needs the thresholds: gd_gpu_in_use). */
-bool gd_gpu_has_job(const struct gd_snapshot *s, const struct gd_gpu *g);
 /* True when g holds a job's context as defined above (rule_gpu_pci.h's
  * gpci_users: listed, or an unseen user): the GPUs episodes are kept for. */
 bool gd_gpu_in_use(const struct gd_snapshot *s, const struct gd_gpu *g, const struct gd_thresholds *th);

@@ -47,7 +47,7 @@ static bool all_idle(const struct gd_snapshot *s, const struct gd_thresholds *th
 		ngpu++;
 		if ((double)g->util_gpu_pct.v >= th->v[GD_TH_EPISODES_IDLE_PCT])
 			return false;
-		job = job || gd_gpu_has_job(s, g);
+		job = job || gd_gpu_in_use(s, g, th);
 	}
 	return s->host.uptime_s.ok && ngpu && job;
 }
