@@ -93,7 +93,6 @@ while IFS='~' read -r id file expr cmd expect; do
 		continue
 	fi
 	echo "== $id"
-	restore=""
 	if [ "$file" != - ]; then
 		cp -p "$file" "$work/orig" || { echo "FAIL  $id: no file $file"; fail=$((fail + 1)); rows+=("$id|no file"); continue; }
 		sed -i -e "$expr" "$file"
@@ -103,7 +102,6 @@ while IFS='~' read -r id file expr cmd expect; do
 			rows+=("$id|stale mutation")
 			continue
 		fi
-		restore=$file
 		# a build without the unit tests: what is left of an earlier build must go too
 		[ "$file" = Makefile ] && rm -rf "$BUILD/tests"
 	fi
@@ -142,11 +140,8 @@ while IFS='~' read -r id file expr cmd expect; do
 		echo "FAIL  $id: not caught: $cmd still passes"
 		printf '%s\n' "$out" | tail -n 5 | sed 's/^/      /'
 	fi
-	if [ -n "$restore" ]; then
-		cp -p "$work/orig" "$restore"
-		touch "$restore"
-	fi
-	# anything else the command rewrote (alerts.yml from gen_alerts.py) goes back too
+	# the mutated file, and anything the command rewrote (alerts.yml from
+	# gen_alerts.py), back to the pristine copy
 	diff -rq --exclude="$BUILD" "$work/pristine" "$src" 2>/dev/null | while read -r line; do
 		case $line in
 		"Files "*" differ")
