@@ -28,9 +28,8 @@
  * Gen4 x16 -> "gpu1 is busy (87%) but its PCIe link runs at Gen4 x8 of Gen4
  * x16: 50% of its bandwidth" (busy 87 >= busy_pct 20, width 8 < 16).
  */
-#include <strings.h>
-
 #include "rules/rule_gpu.h"
+#include "rules/rule_gpu_pci.h"
 
 /* ---- gpu.pcie_link_degraded -------------------------------------------- */
 
@@ -104,7 +103,8 @@ static void pcie_degraded_from_nvml(struct gd_rule_ctx *rc, struct gd_findings *
 			if (!gen)
 				continue;
 			if (!x->util_gpu_pct.ok) {
-				if (x->pcie_gen.v < x->pcie_gen_max.v)
+				/* "at full width": a width below is bad above */
+				if (x->pcie_gen.v < x->pcie_gen_max.v && x->pcie_width.ok && x->pcie_width_max.ok)
 					slow = x;
 				continue;
 			}
@@ -123,9 +123,8 @@ static void pcie_degraded_from_nvml(struct gd_rule_ctx *rc, struct gd_findings *
 					  &slow->pcie_width_max);
 				f = speed_only_info(rc, out, gpu_name(g).s, link, g->pci_bus_id);
 				gd_finding_ev(f, "pcie_gen", (double)slow->pcie_gen.v, "", (double)slow->pcie_gen_max.v);
-				if (slow->pcie_width.ok)
-					gd_finding_ev(f, "pcie_width", (double)slow->pcie_width.v, "lanes",
-						      slow->pcie_width_max.ok ? (double)slow->pcie_width_max.v : NAN);
+				gd_finding_ev(f, "pcie_width", (double)slow->pcie_width.v, "lanes",
+					      (double)slow->pcie_width_max.v);
 			}
 			continue;
 		}
@@ -178,19 +177,11 @@ static void pcie_degraded_from_nvml(struct gd_rule_ctx *rc, struct gd_findings *
 			 gpu_evidence_from(b, from, sizeof from));
 }
 
-/* The NVML record at that bus id with a link reading of its own. */
-static bool nvml_has_link(const struct gd_snapshot *s, const char *bus)
-{
-	GD_VEC_EACH(s->gpus, const struct gd_gpu, g)
-		if (bus[0] && strcasecmp(g->pci_bus_id, bus) == 0 && g->pcie_width.ok && g->pcie_width_max.ok)
-			return true;
-	return false;
-}
-
 /* PCI side (lspci -vv, sysfs): LnkSta below LnkCap in width, or marked
  * "(downgraded)" in width, is degraded; speed alone below, at full width,
  * is what an idle link shows: an info finding (lspci readings only), never
- * a warning.  GPUs NVML gives a link for are judged by the NVML side. */
+ * a warning.  A record whose width is not known to be full or narrow says
+ * nothing.  GPUs NVML gives a link for are judged by the NVML side. */
 static void pcie_degraded_from_pci(struct gd_rule_ctx *rc, struct gd_findings *out, struct side *sd)
 {
 	const struct gd_snapshot *b = gd_window_last(rc->w);
@@ -201,25 +192,26 @@ static void pcie_degraded_from_pci(struct gd_rule_ctx *rc, struct gd_findings *o
 	GD_VEC_EACH(b->sources, const struct gd_source, src)
 		lspci = lspci || strcmp(src->name, "offline:lspci") == 0;
 	GD_VEC_EACH(b->pci_gpus, const struct gd_pci_gpu, p) {
-		bool marks = p->link_downgraded.ok, narrow, slow, wide_known;
+		const struct gd_gpu *nv = gpci_nvml_gpu(b, p->pci_bus_id);
+		bool marks = p->link_downgraded.ok, narrow, full, slow;
 		char subject[64], link[96];
 		struct gd_finding *f;
 
-		if (nvml_has_link(b, p->pci_bus_id))
+		if (nv && nv->pcie_width.ok && nv->pcie_width_max.ok)
 			continue;
-		narrow = (p->link_width.ok && p->link_width_max.ok && p->link_width.v < p->link_width_max.v) ||
-			 (marks && (p->link_downgraded.v & 2));
-		slow = (p->link_speed_gts.ok && p->link_speed_max_gts.ok &&
-			p->link_speed_gts.v + 0.01 < p->link_speed_max_gts.v) ||
-		       (marks && (p->link_downgraded.v & 1));
-		wide_known = p->link_width.ok && (p->link_width_max.ok || marks);
-		if (!narrow && !slow && !(wide_known && (p->link_speed_gts.ok && (p->link_speed_max_gts.ok || marks))))
+		narrow = p->link_width.ok && ((p->link_width_max.ok && p->link_width.v < p->link_width_max.v) ||
+					      (marks && (p->link_downgraded.v & 2)));
+		full = p->link_width.ok && !narrow && (p->link_width_max.ok || marks);
+		slow = p->link_speed_gts.ok &&
+		       ((p->link_speed_max_gts.ok && p->link_speed_gts.v + 0.01 < p->link_speed_max_gts.v) ||
+			(marks && (p->link_downgraded.v & 1)));
+		if (!narrow && !full)
 			continue;
 		if (p->pci_bus_id[0])
 			snprintf(subject, sizeof subject, "gpu at %s", p->pci_bus_id);
 		else
 			snprintf(subject, sizeof subject, "a PCIe device");
-		if (!narrow && slow) {
+		if (full && slow) {
 			if (lspci) {
 				sd->fired++;
 				if (p->link_speed_max_gts.ok)
@@ -231,9 +223,8 @@ static void pcie_degraded_from_pci(struct gd_rule_ctx *rc, struct gd_findings *o
 				f = speed_only_info(rc, out, subject, link, p->pci_bus_id);
 				gd_finding_ev(f, "link_speed_gts", p->link_speed_gts.v, "GT/s",
 					      p->link_speed_max_gts.ok ? p->link_speed_max_gts.v : NAN);
-				if (p->link_width.ok)
-					gd_finding_ev(f, "link_width", (double)p->link_width.v, "lanes",
-						      p->link_width_max.ok ? (double)p->link_width_max.v : NAN);
+				gd_finding_ev(f, "link_width", (double)p->link_width.v, "lanes",
+					      p->link_width_max.ok ? (double)p->link_width_max.v : NAN);
 			}
 			continue;
 		}

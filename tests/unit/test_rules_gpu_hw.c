@@ -459,6 +459,13 @@ static void test_pcie_speed_only_fragment(void **state)
 	assert_int_equal(x->severity, GD_SEV_INFO);
 	assert_string_equal(x->subject, "gpu?");
 	assert_contains(x->remedy, "under load");
+	gd_findings_release(&f->out);
+	gd_findings_init(&f->out);
+
+	/* the width not read: "at full width" cannot be said */
+	g->pcie_width.ok = false;
+	assert_int_not_equal(run_fx(f, "gpu.pcie_link_degraded", true), GD_VERDICT_FIRED);
+	assert_int_equal(f->out.items.n, 0);
 }
 
 /* lspci -vv without NVML: a fragment without its header ("a PCIe device")
@@ -494,6 +501,19 @@ static void test_pcie_lspci(void **state)
 	assert_contains(x->summary, "2.5 of 16 GT/s");
 	gd_findings_release(&f->out);
 	gd_findings_init(&f->out);
+
+	/* "(downgraded)" marks without a width read ("Width x??"), or no
+	 * Width at all: neither "x0 lanes" nor "at full width" */
+	p->link_width.ok = p->link_width_max.ok = p->link_speed_max_gts.ok = false;
+	gd_u64_set(&p->link_downgraded, 3);
+	assert_int_equal(run_fx(f, "gpu.pcie_link_degraded", true), GD_VERDICT_UNKNOWN);
+	assert_int_equal(f->out.items.n, 0);
+	gd_u64_set(&p->link_downgraded, 1);
+	assert_int_equal(run_fx(f, "gpu.pcie_link_degraded", true), GD_VERDICT_UNKNOWN);
+	assert_int_equal(f->out.items.n, 0);
+	gd_u64_set(&p->link_width, 16);
+	gd_u64_set(&p->link_width_max, 16);
+	gd_f64_set(&p->link_speed_max_gts, 16);
 
 	/* full speed and width: judged, clear */
 	gd_f64_set(&p->link_speed_gts, 16);
