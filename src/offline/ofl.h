@@ -54,6 +54,12 @@ struct gd_gpu *ofl_gpu_find(struct gd_snapshot *s, const char *uuid, const char 
 void ofl_note_errval(struct gd_snapshot *s, uint64_t gpu, const char *field, const char *what, size_t lineno,
 		     struct gd_slice key, struct gd_slice v);
 
+/* nvidia-smi's "Unable to determine the device handle for GPU <bus>: <why>"
+ * (or "... GPU is lost") about g: lost for "GPU is lost" and "Unknown
+ * Error"; for every other why, an nvml_errors row naming the line (what:
+ * the output, e.g. "nvidia-smi -q"). */
+void ofl_device_handle(struct gd_snapshot *s, struct gd_gpu *g, struct gd_slice line, const char *what, size_t lineno);
+
 /* Marks the snapshot's NVML view as coming from nvidia-smi output that
  * worked (status ok), unless a parser already said otherwise. */
 void ofl_nvml_ok(struct gd_snapshot *s, const char *what);

@@ -606,10 +606,7 @@ int gd_parse_nvsmi_q(const char *buf, size_t len, struct gd_snapshot *s, struct 
 
 				begin_gpu(&q, bus);
 				g = cur(&q);
-				gd_u64_set(&g->lost, ofl_contains(t, "GPU is lost") || ofl_contains(t, "Unknown Error") ? 1 : 0);
-				if (!ofl_contains(t, "GPU is lost"))
-					ofl_note_errval(s, g->index.v, "lost", "nvidia-smi -q", it.lineno,
-							(struct gd_slice){ "device handle", 13 }, t);
+				ofl_device_handle(s, g, t, "nvidia-smi -q", it.lineno);
 				end_gpu(&q);
 				q.procs = true;
 			}

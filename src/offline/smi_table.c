@@ -253,13 +253,7 @@ static bool failure(struct tstate *q, struct gd_slice line)
 			gd_u64_set(&g->index, s->gpus.n - 1);
 			GD_STRSET(g->pci_bus_id, bus);
 		}
-		/* "Unknown Error": the device is there but unreachable, the
-		 * same GPU off the bus that NVML calls lost once it knows */
-		if (ofl_contains(line, "GPU is lost") || ofl_contains(line, "Unknown Error"))
-			gd_u64_set(&g->lost, 1);
-		if (!ofl_contains(line, "GPU is lost"))
-			ofl_note_errval(s, g->index.v, "lost", "nvidia-smi", q->ln, (struct gd_slice){ "device handle", 13 },
-					line);
+		ofl_device_handle(s, g, line, "nvidia-smi", q->ln);
 		if (!s->nvml.status[0])
 			GD_STRSET(s->nvml.status, "ok");
 		return true;

@@ -263,6 +263,18 @@ void ofl_note_errval(struct gd_snapshot *s, uint64_t gpu, const char *field, con
 		 key.p, (int)(v.n > 64 ? 64 : v.n), v.p);
 }
 
+void ofl_device_handle(struct gd_snapshot *s, struct gd_gpu *g, struct gd_slice line, const char *what, size_t lineno)
+{
+	bool gone = ofl_contains(line, "GPU is lost");
+
+	/* "Unknown Error": the device is there but unreachable, the same GPU
+	 * off the bus that NVML calls lost once it knows */
+	if (gone || ofl_contains(line, "Unknown Error"))
+		gd_u64_set(&g->lost, 1);
+	if (!gone)
+		ofl_note_errval(s, g->index.v, "lost", what, lineno, (struct gd_slice){ "device handle", 13 }, line);
+}
+
 void ofl_nvml_ok(struct gd_snapshot *s, const char *what)
 {
 	if (!s->nvml.status[0])
