@@ -60,6 +60,13 @@ void ofl_note_errval(struct gd_snapshot *s, uint64_t gpu, const char *field, con
  * the output, e.g. "nvidia-smi -q"). */
 void ofl_device_handle(struct gd_snapshot *s, struct gd_gpu *g, struct gd_slice line, const char *what, size_t lineno);
 
+/* A process the output lists on GPU gpu (its index), as NVML's compute or
+ * graphics list would: a gpu_procs[] row, counted in that GPU's
+ * nvml_procs (the list was read).  ofl_procs_listed marks a GPU's list read
+ * before its rows, or when it is empty ("Processes : None"). */
+struct gd_gpu_proc *ofl_gpu_proc(struct gd_snapshot *s, uint64_t gpu, uint64_t pid, bool graphics);
+void ofl_procs_listed(struct gd_gpu *g);
+
 /* Marks the snapshot's NVML view as coming from nvidia-smi output that
  * worked (status ok), unless a parser already said otherwise. */
 void ofl_nvml_ok(struct gd_snapshot *s, const char *what);

@@ -76,7 +76,7 @@ struct qstate {
 	bool procs;          /* the latest GPU section reached its Processes */
 	bool full;           /* ... and has a Product Name: the whole report, not -d SECTION */
 	bool header_sec;     /* inside a header section (vGPU Driver Capability, R550+) */
-	bool skip_proc;      /* the current process is a graphics one, left out */
+	bool skip_proc;      /* the current process has no readable pid: its lines are not another's */
 	bool unnamed;        /* the current GPU is a fragment's, without a GPU line */
 	int power_prio, limit_prio;
 	uint64_t ecc[4];     /* corrected/uncorrected volatile, then aggregate */
@@ -415,6 +415,8 @@ static void gpu_line(struct qstate *q, struct gd_slice k, struct gd_slice v, boo
 			recovery(q, k, v, ln);
 		else if (ofl_ieq(k, "Processes") && has_v && !ofl_placeholder(v) && ofl_errval(v))
 			outcome(q, OFL_ERRVAL, "gpu_procs", ln, k, v);
+		else if (ofl_ieq(k, "Processes") && (!has_v || ofl_ieq(gd_tok_trim(v), "None")))
+			ofl_procs_listed(g); /* the list was read: its rows count up below */
 		return;
 	}
 	if (at(q, 1, "MIG Mode") && ofl_ieq(k, "Current"))
@@ -510,25 +512,21 @@ static void gpu_line(struct qstate *q, struct gd_slice k, struct gd_slice v, boo
 	} else if (q->depth == 3 && ofl_ieq(q->name[0], "ECC Errors") && ofl_ieq(k, "Total")) {
 		ecc(q, k, v, ln, true);
 	} else if (at(q, 1, "Processes") && ofl_ieq(k, "Process ID")) {
-		struct gd_gpu_proc *p;
-
 		if (ofl_u64(v, NULL, 1, &x) != OFL_SET) {
 			outcome(q, ofl_placeholder(v) ? OFL_ABSENT : OFL_BAD, "gpu_procs", ln, k, v);
+			q->skip_proc = true;
 			return;
 		}
-		p = GD_PUSH(q->s, gpu_procs, struct gd_gpu_proc);
-		p->gpu = g->index;
-		p->pid = x;
-		q->skip_proc = false;
+		if (g->index.ok)
+			ofl_gpu_proc(q->s, g->index.v, x.v, false);
+		q->skip_proc = !g->index.ok;
 	} else if (at2(q, 2, "Processes", "Process ID") && q->s->gpu_procs.n && !q->skip_proc) {
 		struct gd_gpu_proc *p = GD_VEC_AT(q->s->gpu_procs, struct gd_gpu_proc, q->s->gpu_procs.n - 1);
 
 		if (ofl_ieq(k, "Used GPU Memory"))
 			outcome(q, ofl_u64(v, "MiB", 1048576, &p->used_mem_bytes), "gpu_procs", ln, k, v);
-		else if (ofl_ieq(k, "Type") && ofl_ieq(gd_tok_trim(v), "G")) {
-			q->s->gpu_procs.n--; /* graphics only: not a compute process */
-			q->skip_proc = true;
-		}
+		else if (ofl_ieq(k, "Type") && ofl_ieq(gd_tok_trim(v), "G"))
+			gd_u64_set(&p->graphics, 1); /* graphics only ("C+G" computes too) */
 	}
 	(void)has_v;
 }

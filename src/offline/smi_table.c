@@ -222,11 +222,7 @@ static void proc_row(struct tstate *q, struct gd_slice line)
 		gd_tok_tally_skip(&q->t, q->ln, "a process row without GPU, PID and type");
 		return;
 	}
-	if (ofl_ieq(f[ti], "G"))
-		return;
-	p = GD_PUSH(q->s, gpu_procs, struct gd_gpu_proc);
-	p->gpu = gpu;
-	p->pid = pid;
+	p = ofl_gpu_proc(q->s, gpu.v, pid.v, ofl_ieq(f[ti], "G"));
 	note(q, ofl_u64(f[nf - 1], "MiB", 1048576, &p->used_mem_bytes), "gpu_procs", f[nf - 1]);
 }
 
@@ -346,6 +342,8 @@ int gd_parse_nvsmi_table(const char *buf, size_t len, struct gd_snapshot *s, str
 		if (ofl_contains(line, "Processes:")) {
 			q.sec = SEC_PROCS;
 			q.data = false;
+			GD_VEC_EACH(s->gpus, struct gd_gpu, g)
+				ofl_procs_listed(g); /* its rows, or "No running processes found" */
 			continue;
 		}
 		if (line.n > 2 && (line.p[1] == '=' || line.p[2] == '=')) {

@@ -289,20 +289,19 @@ static void gpu(struct xstate *x, xmlNode *gn, size_t index)
 		if (r.ok)
 			gd_u64_set(&g->recovery_action, d.ok && d.v ? 4 : r.v ? 1 : 0);
 	}
+	if (find(gn, "processes") && g->index.ok)
+		ofl_procs_listed(g);
 	for (xmlNode *p = find(gn, "processes") ? find(gn, "processes")->children : NULL; p; p = p->next) {
-		struct gd_gpu_proc proc;
+		struct gd_u64 pid;
+		struct gd_gpu_proc *proc;
 
 		if (p->type != XML_ELEMENT_NODE || strcmp((const char *)p->name, "process_info") != 0)
 			continue;
-		memset(&proc, 0, sizeof proc);
-		proc.gpu = g->index;
-		if (!text(x, p, "pid", &v) || ofl_u64(v, NULL, 1, &proc.pid) != OFL_SET)
+		if (!g->index.ok || !text(x, p, "pid", &v) || ofl_u64(v, NULL, 1, &pid) != OFL_SET)
 			continue;
-		if (text(x, p, "type", &v) && ofl_ieq(v, "G"))
-			continue;
+		proc = ofl_gpu_proc(x->s, g->index.v, pid.v, text(x, p, "type", &v) && ofl_ieq(v, "G"));
 		if (text(x, p, "used_memory", &v))
-			ofl_u64(v, "MiB", 1048576, &proc.used_mem_bytes);
-		*GD_PUSH(x->s, gpu_procs, struct gd_gpu_proc) = proc;
+			ofl_u64(v, "MiB", 1048576, &proc->used_mem_bytes);
 	}
 }
 

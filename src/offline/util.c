@@ -275,6 +275,25 @@ void ofl_device_handle(struct gd_snapshot *s, struct gd_gpu *g, struct gd_slice 
 		ofl_note_errval(s, g->index.v, "lost", what, lineno, (struct gd_slice){ "device handle", 13 }, line);
 }
 
+struct gd_gpu_proc *ofl_gpu_proc(struct gd_snapshot *s, uint64_t gpu, uint64_t pid, bool graphics)
+{
+	struct gd_gpu_proc *p = GD_PUSH(s, gpu_procs, struct gd_gpu_proc);
+
+	gd_u64_set(&p->gpu, gpu);
+	gd_u64_set(&p->pid, pid);
+	gd_u64_set(&p->graphics, graphics);
+	GD_VEC_EACH(s->gpus, struct gd_gpu, g)
+		if (g->index.ok && g->index.v == gpu)
+			gd_u64_set(&g->nvml_procs, (g->nvml_procs.ok ? g->nvml_procs.v : 0) + 1);
+	return p;
+}
+
+void ofl_procs_listed(struct gd_gpu *g)
+{
+	if (!g->nvml_procs.ok)
+		gd_u64_set(&g->nvml_procs, 0);
+}
+
 void ofl_nvml_ok(struct gd_snapshot *s, const char *what)
 {
 	if (!s->nvml.status[0])

@@ -120,8 +120,17 @@ static void test_q_r550(void **state)
 	assert_string_equal(GD_VEC_AT(s.nvml_errors, struct gd_nvml_error, 0)->field, "temp_slowdown_c");
 	assert_true(g->power_w.v == 612.5);   /* the average, not the instant */
 	assert_true(g->power_limit_w.v == 700.0);
-	assert_int_equal(s.gpu_procs.n, 1); /* the graphics process is left out */
+	/* both processes, the graphics one marked as such (as NVML's two lists
+	 * give them live), and the list known to be read */
+	assert_int_equal(s.gpu_procs.n, 2);
 	assert_int_equal(GD_VEC_AT(s.gpu_procs, struct gd_gpu_proc, 0)->used_mem_bytes.v, 39000ull << 20);
+	assert_int_equal(GD_VEC_AT(s.gpu_procs, struct gd_gpu_proc, 0)->graphics.v, 0);
+	assert_int_equal(GD_VEC_AT(s.gpu_procs, struct gd_gpu_proc, 1)->pid.v, 900);
+	assert_true(GD_VEC_AT(s.gpu_procs, struct gd_gpu_proc, 1)->graphics.ok);
+	assert_int_equal(GD_VEC_AT(s.gpu_procs, struct gd_gpu_proc, 1)->graphics.v, 1);
+	assert_int_equal(GD_VEC_AT(s.gpu_procs, struct gd_gpu_proc, 1)->used_mem_bytes.v, 10ull << 20);
+	assert_true(g->nvml_procs.ok);
+	assert_int_equal(g->nvml_procs.v, 2);
 	gd_snapshot_release(&s);
 }
 
@@ -291,6 +300,43 @@ static void test_q_lost(void **state)
 	assert_string_equal(gpu_at(&s, 0)->pci_bus_id, "0000:3b:00.0");
 	assert_int_equal(gpu_at(&s, 0)->lost.v, 1);
 	assert_false(gpu_at(&s, 1)->lost.ok);
+	gd_snapshot_release(&s);
+}
+
+/* Which processes a GPU has: "Processes : None" is a list read and empty
+ * (idle by choice, not unknown); a process whose pid cannot be read lends
+ * its lines to nobody; a GPU without a Processes section has no list. */
+static void test_q_processes(void **state)
+{
+	const char *t = "Attached GPUs : 3\n"
+			"GPU 00000000:07:00.0\n"
+			"    Product Name : X\n"
+			"    Processes : None\n"
+			"GPU 00000000:08:00.0\n"
+			"    Product Name : X\n"
+			"    Processes\n"
+			"        Process ID : 77\n"
+			"            Type : C\n"
+			"            Used GPU Memory : 100 MiB\n"
+			"        Process ID : N/A\n"
+			"            Type : C\n"
+			"            Used GPU Memory : 9999 MiB\n"
+			"GPU 00000000:09:00.0\n"
+			"    Product Name : X\n";
+	struct gd_snapshot s;
+	struct gd_err err;
+
+	(void)state;
+	gd_snapshot_init(&s);
+	(void)parse_lit(gd_parse_nvsmi_q, t, &s, &err);
+	assert_int_equal(s.gpus.n, 3);
+	assert_true(gpu_at(&s, 0)->nvml_procs.ok);
+	assert_int_equal(gpu_at(&s, 0)->nvml_procs.v, 0);
+	assert_int_equal(gpu_at(&s, 1)->nvml_procs.v, 1);
+	assert_false(gpu_at(&s, 2)->nvml_procs.ok);
+	assert_int_equal(s.gpu_procs.n, 1);
+	assert_int_equal(GD_VEC_AT(s.gpu_procs, struct gd_gpu_proc, 0)->pid.v, 77);
+	assert_int_equal(GD_VEC_AT(s.gpu_procs, struct gd_gpu_proc, 0)->used_mem_bytes.v, 100ull << 20);
 	gd_snapshot_release(&s);
 }
 
@@ -500,7 +546,8 @@ static void test_xml(void **state)
 			"<fb_memory_usage><total>81559 MiB</total><used>[N/A]</used></fb_memory_usage>\n"
 			"<remapped_rows><remapped_row_pending>Yes</remapped_row_pending></remapped_rows>\n"
 			"<temperature><gpu_temp>85 C</gpu_temp><gpu_temp_slow_threshold>87 C</gpu_temp_slow_threshold></temperature>\n"
-			"<processes><process_info><pid>12</pid><type>C</type><used_memory>100 MiB</used_memory></process_info></processes>\n"
+			"<processes><process_info><pid>12</pid><type>C</type><used_memory>100 MiB</used_memory></process_info>"
+			"<process_info><pid>13</pid><type>G</type><used_memory>4 MiB</used_memory></process_info></processes>\n"
 			"</gpu>\n<gpu id=\"00000000:2A:00.0\"><product_name>NVIDIA H100</product_name>\n";
 	struct gd_snapshot s;
 	struct gd_err err;
@@ -517,7 +564,9 @@ static void test_xml(void **state)
 	assert_true(g->mem_total_bytes.ok && !g->mem_used_bytes.ok);
 	assert_int_equal(g->remap_pending.v, 1);
 	assert_true(g->temp_slowdown_c.v == 87);
-	assert_int_equal(s.gpu_procs.n, 1);
+	assert_int_equal(s.gpu_procs.n, 2); /* the graphics one marked, as NVML's lists give it */
+	assert_int_equal(GD_VEC_AT(s.gpu_procs, struct gd_gpu_proc, 1)->graphics.v, 1);
+	assert_true(g->nvml_procs.ok && g->nvml_procs.v == 2);
 	gd_snapshot_clear(&s);
 	assert_true(parse_lit(gd_parse_nvsmi_xml, "<html><body>no</body></html>", &s, &err) < 0);
 	assert_true(parse_lit(gd_parse_nvsmi_xml, "\x01\x02<<<", &s, &err) < 0);
@@ -670,7 +719,13 @@ static void test_table(void **state)
 	assert_false(gpu_at(&s, 1)->temp_c.ok);
 	assert_int_equal(gpu_at(&s, 1)->mem_used_bytes.v, 4ull << 20);
 	assert_true(s.nvml_errors.n >= 5); /* every ERR! cell is noted */
-	assert_int_equal(s.gpu_procs.n, 1);
+	/* both rows, Xorg marked graphics; each GPU's list read, one row each */
+	assert_int_equal(s.gpu_procs.n, 2);
+	assert_int_equal(GD_VEC_AT(s.gpu_procs, struct gd_gpu_proc, 0)->graphics.v, 0);
+	assert_int_equal(GD_VEC_AT(s.gpu_procs, struct gd_gpu_proc, 1)->pid.v, 900);
+	assert_int_equal(GD_VEC_AT(s.gpu_procs, struct gd_gpu_proc, 1)->graphics.v, 1);
+	assert_true(gpu_at(&s, 0)->nvml_procs.ok && gpu_at(&s, 0)->nvml_procs.v == 1);
+	assert_true(gpu_at(&s, 1)->nvml_procs.ok && gpu_at(&s, 1)->nvml_procs.v == 1);
 	gd_snapshot_clear(&s);
 	assert_int_equal(parse_lit(gd_parse_nvsmi_table, "No devices were found\n", &s, &err), 0);
 	assert_string_equal(s.nvml.status, "ok");
@@ -690,7 +745,7 @@ static void test_table(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_q_r550),  cmocka_unit_test(test_q_r470_v100), cmocka_unit_test(test_q_malformed),
+		cmocka_unit_test(test_q_r550),  cmocka_unit_test(test_q_processes), cmocka_unit_test(test_q_r470_v100), cmocka_unit_test(test_q_malformed),
 		cmocka_unit_test(test_q_lost),  cmocka_unit_test(test_xml),         cmocka_unit_test(test_csv),
 		cmocka_unit_test(test_table),   cmocka_unit_test(test_xml_loader), cmocka_unit_test(test_q_display_filtered),
 		cmocka_unit_test(test_table_mig_na), cmocka_unit_test(test_q_fragment_orphans),
