@@ -1,9 +1,10 @@
 /*
  * rule_gpu_pci.h - what the rules joining NVML with evidence from outside it
- * share (rule_driver.c, rule_gpu_job.c, rule_gpu_straggler.c,
- * rule_gpu_topo.c): whether the PCI bus was read, the NVIDIA GPUs on it
- * that NVML can be expected to see, and which processes use a GPU (NVML's
- * process lists, never /dev/nvidia* descriptors; also used by episodes.c).  Static inline: file-private to each user.
+ * share (rule_driver.c, rule_gpu_health.c, rule_gpu_job.c, rule_gpu_link.c,
+ * rule_gpu_straggler.c, rule_gpu_topo.c, episodes.c): whether the PCI bus
+ * was read, the NVIDIA GPUs on it that NVML can be expected to see, and
+ * which processes use a GPU (NVML's process lists, never /dev/nvidia*
+ * descriptors).  Static inline: file-private to each user.
  */
 #ifndef GD_RULES_RULE_GPU_PCI_H
 #define GD_RULES_RULE_GPU_PCI_H
@@ -89,8 +90,8 @@ static inline const struct gd_pci_gpu *gpci_of(const struct gd_snapshot *s, cons
 	return NULL;
 }
 
-/* True when the comma-separated minors "0,1,3" hold m. */
-static inline bool gpci_minor_in(const char *list, uint64_t m)
+/* True when the comma-separated list of numbers "0,1,3" (NUMA nodes) holds m. */
+static inline bool gpci_num_in(const char *list, uint64_t m)
 {
 	char want[24];
 	size_t n;

@@ -109,7 +109,7 @@ enum gd_verdict gd_rule_cpu_numa_far_from_gpu(struct gd_rule_ctx *rc, struct gd_
 			if (!c->cpu.ok || !c->numa_node.ok || !gd_cpulist_has(allowed, sizeof allowed, c->cpu.v))
 				continue;
 			snprintf(one, sizeof one, "%llu", (unsigned long long)c->numa_node.v);
-			if (!gpci_minor_in(nodes_txt, c->numa_node.v) && strlen(nodes_txt) + strlen(one) + 2 < sizeof nodes_txt)
+			if (!gpci_num_in(nodes_txt, c->numa_node.v) && strlen(nodes_txt) + strlen(one) + 2 < sizeof nodes_txt)
 				snprintf(nodes_txt + strlen(nodes_txt), sizeof nodes_txt - strlen(nodes_txt), "%s%s",
 					 nodes_txt[0] ? "," : "", one);
 		}
