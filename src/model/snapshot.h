@@ -398,6 +398,11 @@
 	X(U64, ecc_uncorrected_volatile, "", COUNTER, "uncorrected ECC errors since the driver loaded") \
 	X(U64, ecc_corrected_aggregate, "", COUNTER, "corrected ECC errors over the board's life") \
 	X(U64, ecc_uncorrected_aggregate, "", COUNTER, "uncorrected ECC errors over the board's life") \
+	X(U64, ecc_uncorrected_volatile_sram, "", COUNTER, "of ecc_uncorrected_volatile, those in on-chip SRAM (drivers that split SRAM and DRAM)") \
+	X(U64, ecc_uncorrected_volatile_dram, "", COUNTER, "of ecc_uncorrected_volatile, those in device memory (DRAM/HBM)") \
+	X(U64, ecc_uncorrected_aggregate_sram, "", COUNTER, "of ecc_uncorrected_aggregate, those in on-chip SRAM") \
+	X(U64, ecc_uncorrected_aggregate_dram, "", COUNTER, "of ecc_uncorrected_aggregate, those in device memory (DRAM/HBM)") \
+	X(U64, ecc_sram_threshold_exceeded, "", GAUGE, "1 when the driver says the GPU's SRAM uncorrectable errors crossed NVIDIA's threshold") \
 	X(U64, retired_pages_sbe, "pages", GAUGE, "pages retired for multiple single-bit errors") \
 	X(U64, retired_pages_dbe, "pages", GAUGE, "pages retired for a double-bit error") \
 	X(U64, retired_pages_pending, "", GAUGE, "1 when retired pages wait for a reboot") \

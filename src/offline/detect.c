@@ -112,7 +112,8 @@ enum gd_ofl_kind gd_ofl_detect(const char *buf, size_t len)
 		lines++;
 		if (lines == 1 && (has(t.p, t.n, "--query-gpu=") || has(t.p, t.n, "--query-compute-apps=")))
 			return GD_OFL_SMI_CSV;
-		if (lines == 1 && memchr(t.p, ',', t.n) && ofl_csv_header(t))
+		/* the header on one of the first lines (rows pasted above it, a title) */
+		if (lines <= 5 && (lines == 1 || memchr(t.p, ',', t.n)) && ofl_csv_header(t))
 			return GD_OFL_SMI_CSV;
 		if (ofl_contains(t, "No devices were found") || ofl_contains(t, "NVIDIA-SMI has failed") ||
 		    ofl_contains(t, "Failed to initialize NVML") || ofl_contains(t, "Unable to determine the device handle"))
@@ -191,6 +192,21 @@ enum ofl_line ofl_line_class(struct gd_slice line, struct gd_slice *cmd)
 	if (gd_tok_prefix(t, "*** ")) {
 		*cmd = gd_tok_trim((struct gd_slice){ t.p + 4, t.n - 4 });
 		return OFL_LINE_PROMPT;
+	}
+	/* "(base) [user@host:dir]$ cmd", "(venv) user@host:~$ cmd": a conda or
+	 * virtualenv name before the prompt */
+	if (t.p[0] == '(') {
+		const char *close = memchr(t.p, ')', t.n < 40 ? t.n : 40);
+
+		if (close && close + 2 < t.p + t.n && close[1] == ' ' && !memchr(t.p, ' ', (size_t)(close - t.p))) {
+			struct gd_slice rest = gd_tok_trim((struct gd_slice){ close + 1, (size_t)(t.p + t.n - close - 1) });
+			enum ofl_line c = ofl_line_class(rest, cmd);
+
+			if (c == OFL_LINE_PROMPT)
+				return c;
+			cmd->p = t.p;
+			cmd->n = 0;
+		}
 	}
 	/* "[root@host ~]# cmd" */
 	if (t.p[0] == '[') {

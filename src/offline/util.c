@@ -308,3 +308,16 @@ uint64_t ofl_cuda_version(double v)
 
 	return major * 1000 + minor * 10;
 }
+
+struct gd_slice ofl_note_cut(struct gd_slice v)
+{
+	for (size_t i = 1; i + 1 < v.n; i++) {
+		char c = v.p[i + 1], d = i + 2 < v.n ? v.p[i + 2] : '\0';
+
+		if (v.p[i] != ' ' && v.p[i] != '\t')
+			continue;
+		if ((c && strchr("<#!*(", c)) || (unsigned char)c == 0xe2 || ((c == '-' || c == '=' || c == '/') && d == c))
+			return gd_tok_trim((struct gd_slice){ v.p, i });
+	}
+	return v;
+}
