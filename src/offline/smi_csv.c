@@ -202,6 +202,22 @@ static size_t names_from_command(struct gd_slice line, struct gd_slice *names, s
 			return split_csv((struct gd_slice){ line.p + i, j - i }, names, max);
 		}
 	}
+	/* a command cut at the front by the poster ("gpu=memory.total,... --format=csv"):
+	 * the word before --format=, after its '=' */
+	if (memmem(line.p, line.n, "--format=csv", 12)) {
+		const char *fmt = memmem(line.p, line.n, "--format=csv", 12), *w = fmt, *eq;
+
+		while (w > line.p && w[-1] == ' ')
+			w--;
+		fmt = w;
+		while (w > line.p && w[-1] != ' ')
+			w--;
+		eq = memchr(w, '=', (size_t)(fmt - w));
+		if (eq && memchr(eq, ',', (size_t)(fmt - eq))) {
+			*apps = false;
+			return split_csv((struct gd_slice){ eq + 1, (size_t)(fmt - eq - 1) }, names, max);
+		}
+	}
 	return 0;
 }
 
@@ -386,6 +402,7 @@ struct header {
 	const struct col *map[MAX_COLS];
 	size_t n;
 	bool apps;
+	bool loop; /* the command repeats the query (-l, --loop, -lms, --loop-ms) */
 };
 
 static void header_set(struct header *h, const struct gd_slice *names, size_t n, bool apps)
@@ -395,6 +412,7 @@ static void header_set(struct header *h, const struct gd_slice *names, size_t n,
 	for (size_t i = 0; i < h->n; i++)
 		h->map[i] = col_of(h->names[i]);
 	h->apps = apps;
+	h->loop = false;
 }
 
 /* A header line (the CSV's own, or the --query-gpu=... command line): its
@@ -407,6 +425,8 @@ static bool header_line(struct gd_slice line, struct header *h)
 
 	if ((n = names_from_command(line, f, MAX_COLS, &apps)) > 0) {
 		header_set(h, f, n, apps);
+		h->loop = memmem(line.p, line.n, "--loop", 6) || memmem(line.p, line.n, " -l ", 4) ||
+			  memmem(line.p, line.n, " -lms", 5) || (line.n > 3 && memcmp(line.p + line.n - 3, " -l", 3) == 0);
 		return true;
 	}
 	/* one column: only a whole line that is one exact name ("clocks_throttle_reasons.supported") */
@@ -432,6 +452,12 @@ static bool next_line(struct gd_lines *it, struct gd_slice *line)
 {
 	while (gd_tok_line(it, line)) {
 		*line = gd_tok_trim(ofl_chomp(*line));
+		/* `row` (markdown inline code) and **row** (bold) as posted */
+		while (line->n >= 2 && line->p[0] == '`' && line->p[line->n - 1] == '`')
+			*line = gd_tok_trim((struct gd_slice){ line->p + 1, line->n - 2 });
+		if (line->n >= 4 && line->p[0] == '*' && line->p[1] == '*' && line->p[line->n - 1] == '*' &&
+		    line->p[line->n - 2] == '*')
+			*line = gd_tok_trim((struct gd_slice){ line->p + 2, line->n - 4 });
 		if (line->n)
 			return true;
 	}
@@ -461,7 +487,18 @@ static void gpu_row(struct gd_snapshot *s, const struct header *h, struct gd_sli
 		gd_u64_set(&tmp.ecc_uncorrected_aggregate,
 			   tmp.ecc_uncorrected_aggregate_sram.v + tmp.ecc_uncorrected_aggregate_dram.v);
 	g = ofl_gpu_find(s, tmp.uuid, tmp.pci_bus_id);
-	if (!g) {
+	/* a query repeated (-l, --loop) prints the same GPUs again: the same
+	 * index, or no identifier at all, is the same GPU, its latest row kept */
+	if (!g && !tmp.uuid[0] && !tmp.pci_bus_id[0]) {
+		GD_VEC_EACH(s->gpus, struct gd_gpu, o)
+			if ((tmp.index.ok && o->index.ok && o->index.v == tmp.index.v) || (!tmp.index.ok && h->loop))
+				g = o;
+	}
+	if (g && (tmp.index.ok || h->loop) && !tmp.uuid[0] && !tmp.pci_bus_id[0]) {
+		if (!tmp.index.ok)
+			tmp.index = g->index;
+		*g = tmp;
+	} else if (!g) {
 		g = GD_PUSH(s, gpus, struct gd_gpu);
 		*g = tmp;
 		if (!g->index.ok)
@@ -517,6 +554,17 @@ int gd_parse_nvsmi_csv(const char *buf, size_t len, struct gd_snapshot *s, struc
 			continue;
 		n = split_csv(line, f, MAX_COLS);
 		n = n > MAX_COLS ? MAX_COLS : n;
+		/* "1, Reset   <= GPU is unusable, reset required": a note with commas in it */
+		if (n > h.n) {
+			struct gd_slice cut = ofl_note_cut(line);
+			struct gd_slice f2[MAX_COLS];
+			size_t n2 = cut.n < line.n ? split_csv(cut, f2, MAX_COLS) : 0;
+
+			if (n2 == h.n) {
+				memcpy(f, f2, n2 * sizeof *f2);
+				n = n2;
+			}
+		}
 		if (n != h.n) {
 			if (row_like(f, n))
 				gd_tok_tally_skip(&t, it.lineno, "a row with another number of fields than the header");

@@ -272,7 +272,8 @@ void ofl_device_handle(struct gd_snapshot *s, struct gd_gpu *g, struct gd_slice 
 	if (gone || ofl_contains(line, "Unknown Error"))
 		gd_u64_set(&g->lost, 1);
 	if (!gone)
-		ofl_note_errval(s, g->index.v, "lost", what, lineno, (struct gd_slice){ "device handle", 13 }, line);
+		ofl_note_errval(s, g->index.ok ? g->index.v : UINT64_MAX, "lost", what, lineno,
+				(struct gd_slice){ "device handle", 13 }, line);
 }
 
 struct gd_gpu_proc *ofl_gpu_proc(struct gd_snapshot *s, uint64_t gpu, uint64_t pid, bool graphics)

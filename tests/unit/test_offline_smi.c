@@ -730,6 +730,79 @@ static void test_q_ecc_sram_dram(void **state)
 	gd_snapshot_release(&s);
 }
 
+static const struct gd_job_log *jl_kind(const struct gd_snapshot *s, const char *kind, size_t nth)
+{
+	GD_VEC_EACH(s->job_log, const struct gd_job_log, r)
+		if (strcmp(r->kind, kind) == 0 && nth-- == 0)
+			return r;
+	return NULL;
+}
+
+/* dcgmi diag (a Warning wrapped mid-word, per-GPU results, a busy GPU),
+ * dmon (N/A, MIG instance rows, XIDER), and text that is neither. */
+static void test_dcgmi(void **state)
+{
+	const char *diag =
+		"+---------------------------+------------------------------------------------+\n"
+		"| Diagnostic                | Result                                         |\n"
+		"+===========================+================================================+\n"
+		"|-----  Metadata  ----------+------------------------------------------------|\n"
+		"| Driver Version Detected   | 550.54.15                                      |\n"
+		"+-----  Hardware  ----------+------------------------------------------------+\n"
+		"| GPU Memory                | Pass - GPU: 1                                  |\n"
+		"|                           | Fail - GPU: 0                                  |\n"
+		"| Warning                   | GPU 0 Unable to create CUDA context: 'CUDA-cap |\n"
+		"|                           | able device(s) is/are busy or unavailable'.    |\n"
+		"+-----  Integration  -------+------------------------------------------------+\n"
+		"| PCIe                      | Fail - GPU: 3                                  |\n"
+		"| Warning                   | GPU 3GPU 3's NvLink link 0 is currently down R |\n"
+		"|                           | un a field diagnostic on the GPU.              |\n"
+		"| Diagnostic                | Fail - GPU: 2                                  |\n"
+		"| Warning                   | GPU 2 miscompare in the GEMM results           |\n"
+		"+---------------------------+------------------------------------------------+\n";
+	const char *dmon = "#Entity    TMPTR        POWER        XIDER\n"
+			   "ID\n"
+			   "GPU 0      34           61.5         0\n"
+			   "GPU 1      N/A          70.2         79\n"
+			   "GPU-I 21   0.000        0.000        0\n"
+			   "GPU 0      35           62.0         0\n";
+	struct gd_snapshot s;
+	struct gd_err err;
+	const struct gd_job_log *r;
+
+	(void)state;
+	gd_snapshot_init(&s);
+	assert_int_equal(parse_lit(gd_parse_dcgmi, diag, &s, &err), 0);
+	assert_string_equal(s.nvml.driver_version, "550.54.15");
+	assert_non_null(r = jl_kind(&s, "dcgmi_busy", 0)); /* GPU 0 failed because it was busy: no hardware fail */
+	assert_int_equal(r->gpu.v, 0);
+	assert_non_null(r = jl_kind(&s, "dcgmi_nvlink_down", 0));
+	assert_int_equal(r->gpu.v, 3);
+	assert_non_null(strstr(r->text, "Run a field diagnostic")); /* the wrapped word joined again */
+	assert_string_equal(r->what, "PCIe");
+	assert_non_null(r = jl_kind(&s, "dcgmi_fail", 0));
+	assert_int_equal(r->gpu.v, 3);
+	assert_non_null(r = jl_kind(&s, "dcgmi_fail", 1));
+	assert_int_equal(r->gpu.v, 2);
+	assert_string_equal(r->what, "Diagnostic");
+	assert_non_null(strstr(r->text, "miscompare"));
+	assert_null(jl_kind(&s, "dcgmi_fail", 2)); /* not GPU 0: busy */
+	gd_snapshot_clear(&s);
+	assert_int_equal(parse_lit(gd_parse_dcgmi, dmon, &s, &err), 0);
+	assert_int_equal(s.gpus.n, 2); /* the MIG instance is not a GPU */
+	assert_true(gpu_at(&s, 0)->temp_c.v == 35); /* the latest sample */
+	assert_false(gpu_at(&s, 1)->temp_c.ok);     /* N/A */
+	assert_true(gpu_at(&s, 1)->power_w.v > 70.1);
+	assert_non_null(r = jl_kind(&s, "dcgmi_xid", 0));
+	assert_int_equal(r->value.v, 79);
+	assert_int_equal(r->gpu.v, 1);
+	assert_null(jl_kind(&s, "dcgmi_xid", 1));
+	gd_snapshot_clear(&s);
+	assert_true(parse_lit(gd_parse_dcgmi, "hello\nworld\n", &s, &err) < 0);
+	assert_non_null(strstr(err.msg, "dcgmi"));
+	gd_snapshot_release(&s);
+}
+
 /* A vGPU with MIG (shape of a real R470 GRID paste, values changed): power
  * "N/A /  N/A", ECC "On"; an H200 with MIG (R570): memory only "N/A". */
 static void test_table_mig_na(void **state)
@@ -837,7 +910,7 @@ int main(void)
 		cmocka_unit_test(test_table_mig_na), cmocka_unit_test(test_q_fragment_orphans),
 		cmocka_unit_test(test_q_fragment_sections), cmocka_unit_test(test_q_fragment_then_gpu),
 		cmocka_unit_test(test_table_handle_unknown_error), cmocka_unit_test(test_lspci_fragments),
-		cmocka_unit_test(test_csv_as_pasted), cmocka_unit_test(test_q_ecc_sram_dram),
+		cmocka_unit_test(test_csv_as_pasted), cmocka_unit_test(test_q_ecc_sram_dram), cmocka_unit_test(test_dcgmi),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
