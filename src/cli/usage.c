@@ -22,9 +22,10 @@ static const char usage_main[] =
 	"  serve       a Prometheus exporter: /metrics, /findings, /healthz over HTTP\n"
 	"  rules       list the rules, their severities and thresholds\n"
 	"  fields      list every field of a snapshot (Markdown), from the model's field tables\n"
+	"  config      print a configuration file: every threshold, commented, with its default\n"
 	"  xid [FILE]  count the kernel log's GPU errors (Xid) per GPU and code, say what to do\n"
 	"  help [CMD]  show help for a command\n"
-	"  version     print the version\n"
+	"  version     print the version, the commit and the optional libraries found\n"
 	"\n"
 	"Options for every command:\n"
 	"  --root DIR          read /proc, /sys and /dev under DIR (default /)\n"
@@ -141,6 +142,15 @@ static const char usage_rules[] =
 	"Lists every rule (id, severity, what it detects) and its thresholds with their\n"
 	"current values (after --config and --set), in the form --set accepts.\n";
 
+static const char usage_config[] =
+	"Usage: gpudoctor config [--config FILE] [--set RULE.KEY=VALUE...]\n"
+	"Prints a configuration file (INI) with every threshold under its rule id,\n"
+	"commented out with its default and explained; a value in force (after --config\n"
+	"and --set) that differs from the default is written uncommented.  The installed\n"
+	"/etc/gpudoctor.conf is `gpudoctor config --config /dev/null`.\n"
+	"\n"
+	"Example:  gpudoctor config --config old.conf > new.conf   (old settings, current keys)\n";
+
 const char *gd_cli_usage(const char *cmd)
 {
 	if (!cmd)
@@ -153,6 +163,8 @@ const char *gd_cli_usage(const char *cmd)
 		return usage_rules;
 	if (strcmp(cmd, "fields") == 0)
 		return usage_fields;
+	if (strcmp(cmd, "config") == 0)
+		return usage_config;
 	if (strcmp(cmd, "xid") == 0)
 		return gd_usage_xid;
 	if (strcmp(cmd, "watch") == 0)
