@@ -27,6 +27,9 @@ SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
 endif
 DEBDIR ?= $(BUILD)/deb
+# The message catalogues (issue 15) are built into $(LOCALEBUILD)/<lang>/
+# LC_MESSAGES/gpudoctor.mo; install takes whatever is there.
+LOCALEBUILD ?= $(BUILD)/locale
 
 ifneq ($(SYSCONFDIR),/etc)
 $(BUILD)/obj/src/cli/cli.o $(BUILD)/obj/src/cli/usage.o: CPPFLAGS_ALL += -DGD_DEFAULT_CONFIG='"$(SYSCONFDIR)/gpudoctor.conf"'
@@ -92,11 +95,11 @@ install: all $(BUILD)/gpudoctor.conf
 	else \
 		echo "install -m 0644 $(BUILD)/gpudoctor.conf $$conf"; install -m 0644 $(BUILD)/gpudoctor.conf "$$conf"; \
 	fi
-	@# message catalogues (issue 15): build/locale/<lang>/LC_MESSAGES/gpudoctor.mo
-	@if [ -d $(BUILD)/locale ]; then \
-		for mo in $(BUILD)/locale/*/LC_MESSAGES/gpudoctor.mo; do \
+	@# message catalogues (issue 15): $(LOCALEBUILD)/<lang>/LC_MESSAGES/gpudoctor.mo
+	@if [ -d $(LOCALEBUILD) ]; then \
+		for mo in $(LOCALEBUILD)/*/LC_MESSAGES/gpudoctor.mo; do \
 			[ -e "$$mo" ] || continue; \
-			lang=$${mo#$(BUILD)/locale/}; lang=$${lang%%/*}; \
+			lang=$${mo#$(LOCALEBUILD)/}; lang=$${lang%%/*}; \
 			echo "install -D -m 0644 $$mo $(D)$(LOCALEDIR)/$$lang/LC_MESSAGES/gpudoctor.mo"; \
 			install -D -m 0644 "$$mo" $(D)$(LOCALEDIR)/$$lang/LC_MESSAGES/gpudoctor.mo || exit 1; \
 		done; \

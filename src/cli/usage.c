@@ -84,6 +84,7 @@ static const char usage_watch[] =
 	"\n"
 	"  -i, --interval DUR  time between samples (default 500ms)\n"
 	"  -d, --duration DUR  stop after DUR (default: until q, SIGINT or SIGTERM)\n"
+	"  --lookback DUR      kernel-log events this far back count (default 24h)\n"
 	"  --root, --config, --set, --no-color, --nvml, --nvml-timeout as for every command\n";
 
 static const char usage_record[] =
@@ -95,6 +96,7 @@ static const char usage_record[] =
 	"  -o, --output FILE   the recording (appended to)\n"
 	"  -i, --interval DUR  time between snapshots (default 1s)\n"
 	"  -d, --duration DUR  stop after DUR (default 10m; 0: until interrupted)\n"
+	"  --lookback DUR      kernel-log events this far back go in (default 24h)\n"
 	"  --root DIR, --nvml PATH, --nvml-timeout DUR   as for every command\n"
 	"\n"
 	"Example:  gpudoctor record -o run.jsonl --duration 30m; gpudoctor report run.jsonl -o run.html\n";
@@ -128,6 +130,7 @@ static const char usage_serve[] =
 	"                      0.0.0.0:9835 for every interface, port 0 picks a free one)\n"
 	"  --interval DUR      time between collection cycles (default 1s; 100ms to 1h)\n"
 	"  -w, --window DUR    span of the rates the rules judge (default 2s; at least --interval)\n"
+	"  --lookback DUR      kernel-log events this far back count (default 24h)\n"
 	"  --root, --config, --set as for every command\n"
 	"\n"
 	"Example:  gpudoctor serve --listen 0.0.0.0:9835 --root /host\n";
