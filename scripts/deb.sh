@@ -26,7 +26,7 @@ if [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$PWD" ]; then
 else
 	tar --exclude='./build*' --exclude=./.git --exclude=./debian/.debhelper -cf - . | tar -xf - -C "$out/src/gpudoctor"
 fi
-(cd "$out/src/gpudoctor" && GD_COMMIT=$commit dpkg-buildpackage -b -us -uc)
+(cd "$out/src/gpudoctor" && GD_COMMIT=$commit dpkg-buildpackage -b -us -uc -Jauto)
 rm -f "$out"/*.deb "$out"/*.buildinfo "$out"/*.changes
 mv "$out"/src/*.deb "$out"/src/*.buildinfo "$out"/src/*.changes "$out"/
 rm -rf "$out/src"
