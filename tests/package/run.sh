@@ -61,9 +61,13 @@ else
 	done
 fi
 deb=$(ls "$TMP"/a/gpudoctor_*_*.deb) || die "no .deb in $TMP/a"
+# every file's time is SOURCE_DATE_EPOCH, the date of debian/changelog
+sde=$(date -u -d "@$(dpkg-parsechangelog -l debian/changelog -S Timestamp)" '+%Y-%m-%d %H:%M:%S')
+times=$(dpkg-deb --fsys-tarfile "$deb" | TZ=UTC tar --full-time -tvf - | awk '{print $4, $5}' | sort -u)
+[ "$times" = "$sde" ] || die "the files of $(basename "$deb") are not all dated $sde (SOURCE_DATE_EPOCH): $times"
 
 step "lintian"
-lintian --fail-on error --info "$TMP"/a/*.changes >"$TMP/lintian.log" 2>&1
+lintian --fail-on error --display-info --pedantic "$TMP"/a/*.changes >"$TMP/lintian.log" 2>&1
 rc=$?
 grep -v 'running with root privileges' "$TMP/lintian.log"
 [ $rc -eq 0 ] || die "lintian reports errors"
@@ -100,7 +104,7 @@ $G serve --listen 127.0.0.1:0 --interval 100ms 2>"$TMP/serve.log" &
 spid=$!
 addr=
 for _ in $(seq 100); do
-	addr=$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$TMP/serve.log" | head -n 1)
+	addr=$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$TMP/serve.log" 2>/dev/null | head -n 1)
 	[ -n "$addr" ] && [ "$(curl -s -m 2 "$addr/healthz")" = ok ] && break
 	addr=
 	sleep 0.1
