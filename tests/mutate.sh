@@ -58,6 +58,9 @@ update-scenarios-under-ci~-~true~CI=true UPDATE=1 tests/scenarios/run.sh 0000-he
 skip-under-ci~-~true~CI=true PATH=$NOCHROMIUM GD_SUITES=timeline tests/run.sh~skipped under CI=true
 alerts-info-rule-alerted~deploy/prometheus/gen_alerts.py~s/in ("warning", "critical")/in ("warning", "critical", "info")/~sh -c '$GPUDOCTOR rules | deploy/prometheus/gen_alerts.py - >/dev/null && tests/exporter/alerts.sh'~alert for info rule
 alerts-yml-wrong-rule~deploy/prometheus/alerts.yml~s/rule=\\"cpu.cgroup_throttled\\"/rule=\\"cpu.governor_powersave\\"/~tests/exporter/alerts.sh~alerts.yml does not match the rules
+config-number-rounded~src/output/out_config.c~s/if (strtod(buf, NULL) == v)/if (prec == 6)/~build-mut/tests/test_out_config~FAILED.*test_uncommented_loads_to_defaults
+completion-drops-from~scripts/completion/gpudoctor~s/--json --from --lookback/--json --lookback/~tests/install/completion.sh~gpudoctor help check lists --from
+install-drops-yml~mk/install.mk~s/filter-out systemd\/% %.py,/filter-out systemd\/% %.py %.yml,/~tests/install/destdir.sh~installed files differ
 alerts-for-duration~deploy/prometheus/gen_alerts.py~s/else "2m"/else "3m"/~sh -c '$GPUDOCTOR rules | deploy/prometheus/gen_alerts.py - >/dev/null && tests/exporter/alerts.sh'~FAILED|promtool test rules
 klog-reads-past-the-cut~src/klog/lineparse.h~s/return (size_t)(c->e - c->p) >= n \&\& memcmp(c->p, lit, n) == 0;/return memcmp(c->p, lit, n) == 0;/~build-mut/tests/test_klog~FAILED.*test_truncated_everywhere
 docs-rule-count~src/cli/cli.c~s/for (size_t i = 0; i < gd_nrules; i++) {/for (size_t i = 1; i < gd_nrules; i++) {/~tests/docs.sh~rule counts disagree

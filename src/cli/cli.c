@@ -143,13 +143,11 @@ static int parse_args(int argc, char **argv, struct opts *o, const char ***sets,
 		fputs(u, stdout);
 		return 0;
 	}
-	if (strcmp(o->command, "version") == 0) {
-		printf("gpudoctor %s\n", GD_VERSION);
-		return 0;
-	}
+	if (strcmp(o->command, "version") == 0)
+		return gd_cli_version(stdout, getenv("GPUDOCTOR_NVML"));
 	if (!gd_cli_usage(o->command))
 		return fail("unknown command \"%s\" (commands: check, snapshot, watch, record, report, serve, xid, rules, "
-			    "fields, help, version)", o->command);
+			    "fields, config, help, version)", o->command);
 	o->window_s = 2.0;
 	o->interval_s = IS(o->command, "watch") ? 0.5 : 1.0;
 	o->duration_s = IS(o->command, "record") ? 600 : 0;
@@ -231,8 +229,7 @@ static int parse_args(int argc, char **argv, struct opts *o, const char ***sets,
 			fputs(gd_cli_usage(o->command), stdout);
 			return 0;
 		case OPT_VERSION:
-			printf("gpudoctor %s\n", GD_VERSION);
-			return 0;
+			return gd_cli_version(stdout, o->nvml_path ? o->nvml_path : getenv("GPUDOCTOR_NVML"));
 		case ':':
 			return fail("option %s needs a value (see gpudoctor help %s)", argv[optind - 1], o->command);
 		default:
@@ -617,6 +614,10 @@ int gd_cli_main(int argc, char **argv)
 		return cmd_rules(&o);
 	if (strcmp(o.command, "fields") == 0)
 		return cmd_fields();
+	if (IS(o.command, "config")) {
+		gd_out_config(stdout, &o.th);
+		return fflush(stdout) == EOF ? fail("writing the configuration: %s", strerror(errno)) : 0;
+	}
 	if (IS(o.command, "watch") || IS(o.command, "record") || IS(o.command, "report"))
 		return cmd_timeline(&o);
 	if (strcmp(o.command, "serve") == 0)

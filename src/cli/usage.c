@@ -22,9 +22,10 @@ static const char usage_main[] =
 	"  serve       a Prometheus exporter: /metrics, /findings, /healthz over HTTP\n"
 	"  rules       list the rules, their severities and thresholds\n"
 	"  fields      list every field of a snapshot (Markdown), from the model's field tables\n"
+	"  config      print a configuration file: every threshold, commented, with its default\n"
 	"  xid [FILE]  count the kernel log's GPU errors (Xid) per GPU and code, say what to do\n"
 	"  help [CMD]  show help for a command\n"
-	"  version     print the version\n"
+	"  version     print the version, the commit and the optional libraries found\n"
 	"\n"
 	"Options for every command:\n"
 	"  --root DIR          read /proc, /sys and /dev under DIR (default /)\n"
@@ -84,6 +85,7 @@ static const char usage_watch[] =
 	"\n"
 	"  -i, --interval DUR  time between samples (default 500ms)\n"
 	"  -d, --duration DUR  stop after DUR (default: until q, SIGINT or SIGTERM)\n"
+	"  --lookback DUR      kernel-log events this far back count (default 24h)\n"
 	"  --root, --config, --set, --no-color, --nvml, --nvml-timeout as for every command\n";
 
 static const char usage_record[] =
@@ -95,6 +97,7 @@ static const char usage_record[] =
 	"  -o, --output FILE   the recording (appended to)\n"
 	"  -i, --interval DUR  time between snapshots (default 1s)\n"
 	"  -d, --duration DUR  stop after DUR (default 10m; 0: until interrupted)\n"
+	"  --lookback DUR      kernel-log events this far back go in (default 24h)\n"
 	"  --root DIR, --nvml PATH, --nvml-timeout DUR   as for every command\n"
 	"\n"
 	"Example:  gpudoctor record -o run.jsonl --duration 30m; gpudoctor report run.jsonl -o run.html\n";
@@ -128,6 +131,7 @@ static const char usage_serve[] =
 	"                      0.0.0.0:9835 for every interface, port 0 picks a free one)\n"
 	"  --interval DUR      time between collection cycles (default 1s; 100ms to 1h)\n"
 	"  -w, --window DUR    span of the rates the rules judge (default 2s; at least --interval)\n"
+	"  --lookback DUR      kernel-log events this far back count (default 24h)\n"
 	"  --root, --config, --set as for every command\n"
 	"\n"
 	"Example:  gpudoctor serve --listen 0.0.0.0:9835 --root /host\n";
@@ -142,6 +146,15 @@ static const char usage_rules[] =
 	"Lists every rule (id, severity, what it detects) and its thresholds with their\n"
 	"current values (after --config and --set), in the form --set accepts.\n";
 
+static const char usage_config[] =
+	"Usage: gpudoctor config [--config FILE] [--set RULE.KEY=VALUE...]\n"
+	"Prints a configuration file (INI) with every threshold under its rule id,\n"
+	"commented out with its default and explained; a value in force (after --config\n"
+	"and --set) that differs from the default is written uncommented.  The installed\n"
+	"/etc/gpudoctor.conf is `gpudoctor config --config /dev/null`.\n"
+	"\n"
+	"Example:  gpudoctor config --config old.conf > new.conf   (old settings, current keys)\n";
+
 const char *gd_cli_usage(const char *cmd)
 {
 	if (!cmd)
@@ -154,6 +167,8 @@ const char *gd_cli_usage(const char *cmd)
 		return usage_rules;
 	if (strcmp(cmd, "fields") == 0)
 		return usage_fields;
+	if (strcmp(cmd, "config") == 0)
+		return usage_config;
 	if (strcmp(cmd, "xid") == 0)
 		return gd_usage_xid;
 	if (strcmp(cmd, "watch") == 0)
