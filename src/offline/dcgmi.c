@@ -43,6 +43,8 @@ struct dstate {
 	/* diag */
 	char test[32];            /* the test whose rows these are */
 	bool test_failed_all;     /* "Fail - All" */
+	bool explained_all;       /* ... and a Warning named the GPU it failed on */
+	bool busy;                /* a GPU was busy: "Fail - All" after it is that, not hardware */
 	bool failed[MAX_GPUS];    /* its per-GPU results */
 	bool any_failed;
 	char detail[1024];        /* a Warning's text, its wrapped lines joined */
@@ -135,6 +137,28 @@ static const char *cause_of(const char *t)
 	return NULL;
 }
 
+/* The kind of a failed test's record, from the test's name (and, for the
+ * GEMM "Diagnostic", whether its text says the results differ). */
+static const char *fail_kind(const char *test, const char *text)
+{
+	static const struct { const char *test, *kind; } tests[] = {
+		{ "GPU Memory", "dcgmi_fail_memory" },     { "Memory", "dcgmi_fail_memory" },
+		{ "Memtest", "dcgmi_fail_memory" },        { "Memory Bandwidth", "dcgmi_fail_mem_bandwidth" },
+		{ "PCIe", "dcgmi_fail_pcie" },             { "Targeted Stress", "dcgmi_fail_compute" },
+		{ "Targeted Power", "dcgmi_fail_compute" }, { "SM Stress", "dcgmi_fail_compute" },
+		{ "Pulse Test", "dcgmi_fail_compute" },    { "Page Retirement/Row Remap", "dcgmi_fail_row_remap" },
+	};
+
+	if (strcmp(test, "Diagnostic") == 0)
+		return text && (strstr(text, "miscompare") || strstr(text, "mismatch") || strstr(text, "differ"))
+			       ? "dcgmi_fail_mismatch"
+			       : "dcgmi_fail_compute";
+	for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++)
+		if (strcmp(test, tests[i].test) == 0)
+			return tests[i].kind;
+	return "dcgmi_fail"; /* a software or deployment test: no hardware cause */
+}
+
 /* The GPU a text names first ("GPU 0 ...", "GPU0: ..."), or -1. */
 static int gpu_named(const char *t)
 {
@@ -165,6 +189,8 @@ static void end_detail(struct dstate *d)
 	d->in_detail = false;
 	kind = cause_of(d->detail);
 	g = gpu_named(d->detail);
+	if (kind && strcmp(kind, "dcgmi_busy") == 0)
+		d->busy = true;
 	if (kind) {
 		struct gd_job_log *r = rec(d, kind, d->detail_line, d->detail);
 
@@ -174,11 +200,12 @@ static void end_detail(struct dstate *d)
 	}
 	/* a failed test's Warning: the failure on that GPU, and why */
 	if (g >= 0 && (d->failed[g] || d->test_failed_all) && (!kind || strcmp(kind, "dcgmi_busy") != 0)) {
-		struct gd_job_log *r = rec(d, "dcgmi_fail", d->detail_line, d->detail);
+		struct gd_job_log *r = rec(d, fail_kind(d->test, d->detail), d->detail_line, d->detail);
 
 		GD_STRSET(r->what, d->test);
 		gd_u64_set(&r->gpu, (uint64_t)g);
 		d->failed[g] = false;
+		d->explained_all |= d->test_failed_all;
 	}
 }
 
@@ -210,20 +237,21 @@ static void end_test(struct dstate *d, size_t ln)
 			struct gd_job_log *r;
 
 			snprintf(t, sizeof t, "%s: Fail - GPU: %d", d->test, g);
-			r = rec(d, "dcgmi_fail", ln, t);
+			r = rec(d, fail_kind(d->test, NULL), ln, t);
 			GD_STRSET(r->what, d->test);
 			gd_u64_set(&r->gpu, (uint64_t)g);
 		}
-	if (d->test_failed_all && d->test[0]) {
+	/* "Fail - All" that no Warning tied to a GPU */
+	if (d->test_failed_all && d->test[0] && !d->explained_all && !d->busy) {
 		char t[96];
 		struct gd_job_log *r;
 
 		snprintf(t, sizeof t, "%s: Fail - All", d->test);
-		r = rec(d, "dcgmi_fail_all", ln, t);
+		r = rec(d, fail_kind(d->test, NULL), ln, t);
 		GD_STRSET(r->what, d->test);
 	}
 	memset(d->failed, 0, sizeof d->failed);
-	d->test_failed_all = false;
+	d->test_failed_all = d->explained_all = false;
 	d->test[0] = '\0';
 }
 

@@ -109,6 +109,8 @@ static void subject_of(char *dst, size_t n, const struct gd_job_log *r, bool gpu
 	/* dcgmi numbers GPUs as NVML does */
 	if (gpu && r->gpu.ok && strncmp(r->kind, "dcgmi_", 6) == 0)
 		snprintf(dst, n, "gpu%llu", (unsigned long long)r->gpu.v);
+	else if (strncmp(r->kind, "dcgmi_", 6) == 0)
+		snprintf(dst, n, "every GPU");
 	else if (gpu && r->gpu.ok)
 		snprintf(dst, n, w[0] ? "cuda:%llu (%s)" : "cuda:%llu", (unsigned long long)r->gpu.v, w);
 	else

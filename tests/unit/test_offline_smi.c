@@ -780,13 +780,14 @@ static void test_dcgmi(void **state)
 	assert_int_equal(r->gpu.v, 3);
 	assert_non_null(strstr(r->text, "Run a field diagnostic")); /* the wrapped word joined again */
 	assert_string_equal(r->what, "PCIe");
-	assert_non_null(r = jl_kind(&s, "dcgmi_fail", 0));
+	assert_non_null(r = jl_kind(&s, "dcgmi_fail_pcie", 0));
 	assert_int_equal(r->gpu.v, 3);
-	assert_non_null(r = jl_kind(&s, "dcgmi_fail", 1));
+	assert_non_null(r = jl_kind(&s, "dcgmi_fail_mismatch", 0)); /* the GEMM results differ */
 	assert_int_equal(r->gpu.v, 2);
 	assert_string_equal(r->what, "Diagnostic");
 	assert_non_null(strstr(r->text, "miscompare"));
-	assert_null(jl_kind(&s, "dcgmi_fail", 2)); /* not GPU 0: busy */
+	assert_null(jl_kind(&s, "dcgmi_fail_memory", 0)); /* not GPU 0: busy */
+	assert_null(jl_kind(&s, "dcgmi_fail_pcie", 1));
 	gd_snapshot_clear(&s);
 	assert_int_equal(parse_lit(gd_parse_dcgmi, dmon, &s, &err), 0);
 	assert_int_equal(s.gpus.n, 2); /* the MIG instance is not a GPU */
