@@ -251,7 +251,7 @@ static void series_note(struct gd_series *ser, const char *fmt, ...)
 int gd_series_load_stream(struct gd_series *ser, FILE *f, const char *name, struct gd_err *err)
 {
 	char *line = NULL;
-	size_t cap = 0, lineno = 0;
+	size_t cap = 0, lineno = 0, before = ser->n;
 	ssize_t n;
 	int rc = 0;
 
@@ -267,8 +267,8 @@ int gd_series_load_stream(struct gd_series *ser, FILE *f, const char *name, stru
 		if (k == (size_t)n)
 			continue;
 		o = json_loadb(line, (size_t)n, JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES, &jerr);
-		if (!o && line[n - 1] != '\n') {
-			/* the last line, cut: an interrupted recording */
+		if (!o && line[n - 1] != '\n' && ser->n > before) {
+			/* the last line, cut, after whole ones: an interrupted recording */
 			series_note(ser, "%s:%zu: the last line is cut (an interrupted recording?): that snapshot is left out",
 				    name, lineno);
 			break;

@@ -34,8 +34,8 @@ m=$(zcat "$T/a.rec" | wc -l)
 "$GPUDOCTOR" record --root "$ROOT" --nvml "$FAKE_NVML" --interval 0.1s --duration 60s -o "$T/k.rec" 2>/dev/null &
 pid=$!
 sleep 1.5
-kill -9 "$pid"
-wait "$pid" 2>/dev/null
+kill -9 "$pid" 2>/dev/null
+{ wait "$pid"; } 2>/dev/null
 k=$(lines "$T/k.rec")
 [ -n "$k" ] && [ "$k" -ge 5 ] || die "report of a killed recording: '$k' samples ($(cat "$T/rep.err"))"
 
