@@ -9,6 +9,9 @@
 #
 #   SIZE=1073741824 RUNS=3 FORMAT=kern.log|dmesg bench/xid/run.sh
 #
+# GPUDOCTOR_BEFORE=/path/to/an/older/gpudoctor adds its rows (checked the
+# same way) for a before/after in the same run.
+#
 # Each command runs once to warm the page cache, then RUNS times; the table
 # gives the fastest wall time, its CPU time (user + system, all threads and
 # children) and the peak RSS (the largest process of a pipeline).  A time
@@ -137,6 +140,9 @@ measure grepe "grep -E -o 'Xid \\(PCI:[^)]*\\): [0-9]+' FILE | sort | uniq -c" "
 measure gd "gpudoctor xid --json FILE" "'$G' xid --json '$F'"
 T_gdp=$T_gd
 M_gdp=$M_gd
+if [ -n "${GPUDOCTOR_BEFORE:-}" ]; then
+	measure gd "gpudoctor xid --json FILE (before: \$GPUDOCTOR_BEFORE)" "'$GPUDOCTOR_BEFORE' xid --json '$F'"
+fi
 
 gzip -c "$F" >"$F.gz"
 echo
@@ -146,6 +152,9 @@ measure zgrep "zcat FILE.gz | grep -c 'NVRM: Xid'" "zcat '$F.gz' | grep -c 'NVRM
 measure gd "gpudoctor xid --json FILE.gz" "'$G' xid --json '$F.gz'"
 T_gdz=$T_gd
 M_gdz=$M_gd
+if [ -n "${GPUDOCTOR_BEFORE:-}" ]; then
+	measure gd "gpudoctor xid --json FILE.gz (before)" "'$GPUDOCTOR_BEFORE' xid --json '$F.gz'"
+fi
 
 echo
 echo "gpudoctor xid vs grep -c:            $(ratio "$T_grep" "$T_gdp")x faster (target >= 3)" | sed 's/^/  /'
