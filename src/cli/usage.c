@@ -90,17 +90,21 @@ static const char usage_watch[] =
 
 static const char usage_record[] =
 	"Usage: gpudoctor record -o FILE [--interval DUR] [--duration DUR] [OPTIONS]\n"
-	"Appends one snapshot per --interval to FILE as a JSON line, flushed at once (a crash\n"
-	"loses at most one sample).  Shows progress on a terminal; stops cleanly on SIGINT\n"
-	"(Ctrl-C) or SIGTERM.  Render the result with gpudoctor report.\n"
+	"Appends one snapshot per --interval to FILE as a JSON line, gzip-compressed unless\n"
+	"FILE ends in .jsonl (zcat reads it), flushed at once (a crash loses at most one\n"
+	"sample; report and check --from load the rest with a note).  Shows progress on a\n"
+	"terminal; stops cleanly on SIGINT (Ctrl-C) or SIGTERM.  Render it with gpudoctor report.\n"
 	"\n"
-	"  -o, --output FILE   the recording (appended to)\n"
+	"  -o, --output FILE   the recording (appended to); FILE.jsonl: plain JSON lines\n"
 	"  -i, --interval DUR  time between snapshots (default 1s)\n"
 	"  -d, --duration DUR  stop after DUR (default 10m; 0: until interrupted)\n"
 	"  --lookback DUR      kernel-log events this far back go in (default 24h)\n"
+	"  --max-size SIZE     past SIZE on disk (500M, 2G) FILE becomes FILE.1 (replacing an\n"
+	"                      older FILE.1) and a new FILE starts: at most about 2 x SIZE\n"
+	"  --max-age DUR       the same after DUR (6h, 1d)\n"
 	"  --root DIR, --nvml PATH, --nvml-timeout DUR   as for every command\n"
 	"\n"
-	"Example:  gpudoctor record -o run.jsonl --duration 30m; gpudoctor report run.jsonl -o run.html\n";
+	"Example:  gpudoctor record -o run.jsonl.gz --duration 30m; gpudoctor report run.jsonl.gz -o run.html\n";
 
 static const char usage_report[] =
 	"Usage: gpudoctor report FILE... [-o OUT] [--text | --json] [OPTIONS]\n"

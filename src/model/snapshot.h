@@ -104,6 +104,10 @@
 	X(U64, total_bytes, "bytes", GAUGE, "MemTotal") \
 	X(U64, free_bytes, "bytes", GAUGE, "MemFree") \
 	X(U64, available_bytes, "bytes", GAUGE, "MemAvailable") \
+	X(U64, available_estimated, "", GAUGE, "1: no MemAvailable (kernel before 3.14), available_bytes estimated as the kernel's si_mem_available does") \
+	X(U64, file_lru_bytes, "bytes", GAUGE, "Active(file) + Inactive(file): the page cache the estimate counts") \
+	X(U64, slab_reclaimable_bytes, "bytes", GAUGE, "SReclaimable") \
+	X(U64, low_watermark_bytes, "bytes", GAUGE, "the zones' low watermarks (/proc/zoneinfo) the estimate kept back; absent: not read, taken as 0") \
 	X(U64, buffers_bytes, "bytes", GAUGE, "Buffers") \
 	X(U64, cached_bytes, "bytes", GAUGE, "Cached") \
 	X(U64, shmem_bytes, "bytes", GAUGE, "Shmem (tmpfs, /dev/shm)") \

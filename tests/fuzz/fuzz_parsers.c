@@ -13,7 +13,10 @@
  *   gd_nparsers + 2      gd_http_parse (the exporter's request parser) over
  *                        an exact-size copy (no NUL after it), with a head
  *                        limit of 256 to 1279 bytes taken from the input's
- *                        length, checking what it returns.
+ *                        length, checking what it returns;
+ *   gd_nparsers + 3      gd_parse_proc_zoneinfo (the low watermarks the
+ *                        MemAvailable estimate reads; after the others so
+ *                        that no seed's index moved).
  *
  * A byte beyond the last target wraps around (modulo), so every input
  * reaches some target.  Each run starts from a fresh snapshot, series or
@@ -35,6 +38,7 @@
 #include <unistd.h>
 
 #include "collect/collect.h"
+#include "collect/collectors.h"
 #include "model/snapshot.h"
 #include "model/snapshot_json.h"
 #include "rules/thresholds.h"
@@ -46,7 +50,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define TARGET_SERIES (gd_nparsers)
 #define TARGET_THRESHOLDS (gd_nparsers + 1)
 #define TARGET_HTTP (gd_nparsers + 2)
-#define NTARGETS (gd_nparsers + 3)
+#define TARGET_ZONEINFO (gd_nparsers + 3)
+#define NTARGETS (gd_nparsers + 4)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -61,6 +66,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	printf("%zu snapshot.jsonl\n", (size_t)TARGET_SERIES);
 	printf("%zu thresholds.ini\n", (size_t)TARGET_THRESHOLDS);
 	printf("%zu http request\n", (size_t)TARGET_HTTP);
+	printf("%zu proc/zoneinfo\n", (size_t)TARGET_ZONEINFO);
 	fflush(stdout);
 	exit(0);
 }
@@ -172,6 +178,8 @@ static void fuzz_http(const uint8_t *data, size_t size)
 	free(buf);
 }
 
+static const struct gd_parser zoneinfo = { "proc/zoneinfo", gd_parse_proc_zoneinfo };
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	size_t target;
@@ -187,6 +195,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_series(data, size);
 	else if (target == TARGET_THRESHOLDS)
 		fuzz_thresholds(data, size);
+	else if (target == TARGET_ZONEINFO)
+		fuzz_parser(&zoneinfo, data, size);
 	else
 		fuzz_http(data, size);
 	return 0;
