@@ -145,6 +145,78 @@ static double ep_x0(const struct html_ctx *c, const struct gd_episode *ep)
 	return fmax(HML, xat(c, ep->end_s - ep->duration_s));
 }
 
+/* A stretch of one GPU's own stalled samples within an episode that hit it:
+ * what the GPU's lane, strip and detail charts mark (an episode of gpu0-7
+ * that lasts an hour because gpu2 was slowed for the hour marks the other
+ * GPUs only where they stalled themselves). */
+struct run {
+	double t0, t1;
+	const struct gd_episode *ep;
+};
+
+typedef void run_fn(struct html_ctx *c, size_t k, const struct run *r, const void *arg);
+
+static void run_emit(struct html_ctx *c, size_t k, double t0, double t1, run_fn *fn, const void *arg)
+{
+	const struct html_gpu *g = &c->gpu[k];
+
+	GD_VEC_EACH(c->t->episodes->items, const struct gd_episode, ep) {
+		struct run r = { t0, t1, ep };
+
+		if (!(ep->gpus >> g->idx & 1) || t1 < ep->end_s - ep->duration_s || t0 > ep->end_s)
+			continue;
+		r.t0 = fmax(t0, ep->end_s - ep->duration_s);
+		r.t1 = fmin(t1, ep->end_s);
+		fn(c, k, &r, arg);
+		return;
+	}
+}
+
+static void gpu_runs(struct html_ctx *c, size_t k, run_fn *fn, const void *arg)
+{
+	const struct gd_env *e = &c->env;
+	const struct html_gpu *g = &c->gpu[k];
+	double binw = (e->t1 - e->t0) / (double)e->nbins, gap = 3 * c->dt + binw, r0 = 0, r1 = 0, last = -INFINITY;
+	bool in = false;
+
+	if (!c->t->th) {
+		GD_VEC_EACH(c->t->episodes->items, const struct gd_episode, ep) {
+			struct run r = { ep->end_s - ep->duration_s, ep->end_s, ep };
+
+			if (ep->gpus >> g->idx & 1)
+				fn(c, k, &r, arg);
+		}
+		return;
+	}
+	for (size_t b = 0; b < e->nbins; b++) {
+		const struct gd_env_bin *x = gd_env_bin(e, html_gs(c, k, GS_STALL), b);
+		double tm;
+
+		if (!x->n) {
+			if (in && e->t0 + binw * (double)b - last > gap) {
+				run_emit(c, k, r0, r1, fn, arg);
+				in = false;
+			}
+			continue;
+		}
+		tm = x->tsum / x->n;
+		if (x->max > 0.5) {
+			if (!in) {
+				/* a sample stands for the interval before it */
+				r0 = x->tmax - (x->n == 1 ? c->dt : 0);
+				in = true;
+			}
+			r1 = x->min > 0.5 ? fmax(tm, fmin(e->t0 + binw * (double)(b + 1), c->ta.t1)) : x->tmax;
+			last = tm;
+		} else if (in) {
+			run_emit(c, k, r0, r1, fn, arg);
+			in = false;
+		}
+	}
+	if (in)
+		run_emit(c, k, r0, r1, fn, arg);
+}
+
 /* The first host finding (not a gpu.* rule) active during the episode: what
  * the host charts shade it for; NULL when none. */
 static const char *host_cause(const struct gd_episode *ep)
@@ -191,23 +263,42 @@ static void ep_labels(const struct html_ctx *c, const struct frame *f, uint64_t 
 	}
 }
 
+struct run_style {
+	const char *cls;
+	double y, h;
+};
+
+static void run_rect(struct html_ctx *c, size_t k, const struct run *r, const void *arg)
+{
+	const struct run_style *st = arg;
+	double x0 = fmax(HML, xat(c, r->t0)), x1 = xat(c, r->t1);
+
+	fprintf(c->out, "<rect class=\"episode %s\" data-gpu=\"%u\" data-cause=\"%s\" x=\"%.1f\" y=\"%.1f\" "
+			"width=\"%.1f\" height=\"%.1f\">",
+		st->cls, c->gpu[k].idx, r->ep->cause ? r->ep->cause : "none", x0, st->y, fmax(x1 - x0, 1.5), st->h);
+	ep_title(c->out, c, r->ep);
+	fputs("</rect>", c->out);
+}
+
 /* ---- the heat strips ---------------------------------------------------- */
 
-/* viridis, 0 (dark) .. 100% (bright): readable with every colour-vision type */
-static const char *const heat[] = { "#440154", "#482475", "#414487", "#355f8d", "#2a788e", "#21918c",
-				    "#22a884", "#44bf70", "#7ad151", "#bddf26", "#fde725" };
+/* Blues, idle (dark) .. busy (pale): a single hue that reads by lightness
+ * alone, so every colour-vision type sees the dark stall; a healthy busy
+ * GPU stays a calm pale row. */
+static const char *const heat[] = { "#08306b", "#08468b", "#0d5aa6", "#1f6eb3", "#3282bf", "#4a95ca",
+				    "#65a8d4", "#83badd", "#a2cbe5", "#bfdbed", "#dbe9f6" };
 
 void gd_html_strip(struct html_ctx *c)
 {
 	FILE *out = c->out;
-	const double row = 22, lane = 5, top = 8;
+	const double row = 22, lane = 4, top = 8;
 	struct frame f = { .h = top + row * (double)c->ngpu + 30, .mt = top, .mb = 30 };
 	const struct gd_env *e = &c->env;
 	double binw = (e->t1 - e->t0) / (double)e->nbins, gap = 3 * c->dt + binw;
 
 	fputs("<figure class=\"stripfig\"><figcaption>Each GPU over the whole recording: how busy at full clock "
-	      "(the lower of utilisation and SM clock as a share of its maximum; dark is idle or slowed), "
-	      "stall episodes marked beneath, black where the GPU was lost.  A row links to the GPU's details.",
+	      "(the lower of utilisation and SM clock as a share of its maximum: dark is idle or slowed), "
+	      "its stalls marked beneath in orange, black where the GPU was lost.  A row links to the GPU's details.",
 	      out);
 	fputs(" <span class=\"scale\">0%", out);
 	for (size_t i = 0; i < sizeof heat / sizeof heat[0]; i++)
@@ -260,22 +351,14 @@ void gd_html_strip(struct html_ctx *c)
 				fprintf(out, "<rect class=\"heat%s\" x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"%.0f\" fill=\"%s\"/>",
 					run_c == 11 ? " lost" : "", x0, y, x1 - x0 + 0.3, row - lane - 3,
 					run_c == 11 ? "#000" : heat[run_c]);
+				if (run_c == 11 && x1 - x0 > 40)
+					fprintf(out, "<text class=\"lostin\" x=\"%.1f\" y=\"%.0f\">lost</text>", x0 + 4, y + 11);
 			}
 			run0 = b;
 			run_c = col;
 		}
 		fputs("</a>\n", out);
-		GD_VEC_EACH(c->t->episodes->items, const struct gd_episode, ep) {
-			double x0 = ep_x0(c, ep), x1 = xat(c, ep->end_s);
-
-			if (!(ep->gpus >> g->idx & 1))
-				continue;
-			fprintf(out, "<rect class=\"episode mark\" data-gpu=\"%u\" data-cause=\"%s\" x=\"%.1f\" y=\"%.0f\" "
-				     "width=\"%.1f\" height=\"%.0f\">",
-				g->idx, ep->cause ? ep->cause : "none", x0, y + row - lane - 2, fmax(x1 - x0, 2), lane);
-			ep_title(out, c, ep);
-			fputs("</rect>", out);
-		}
+		gpu_runs(c, k, run_rect, &(struct run_style){ "mark", y + row - lane - 2, lane });
 		fputs("</g>\n", out);
 	}
 	fputs("</svg></figure>\n", out);
@@ -358,24 +441,14 @@ static void gpu_group(struct html_ctx *c, size_t k, const struct metric *m, cons
 		gd_html_escape(out, g->why);
 	}
 	fputs("</title>\n", out);
-	/* this GPU's episodes: a mark in its own lane under the plot */
-	GD_VEC_EACH(c->t->episodes->items, const struct gd_episode, ep) {
-		double x0 = ep_x0(c, ep), x1 = xat(c, ep->end_s);
-
-		if (!(ep->gpus >> g->idx & 1))
-			continue;
-		fprintf(out, "<rect class=\"episode lane\" data-gpu=\"%u\" data-cause=\"%s\" x=\"%.1f\" y=\"%.1f\" "
-			     "width=\"%.1f\" height=\"3\">",
-			g->idx, ep->cause ? ep->cause : "none", x0, lane_y + 4.0 * (double)k, fmax(x1 - x0, 1.5));
-		ep_title(out, c, ep);
-		fputs("</rect>", out);
-	}
+	/* this GPU's part of the episodes: marks in its own lane under the plot */
+	gpu_runs(c, k, run_rect, &(struct run_style){ "lane", lane_y + 4.0 * (double)k, 3 });
 	if (g->lost) {
 		double x = xat(c, g->lost_at);
 
 		fprintf(out, "<line class=\"lostmark\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.0f\" y2=\"%.0f\"/>"
 			     "<text class=\"lostlab\" x=\"%.1f\" y=\"%.0f\">gpu%u lost</text>\n",
-			x, x, f->mt, f->h - f->mb, x + 3, f->mt + 12 + 12.0 * (double)(k % 4), g->idx);
+			x, x, f->mt, f->h - f->mb, x + 4, (f->mt + f->h - f->mb) / 2 + 12.0 * (double)(k % 4), g->idx);
 	}
 	snprintf(name, sizeof name, "gpu%u.%s", g->idx, m->field);
 	series_path(c, html_gs(c, k, m->s), f, name, "series", g->hl ? g->color : NULL);
@@ -444,8 +517,9 @@ void gd_html_metric_charts(struct html_ctx *c)
 		svg_open(c, m->id, "", &f);
 		value_ticks(c, &f);
 		time_ticks(c, &f, f.h - 30 + 13);
-		fprintf(out, "<text class=\"lanelab\" x=\"%.0f\" y=\"%.0f\">episodes</text>\n", HML - 6,
-			f.h - f.mb + 3 + lanes / 2 + 4);
+		if (c->t->episodes->items.n)
+			fprintf(out, "<text class=\"lanelab\" x=\"%.0f\" y=\"%.0f\">stalls</text>\n", HML - 6,
+				f.h - f.mb + 3 + lanes / 2 + 4);
 		metric_refs(c, m, &f);
 		ep_labels(c, &f, 0, false);
 		/* quiet GPUs first, so the ones that stand out are drawn on top */
@@ -466,8 +540,7 @@ struct line {
 };
 
 static void small_chart(struct html_ctx *c, const char *chart, const char *title, const char *unit, double lo,
-			double hi, const struct line *l, size_t nl, double ref, const char *ref_label, uint64_t gpus,
-			bool host)
+			double hi, const struct line *l, size_t nl, double ref, const char *ref_label, int gk, bool host)
 {
 	FILE *out = c->out;
 	struct frame f = { .h = 130, .mt = 18, .mb = 30 };
@@ -496,26 +569,28 @@ static void small_chart(struct html_ctx *c, const char *chart, const char *title
 		fputs(" <span class=\"muted\">&#8212; not in the recording</span>", out);
 	fputs("</figcaption>\n", out);
 	svg_open(c, chart, "", &f);
-	/* episodes first, under the lines: only those of this GPU, or those a
-	 * host finding explains */
+	/* episodes first, under the lines: this GPU's part of those that hit
+	 * it, or those a host finding explains */
+	if (gk >= 0) {
+		fprintf(out, "<g class=\"gpu\" data-gpu=\"%u\">", c->gpu[gk].idx);
+		gpu_runs(c, (size_t)gk, run_rect, &(struct run_style){ "shade", f.mt, f.h - f.mt - f.mb });
+		fputs("</g>\n", out);
+	}
 	GD_VEC_EACH(c->t->episodes->items, const struct gd_episode, ep) {
-		const char *cause = ep->cause;
+		const char *cause;
 		double x0 = ep_x0(c, ep), x1 = xat(c, ep->end_s);
 
-		if (gpus && !(ep->gpus & gpus))
+		if (!host || !(cause = host_cause(ep)))
 			continue;
-		if (host && !(cause = host_cause(ep)))
-			continue;
-		fprintf(out, "<rect class=\"episode shade\"%s data-cause=\"%s\" x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" "
-			     "height=\"%.0f\">",
-			host ? " data-host=\"1\"" : "", cause ? cause : "none", x0, f.mt, fmax(x1 - x0, 1.5),
-			f.h - f.mt - f.mb);
+		fprintf(out, "<rect class=\"episode shade\" data-host=\"1\" data-cause=\"%s\" x=\"%.1f\" y=\"%.0f\" "
+			     "width=\"%.1f\" height=\"%.0f\">",
+			cause, x0, f.mt, fmax(x1 - x0, 1.5), f.h - f.mt - f.mb);
 		ep_title(out, c, ep);
 		fputs("</rect>\n", out);
 	}
 	value_ticks(c, &f);
 	time_ticks(c, &f, f.h - f.mb + 13);
-	ep_labels(c, &f, gpus, host);
+	ep_labels(c, &f, gk >= 0 ? 1ull << c->gpu[gk].idx : 0, host);
 	if (isfinite(ref))
 		fprintf(out, "<line class=\"ref\" x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\"/>"
 			     "<text class=\"reflab\" x=\"%.0f\" y=\"%.1f\">%s</text>\n",
@@ -540,11 +615,11 @@ void gd_html_host_charts(struct html_ctx *c)
 
 	fputs("<section class=\"host\" id=\"host\"><h2>Host, on the same time axis</h2>\n"
 	      "<p class=\"muted\">Shaded: the stall episodes a host finding explains.</p>\n", c->out);
-	small_chart(c, "host", "CPU", "%", 0, 100, cpu, 2, NAN, "", 0, true);
-	small_chart(c, "host", "Pressure stall (PSI some, 10 s average)", "%", 0, NAN, psi, 3, NAN, "", 0, true);
-	small_chart(c, "host", "Disk I/O (whole disks)", "MB/s", 0, NAN, disk, 2, NAN, "", 0, true);
-	small_chart(c, "host", "Network (all but lo)", "MB/s", 0, NAN, net, 2, NAN, "", 0, true);
-	small_chart(c, "host", "Memory", "%", 0, 100, mem, 1, NAN, "", 0, true);
+	small_chart(c, "host", "CPU", "%", 0, 100, cpu, 2, NAN, "", -1, true);
+	small_chart(c, "host", "Pressure stall (PSI some, 10 s average)", "%", 0, NAN, psi, 3, NAN, "", -1, true);
+	small_chart(c, "host", "Disk I/O (whole disks)", "MB/s", 0, NAN, disk, 2, NAN, "", -1, true);
+	small_chart(c, "host", "Network (all but lo)", "MB/s", 0, NAN, net, 2, NAN, "", -1, true);
+	small_chart(c, "host", "Memory", "%", 0, 100, mem, 1, NAN, "", -1, true);
 	fputs("</section>\n", c->out);
 }
 
@@ -552,7 +627,6 @@ void gd_html_gpu_details(struct html_ctx *c, size_t k)
 {
 	const struct html_gpu *g = &c->gpu[k];
 	char id[16], n[4][48], ref[3][48];
-	uint64_t mask = 1ull << g->idx;
 
 	snprintf(id, sizeof id, "gpu%u", g->idx);
 	snprintf(n[0], sizeof n[0], "gpu%u.util_gpu_pct", g->idx);
@@ -570,10 +644,10 @@ void gd_html_gpu_details(struct html_ctx *c, size_t k)
 		double tlo = NAN;
 
 		gd_env_range(&c->env, html_gs(c, k, GS_TEMP), &tlo, NULL, NULL);
-		small_chart(c, id, "Utilisation", "%", 0, 100, &u, 1, NAN, "", mask, false);
-		small_chart(c, id, "SM clock", "MHz", 0, NAN, &s, 1, g->smmax, ref[0], mask, false);
+		small_chart(c, id, "Utilisation", "%", 0, 100, &u, 1, NAN, "", (int)k, false);
+		small_chart(c, id, "SM clock", "MHz", 0, NAN, &s, 1, g->smmax, ref[0], (int)k, false);
 		small_chart(c, id, "Temperature", "\xc2\xb0""C", isfinite(tlo) ? fmax(0, tlo - 5) : 0, NAN, &t, 1,
-			    g->slow, ref[1], mask, false);
-		small_chart(c, id, "Power", "W", 0, NAN, &p, 1, g->limit, ref[2], mask, false);
+			    g->slow, ref[1], (int)k, false);
+		small_chart(c, id, "Power", "W", 0, NAN, &p, 1, g->limit, ref[2], (int)k, false);
 	}
 }

@@ -94,6 +94,9 @@ static void gather_series(struct html_ctx *c, const int *pos)
 			/* busy at full clock: an idle GPU and a slowed one both read low */
 			gd_env_add(&c->env, html_gs(c, k, GS_WORK), t,
 				   isfinite(util) && isfinite(smp) ? fmin(util, smp) : isfinite(util) ? util : smp);
+			if (c->t->th)
+				gd_env_add(&c->env, html_gs(c, k, GS_STALL), t,
+					   gd_gpu_stall_state(s, g, c->t->th) != GD_EP_NONE ? 1 : 0);
 			if (g->temp_c.ok)
 				gd_env_add(&c->env, html_gs(c, k, GS_TEMP), t, g->temp_c.v);
 			if (g->power_w.ok)
@@ -191,7 +194,8 @@ static void mark_outliers(struct html_ctx *c, const int *pos)
 
 		if (g->lost) {
 			g->hl = true;
-			why_add(g, "lost (fell off the bus or left NVML's list)");
+			if (!strstr(g->why, "gpu.lost"))
+				why_add(g, "lost (fell off the bus or left NVML's list)");
 		}
 		if (g->hl)
 			g->color = hl_colors[c->nhl++ % (sizeof hl_colors / sizeof hl_colors[0])];

@@ -16,8 +16,8 @@
  * The SVG the tests read: <svg class="chart" data-chart="util"> holds one
  * <g class="gpu" data-gpu="N"> per GPU with <path class="series"
  * data-series="gpuN.util_gpu_pct" data-n="SAMPLES" data-pts="POINTS"> and
- * that GPU's episodes as <rect class="episode" data-gpu="N"
- * data-cause="...">; axis ticks are <text class="ylab" data-v="500"> and
+ * that GPU's part of each episode that hit it (its own stalled samples) as
+ * <rect class="episode" data-gpu="N" data-cause="...">; axis ticks are <text class="ylab" data-v="500"> and
  * <text class="xlab" data-t="UPTIME">.  Detail charts are data-chart="gpuN",
  * host charts data-chart="host".
  */
@@ -32,7 +32,7 @@
 #include "output/timeline.h"
 
 /* Per GPU series, in gd_env order. */
-enum html_gs { GS_UTIL, GS_SMPCT, GS_SMMHZ, GS_TEMP, GS_POWER, GS_MEM, GS_PCIE, GS_WORK, GS_LOST, GS_N };
+enum html_gs { GS_UTIL, GS_SMPCT, GS_SMMHZ, GS_TEMP, GS_POWER, GS_MEM, GS_PCIE, GS_WORK, GS_LOST, GS_STALL, GS_N };
 /* Host series, after every GPU's. */
 enum html_hs { HS_CPU, HS_IOWAIT, HS_PSI_CPU, HS_PSI_IO, HS_PSI_MEM, HS_DISK_R, HS_DISK_W, HS_NET_RX, HS_NET_TX,
 	       HS_MEM, HS_N };

@@ -19,7 +19,7 @@ result of each is what the test checks):
               checkpoint): ten episodes, io.checkpoint_stall, periodic.
   falloff     5 min at 1 s; gpu5 answers GPU_IS_LOST from t = 150 on
               (fell off the bus); the others keep running.
-  day         24 h at 10 s from 20:00 local time (the axis crosses
+  day         24 h at 10 s from 20:00 local time (2026-12-01, TZ=UTC; the axis crosses
               midnight); every 30 min all GPUs idle for 40 s with a
               checkpoint write; gpu2 slowed (1100 MHz) from 02:00 to 03:00;
               one single sample at 0% on gpu6 at 08:00:00 (a stall a
@@ -52,7 +52,7 @@ def main():
     step, n = {"straggler": (1, 600), "checkpoint": (1, 600), "falloff": (1, 300),
                "day": (10, 8640)}[scen]
     up0 = 100000.0
-    # 20:00:00 local; the test sets TZ=UTC, so this is 2026-11-30 20:00 UTC
+    # 2026-12-01 20:00:00 UTC; the test sets TZ=UTC
     wall0 = 1796155200.0 if scen == "day" else float(int(tpl["host"].get("wall_time_s", 1796133480)))
     cpu = dict(tpl.get("cpu", {}))
     disks = tpl.get("disks", [])

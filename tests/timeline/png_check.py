@@ -8,7 +8,7 @@ Usage: png_check.py SHOT.png SCENARIO
 
   straggler   the highlighted GPU's colour (#d55e00) draws a line across at
               least 40% of the width (its utilisation); its heat strip row
-              (about 71%: #44bf70/#7ad151) and the others' (#fde725) show
+              (about 71%: #83badd/#65a8d4) and the others' (#dbe9f6) show
   checkpoint  no highlight colour draws a long line (no GPU stands out);
               the dark end of the heat scale (idle) shows in the strips
   falloff     the lost GPU's strip: black across at least 30% of the width;
@@ -115,7 +115,7 @@ def main():
     bad = []
     hl = ["#d55e00"]
     palette = ["#d55e00", "#0072b2", "#cc79a7", "#009e73", "#56b4e9"]
-    dark = ["#440154", "#482475", "#414487"]
+    dark = ["#08306b", "#08468b", "#0d5aa6"]
 
     def check(cond, msg):
         print(("ok   " if cond else "FAIL ") + msg)
@@ -123,7 +123,7 @@ def main():
             bad.append(msg)
 
     sets = {
-        "straggler": {"hl": (hl, 16), "mid": (["#44bf70", "#7ad151"], 12), "busy": (["#fde725"], 12)},
+        "straggler": {"hl": (hl, 16), "mid": (["#83badd", "#65a8d4"], 8), "busy": (["#dbe9f6"], 6)},
         "checkpoint": {"pal": (palette, 16), "dark": (dark, 12)},
         "falloff": {"black": (["#000000"], 8), "hl": (hl, 16)},
         "day": {"hl": (hl, 16), "dark": (dark, 12)},
