@@ -15,18 +15,8 @@
 
 #include "output/html_report.h"
 #include "output/rates.h"
+#include "output/subject.h"
 #include "rules/window.h"
-
-int gd_html_subject_gpu(const char *subject)
-{
-	char *end;
-	long n;
-
-	if (strncmp(subject, "gpu", 3) != 0 || subject[3] < '0' || subject[3] > '9')
-		return -1;
-	n = strtol(subject + 3, &end, 10);
-	return (*end == '\0' || *end == ' ') && n < GD_EP_MAX_GPUS ? (int)n : -1;
-}
 
 static const char *const hl_colors[] = { "#d55e00", "#0072b2", "#cc79a7", "#e69f00", "#009e73", "#56b4e9", "#000000" };
 
@@ -157,7 +147,7 @@ static void mark_outliers(struct html_ctx *c, const int *pos)
 	const struct gd_episodes *e = c->t->episodes;
 
 	GD_VEC_EACH(f->items, const struct gd_finding, x) {
-		int n = gd_html_subject_gpu(x->subject);
+		int n = gd_subject_gpu(x->subject);
 		size_t same = 0;
 
 		if (n < 0 || pos[n] < 0)
@@ -168,7 +158,7 @@ static void mark_outliers(struct html_ctx *c, const int *pos)
 		if (x->severity < GD_SEV_WARNING)
 			continue;
 		GD_VEC_EACH(f->items, const struct gd_finding, y)
-			if (strcmp(y->id, x->id) == 0 && gd_html_subject_gpu(y->subject) >= 0)
+			if (strcmp(y->id, x->id) == 0 && gd_subject_gpu(y->subject) >= 0)
 				same++;
 		if (same < c->ngpu || c->ngpu == 1) {
 			c->gpu[pos[n]].hl = true;

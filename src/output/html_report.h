@@ -91,7 +91,4 @@ void gd_html_metric_charts(struct html_ctx *c);
 void gd_html_host_charts(struct html_ctx *c);
 void gd_html_gpu_details(struct html_ctx *c, size_t k);
 
-/* "gpu3" for a finding's subject "gpu3 (0000:ab:00.0)", or -1. */
-int gd_html_subject_gpu(const char *subject);
-
 #endif

@@ -14,6 +14,7 @@
 
 #include "output/html_report.h"
 #include "output/output.h"
+#include "output/subject.h"
 
 void gd_html_escape(FILE *out, const char *s)
 {
@@ -120,7 +121,7 @@ static void verdict(FILE *out, const struct html_ctx *c)
 	}
 	fputs("<ul class=\"top\">\n", out);
 	GD_VEC_EACH(f->items, const struct gd_finding, x) {
-		int g = gd_html_subject_gpu(x->subject);
+		int g = gd_subject_gpu(x->subject);
 
 		if (shown++ == 6) {
 			fprintf(out, "<li class=\"muted\"><a href=\"#findings\">and %zu more</a></li>\n", f->items.n - 6);
