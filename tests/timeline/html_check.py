@@ -238,6 +238,13 @@ def main():
         # the one-sample dip to 0% at 08:00 reaches the bottom
         expect(max(path_ys(path.attrs["d"])) >= zero - 1.5, "gpu6's one-sample stall does not reach 0%")
         expect(len(ep_rows) >= 47, "%d episodes" % len(ep_rows))
+        # gpu2's slowed hour holds a checkpoint of every GPU, so one episode
+        # of gpu0-7 lasts the hour; gpu0 is marked only for its own 40 s
+        px_10min = (1200 - 120 - 56) * 600 / 86390
+        g0 = [g for g in util.walk() if g.tag == "g" and g.attrs.get("data-gpu") == "0"][0]
+        widest = max([float(r.attrs["width"]) for r in g0.walk() if r.tag == "rect" and "episode" in r.cls()] or [0])
+        expect(0 < widest <= px_10min, "gpu0's widest stall mark is %.1f units (10 min = %.1f): marked for an episode "
+               "of another GPU's" % (widest, px_10min))
     elif scen == "series":
         expect(gpus == [0, 1], "GPUs %s" % gpus)
         expect(hl == [1], "highlighted %s, want [1] (slowed alone)" % hl)
