@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """tests/timeline/gen_recording.py - recordings for the HTML report's tests.
 
-Usage: gen_recording.py TEMPLATE.json SCENARIO OUT.jsonl
+Usage: gen_recording.py TEMPLATE.json SCENARIO OUT.jsonl [STEP_S [HOURS]]
+
+(STEP_S and HOURS change the day's sampling and length, for bench/report.)
 
 TEMPLATE is one snapshot that `gpudoctor snapshot` took of the fixture host
 (tests/scenarios/base/t0) with the fake NVML's eight H100s of one job
@@ -51,6 +53,9 @@ def main():
         tpl["procs"] = [p for p in tpl["procs"] if p.get("pid") in keep]
     step, n = {"straggler": (1, 600), "checkpoint": (1, 600), "falloff": (1, 300),
                "day": (10, 8640)}[scen]
+    if scen == "day" and len(sys.argv) > 4:
+        step = int(sys.argv[4])
+        n = int(float(sys.argv[5] if len(sys.argv) > 5 else 24) * 3600 / step)
     up0 = 100000.0
     # 2026-12-01 20:00:00 UTC; the test sets TZ=UTC
     wall0 = 1796155200.0 if scen == "day" else float(int(tpl["host"].get("wall_time_s", 1796133480)))
@@ -83,7 +88,7 @@ def main():
                 ckpt = True
             if 6 * 3600 <= t < 7 * 3600:
                 slow[2] = 1100
-            if t == 12 * 3600:
+            if 12 * 3600 <= t < 12 * 3600 + step:
                 idle[6] = True
         if ckpt:
             idle = [True] * 8
