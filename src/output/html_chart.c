@@ -394,7 +394,7 @@ static void metric_refs(const struct html_ctx *c, const struct metric *m, const 
 		done[nd++] = v;
 		fprintf(c->out, "<line class=\"ref\" x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\"/>"
 				"<text class=\"reflab\" x=\"%.0f\" y=\"%.1f\">%s %.0f %s</text>\n",
-			HML, HW - HMR, yat(f, v), yat(f, v), HW - HMR - 4, yat(f, v) - 3, what, v, m->unit);
+			HML, HW - HMR, yat(f, v), yat(f, v), HW - HMR - 4, yat(f, v) + 12, what, v, m->unit);
 	}
 }
 
@@ -589,12 +589,12 @@ static void small_chart(struct html_ctx *c, const char *chart, const char *title
 		fputs("</rect>\n", out);
 	}
 	value_ticks(c, &f);
-	time_ticks(c, &f, f.h - f.mb + 13);
+	time_ticks(c, &f, f.h - f.mb + 17);
 	ep_labels(c, &f, gk >= 0 ? 1ull << c->gpu[gk].idx : 0, host);
 	if (isfinite(ref))
 		fprintf(out, "<line class=\"ref\" x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\"/>"
 			     "<text class=\"reflab\" x=\"%.0f\" y=\"%.1f\">%s</text>\n",
-			HML, HW - HMR, yat(&f, ref), yat(&f, ref), HW - HMR - 4, yat(&f, ref) - 3, ref_label);
+			HML, HW - HMR, yat(&f, ref), yat(&f, ref), HW - HMR - 4, yat(&f, ref) + 12, ref_label);
 	for (size_t i = 0; i < nl; i++)
 		series_path(c, l[i].s, &f, l[i].name, "series", l[i].color);
 	fputs("</svg></figure>\n", out);
