@@ -21,7 +21,7 @@ result of each is what the test checks):
               checkpoint): ten episodes, io.checkpoint_stall, periodic.
   falloff     5 min at 1 s; gpu5 answers GPU_IS_LOST from t = 150 on
               (fell off the bus); the others keep running.
-  day         24 h at 10 s from 20:00 local time (2026-12-01, TZ=UTC; the axis crosses
+  day         24 h at 20 s from 20:00 local time (2026-12-01, TZ=UTC; the axis crosses
               midnight); every 30 min all GPUs idle for 40 s with a
               checkpoint write; gpu2 slowed (1100 MHz) from 02:00 to 03:00;
               one single sample at 0% on gpu6 at 08:00:00 (a stall a
@@ -52,7 +52,7 @@ def main():
             p = by_pid[p["ppid"]]
         tpl["procs"] = [p for p in tpl["procs"] if p.get("pid") in keep]
     step, n = {"straggler": (1, 600), "checkpoint": (1, 600), "falloff": (1, 300),
-               "day": (10, 8640)}[scen]
+               "day": (20, 4320)}[scen]
     if scen == "day" and len(sys.argv) > 4:
         step = int(sys.argv[4])
         n = int(float(sys.argv[5] if len(sys.argv) > 5 else 24) * 3600 / step)
@@ -64,7 +64,7 @@ def main():
     written = 26390080
     gpus0 = tpl["gpus"]
     if scen == "day":
-        # what a report reads, as a slim recording keeps it: a day stays ~35 MB
+        # what a report reads, as a slim recording keeps it: a day at 20 s stays ~40 MB
         keep = ("index", "name", "uuid", "pci_bus_id", "minor_number", "lost", "temp_c", "temp_slowdown_c",
                 "util_gpu_pct", "mem_used_bytes", "mem_total_bytes", "power_w", "power_limit_w", "sm_clock_mhz",
                 "sm_clock_max_mhz", "clock_event_reasons", "pcie_gen", "pcie_gen_max", "pcie_width",

@@ -232,7 +232,7 @@ def main():
         zero = [float(t.attrs["y"]) - 4 for t in util.walk() if t.tag == "text" and t.attrs.get("data-v") == "0"][0]
         g6 = [g for g in util.walk() if g.tag == "g" and g.attrs.get("data-gpu") == "6"][0]
         path = [x for x in g6.walk() if x.tag == "path"][0]
-        expect(int(path.attrs["data-n"]) == 8640, "gpu6 drawn from %s samples" % path.attrs["data-n"])
+        expect(int(path.attrs["data-n"]) == 4320, "gpu6 drawn from %s samples" % path.attrs["data-n"])
         expect(int(path.attrs["data-pts"]) <= 2 * 1024, "gpu6's path has %s points for 1024 bins" %
                path.attrs["data-pts"])
         # the one-sample dip to 0% at 08:00 reaches the bottom

@@ -15,6 +15,8 @@ Usage: png_check.py SHOT.png SCENARIO
               its highlight colour shows
   day         the highlight colour (#d55e00) and the dark heat of the
               slowed hour show
+  hidden      the straggler's page with gpu3's legend box unticked: its
+              colour no longer draws a line (the legend hides it, CSS only)
 Prints what it measured; exit 1 when a check fails.
 """
 import struct
@@ -127,6 +129,7 @@ def main():
         "checkpoint": {"pal": (palette, 16), "dark": (dark, 12)},
         "falloff": {"black": (["#000000"], 8), "hl": (hl, 16)},
         "day": {"hl": (hl, 16), "dark": (dark, 12)},
+        "hidden": {"hl": (hl, 16)},
     }.get(scen)
     if sets is None:
         check(False, "unknown scenario " + scen)
@@ -142,6 +145,8 @@ def main():
     elif scen == "falloff":
         check(m["black"][1] >= 0.3 * w, "gpu5's lost stretch: longest black run %d px" % m["black"][1])
         check(m["hl"][0] >= 100, "the lost GPU's highlight colour: %d px" % m["hl"][0])
+    elif scen == "hidden":
+        check(m["hl"][1] < 0.1 * w, "gpu3 hidden: longest line of its colour %d px" % m["hl"][1])
     elif scen == "day":
         check(m["hl"][0] >= 100, "gpu2's highlight colour: %d px" % m["hl"][0])
         check(m["dark"][0] >= 100, "the slowed hour's dark heat: %d px" % m["dark"][0])
