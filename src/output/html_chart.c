@@ -288,13 +288,44 @@ static void run_rect(struct html_ctx *c, size_t k, const struct run *r, const vo
 static const char *const heat[] = { "#08306b", "#08468b", "#0d5aa6", "#1f6eb3", "#3282bf", "#4a95ca",
 				    "#65a8d4", "#83badd", "#a2cbe5", "#bfdbed", "#dbe9f6" };
 
+/* The heat colour of each bin of GPU k's strip (0..10, 11 lost, -1 none).
+ * A sample stands for the interval before it (episodes.h), so a bin with
+ * no sample of its own takes the colour of the next sample, when that one
+ * came within a few intervals. */
+static void strip_colours(const struct html_ctx *c, size_t k, int *cols)
+{
+	const struct gd_env *e = &c->env;
+	double binw = (e->t1 - e->t0) / (double)e->nbins, gap = 3 * c->dt + binw, next_t = INFINITY;
+	int next = -1;
+
+	for (size_t b = e->nbins; b-- > 0;) {
+		const struct gd_env_bin *w = gd_env_bin(e, html_gs(c, k, GS_WORK), b);
+		const struct gd_env_bin *l = gd_env_bin(e, html_gs(c, k, GS_LOST), b);
+
+		cols[b] = -1;
+		if (w->n) {
+			cols[b] = (int)lround(fmin(fmax(w->sum / w->n, 0), 100) / 10);
+			next_t = w->tsum / w->n;
+		} else if (l->n && l->max > 0) {
+			cols[b] = 11;
+			next_t = l->tsum / l->n;
+		} else if (next >= 0 && next_t - (e->t0 + binw * (double)b) <= gap) {
+			cols[b] = next;
+		}
+		if (w->n || (l->n && l->max > 0))
+			next = cols[b];
+		else if (cols[b] < 0)
+			next = -1;
+	}
+}
+
 void gd_html_strip(struct html_ctx *c)
 {
 	FILE *out = c->out;
 	const double row = 22, lane = 4, top = 8;
 	struct frame f = { .h = top + row * (double)c->ngpu + 30, .mt = top, .mb = 30 };
 	const struct gd_env *e = &c->env;
-	double binw = (e->t1 - e->t0) / (double)e->nbins, gap = 3 * c->dt + binw;
+	int cols[HBINS];
 
 	fputs("<figure class=\"stripfig\"><figcaption>Each GPU over the whole recording: how busy at full clock "
 	      "(the lower of utilisation and SM clock as a share of its maximum: dark is idle or slowed), "
@@ -311,7 +342,6 @@ void gd_html_strip(struct html_ctx *c)
 		double y = top + row * (double)k;
 		size_t run0 = 0;
 		int run_c = -2;
-		double last_t = -INFINITY;
 
 		fprintf(out, "<g class=\"striprow%s\" data-gpu=\"%u\"><a href=\"#gpu%u\">", g->hl ? " hl" : "", g->idx,
 			g->idx);
@@ -324,24 +354,11 @@ void gd_html_strip(struct html_ctx *c)
 		fprintf(out, "</title><text class=\"rowlab%s\" x=\"4\" y=\"%.0f\"%s%s%s>gpu%u%s</text>", g->hl ? " hl" : "",
 			y + 12, g->hl ? " fill=\"" : "", g->hl ? g->color : "", g->hl ? "\"" : "", g->idx,
 			g->hl ? " \xe2\x97\x80" : "");
+		strip_colours(c, k, cols);
 		/* runs of one colour become one rect: a day in a few hundred */
 		for (size_t b = 0; b <= e->nbins; b++) {
-			int col = -1;
+			int col = b < e->nbins ? cols[b] : -1;
 
-			if (b < e->nbins) {
-				const struct gd_env_bin *w = gd_env_bin(e, html_gs(c, k, GS_WORK), b);
-				const struct gd_env_bin *l = gd_env_bin(e, html_gs(c, k, GS_LOST), b);
-
-				if (w->n) {
-					col = (int)lround(fmin(fmax(w->sum / w->n, 0), 100) / 10);
-					last_t = w->tsum / w->n;
-				} else if (l->n && l->max > 0) {
-					col = 11;
-					last_t = l->tsum / l->n;
-				} else if (run_c >= 0 && e->t0 + binw * (double)b - last_t <= gap) {
-					col = run_c;   /* between two samples: a sample stands for its interval */
-				}
-			}
 			if (b < e->nbins && col == run_c)
 				continue;
 			if (run_c >= 0) {
@@ -426,6 +443,13 @@ static void metric_range(const struct html_ctx *c, const struct metric *m, doubl
 	*hi = z;
 }
 
+/* Height of one GPU's stall lane under a metric chart: 4 units, 2 past 16
+ * GPUs so that 64 lanes stay a strip. */
+static double lane_pitch(const struct html_ctx *c)
+{
+	return c->ngpu > 16 ? 2 : 4;
+}
+
 static void gpu_group(struct html_ctx *c, size_t k, const struct metric *m, const struct frame *f, double lane_y)
 {
 	const struct html_gpu *g = &c->gpu[k];
@@ -442,7 +466,7 @@ static void gpu_group(struct html_ctx *c, size_t k, const struct metric *m, cons
 	}
 	fputs("</title>\n", out);
 	/* this GPU's part of the episodes: marks in its own lane under the plot */
-	gpu_runs(c, k, run_rect, &(struct run_style){ "lane", lane_y + 4.0 * (double)k, 3 });
+	gpu_runs(c, k, run_rect, &(struct run_style){ "lane", lane_y + lane_pitch(c) * (double)k, lane_pitch(c) - 1 });
 	if (g->lost) {
 		double x = xat(c, g->lost_at);
 
@@ -491,7 +515,7 @@ void gd_html_metric_charts(struct html_ctx *c)
 	legend(c);
 	for (size_t i = 0; i < sizeof metrics / sizeof metrics[0]; i++) {
 		const struct metric *m = &metrics[i];
-		double lanes = 4.0 * (double)c->ngpu + 4, lo, hi;
+		double lanes = lane_pitch(c) * (double)c->ngpu + 4, lo, hi;
 		struct frame f = { .mt = 18 };
 		bool any = false;
 
