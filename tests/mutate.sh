@@ -71,6 +71,9 @@ oom-kill-ignored~src/rules/rule_klog.c~s/if (!is(ev, GD_KLOG_OOM_KILL) || shown+
 xid-not-summarised~src/rules/rule_klog.c~s/gd_xid_summary_add(\&sum, ev);/(void)ev;/~tests/scenarios/run.sh 1121-gpu.xid~FAIL 1121-gpu.xid
 joblog-trigger-missing~src/offline/joblog.c~s/"DataLoader worker", " NCCL ",/"DataLoader worker",/~build-mut/tests/test_joblog~gd_joblog_messages says none
 smi-q-none-unknown~src/offline/util.c~s/^\t\tgd_u64_set(\&g->nvml_procs, 0);$/\t\t(void)g;/~build-mut/tests/test_offline_smi~FAILED.*test_q_processes
+html-marks-whole-episodes~src/output/html_chart.c~s/if (!c->t->th) {/if (c->t) {/~tests/timeline/html_render.sh~marked for an episode of another GPU's
+html-ticks-not-125~src/output/html_axis.c~s/return 2 \* p;/return 2.5 * p;/~build-mut/tests/test_html_axis~FAILED.*value_ticks
+watch-odd-gpu-unmarked~src/tui/view.c~s/\*odd = st != GD_EP_NONE \&\& ngpu > 1 \&\& 2 \* nstalled < ngpu;/*odd = false;/~build-mut/tests/test_view~FAILED.*odd_gpu_marked
 golden-scenario-drift~tests/scenarios/1001-cpu.saturated/expected.txt~s/busy_pct=[0-9.]*/busy_pct=1/~tests/scenarios/run.sh 1001-cpu.saturated~findings differ from expected.txt
 klog-decoy-filter-drops-timeout~src/klog/scan.c~s/^\t{ "timeout", 7, 1, 4 },$//~build-mut/tests/test_klog_scan~the scanner skips a line the parser recognises
 klog-parallel-drops-overflow~src/klog/input.c~s/^\tif (w->sc.stop)$/\tif (0 \&\& w->sc.stop)/~build-mut/tests/test_klog_scan~FAILED.*test_parallel_same_as_sequential

@@ -401,6 +401,7 @@ int gd_cmd_report(const struct gd_run_opts *o)
 	t.findings = &f;
 	t.episodes = &e;
 	t.origin = origin;
+	t.th = o->th;
 	if (o->output && !(out = fopen(o->output, "w"))) {
 		rc = fail("%s: %s", o->output, strerror(errno));
 	} else {

@@ -108,10 +108,12 @@ static const char usage_record[] =
 
 static const char usage_report[] =
 	"Usage: gpudoctor report FILE... [-o OUT] [--text | --json] [OPTIONS]\n"
-	"Renders a recording (JSON lines from gpudoctor record or snapshot): the stall\n"
-	"episodes with their cause and period, per-GPU timelines (utilisation, SM clock,\n"
-	"temperature, power), host CPU, disk I/O and network, and the findings of every rule\n"
-	"over the whole series.  The default is one self-contained HTML file (inline SVG,\n"
+	"Renders a recording (JSON lines from gpudoctor record or snapshot): the verdict,\n"
+	"a heat strip per GPU over the whole recording, one chart per metric with every GPU\n"
+	"in it (utilisation, SM clock, temperature, power, PCIe, memory; the GPUs that stand\n"
+	"out in colour), the stall episodes with their cause and period, host CPU, PSI, disk,\n"
+	"network and memory on the same time axis, and the findings of every rule over the\n"
+	"whole series.  The default is one self-contained HTML file (inline SVG, no script,\n"
 	"no network).  Exit status 0 when the report was written, 3 when it could not be.\n"
 	"\n"
 	"  -o, --output OUT    write to OUT (default standard output)\n"

@@ -26,6 +26,7 @@
 
 #include "offline/offline.h"
 #include "output/report_util.h"
+#include "output/subject.h"
 #include "rules/episodes.h"
 #include "rules/window.h"
 
@@ -297,13 +298,7 @@ static void print_account(FILE *out, const struct gd_report *r)
 /* The GPU index of a subject "gpuN ..." (a rule's GPU subject), or -1. */
 static int gpu_of_subject(const char *subject)
 {
-	char *end;
-	long n;
-
-	if (strncmp(subject, "gpu", 3) != 0 || subject[3] < '0' || subject[3] > '9')
-		return -1;
-	n = strtol(subject + 3, &end, 10);
-	return (*end == '\0' || *end == ' ') && n < 64 ? (int)n : -1;
+	return gd_subject_gpu(subject);
 }
 
 /* How many findings from f on are the same rule and severity on single GPUs,
