@@ -515,7 +515,7 @@ void gd_html_metric_charts(struct html_ctx *c)
 	legend(c);
 	for (size_t i = 0; i < sizeof metrics / sizeof metrics[0]; i++) {
 		const struct metric *m = &metrics[i];
-		double lanes = lane_pitch(c) * (double)c->ngpu + 4, lo, hi;
+		double lanes = c->t->episodes->items.n ? lane_pitch(c) * (double)c->ngpu + 4 : 0, lo, hi;
 		struct frame f = { .mt = 18 };
 		bool any = false;
 

@@ -50,6 +50,11 @@ for s in straggler checkpoint falloff day; do
 	done
 	echo "ok: $s: $size bytes, SVG and screenshots as expected"
 done
+# Printed (the print stylesheet): a PDF of the straggler's page, kept beside
+# the screenshots; chromium must produce one.
+rm -f "$art/straggler.pdf"
+chrome --no-pdf-header-footer --print-to-pdf="$art/straggler.pdf" "file://$art/straggler.html" 2>/dev/null
+[ "$(head -c 5 "$art/straggler.pdf" 2>/dev/null)" = "%PDF-" ] || die "chromium printed no PDF of the report"
 # The legend hides a GPU with CSS alone: gpu3's box unticked, its line is gone.
 sed 's/id="tog3" checked>/id="tog3">/' "$art/straggler.html" >"$art/straggler-gpu3-hidden.html"
 cmp -s "$art/straggler.html" "$art/straggler-gpu3-hidden.html" && die "no legend checkbox for gpu3"
