@@ -30,6 +30,8 @@ const struct gd_collector gd_collectors[] = {
 	{ "processes", "/proc/<pid>/{stat,status,io,cgroup,cmdline,fd,ns}", gd_collect_processes },
 	{ "cuda_runtime", "/proc/<pid>/maps of GPU jobs (libcudart)", gd_collect_cuda_runtime },
 	{ "threads", "/proc/<pid>/task/<tid>/stat of GPU jobs", gd_collect_threads },
+	{ "job_threads", "/proc/<pid>/task/<tid>/{schedstat,syscall,wchan} of GPU jobs", gd_collect_job_threads },
+	{ "job_samples", "perf_event_open task-clock samples of GPU jobs' threads, /proc/<pid>/maps", gd_collect_job_samples },
 	{ "dev_shm", "/dev/shm of each GPU job's mount namespace", gd_collect_dev_shm },
 	{ "cgroups", "cgroup v1/v2 cpu and memory files of GPU jobs", gd_collect_cgroups },
 	{ "klog", "/dev/kmsg (Xid, AER, OOM, MCE/EDAC lines inside the look-back)", gd_collect_klog },
@@ -74,5 +76,7 @@ const struct gd_parser gd_parsers[] = {
 	{ "offline lspci", gd_parse_lspci },
 	{ "offline paste", gd_parse_offline_paste },
 	{ "offline job log", gd_parse_joblog },
+	{ "proc/<pid>/task/<tid>/schedstat", gd_parse_proc_pid_task_schedstat },
+	{ "proc/<pid>/task/<tid>/syscall", gd_parse_proc_pid_task_syscall },
 };
 const size_t gd_nparsers = N(gd_parsers);

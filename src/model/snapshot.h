@@ -282,6 +282,33 @@
 	X(U64, utime_ticks, "ticks", COUNTER, "user CPU time") \
 	X(U64, stime_ticks, "ticks", COUNTER, "system CPU time")
 
+/* ---- job_threads[]: where a GPU job's threads spend the window --------
+ * (collect/job_threads.c: schedstat, syscall, wchan of the threads in
+ * threads[]; collect/job_samples.c: perf_event_open task-clock samples,
+ * each attributed to the mapping its instruction pointer falls in).  The
+ * samples_* counters count from when sampling of the thread began (they
+ * are 0 in the first snapshot that has them): rules use deltas. */
+#define GD_JOB_THREAD_FIELDS(X) \
+	X(U64, pid, "", LABEL, "process id (a GPU job or one of its descendants)") \
+	X(U64, tid, "", LABEL, "thread id") \
+	X(S32, comm, "", LABEL, "thread name") \
+	X(S16, role, "", LABEL, "main (first thread of a GPU job), loader (a descendant process that holds no GPU: a DataLoader worker), pin_memory, nccl, autograd or other: from the tid and the thread name") \
+	X(S16, state, "", LABEL, "scheduler state letter (R running or runnable, S sleeping, D uninterruptible, usually I/O)") \
+	X(U64, run_ns, "ns", COUNTER, "time on a CPU (schedstat field 1)") \
+	X(U64, wait_ns, "ns", COUNTER, "time runnable but waiting for a CPU (schedstat run_delay)") \
+	X(U64, timeslices, "", COUNTER, "times it was scheduled on a CPU (schedstat field 3)") \
+	X(S16, syscall, "", LABEL, "system call it is blocked in (futex, read, epoll_wait, ...; nr<N> for others; running when on a CPU); absent: not readable") \
+	X(S32, wchan, "", LABEL, "kernel function it sleeps in (wchan); absent when running or hidden") \
+	X(U64, sampled, "", LABEL, "1 when perf samples it (the samples_* counters), 0 when it could not be sampled") \
+	X(U64, samples_cuda, "", COUNTER, "on-CPU samples in the CUDA driver or runtime libraries (libcuda, libcudart, libcublas, libcudnn, libnvrtc, ...)") \
+	X(U64, samples_nccl, "", COUNTER, "on-CPU samples in NCCL (libnccl)") \
+	X(U64, samples_python, "", COUNTER, "on-CPU samples in the interpreter (libpython*, the python binary)") \
+	X(U64, samples_framework, "", COUNTER, "on-CPU samples in framework CPU libraries (libtorch*, libc10, libgomp, BLAS, numpy, Python extension modules)") \
+	X(U64, samples_kernel, "", COUNTER, "on-CPU samples in the kernel (system calls, page faults)") \
+	X(U64, samples_other, "", COUNTER, "on-CPU samples anywhere else (libc, JIT code, unmapped)") \
+	X(U64, samples_lost, "", COUNTER, "samples the kernel dropped (ring buffer full)") \
+	X(U64, cpu_clock_ns, "ns", COUNTER, "task-clock the sampling counter counted")
+
 /* ---- klog[]: kernel-log events (src/klog/, collect/klog.c) ------------ */
 #define GD_KLOG_FIELDS(X) \
 	X(S16, kind, "", LABEL, "xid, sxid, fallen_off_bus, init_failed, gpu_uuid, aer, pcie_bandwidth, gsp_timeout, reset_required, oom_kill, hung_task, mce, edac") \
@@ -510,6 +537,7 @@ struct gd_shm { GD_SHM_FIELDS(GD_DECLARE) };
 struct gd_cgroup { GD_CGROUP_FIELDS(GD_DECLARE) };
 struct gd_proc { GD_PROC_FIELDS(GD_DECLARE) };
 struct gd_thread { GD_THREAD_FIELDS(GD_DECLARE) };
+struct gd_job_thread { GD_JOB_THREAD_FIELDS(GD_DECLARE) };
 struct gd_klog_event { GD_KLOG_FIELDS(GD_DECLARE) };
 struct gd_klog_info { GD_KLOG_INFO_FIELDS(GD_DECLARE) };
 struct gd_edac { GD_EDAC_FIELDS(GD_DECLARE) };
@@ -541,6 +569,7 @@ struct gd_snapshot {
 	struct gd_vec cgroups;   /* struct gd_cgroup */
 	struct gd_vec procs;     /* struct gd_proc */
 	struct gd_vec threads;   /* struct gd_thread */
+	struct gd_vec job_threads; /* struct gd_job_thread */
 	struct gd_vec klog;      /* struct gd_klog_event */
 	struct gd_vec edac;      /* struct gd_edac */
 	struct gd_vec sources;   /* struct gd_source */

@@ -19,7 +19,7 @@
  * never a 0; an absent label is left out.  When two records of a section
  * would carry the same labels, every record of it gets an idx label.
  *
- * Left out: threads[] (per thread), nic_irqs[] (IRQs x CPUs; the rule
+ * Left out: threads[] and job_threads[] (per thread), nic_irqs[] (IRQs x CPUs; the rule
  * cpu.irq_imbalance judges them), sources[] (exported as
  * gpudoctor_collector_*), and every process except GPU jobs (and their
  * descendants) and the GD_PROM_TOP_PROCS background processes that took
@@ -50,6 +50,8 @@ struct policy {
 static const struct policy policies[] = {
 	{ "host", EXPORT, { "hostname", "kernel", "cgroup_mode", NULL }, { { NULL, NULL } } },
 	{ "threads", SKIP, { NULL }, { { NULL, NULL } } },
+	/* per thread, with labels (state, syscall) that change every sample */
+	{ "job_threads", SKIP, { NULL }, { { NULL, NULL } } },
 	{ "nic_irqs", SKIP, { NULL }, { { NULL, NULL } } },
 	{ "sources", SKIP, { NULL }, { { NULL, NULL } } },
 	{ "procs", PROCS, { "pid", "comm", "nvidia_devs", NULL }, { { NULL, NULL } } },

@@ -51,6 +51,13 @@ seeds_of() {
 
 while read -r idx name; do
 	case $name in
+	proc/\<pid\>/task/\<tid\>/*)
+		# this script's shell (blocked in wait4 while cat runs) and the
+		# cat itself (running): a thread's file is its process's here
+		rest=${name##*/}
+		cat "/proc/$$/task/$$/$rest" >"$tmp/p1" 2>/dev/null
+		cat "/proc/self/$rest" >"$tmp/p2" 2>/dev/null
+		seeds_of "$idx" "$name" "$tmp/p1" "$tmp/p2" ;;
 	proc/\<pid\>/*)
 		rest=${name#proc/<pid>/}
 		# This script's shell and the cat that reads its own file: two
