@@ -70,6 +70,8 @@ joblog-trigger-missing~src/offline/joblog.c~s/"DataLoader worker", " NCCL ",/"Da
 smi-q-none-unknown~src/offline/util.c~s/^\t\tgd_u64_set(\&g->nvml_procs, 0);$/\t\t(void)g;/~build-mut/tests/test_offline_smi~FAILED.*test_q_processes
 golden-scenario-drift~tests/scenarios/1001-cpu.saturated/expected.txt~s/busy_pct=[0-9.]*/busy_pct=1/~tests/scenarios/run.sh 1001-cpu.saturated~findings differ from expected.txt
 golden-offline-drift~tests/offline/0002-h100-r550-sw-thermal/expected.txt~s/temp_c=85/temp_c=84/~tests/offline/run.sh 0002-h100-r550-sw-thermal~findings differ from expected.txt
+nccl-samples-not-nccl~src/collect/job_threads.c~s/return GD_SO_NCCL;/return GD_SO_OTHER;/~build-mut/tests/test_job_threads~FAILED.*test_categories
+host-bound-inverted~src/rules/rule_job_threads.c~s/return outside >= TH(rc, JOB_HOST_OUTSIDE_PCT);/return outside < TH(rc, JOB_HOST_OUTSIDE_PCT);/~tests/e2e/job_threads.sh~job.host_bound did not fire
 EOF
 )
 
