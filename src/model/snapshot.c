@@ -95,6 +95,9 @@ GD_TABLE(gpu_fields, struct gd_gpu, GD_GPU_FIELDS)
 #define GD_REC struct gd_gpu_proc
 GD_TABLE(gpu_proc_fields, struct gd_gpu_proc, GD_GPU_PROC_FIELDS)
 #undef GD_REC
+#define GD_REC struct gd_gpu_sample
+GD_TABLE(gpu_sample_fields, struct gd_gpu_sample, GD_GPU_SAMPLE_FIELDS)
+#undef GD_REC
 #define GD_REC struct gd_nvml_error
 GD_TABLE(nvml_error_fields, struct gd_nvml_error, GD_NVML_ERROR_FIELDS)
 #undef GD_REC
@@ -142,6 +145,7 @@ const struct gd_record_desc gd_sections[] = {
 	ONE("nvml", struct gd_nvml_info, nvml, nvml_fields),
 	MANY("gpus", struct gd_gpu, gpus, gpu_fields),
 	MANY("gpu_procs", struct gd_gpu_proc, gpu_procs, gpu_proc_fields),
+	MANY("gpu_samples", struct gd_gpu_sample, gpu_samples, gpu_sample_fields),
 	MANY("nvml_errors", struct gd_nvml_error, nvml_errors, nvml_error_fields),
 	MANY("pci_gpus", struct gd_pci_gpu, pci_gpus, pci_gpu_fields),
 	MANY("pci_nics", struct gd_pci_nic, pci_nics, pci_nic_fields),

@@ -447,6 +447,18 @@
 	X(U64, sm_util_pct, "pct", GAUGE, "its share of SM time in the driver's latest sample") \
 	X(U64, mem_util_pct, "pct", GAUGE, "its share of memory-controller time in the latest sample")
 
+/* ---- gpu_samples[]: the driver's sub-second utilisation samples -------
+ * (nvmlDeviceGetSamples, GPU_UTILIZATION_SAMPLES: one every 1/6 s to 1 s
+ * by product), those of the last GD_GPU_SAMPLES_LOOKBACK_S seconds before
+ * the snapshot, the newest GD_GPU_SAMPLES_MAX per GPU: consecutive
+ * snapshots overlap, rules take each timestamp once. */
+#define GD_GPU_SAMPLES_LOOKBACK_S 5
+#define GD_GPU_SAMPLES_MAX 64
+#define GD_GPU_SAMPLE_FIELDS(X) \
+	X(U64, gpu, "", LABEL, "NVML index of the GPU") \
+	X(U64, t_us, "us", LABEL, "the driver's timestamp of the sample, microseconds since the epoch") \
+	X(U64, util_pct, "pct", GAUGE, "share of the sample period in which a kernel ran")
+
 /* ---- nvml_errors[]: GPU evidence denied or failed, field by field ------ */
 #define GD_NVML_ERROR_FIELDS(X) \
 	X(U64, gpu, "", LABEL, "NVML index of the GPU (absent: not GPU-specific)") \
@@ -545,6 +557,7 @@ struct gd_source { GD_SOURCE_FIELDS(GD_DECLARE) };
 struct gd_nvml_info { GD_NVML_FIELDS(GD_DECLARE) };
 struct gd_gpu { GD_GPU_FIELDS(GD_DECLARE) };
 struct gd_gpu_proc { GD_GPU_PROC_FIELDS(GD_DECLARE) };
+struct gd_gpu_sample { GD_GPU_SAMPLE_FIELDS(GD_DECLARE) };
 struct gd_nvml_error { GD_NVML_ERROR_FIELDS(GD_DECLARE) };
 struct gd_pci_gpu { GD_PCI_GPU_FIELDS(GD_DECLARE) };
 struct gd_pci_nic { GD_PCI_NIC_FIELDS(GD_DECLARE) };
@@ -576,6 +589,7 @@ struct gd_snapshot {
 	struct gd_nvml_info nvml;
 	struct gd_vec gpus;      /* struct gd_gpu */
 	struct gd_vec gpu_procs; /* struct gd_gpu_proc */
+	struct gd_vec gpu_samples; /* struct gd_gpu_sample */
 	struct gd_vec nvml_errors; /* struct gd_nvml_error */
 	struct gd_vec pci_gpus;  /* struct gd_pci_gpu */
 	struct gd_vec pci_nics;  /* struct gd_pci_nic */

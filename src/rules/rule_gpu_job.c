@@ -54,6 +54,7 @@
 #include "core/xalloc.h"
 #include "model/jobs.h"
 #include "rules/rule_gpu.h"
+#include "rules/gpu_samples.h"
 #include "rules/rule_gpu_pci.h"
 #include "rules/rule_job_threads.h"
 #include "rules/rule_util.h"
@@ -382,6 +383,7 @@ enum gd_verdict gd_rule_gpu_idle_while_job_runs(struct gd_rule_ctx *rc, struct g
 		return gd_rule_unknown(rc, "needs a window");
 	GD_VEC_EACH(b->gpus, const struct gd_gpu, g) {
 		struct gpci_users u;
+		struct gd_gpu_samples_sum gs;
 		double avg;
 		bool have_avg;
 		char why[384], who[200];
@@ -425,6 +427,8 @@ enum gd_verdict gd_rule_gpu_idle_while_job_runs(struct gd_rule_ctx *rc, struct g
 			gd_finding_ev(f, "outside_pid_namespace", (double)u.outside, "", NAN);
 		if (u.use == GPCI_UNSEEN)
 			gd_finding_ev(f, "mem_used_bytes", (double)g->mem_used_bytes.v, "bytes", unseen);
+		if (g->index.ok && gd_gpu_samples_window(rc->w, g->index.v, th, &gs))
+			gd_finding_ev(f, "stall_ms", gs.stall_ms, "ms", NAN);
 		gd_finding_ev_text(f, "nvml_users", u.text[0] ? u.text : "none listed");
 		gd_finding_ev_text(f, "explained_by", why[0] ? why : "none found");
 		fired++;

@@ -6,7 +6,8 @@
 #
 #   1. a Python process spinning in the interpreter, gpu0 at 10%:
 #      job.host_bound names its pid, its main thread mostly "python", and
-#      gpu.idle_while_job_runs names job.host_bound as the cause;
+#      gpu.idle_while_job_runs names job.host_bound as the cause and gives
+#      the 400 ms stall of the fake driver's sub-second samples;
 #   2. a process spinning inside a library named like the CUDA driver
 #      (cuda/libcuda.so.1), gpu0 at 95%: the healthy pattern (the main
 #      thread waits in the CUDA library while the GPU is busy): no
@@ -38,6 +39,8 @@ FAKE_NVML=$(dirname "$GPUDOCTOR")/fake_nvml/libnvidia-ml.so.1
 [ -f "$FAKE_NVML" ] || fail "$FAKE_NVML is not built (make unit)"
 command -v jq >/dev/null || skip "jq is not installed"
 command -v python3 >/dev/null || skip "python3 is not installed"
+# the interpreter itself, not a wrapper (a pyenv shim forks before it execs)
+py=$(python3 -c 'import sys; print(sys.executable)') && [ -x "$py" ] || fail "cannot find python3's executable"
 CC=${CC:-cc}
 command -v "$CC" >/dev/null || skip "no C compiler ($CC)"
 
@@ -46,7 +49,7 @@ loads=()
 cleanup() {
 	[ ${#loads[@]} -gt 0 ] && kill "${loads[@]}" 2>/dev/null
 	[ ${#loads[@]} -gt 0 ] && wait "${loads[@]}" 2>/dev/null
-	rm -rf "$tmp"
+	[ -n "${KEEP:-}" ] || rm -rf "$tmp"
 }
 trap cleanup EXIT
 trap 'exit 1' TERM INT
@@ -56,7 +59,8 @@ mkdir -p "$tmp/cuda" "$tmp/nccl"
 "$CC" -O1 -shared -fPIC -o "$tmp/cuda/libcuda.so.1" "$here/job/spin_lib.c" || fail "cannot build libcuda.so.1"
 "$CC" -O1 -shared -fPIC -o "$tmp/nccl/libnccl.so.2" "$here/job/spin_lib.c" || fail "cannot build libnccl.so.2"
 
-# nvml PID UTIL: the fake NVML's answer, pid on gpu0 at UTIL%.
+# nvml PID UTIL [SAMPLES]: the fake NVML's answer, pid on gpu0 at UTIL%,
+# with the driver's sub-second utilisation samples (age_ms:pct ...).
 nvml() {
 	cat >"$tmp/nvml.ini" <<EOF
 [nvml]
@@ -71,6 +75,7 @@ util_mem_pct = 5
 mem_total_bytes = 85520809984
 mem_used_bytes = 2147483648
 procs = $1:1073741824
+${3:+util_samples = $3}
 EOF
 }
 
@@ -93,16 +98,17 @@ start() {
 	sleep 0.5
 }
 
-lower="--set job.host_bound.main_core_pct=30 --set cpu.input_bound.worker_core_pct=20 \
+lower="--set job.host_bound.main_core_pct=5 --set job.host_bound.min_samples=3 --set cpu.input_bound.worker_core_pct=5 \
 --set cpu.input_bound.thread_core_pct=101"
 calm="--set cpu.saturated.busy_pct=101 --set cpu.saturated.psi_some_pct=101 --set io.saturated.busy_pct=101 \
 --set io.saturated.psi_some_pct=101"
 
 # 1. the interpreter
-start python3 -c 'import time
+start "$py" -c 'import time
 t = time.time()
 while time.time() - t < 12: pass'
-nvml "$pid" 10
+# a 400 ms stall (two samples at 0%, 200 ms apart) in the last second
+nvml "$pid" 10 "1000:30 800:30 600:0 400:0 200:30 0:30"
 # shellcheck disable=SC2086
 check python $lower
 status=$(jq -r '.unavailable[]? | select(.evidence == "job_samples") | "\(.status): \(.reason)"' "$tmp/python.json")
@@ -120,6 +126,9 @@ jq -e '.findings[] | select(.id == "job.host_bound") | .evidence[] | select(.nam
 	fail "the main thread's largest share is not python"
 jq -e '.findings[] | select(.id == "gpu.idle_while_job_runs") | .summary | test("job.host_bound")' \
 	"$tmp/python.json" >/dev/null || fail "gpu.idle_while_job_runs does not name job.host_bound"
+jq -e '.findings[] | select(.id == "gpu.idle_while_job_runs") | .evidence[] | select(.name == "stall_ms") |
+	.value >= 300' "$tmp/python.json" >/dev/null ||
+	fail "gpu.idle_while_job_runs does not give the sub-second samples' 400 ms stall"
 kill "$pid" 2>/dev/null
 
 # 2. the healthy pattern: spinning in libcuda, the GPU busy

@@ -14,6 +14,10 @@
 #include <sys/syscall.h>
 
 #include "collect/job_threads.h"
+#include "output/output.h"
+#include "rules/gpu_samples.h"
+#include "rules/thresholds.h"
+#include "tui/view.h"
 
 /* ---- parsers ------------------------------------------------------------- */
 
@@ -392,6 +396,104 @@ static void test_input_bound_main_waits(void **state)
 	assert_int_equal(run_rule2("job.host_bound", &x->a, &x->b, NULL, &x->out), GD_VERDICT_CLEAR);
 }
 
+
+/* ---- sub-second GPU samples, the watch line, the metric ------------------- */
+
+static void add_sample(struct gd_snapshot *s, uint64_t gpu, uint64_t t_us, uint64_t pct)
+{
+	struct gd_gpu_sample *g = GD_PUSH(s, gpu_samples, struct gd_gpu_sample);
+
+	gd_u64_set(&g->gpu, gpu);
+	gd_u64_set(&g->t_us, t_us);
+	gd_u64_set(&g->util_pct, pct);
+}
+
+static void test_gpu_samples_window(void **state)
+{
+	struct fx *x = *state;
+	const struct gd_snapshot *snaps[2] = { &x->a, &x->b };
+	struct gd_window w = { snaps, 2 };
+	struct gd_gpu_samples_sum gs;
+	const uint64_t t0 = 1796134590000000ull;   /* a's wall time, in us */
+	const uint64_t pct[6] = { 95, 96, 0, 0, 94, 96 };
+
+	gd_f64_set(&x->a.host.wall_time_s, (double)t0 / 1e6);
+	gd_f64_set(&x->b.host.wall_time_s, (double)t0 / 1e6 + 1.0);
+	assert_false(gd_gpu_samples_window(&w, 0, 40, &gs));
+	/* before the window (a's look-back): left out */
+	add_sample(&x->a, 0, t0 - 500000, 0);
+	add_sample(&x->a, 0, t0, 0);
+	/* six samples 1/6 s apart inside the 1 s window, the first three in
+	 * both snapshots (the look-backs overlap) */
+	for (int i = 0; i < 6; i++) {
+		add_sample(&x->b, 0, t0 + 166666 * (uint64_t)(i + 1), pct[i]);
+		if (i < 3)
+			add_sample(&x->a, 0, t0 + 166666 * (uint64_t)(i + 1), pct[i]);
+	}
+	add_sample(&x->b, 1, t0 + 1000, 0);   /* another GPU */
+	assert_true(gd_gpu_samples_window(&w, 0, 40, &gs));
+	assert_int_equal(gs.n, 6);
+	NEAR(gs.mean, (95 + 96 + 0 + 0 + 94 + 96) / 6.0, 1e-9);
+	NEAR(gs.min, 0, 0);
+	NEAR(gs.period_ms, 166.666, 1e-9);
+	NEAR(gs.stall_ms, 2 * 166.666, 1e-9);
+	assert_true(gd_gpu_samples_window(&w, 0, 0, &gs));
+	NEAR(gs.stall_ms, 0, 0);
+	assert_false(gd_gpu_samples_window(&w, 1, 40, &gs));   /* one sample */
+	assert_false(gd_gpu_samples_window(&w, 7, 40, &gs));
+}
+
+static void test_watch_and_metric(void **state)
+{
+	struct fx *x = *state;
+	const uint64_t py[6] = { 7, 0, 81, 12, 0, 0 };
+	const struct gd_snapshot *snaps[2] = { &x->a, &x->b };
+	struct gd_window w = { snaps, 2 };
+	struct gd_thresholds th;
+	struct gd_findings none;
+	struct gd_view_model m;
+	struct gd_report r = { &w, &none, false, "test" };
+	struct gd_vec lines = { 0 };
+	bool job_line = false, stall_line = false;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem;
+	const uint64_t t0 = 1796134590000000ull;
+
+	job(x, 9, 1980000000, py, "running");
+	gd_f64_set(&x->a.host.wall_time_s, (double)t0 / 1e6);
+	gd_f64_set(&x->b.host.wall_time_s, (double)t0 / 1e6 + 2.0);
+	for (int i = 1; i <= 10; i++)
+		add_sample(&x->b, 0, t0 + 200000 * (uint64_t)i, i == 4 ? 0 : 95);
+	gd_thresholds_init(&th);
+	gd_findings_init(&none);
+	memset(&m, 0, sizeof m);
+	m.w = &w;
+	m.th = &th;
+	m.findings = &none;
+	m.interval_s = 2;
+	gd_view_layout(&m, 160, 40, &lines);
+	GD_VEC_EACH(lines, const struct gd_view_line, l) {
+		job_line |= strcmp(l->text, "JOB pid 4711 (python) main thread 99% of a core: 81% python, 12% framework, "
+				   "7% cuda") == 0;
+		stall_line |= strncmp(l->text, "GPU 0 stalled 200 ms in the last interval: 10 samples every 200 ms", 66) == 0;
+	}
+	assert_true(job_line);
+	assert_true(stall_line);
+	gd_vec_release(&lines);
+	mem = open_memstream(&buf, &len);
+	assert_non_null(mem);
+	gd_out_prom(mem, &r);
+	assert_int_equal(fclose(mem), 0);
+	assert_contains(buf, "gpudoctor_job_main_thread_cpu_ratio{pid=\"4711\",comm=\"python\"} 0.99\n");
+	assert_contains(buf, "gpudoctor_job_main_thread_samples_ratio{pid=\"4711\",comm=\"python\",category=\"python\"} 0.81\n");
+	assert_contains(buf, "category=\"nccl\"} 0\n");
+	assert_true(strstr(buf, "gpudoctor_job_threads_") == NULL);   /* per-thread series left out */
+	assert_true(strstr(buf, "gpudoctor_gpu_samples_") == NULL);
+	free(buf);
+	gd_findings_release(&none);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, fx_setup, fx_teardown)
 
 int main(void)
@@ -407,6 +509,8 @@ int main(void)
 		T(test_host_bound_unsampled),
 		T(test_waiting_for_peers),
 		T(test_input_bound_main_waits),
+		T(test_gpu_samples_window),
+		T(test_watch_and_metric),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
