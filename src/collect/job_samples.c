@@ -249,17 +249,19 @@ static bool first_pass(const struct gd_job_thread *jt)
 	return strcmp(jt->role, "main") == 0 || strcmp(jt->role, "nccl") == 0;
 }
 
+/* Another user's threads need CAP_PERFMON (or root) whatever the paranoid
+ * level; one's own need kernel.perf_event_paranoid <= 2 (user space), <= 1
+ * (kernel too). */
 static void denied_reason(const struct gd_collect_ctx *ctx, int e, char *buf, size_t sz)
 {
 	long long paranoid = 0;
+	char level[64] = "";
 
 	if (gd_root_read_i64(ctx->root, "proc/sys/kernel/perf_event_paranoid", &paranoid) == 0)
-		snprintf(buf, sz, "perf_event_open: %s (kernel.perf_event_paranoid = %lld): run gpudoctor as root or "
-			 "with CAP_PERFMON (a container: --cap-add PERFMON), or set kernel.perf_event_paranoid to 1",
-			 strerror(-e), paranoid);
-	else
-		snprintf(buf, sz, "perf_event_open: %s: run gpudoctor as root or with CAP_PERFMON (a container: "
-			 "--cap-add PERFMON)", strerror(-e));
+		snprintf(level, sizeof level, " (kernel.perf_event_paranoid = %lld)", paranoid);
+	snprintf(buf, sz, "perf_event_open: %s%s: run gpudoctor as root or with CAP_PERFMON (a container: --cap-add "
+		 "PERFMON); as the job's own user, perf_event_paranoid 2 allows user-space samples, 1 kernel ones too",
+		 strerror(-e), level);
 }
 
 enum gd_src_status gd_collect_job_samples(const struct gd_collect_ctx *ctx, struct gd_snapshot *s, struct gd_err *err)

@@ -16,7 +16,11 @@
 #      (nccl/libnccl.so.2), gpu0 at 5%: job.waiting_for_peers;
 #   4. a process whose main thread sleeps on a futex while two worker
 #      processes burn CPU, gpu0 at 8%: cpu.input_bound, naming the futex
-#      the main thread waits in.
+#      the main thread waits in;
+#   5. (as root, with setpriv) case 1 again with gpudoctor running as
+#      nobody: perf may not sample another user's threads, so job_samples
+#      is denied with the fix (CAP_PERFMON) and job.host_bound says it
+#      cannot judge, with that reason, instead of guessing.
 #
 # The machine is shared and small: the CPU thresholds the rules use are
 # lowered with --set (what is tested is the attribution, not this host's
@@ -167,4 +171,25 @@ has futex cpu.input_bound || fail "cpu.input_bound did not fire for a main threa
 jq -e '.findings[] | select(.id == "cpu.input_bound") | .evidence[] | select(.name == "main_waits_in") |
 	.text | test("^futex")' "$tmp/futex.json" >/dev/null || fail "cpu.input_bound does not say the main thread waits in futex"
 has futex job.host_bound && fail "job.host_bound fired for a sleeping main thread"
+kill "$pid" 2>/dev/null
+
+# 5. without permission: gpudoctor as nobody, the job root's
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	start "$py" -c 'import time
+t = time.time()
+while time.time() - t < 12: pass'
+	nvml "$pid" 10
+	chmod 755 "$tmp" && chmod 644 "$tmp/nvml.ini"
+	# shellcheck disable=SC2086
+	setpriv --reuid=65534 --regid=65534 --clear-groups env GPUDOCTOR_NVML="$FAKE_NVML" \
+		GPUDOCTOR_FAKE_NVML="$tmp/nvml.ini" "$GPUDOCTOR" check --window 2s --json $lower \
+		>"$tmp/denied.json" 2>"$tmp/denied.err"
+	[ $? -le 2 ] || { cat "$tmp/denied.err"; fail "check as nobody failed"; }
+	jq -e '.unavailable[] | select(.evidence == "job_samples") | .status == "denied" and
+		(.reason | test("CAP_PERFMON"))' "$tmp/denied.json" >/dev/null ||
+		fail "job_samples is not denied with the fix when gpudoctor may not sample the job"
+	jq -e '.not_evaluated[] | select(.rule == "job.host_bound") | .reason | test("job_samples denied")' \
+		"$tmp/denied.json" >/dev/null || fail "job.host_bound does not say the samples were denied"
+	has denied job.host_bound && fail "job.host_bound fired without samples"
+fi
 exit 0
