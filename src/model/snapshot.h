@@ -309,6 +309,21 @@
 	X(U64, samples_lost, "", COUNTER, "samples the kernel dropped (ring buffer full)") \
 	X(U64, cpu_clock_ns, "ns", COUNTER, "task-clock the sampling counter counted")
 
+/* ---- job_sockets[]: TCP connections of GPU jobs (collect/job_sockets.c:
+ * NETLINK_SOCK_DIAG, struct tcp_info) ------------------------------------ */
+#define GD_JOB_SOCKET_FIELDS(X) \
+	X(U64, pid, "", LABEL, "the GPU job process (or descendant) holding the socket") \
+	X(U64, inode, "", LABEL, "socket inode (socket:[N] in /proc/<pid>/fd)") \
+	X(U64, state, "", GAUGE, "TCP state (1 established, 2 syn-sent, 8 close-wait, ...)") \
+	X(S64, local, "", LABEL, "local address:port") \
+	X(S64, peer, "", LABEL, "far address:port") \
+	X(U64, rtt_us, "us", GAUGE, "smoothed round-trip time (tcpi_rtt)") \
+	X(U64, rttvar_us, "us", GAUGE, "its variation (tcpi_rttvar)") \
+	X(U64, min_rtt_us, "us", GAUGE, "smallest round-trip time seen (tcpi_min_rtt)") \
+	X(U64, retrans, "", COUNTER, "segments retransmitted over the connection's life (tcpi_total_retrans)") \
+	X(U64, bytes_acked, "bytes", COUNTER, "bytes sent and acknowledged (tcpi_bytes_acked)") \
+	X(U64, bytes_received, "bytes", COUNTER, "bytes received (tcpi_bytes_received)")
+
 /* ---- klog[]: kernel-log events (src/klog/, collect/klog.c) ------------ */
 #define GD_KLOG_FIELDS(X) \
 	X(S16, kind, "", LABEL, "xid, sxid, fallen_off_bus, init_failed, gpu_uuid, aer, pcie_bandwidth, gsp_timeout, reset_required, oom_kill, hung_task, mce, edac") \
@@ -550,6 +565,7 @@ struct gd_cgroup { GD_CGROUP_FIELDS(GD_DECLARE) };
 struct gd_proc { GD_PROC_FIELDS(GD_DECLARE) };
 struct gd_thread { GD_THREAD_FIELDS(GD_DECLARE) };
 struct gd_job_thread { GD_JOB_THREAD_FIELDS(GD_DECLARE) };
+struct gd_job_socket { GD_JOB_SOCKET_FIELDS(GD_DECLARE) };
 struct gd_klog_event { GD_KLOG_FIELDS(GD_DECLARE) };
 struct gd_klog_info { GD_KLOG_INFO_FIELDS(GD_DECLARE) };
 struct gd_edac { GD_EDAC_FIELDS(GD_DECLARE) };
@@ -583,6 +599,7 @@ struct gd_snapshot {
 	struct gd_vec procs;     /* struct gd_proc */
 	struct gd_vec threads;   /* struct gd_thread */
 	struct gd_vec job_threads; /* struct gd_job_thread */
+	struct gd_vec job_sockets; /* struct gd_job_socket */
 	struct gd_vec klog;      /* struct gd_klog_event */
 	struct gd_vec edac;      /* struct gd_edac */
 	struct gd_vec sources;   /* struct gd_source */

@@ -19,7 +19,7 @@
  * never a 0; an absent label is left out.  When two records of a section
  * would carry the same labels, every record of it gets an idx label.
  *
- * Left out: threads[] and job_threads[] (per thread), gpu_samples[], nic_irqs[] (IRQs x CPUs; the rule
+ * Left out: threads[] and job_threads[] (per thread), gpu_samples[], job_sockets[], nic_irqs[] (IRQs x CPUs; the rule
  * cpu.irq_imbalance judges them), sources[] (exported as
  * gpudoctor_collector_*), and every process except GPU jobs (and their
  * descendants) and the GD_PROM_TOP_PROCS background processes that took
@@ -55,6 +55,8 @@ static const struct policy policies[] = {
 	{ "job_threads", SKIP, { NULL }, { { NULL, NULL } } },
 	/* a timestamp per record: the rules read them, not Prometheus */
 	{ "gpu_samples", SKIP, { NULL }, { { NULL, NULL } } },
+	/* per connection: the rule names the far ones */
+	{ "job_sockets", SKIP, { NULL }, { { NULL, NULL } } },
 	{ "nic_irqs", SKIP, { NULL }, { { NULL, NULL } } },
 	{ "sources", SKIP, { NULL }, { { NULL, NULL } } },
 	{ "procs", PROCS, { "pid", "comm", "nvidia_devs", NULL }, { { NULL, NULL } } },

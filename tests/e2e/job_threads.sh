@@ -36,6 +36,8 @@
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
 skip() { echo "$*"; exit 77; }
+# shellcheck source=tests/e2e/lib.bash
+. "$(dirname "$0")/lib.bash"
 
 here=$(cd "$(dirname "$0")" && pwd)
 [ -n "${GPUDOCTOR:-}" ] && [ -x "$GPUDOCTOR" ] || fail "GPUDOCTOR (${GPUDOCTOR:-unset}) is not an executable"
@@ -65,23 +67,7 @@ mkdir -p "$tmp/cuda" "$tmp/nccl"
 
 # nvml PID UTIL [SAMPLES]: the fake NVML's answer, pid on gpu0 at UTIL%,
 # with the driver's sub-second utilisation samples (age_ms:pct ...).
-nvml() {
-	cat >"$tmp/nvml.ini" <<EOF
-[nvml]
-driver_version = 550.54.15
-cuda_driver_version = 12040
-[gpu0]
-name = NVIDIA H100 80GB HBM3
-uuid = GPU-3f2a9c1e-7b4d-4e8a-9c2f-1a6b5d8e0f01
-pci_bus_id = 00000000:1B:00.0
-util_gpu_pct = $2
-util_mem_pct = 5
-mem_total_bytes = 85520809984
-mem_used_bytes = 2147483648
-procs = $1:1073741824
-${3:+util_samples = $3}
-EOF
-}
+nvml() { fake_nvml_ini "$tmp/nvml.ini" "$@"; }
 
 # check NAME ARGS...: check --window 2s --json with the fake NVML into $tmp/NAME.json
 check() {
