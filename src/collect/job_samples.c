@@ -270,15 +270,15 @@ enum gd_src_status gd_collect_job_samples(const struct gd_collect_ctx *ctx, stru
 	size_t w, failed = 0, capped = 0, denied = 0;
 	int first_err = 0;
 
+	if (!ctx->root->is_host) {
+		gd_err_set(err, -ENOENT, "not sampled: the root is not this host's / (a fixture or a copied tree): its "
+			   "threads cannot be sampled");
+		return s->job_threads.n ? GD_SRC_ABSENT : GD_SRC_OK;
+	}
 	if (!js) {
 		if (s->job_threads.n)
 			gd_err_set(err, -ENOENT, "not sampled: a single snapshot has no window to sample over (check, "
 				   "watch, record and serve sample the job's threads)");
-		return s->job_threads.n ? GD_SRC_ABSENT : GD_SRC_OK;
-	}
-	if (!ctx->root->is_host) {
-		gd_err_set(err, -ENOENT, "not sampled: --root %s is not this host's /, its threads cannot be sampled",
-			   ctx->root->path);
 		return s->job_threads.n ? GD_SRC_ABSENT : GD_SRC_OK;
 	}
 	/* drain every ring, then attribute per process */

@@ -242,8 +242,8 @@ enum gd_src_status gd_collect_job_sockets(const struct gd_collect_ctx *ctx, stru
 	}
 	if (!ctx->root->is_host) {
 		free(marks);
-		gd_err_set(err, -ENOENT, "not read: --root %s is not this host's /, its sockets cannot be asked for",
-			   ctx->root->path);
+		gd_err_set(err, -ENOENT, "not read: the root is not this host's / (a fixture or a copied tree): its "
+			   "sockets cannot be asked for");
 		return GD_SRC_ABSENT;
 	}
 	for (size_t i = 0; i < s->procs.n; i++) {

@@ -223,9 +223,9 @@ static void test_remote_latency_unknown(void **state)
 	struct fx *x = *state;
 
 	add_proc(&x->b, 4711, "python");
-	sockets_source(&x->b, "absent", "not read: --root /tmp/t1 is not this host's /, its sockets cannot be asked for");
+	sockets_source(&x->b, "absent", "not read: the root is not this host's / (a fixture or a copied tree): its sockets cannot be asked for");
 	assert_int_equal(run_rule2("net.remote_data_latency", &x->a, &x->b, NULL, &x->out), GD_VERDICT_UNKNOWN);
-	assert_contains(unknown_reason(&x->out), "job_sockets absent: not read: --root");
+	assert_contains(unknown_reason(&x->out), "job_sockets absent: not read: the root");
 	gd_findings_release(&x->out);
 	gd_findings_init(&x->out);
 	assert_int_equal(run_rule2("net.remote_data_latency", &x->b, NULL, NULL, &x->out), GD_VERDICT_UNKNOWN);
