@@ -5,14 +5,16 @@
  * attributed to the library they ran in).
  *
  * job.host_bound: a GPU the job uses averages below gpu_util_pct (40%)
- * while the job's main thread runs at main_core_pct (80% of a core) or
- * more, and outside_cuda_pct (60%) or more of its samples fall outside the
+ * while the job's main thread wants main_core_pct (80% of a core) or more
+ * (on a CPU or runnable waiting for one: a thread that never sleeps is not
+ * waiting for the GPU, the loader or the network; whether it gets the CPU
+ * is cpu.saturated's question), and outside_cuda_pct (60%) or more of its samples fall outside the
  * CUDA and NCCL libraries: the interpreter, framework CPU code, the kernel.
  * The host loop, not the GPU, sets the pace.  A main thread that spins in
  * libcuda (cudaDeviceSynchronize's spin-wait, kernel launches) waits for
  * the GPU and is not host-bound.  Example: pid 4711's main thread at 99% of
  * a core, 81% python, 12% framework, 7% cuda, gpu0 at 9%.  At least
- * min_samples (20: 0.4 s of CPU at 50 samples a second) are needed to say
+ * min_samples (10: 0.2 s of CPU at 50 samples a second, a share to within some 15 points) are needed to say
  * where the time went; fewer, or no sampling, is unknown with the reason.
  *
  * job.waiting_for_peers: a GPU the job uses averages below gpu_util_pct
@@ -77,6 +79,9 @@ bool gd_jt_use_of(const struct gd_snapshot *a, const struct gd_snapshot *b, doub
 		u->core_pct = 100.0 * (double)d / 1e9 / dt;
 	if (gd_counter_delta(q->wait_ns, t->wait_ns, &d))
 		u->runq_pct = 100.0 * (double)d / 1e9 / dt;
+	u->busy_pct = NAN;
+	if (!isnan(u->core_pct))
+		u->busy_pct = fmin(100.0, u->core_pct + (isnan(u->runq_pct) ? 0.0 : u->runq_pct));
 	if (q->sampled.ok && q->sampled.v && t->sampled.ok && t->sampled.v) {
 		u->sampled = true;
 		for (int k = 0; k < JT_NCAT; k++) {
@@ -156,7 +161,7 @@ bool gd_jt_host_bound(struct gd_rule_ctx *rc, const struct gd_jt_use *m)
 {
 	double outside;
 
-	if (isnan(m->core_pct) || m->core_pct < TH(rc, JOB_HOST_MAIN_CORE_PCT) || !m->sampled ||
+	if (isnan(m->busy_pct) || m->busy_pct < TH(rc, JOB_HOST_MAIN_CORE_PCT) || !m->sampled ||
 	    m->total < TH(rc, JOB_MIN_SAMPLES))
 		return false;
 	outside = 100.0 * (m->total - m->samples[JT_CUDA] - m->samples[JT_NCCL]) / m->total;
@@ -186,7 +191,7 @@ size_t gd_jt_explain(struct gd_rule_ctx *rc, const struct gd_snapshot *a, const 
 		char shares[96];
 
 		gd_jt_shares(&m, shares, sizeof shares);
-		cat(buf, sz, "%sjob.host_bound (main thread at %.0f%% of a core: %s)", buf[0] ? "; " : "", m.core_pct,
+		cat(buf, sz, "%sjob.host_bound (main thread at %.0f%% of a core: %s)", buf[0] ? "; " : "", m.busy_pct,
 		    shares);
 		n++;
 	}
@@ -271,8 +276,8 @@ enum gd_verdict gd_rule_job_host_bound(struct gd_rule_ctx *rc, struct gd_finding
 
 		if (!p->pid.ok || !gd_proc_is_gpu_job(b, p) || !(g = idle_gpu(rc, b, p, th_gpu, &avg)))
 			continue;
-		if (!gd_jt_main(a, b, dt, p->pid.v, &m) || isnan(m.core_pct) ||
-		    m.core_pct < TH(rc, JOB_HOST_MAIN_CORE_PCT))
+		if (!gd_jt_main(a, b, dt, p->pid.v, &m) || isnan(m.busy_pct) ||
+		    m.busy_pct < TH(rc, JOB_HOST_MAIN_CORE_PCT))
 			continue;
 		if (!m.sampled || m.total < TH(rc, JOB_MIN_SAMPLES)) {
 			note_unsampled(&un, b, p);
@@ -283,12 +288,13 @@ enum gd_verdict gd_rule_job_host_bound(struct gd_rule_ctx *rc, struct gd_finding
 		outside = 100.0 * (m.total - m.samples[JT_CUDA] - m.samples[JT_NCCL]) / m.total;
 		gd_jt_shares(&m, shares, sizeof shares);
 		f = gd_finding_add(rc, out, rc->rule->severity, "pid %llu (%s)", (unsigned long long)p->pid.v, p->comm);
-		gd_finding_summary(f, "The main thread of pid %llu (%s) runs at %.0f%% of a core (threshold %g%%), "
-				   "%.0f%% of its samples outside the CUDA and NCCL libraries (%s), while %s averages "
-				   "%.0f%% utilisation: the host loop cannot launch GPU work fast enough.",
-				   (unsigned long long)p->pid.v, p->comm, m.core_pct, TH(rc, JOB_HOST_MAIN_CORE_PCT),
-				   outside, shares, gpu_name(g).s, avg);
-		gd_finding_ev(f, "main_core_pct", m.core_pct, "% of a core", TH(rc, JOB_HOST_MAIN_CORE_PCT));
+		gd_finding_summary(f, "The main thread of pid %llu (%s) wants %.0f%% of a core (threshold %g%%: %.0f%% on a "
+				   "CPU, %.0f%% waiting for one), %.0f%% of its samples outside the CUDA and NCCL "
+				   "libraries (%s), while %s averages %.0f%% utilisation: the host loop cannot launch GPU "
+				   "work fast enough.", (unsigned long long)p->pid.v, p->comm, m.busy_pct,
+				   TH(rc, JOB_HOST_MAIN_CORE_PCT), m.core_pct, isnan(m.runq_pct) ? 0.0 : m.runq_pct, outside,
+				   shares, gpu_name(g).s, avg);
+		gd_finding_ev(f, "main_core_pct", m.busy_pct, "% of a core", TH(rc, JOB_HOST_MAIN_CORE_PCT));
 		gd_finding_ev(f, "outside_cuda_pct", outside, "% of samples", TH(rc, JOB_HOST_OUTSIDE_PCT));
 		gd_finding_ev(f, "python_pct", 100.0 * m.samples[JT_PYTHON] / m.total, "% of samples", NAN);
 		gd_finding_ev(f, "cuda_pct", 100.0 * m.samples[JT_CUDA] / m.total, "% of samples", NAN);

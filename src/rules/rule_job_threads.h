@@ -22,6 +22,7 @@ struct gd_jt_use {
 	char comm[32], role[16], syscall[16], wchan[32], state[16];
 	double core_pct;          /* on a CPU, % of one core over the window; NAN: unknown */
 	double runq_pct;          /* runnable, waiting for a CPU; NAN: unknown */
+	double busy_pct;          /* on a CPU or waiting for one (at most 100); NAN: unknown */
 	bool sampled;             /* the sample deltas below are known */
 	double samples[JT_NCAT];
 	double total;
