@@ -36,6 +36,7 @@
 #include "collect/collect.h"
 #include "core/root.h"
 #include "model/snapshot.h"
+#include "collect/job_samples.h"
 #include "nvml/nvml.h"
 
 static double tv_ms(struct timeval tv)
@@ -84,11 +85,13 @@ static int bench_collect(long cycles)
 		fprintf(stderr, "bench_collect: %s\n", err.msg);
 		return 1;
 	}
-	/* As the commands do: NVML opened once for every cycle. */
+	/* As the commands do: NVML opened once for every cycle, GPU jobs'
+	 * threads sampled from one cycle to the next. */
 	memset(&ctx, 0, sizeof ctx);
 	ctx.root = &root;
 	ctx.nvml_path = getenv("GPUDOCTOR_NVML");
 	ctx.nvml = gd_nvml_open(ctx.nvml_path, 0);
+	ctx.sampler = gd_job_sampler_new();
 	c0 = cpu_ms(RUSAGE_SELF, NULL);
 	w0 = now_ms();
 	for (long i = -1; i < cycles; i++) {
@@ -114,6 +117,7 @@ static int bench_collect(long cycles)
 	for (size_t k = 0; k < gd_ncollectors; k++)
 		printf("source name=%s wall_ms_per_cycle=%.4f\n", gd_collectors[k].name, per[k] / (double)cycles);
 	free(per);
+	gd_job_sampler_free(ctx.sampler);
 	gd_nvml_close(ctx.nvml);
 	gd_root_release(&root);
 	return 0;

@@ -24,7 +24,15 @@
 #      gpudoctor_gpus_temp_celsius series per GPU with its uuid and
 #      pci_bus_id labels, gpudoctor_up 1, promtool accepts it (when
 #      installed); the exporter's resident memory with the real driver
-#      loaded is reported.
+#      loaded is reported;
+#   6. where a job's threads spend their time (job_threads[], the perf
+#      sampler): a busy loop through the CUDA driver API (cuCtxSynchronize
+#      in a loop, built here against the real libcuda.so.1 with dlopen) is
+#      attributed to cuda for >= 50% of its main thread's samples, and
+#      with PyTorch the starved load's main thread mostly to python and
+#      framework (job.host_bound or cpu.input_bound fires); the driver's
+#      sub-second utilisation samples (gpu_samples[]) are present; the
+#      attribution is printed.
 #
 # Status: written in a session that was lent no GPU, so it has not been run
 # on real hardware yet; run it where a GPU is lent and report what it prints.
@@ -282,5 +290,76 @@ if command -v curl >/dev/null; then
 	wait "$spid" 2>/dev/null
 else
 	skp "serve: curl not installed"
+fi
+
+# ---- 6. where the job's threads spend their time ---------------------------------
+# main_shares FILE PID: the main thread's sample shares over a snapshot --window pair
+main_shares() {
+	"$PY" - "$1" "$2" <<'PYEOF2'
+import json, sys
+snaps = [json.loads(l) for l in open(sys.argv[1])]
+pid = int(sys.argv[2])
+cats = ["cuda", "nccl", "python", "framework", "kernel", "other"]
+t = [next((t for t in s.get("job_threads", []) if t["pid"] == pid and t["tid"] == pid), None) for s in snaps[:2]]
+if not t[0] or not t[1] or not t[1].get("sampled"):
+    print("none"); sys.exit(0)
+d = {c: (t[1].get("samples_" + c) or 0) - (t[0].get("samples_" + c) or 0) for c in cats}
+n = sum(d.values())
+print("samples=%d " % n + " ".join("%s=%.0f%%" % (c, 100.0 * d[c] / n) for c in cats if n and d[c]))
+print("gpu_samples=%d" % len(snaps[-1].get("gpu_samples", [])))
+PYEOF2
+}
+cat >"$OUT/cuda_spin.c" <<'CEOF'
+#include <dlfcn.h>
+#include <stdio.h>
+#include <time.h>
+typedef int (*fn0)(unsigned), (*fn_dev)(int *, int), (*fn_ctx)(void **, unsigned, int), (*fn_sync)(void);
+int main(void)
+{
+	void *h = dlopen("libcuda.so.1", RTLD_NOW);
+	fn0 init; fn_dev dev; fn_ctx ctx; fn_sync sync;
+	int d; void *c; time_t end = time(NULL) + 20;
+	if (!h) { fprintf(stderr, "%s\n", dlerror()); return 1; }
+	*(void **)&init = dlsym(h, "cuInit"); *(void **)&dev = dlsym(h, "cuDeviceGet");
+	*(void **)&ctx = dlsym(h, "cuCtxCreate_v2"); *(void **)&sync = dlsym(h, "cuCtxSynchronize");
+	if (!init || !dev || !ctx || !sync || init(0) || dev(&d, 0) || ctx(&c, 0, d)) { fprintf(stderr, "CUDA init failed\n"); return 1; }
+	while (time(NULL) < end)
+		sync();
+	return 0;
+}
+CEOF
+if command -v cc >/dev/null && cc -O1 -o "$OUT/cuda_spin" "$OUT/cuda_spin.c" -ldl 2>"$OUT/cuda_spin.err"; then
+	"$OUT/cuda_spin" 2>>"$OUT/cuda_spin.err" &
+	cpid=$!
+	sleep 5
+	timeout 60 "$G" snapshot --window 3s >"$OUT/threads-cuda.jsonl" 2>"$OUT/threads-cuda.err"
+	shares=$(main_shares "$OUT/threads-cuda.jsonl" "$cpid")
+	kill "$cpid" 2>/dev/null
+	wait "$cpid" 2>/dev/null
+	echo "     CUDA driver busy loop, main thread: $shares"
+	cuda=$(sed -n 's/.*cuda=\([0-9]*\)%.*/\1/p' <<<"$shares" | head -n 1)
+	[ "${cuda:-0}" -ge 50 ] && ok "driver-API loop attributed to cuda (${cuda}%)" ||
+		bad "driver-API loop: ${cuda:-0}% of its samples in cuda ($shares; $(head -c 200 "$OUT/threads-cuda.err"))"
+	grep -q 'gpu_samples=[1-9]' <<<"$shares" && ok "the driver's sub-second utilisation samples are read" ||
+		skp "no gpu_samples from this driver ($shares)"
+else
+	skp "driver-API loop: cannot build ($(head -c 200 "$OUT/cuda_spin.err"))"
+fi
+if "$PY" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+	load starved >"$OUT/load-threads.log" 2>&1 &
+	lp=$!
+	sleep 15
+	timeout 60 "$G" snapshot --window 3s >"$OUT/threads-torch.jsonl" 2>>"$OUT/load-threads.log"
+	timeout 60 "$G" check --window 3s --json >"$OUT/check-threads.json" 2>>"$OUT/load-threads.log"
+	tp=$(pgrep -P "$lp" | head -n 1)   # the python under the function's subshell
+	shares=$(main_shares "$OUT/threads-torch.jsonl" "${tp:-$lp}")
+	kill "$lp" 2>/dev/null
+	wait "$lp" 2>/dev/null
+	echo "     starved PyTorch load, main thread: $shares"
+	ids=$(check_json check-threads)
+	case " $ids " in *" job.host_bound "* | *" cpu.input_bound "*) ok "starved load: job.host_bound or cpu.input_bound ($ids)" ;;
+	*) bad "starved load: neither job.host_bound nor cpu.input_bound ($ids)" ;; esac
+else
+	skp "thread attribution under PyTorch: no PyTorch with CUDA here"
 fi
 finish

@@ -83,6 +83,9 @@ meminfo-not-estimated~src/collect/proc_meminfo.c~s/\t\tgd_u64_set(\&s->mem.avail
 recording-cut-line-fails~src/model/snapshot_json.c~s/if (!o \&\& line\[n - 1\] != '\\n' \&\& ser->n > before) {/if (0) {/~tests/timeline/recording.sh~cut.jsonl
 recording-not-gzip~src/model/recording.c~s/return !(n >= 6 \&\& strcmp(path + n - 6, ".jsonl") == 0);/return false;/~tests/timeline/recording.sh~is not gzip
 golden-offline-drift~tests/offline/0002-h100-r550-sw-thermal/expected.txt~s/temp_c=85/temp_c=84/~tests/offline/run.sh 0002-h100-r550-sw-thermal~findings differ from expected.txt
+nccl-samples-not-nccl~src/collect/job_threads.c~s/return GD_SO_NCCL;/return GD_SO_OTHER;/~build-mut/tests/test_job_threads~FAILED.*test_categories
+host-bound-inverted~src/rules/rule_job_threads.c~s/return outside >= TH(rc, JOB_HOST_OUTSIDE_PCT);/return outside < TH(rc, JOB_HOST_OUTSIDE_PCT);/~tests/e2e/job_threads.sh~job.host_bound did not fire
+remote-rtt-inverted~src/rules/rule_job_net.c~s|loopback(js->peer) \|\| (double)js->rtt_us.v / 1e3 < th|loopback(js->peer) \|\| (double)js->rtt_us.v / 1e3 >= th|~tests/e2e/net_remote_latency.sh~no net.remote_data_latency naming pid
 EOF
 )
 

@@ -23,6 +23,7 @@
 #include "core/duration.h"
 #include "model/recording.h"
 #include "model/snapshot_json.h"
+#include "collect/job_samples.h"
 #include "nvml/nvml.h"
 #include "offline/offline.h"
 #include "output/output.h"
@@ -317,12 +318,16 @@ static void ctx_open(const struct opts *o, const struct gd_root *root, struct gd
 	ctx->nvml_timeout_s = o->nvml_timeout_s;
 	ctx->klog_lookback_s = o->lookback_s;
 	ctx->nvml = gd_nvml_open(ctx->nvml_path, ctx->nvml_timeout_s);
+	/* GPU jobs' threads are sampled from one snapshot to the next (live only) */
+	ctx->sampler = root->is_host ? gd_job_sampler_new() : NULL;
 }
 
 static void ctx_close(struct gd_collect_ctx *ctx)
 {
 	gd_nvml_close(ctx->nvml);
 	ctx->nvml = NULL;
+	gd_job_sampler_free(ctx->sampler);
+	ctx->sampler = NULL;
 }
 
 static int cmd_snapshot(const struct opts *o)

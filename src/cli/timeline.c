@@ -30,6 +30,7 @@
 
 #include "collect/collect.h"
 #include "model/snapshot_json.h"
+#include "collect/job_samples.h"
 #include "nvml/nvml.h"
 #include "output/output.h"
 #include "output/timeline.h"
@@ -111,11 +112,13 @@ static int sampler_open(const struct gd_run_opts *o, struct gd_root *root, struc
 	ctx->nvml_timeout_s = o->nvml_timeout_s;
 	ctx->klog_lookback_s = o->lookback_s;
 	ctx->nvml = gd_nvml_open(ctx->nvml_path, ctx->nvml_timeout_s);
+	ctx->sampler = root->is_host ? gd_job_sampler_new() : NULL;
 	return -1;
 }
 
 static void sampler_close(struct gd_root *root, struct gd_collect_ctx *ctx)
 {
+	gd_job_sampler_free(ctx->sampler);
 	gd_nvml_close(ctx->nvml);
 	gd_root_release(root);
 }

@@ -32,6 +32,7 @@
 #include "model/snapshot.h"
 
 struct gd_nvml;
+struct gd_job_sampler;
 
 struct gd_collect_ctx {
 	const struct gd_root *root;
@@ -40,6 +41,9 @@ struct gd_collect_ctx {
 	struct gd_nvml *nvml;    /* NVML opened once for all snapshots of a run (the
 				  * CLI's); NULL: the collector opens and closes its own */
 	double klog_lookback_s;   /* kernel-log events this far back (0: 24 h) */
+	struct gd_job_sampler *sampler; /* perf sampling of GPU jobs' threads from one
+					 * snapshot to the next (collect/job_samples.h), owned
+					 * by the run; NULL: not sampled (a single snapshot) */
 };
 
 typedef enum gd_src_status (*gd_collect_fn)(const struct gd_collect_ctx *ctx, struct gd_snapshot *s,

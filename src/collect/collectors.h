@@ -30,6 +30,9 @@ GD_COLLECTOR_FN(infiniband)      /* sys_infiniband.c */
 GD_COLLECTOR_FN(thermal)         /* sys_thermal.c: thermal zones and hwmon */
 GD_COLLECTOR_FN(processes)       /* proc_pid.c */
 GD_COLLECTOR_FN(threads)         /* proc_pid_task.c */
+GD_COLLECTOR_FN(job_threads)     /* job_threads.c: schedstat, syscall, wchan of GPU jobs' threads */
+GD_COLLECTOR_FN(job_samples)     /* job_samples.c: perf task-clock samples of GPU jobs' threads */
+GD_COLLECTOR_FN(job_sockets)     /* job_sockets.c: TCP connections of GPU jobs (sock_diag) */
 GD_COLLECTOR_FN(dev_shm)         /* dev_shm.c */
 GD_COLLECTOR_FN(cgroups)         /* cgroup.c */
 GD_COLLECTOR_FN(pci)             /* sys_bus_pci.c: NVIDIA GPUs and NICs on the PCI bus */
@@ -68,5 +71,8 @@ GD_PARSER_FN(pci_link_speed)
 GD_PARSER_FN(proc_driver_nvidia_version)
 GD_PARSER_FN(proc_pid_maps)
 GD_PARSER_FN(klog)               /* kernel-log lines, any front-end (gd_klog_parse_line) */
+GD_PARSER_FN(proc_pid_task_schedstat) /* job_threads.c */
+GD_PARSER_FN(proc_pid_task_syscall)   /* job_threads.c */
+GD_PARSER_FN(netlink_inet_diag)       /* job_sockets.c: a sock_diag dump reply */
 
 #endif

@@ -47,6 +47,8 @@ void gd_nv_set_u(struct gd_gpu_run *r, struct gd_u64 *dst, const void *fnptr, co
 void gd_gpu_collect_memory_health(struct gd_gpu_run *r, const struct gd_nvml_api *a);
 void gd_gpu_collect_nvlink(struct gd_gpu_run *r, const struct gd_nvml_api *a);
 void gd_gpu_collect_processes(struct gd_gpu_run *r, const struct gd_nvml_api *a);
+/* nvml_gpu_samples.c: the driver's sub-second utilisation samples */
+void gd_gpu_collect_samples(struct gd_gpu_run *r, const struct gd_nvml_api *a);
 
 /* ---- thunks: small functions that run on the NVML thread (nvml.h) ----- */
 #define THUNK_U(fname, member) \

@@ -30,6 +30,9 @@ const struct gd_collector gd_collectors[] = {
 	{ "processes", "/proc/<pid>/{stat,status,io,cgroup,cmdline,fd,ns}", gd_collect_processes },
 	{ "cuda_runtime", "/proc/<pid>/maps of GPU jobs (libcudart)", gd_collect_cuda_runtime },
 	{ "threads", "/proc/<pid>/task/<tid>/stat of GPU jobs", gd_collect_threads },
+	{ "job_threads", "/proc/<pid>/task/<tid>/{schedstat,syscall,wchan} of GPU jobs", gd_collect_job_threads },
+	{ "job_samples", "perf_event_open task-clock samples of GPU jobs' threads, /proc/<pid>/maps", gd_collect_job_samples },
+	{ "job_sockets", "NETLINK_SOCK_DIAG TCP sockets (tcp_info) held by GPU jobs, /proc/<pid>/fd", gd_collect_job_sockets },
 	{ "dev_shm", "/dev/shm of each GPU job's mount namespace", gd_collect_dev_shm },
 	{ "cgroups", "cgroup v1/v2 cpu and memory files of GPU jobs", gd_collect_cgroups },
 	{ "klog", "/dev/kmsg (Xid, AER, OOM, MCE/EDAC lines inside the look-back)", gd_collect_klog },
@@ -75,5 +78,8 @@ const struct gd_parser gd_parsers[] = {
 	{ "offline paste", gd_parse_offline_paste },
 	{ "offline job log", gd_parse_joblog },
 	{ "offline dcgmi", gd_parse_dcgmi },
+	{ "proc/<pid>/task/<tid>/schedstat", gd_parse_proc_pid_task_schedstat },
+	{ "proc/<pid>/task/<tid>/syscall", gd_parse_proc_pid_task_syscall },
+	{ "netlink inet_diag", gd_parse_netlink_inet_diag },
 };
 const size_t gd_nparsers = N(gd_parsers);

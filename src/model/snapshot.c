@@ -71,6 +71,12 @@ GD_TABLE(proc_fields, struct gd_proc, GD_PROC_FIELDS)
 #define GD_REC struct gd_thread
 GD_TABLE(thread_fields, struct gd_thread, GD_THREAD_FIELDS)
 #undef GD_REC
+#define GD_REC struct gd_job_thread
+GD_TABLE(job_thread_fields, struct gd_job_thread, GD_JOB_THREAD_FIELDS)
+#undef GD_REC
+#define GD_REC struct gd_job_socket
+GD_TABLE(job_socket_fields, struct gd_job_socket, GD_JOB_SOCKET_FIELDS)
+#undef GD_REC
 #define GD_REC struct gd_klog_event
 GD_TABLE(klog_fields, struct gd_klog_event, GD_KLOG_FIELDS)
 #undef GD_REC
@@ -91,6 +97,9 @@ GD_TABLE(gpu_fields, struct gd_gpu, GD_GPU_FIELDS)
 #undef GD_REC
 #define GD_REC struct gd_gpu_proc
 GD_TABLE(gpu_proc_fields, struct gd_gpu_proc, GD_GPU_PROC_FIELDS)
+#undef GD_REC
+#define GD_REC struct gd_gpu_sample
+GD_TABLE(gpu_sample_fields, struct gd_gpu_sample, GD_GPU_SAMPLE_FIELDS)
 #undef GD_REC
 #define GD_REC struct gd_nvml_error
 GD_TABLE(nvml_error_fields, struct gd_nvml_error, GD_NVML_ERROR_FIELDS)
@@ -131,6 +140,8 @@ const struct gd_record_desc gd_sections[] = {
 	MANY("cgroups", struct gd_cgroup, cgroups, cgroup_fields),
 	MANY("procs", struct gd_proc, procs, proc_fields),
 	MANY("threads", struct gd_thread, threads, thread_fields),
+	MANY("job_threads", struct gd_job_thread, job_threads, job_thread_fields),
+	MANY("job_sockets", struct gd_job_socket, job_sockets, job_socket_fields),
 	ONE("klog_info", struct gd_klog_info, klog_info, klog_info_fields),
 	MANY("klog", struct gd_klog_event, klog, klog_fields),
 	MANY("edac", struct gd_edac, edac, edac_fields),
@@ -138,6 +149,7 @@ const struct gd_record_desc gd_sections[] = {
 	ONE("nvml", struct gd_nvml_info, nvml, nvml_fields),
 	MANY("gpus", struct gd_gpu, gpus, gpu_fields),
 	MANY("gpu_procs", struct gd_gpu_proc, gpu_procs, gpu_proc_fields),
+	MANY("gpu_samples", struct gd_gpu_sample, gpu_samples, gpu_sample_fields),
 	MANY("nvml_errors", struct gd_nvml_error, nvml_errors, nvml_error_fields),
 	MANY("pci_gpus", struct gd_pci_gpu, pci_gpus, pci_gpu_fields),
 	MANY("pci_nics", struct gd_pci_nic, pci_nics, pci_nic_fields),

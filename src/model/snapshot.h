@@ -286,6 +286,48 @@
 	X(U64, utime_ticks, "ticks", COUNTER, "user CPU time") \
 	X(U64, stime_ticks, "ticks", COUNTER, "system CPU time")
 
+/* ---- job_threads[]: where a GPU job's threads spend the window --------
+ * (collect/job_threads.c: schedstat, syscall, wchan of the threads in
+ * threads[]; collect/job_samples.c: perf_event_open task-clock samples,
+ * each attributed to the mapping its instruction pointer falls in).  The
+ * samples_* counters count from when sampling of the thread began (they
+ * are 0 in the first snapshot that has them): rules use deltas. */
+#define GD_JOB_THREAD_FIELDS(X) \
+	X(U64, pid, "", LABEL, "process id (a GPU job or one of its descendants)") \
+	X(U64, tid, "", LABEL, "thread id") \
+	X(S32, comm, "", LABEL, "thread name") \
+	X(S16, role, "", LABEL, "main (first thread of a GPU job), loader (a descendant process that holds no GPU: a DataLoader worker), pin_memory, nccl, autograd or other: from the tid and the thread name") \
+	X(S16, state, "", LABEL, "scheduler state letter (R running or runnable, S sleeping, D uninterruptible, usually I/O)") \
+	X(U64, run_ns, "ns", COUNTER, "time on a CPU (schedstat field 1)") \
+	X(U64, wait_ns, "ns", COUNTER, "time runnable but waiting for a CPU (schedstat run_delay)") \
+	X(U64, timeslices, "", COUNTER, "times it was scheduled on a CPU (schedstat field 3)") \
+	X(S16, syscall, "", LABEL, "system call it is blocked in (futex, read, epoll_wait, ...; nr<N> for others; running when on a CPU); absent: not readable") \
+	X(S32, wchan, "", LABEL, "kernel function it sleeps in (wchan); absent when running or hidden") \
+	X(U64, sampled, "", LABEL, "1 when perf samples it (the samples_* counters), 0 when it could not be sampled") \
+	X(U64, samples_cuda, "", COUNTER, "on-CPU samples in the CUDA driver or runtime libraries (libcuda, libcudart, libcublas, libcudnn, libnvrtc, ...)") \
+	X(U64, samples_nccl, "", COUNTER, "on-CPU samples in NCCL (libnccl)") \
+	X(U64, samples_python, "", COUNTER, "on-CPU samples in the interpreter (libpython*, the python binary)") \
+	X(U64, samples_framework, "", COUNTER, "on-CPU samples in framework CPU libraries (libtorch*, libc10, libgomp, BLAS, numpy, Python extension modules)") \
+	X(U64, samples_kernel, "", COUNTER, "on-CPU samples in the kernel (system calls, page faults)") \
+	X(U64, samples_other, "", COUNTER, "on-CPU samples anywhere else (libc, JIT code, unmapped)") \
+	X(U64, samples_lost, "", COUNTER, "samples the kernel dropped (ring buffer full)") \
+	X(U64, cpu_clock_ns, "ns", COUNTER, "task-clock the sampling counter counted")
+
+/* ---- job_sockets[]: TCP connections of GPU jobs (collect/job_sockets.c:
+ * NETLINK_SOCK_DIAG, struct tcp_info) ------------------------------------ */
+#define GD_JOB_SOCKET_FIELDS(X) \
+	X(U64, pid, "", LABEL, "the GPU job process (or descendant) holding the socket") \
+	X(U64, inode, "", LABEL, "socket inode (socket:[N] in /proc/<pid>/fd)") \
+	X(U64, state, "", GAUGE, "TCP state (1 established, 2 syn-sent, 8 close-wait, ...)") \
+	X(S64, local, "", LABEL, "local address:port") \
+	X(S64, peer, "", LABEL, "far address:port") \
+	X(U64, rtt_us, "us", GAUGE, "smoothed round-trip time (tcpi_rtt)") \
+	X(U64, rttvar_us, "us", GAUGE, "its variation (tcpi_rttvar)") \
+	X(U64, min_rtt_us, "us", GAUGE, "smallest round-trip time seen (tcpi_min_rtt)") \
+	X(U64, retrans, "", COUNTER, "segments retransmitted over the connection's life (tcpi_total_retrans)") \
+	X(U64, bytes_acked, "bytes", COUNTER, "bytes sent and acknowledged (tcpi_bytes_acked)") \
+	X(U64, bytes_received, "bytes", COUNTER, "bytes received (tcpi_bytes_received)")
+
 /* ---- klog[]: kernel-log events (src/klog/, collect/klog.c) ------------ */
 #define GD_KLOG_FIELDS(X) \
 	X(S16, kind, "", LABEL, "xid, sxid, fallen_off_bus, init_failed, gpu_uuid, aer, pcie_bandwidth, gsp_timeout, reset_required, oom_kill, hung_task, mce, edac") \
@@ -429,6 +471,18 @@
 	X(U64, sm_util_pct, "pct", GAUGE, "its share of SM time in the driver's latest sample") \
 	X(U64, mem_util_pct, "pct", GAUGE, "its share of memory-controller time in the latest sample")
 
+/* ---- gpu_samples[]: the driver's sub-second utilisation samples -------
+ * (nvmlDeviceGetSamples, GPU_UTILIZATION_SAMPLES: one every 1/6 s to 1 s
+ * by product), those of the last GD_GPU_SAMPLES_LOOKBACK_S seconds before
+ * the snapshot, the newest GD_GPU_SAMPLES_MAX per GPU: consecutive
+ * snapshots overlap, rules take each timestamp once. */
+#define GD_GPU_SAMPLES_LOOKBACK_S 5
+#define GD_GPU_SAMPLES_MAX 64
+#define GD_GPU_SAMPLE_FIELDS(X) \
+	X(U64, gpu, "", LABEL, "NVML index of the GPU") \
+	X(U64, t_us, "us", LABEL, "the driver's timestamp of the sample, microseconds since the epoch") \
+	X(U64, util_pct, "pct", GAUGE, "share of the sample period in which a kernel ran")
+
 /* ---- nvml_errors[]: GPU evidence denied or failed, field by field ------ */
 #define GD_NVML_ERROR_FIELDS(X) \
 	X(U64, gpu, "", LABEL, "NVML index of the GPU (absent: not GPU-specific)") \
@@ -519,6 +573,8 @@ struct gd_shm { GD_SHM_FIELDS(GD_DECLARE) };
 struct gd_cgroup { GD_CGROUP_FIELDS(GD_DECLARE) };
 struct gd_proc { GD_PROC_FIELDS(GD_DECLARE) };
 struct gd_thread { GD_THREAD_FIELDS(GD_DECLARE) };
+struct gd_job_thread { GD_JOB_THREAD_FIELDS(GD_DECLARE) };
+struct gd_job_socket { GD_JOB_SOCKET_FIELDS(GD_DECLARE) };
 struct gd_klog_event { GD_KLOG_FIELDS(GD_DECLARE) };
 struct gd_klog_info { GD_KLOG_INFO_FIELDS(GD_DECLARE) };
 struct gd_edac { GD_EDAC_FIELDS(GD_DECLARE) };
@@ -526,6 +582,7 @@ struct gd_source { GD_SOURCE_FIELDS(GD_DECLARE) };
 struct gd_nvml_info { GD_NVML_FIELDS(GD_DECLARE) };
 struct gd_gpu { GD_GPU_FIELDS(GD_DECLARE) };
 struct gd_gpu_proc { GD_GPU_PROC_FIELDS(GD_DECLARE) };
+struct gd_gpu_sample { GD_GPU_SAMPLE_FIELDS(GD_DECLARE) };
 struct gd_nvml_error { GD_NVML_ERROR_FIELDS(GD_DECLARE) };
 struct gd_pci_gpu { GD_PCI_GPU_FIELDS(GD_DECLARE) };
 struct gd_pci_nic { GD_PCI_NIC_FIELDS(GD_DECLARE) };
@@ -550,12 +607,15 @@ struct gd_snapshot {
 	struct gd_vec cgroups;   /* struct gd_cgroup */
 	struct gd_vec procs;     /* struct gd_proc */
 	struct gd_vec threads;   /* struct gd_thread */
+	struct gd_vec job_threads; /* struct gd_job_thread */
+	struct gd_vec job_sockets; /* struct gd_job_socket */
 	struct gd_vec klog;      /* struct gd_klog_event */
 	struct gd_vec edac;      /* struct gd_edac */
 	struct gd_vec sources;   /* struct gd_source */
 	struct gd_nvml_info nvml;
 	struct gd_vec gpus;      /* struct gd_gpu */
 	struct gd_vec gpu_procs; /* struct gd_gpu_proc */
+	struct gd_vec gpu_samples; /* struct gd_gpu_sample */
 	struct gd_vec nvml_errors; /* struct gd_nvml_error */
 	struct gd_vec pci_gpus;  /* struct gd_pci_gpu */
 	struct gd_vec pci_nics;  /* struct gd_pci_nic */

@@ -96,6 +96,7 @@ static const struct sym_row sym_table[] = {
 	    "nvmlDeviceGetGraphicsRunningProcesses_v2"),
 	ALT("graphics processes", gprocs_v1, "nvmlDeviceGetGraphicsRunningProcesses"),
 	OPT(proc_util, "nvmlDeviceGetProcessUtilization"),
+	OPT(samples, "nvmlDeviceGetSamples"),
 };
 
 /* ---- the worker ---------------------------------------------------------- */

@@ -94,6 +94,7 @@ struct gd_nvml_api {
 	GD_NVML_FN(nvmlDeviceGetGraphicsRunningProcesses_v3) gprocs;
 	GD_NVML_FN(nvmlDeviceGetGraphicsRunningProcesses) gprocs_v1;
 	GD_NVML_FN(nvmlDeviceGetProcessUtilization) proc_util;
+	GD_NVML_FN(nvmlDeviceGetSamples) samples;
 };
 
 /* What one call takes to the worker thread and brings back, by value.  A

@@ -222,6 +222,21 @@ typedef struct {
 	nvmlValue_t value;
 } nvmlFieldValue_t;
 
+/* nvmlDeviceGetSamples (FACTS.md 2.14): the driver's sample buffers. */
+typedef enum {
+	NVML_TOTAL_POWER_SAMPLES = 0,
+	NVML_GPU_UTILIZATION_SAMPLES = 1,
+	NVML_MEMORY_UTILIZATION_SAMPLES = 2,
+	NVML_PROCESSOR_CLK_SAMPLES = 5,
+	NVML_MEMORY_CLK_SAMPLES = 6
+} nvmlSamplingType_t;
+
+typedef struct {
+	unsigned long long timeStamp; /* CPU time, microseconds since 1970 */
+	nvmlValue_t sampleValue;
+} nvmlSample_t;
+
+_Static_assert(sizeof(nvmlSample_t) == 16, "nvmlSample_t: 16 bytes");
 _Static_assert(sizeof(nvmlReturn_t) == 4, "nvmlReturn_t is a 4-byte enum");
 _Static_assert(sizeof(nvmlMemory_t) == 24, "nvmlMemory_t: 24 bytes (13.3 header)");
 _Static_assert(sizeof(nvmlMemory_v2_t) == 40, "nvmlMemory_v2_t: 40 bytes (13.3 header)");
@@ -330,5 +345,7 @@ nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses(nvmlDevice_t device, unsigned
 						   nvmlProcessInfo_v1_t *infos);
 nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device, nvmlProcessUtilizationSample_t *utilization,
 					     unsigned int *processSamplesCount, unsigned long long lastSeenTimeStamp);
+nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t device, nvmlSamplingType_t type, unsigned long long lastSeenTimeStamp,
+				  nvmlValueType_t *sampleValType, unsigned int *sampleCount, nvmlSample_t *samples);
 
 #endif

@@ -19,7 +19,7 @@
  * never a 0; an absent label is left out.  When two records of a section
  * would carry the same labels, every record of it gets an idx label.
  *
- * Left out: threads[] (per thread), nic_irqs[] (IRQs x CPUs; the rule
+ * Left out: threads[] and job_threads[] (per thread), gpu_samples[], job_sockets[], nic_irqs[] (IRQs x CPUs; the rule
  * cpu.irq_imbalance judges them), sources[] (exported as
  * gpudoctor_collector_*), and every process except GPU jobs (and their
  * descendants) and the GD_PROM_TOP_PROCS background processes that took
@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "core/xalloc.h"
+#include "rules/rule_job_threads.h"
 #include "rules/window.h"
 
 #define GD_PROM_TOP_PROCS 5
@@ -50,6 +51,12 @@ struct policy {
 static const struct policy policies[] = {
 	{ "host", EXPORT, { "hostname", "kernel", "cgroup_mode", NULL }, { { NULL, NULL } } },
 	{ "threads", SKIP, { NULL }, { { NULL, NULL } } },
+	/* per thread, with labels (state, syscall) that change every sample */
+	{ "job_threads", SKIP, { NULL }, { { NULL, NULL } } },
+	/* a timestamp per record: the rules read them, not Prometheus */
+	{ "gpu_samples", SKIP, { NULL }, { { NULL, NULL } } },
+	/* per connection: the rule names the far ones */
+	{ "job_sockets", SKIP, { NULL }, { { NULL, NULL } } },
 	{ "nic_irqs", SKIP, { NULL }, { { NULL, NULL } } },
 	{ "sources", SKIP, { NULL }, { { NULL, NULL } } },
 	{ "procs", PROCS, { "pid", "comm", "nvidia_devs", NULL }, { { NULL, NULL } } },
@@ -500,6 +507,55 @@ static void collectors(FILE *out, const struct gd_snapshot *s)
 	}
 }
 
+/* Where each GPU job's main thread spent the last interval: its CPU share
+ * and the share of its samples per category (rule_job_threads.h), one
+ * series per rank and category: labels pid, comm, category only. */
+static void job_main_threads(FILE *out, const struct gd_window *w)
+{
+	static const char *const cats[JT_NCAT] = { "cuda", "nccl", "python", "framework", "kernel", "other" };
+	static const char *const help[2] = {
+		"# HELP gpudoctor_job_main_thread_cpu_ratio share of one core the main thread of a GPU job ran over "
+		"the last interval (schedstat)\n# TYPE gpudoctor_job_main_thread_cpu_ratio gauge\n",
+		"# HELP gpudoctor_job_main_thread_samples_ratio share of the main thread's perf samples over the last "
+		"interval in each category (cuda, nccl, python, framework, kernel, other)\n"
+		"# TYPE gpudoctor_job_main_thread_samples_ratio gauge\n",
+	};
+	const struct gd_snapshot *a, *b;
+	double dt;
+
+	if (!w || w->n < 2)
+		return;
+	a = w->snaps[w->n - 2];
+	b = w->snaps[w->n - 1];
+	if (!a->host.uptime_s.ok || !b->host.uptime_s.ok || (dt = b->host.uptime_s.v - a->host.uptime_s.v) <= 0)
+		return;
+	/* one family after the other: a family's samples must not be split */
+	for (int fam = 0; fam < 2; fam++) {
+		bool head = false;
+
+		GD_VEC_EACH(b->job_threads, const struct gd_job_thread, t) {
+			struct gd_jt_use u;
+
+			if (strcmp(t->role, "main") != 0 || !gd_jt_use_of(a, b, dt, t, &u) ||
+			    (fam == 0 ? isnan(u.core_pct) : !u.sampled || u.total <= 0))
+				continue;
+			if (!head)
+				fputs(help[fam], out);
+			head = true;
+			for (int k = 0; k < (fam == 0 ? 1 : JT_NCAT); k++) {
+				fprintf(out, "gpudoctor_job_main_thread_%s_ratio{pid=\"%" PRIu64 "\",comm=\"",
+					fam == 0 ? "cpu" : "samples", u.pid);
+				gd_prom_label_value(out, u.comm);
+				if (fam == 1)
+					fprintf(out, "\",category=\"%s", cats[k]);
+				fputs("\"} ", out);
+				print_value(out, fam == 0 ? u.core_pct / 100.0 : u.samples[k] / u.total);
+				fputc('\n', out);
+			}
+		}
+	}
+}
+
 void gd_out_prom(FILE *out, const struct gd_report *r)
 {
 	const struct gd_snapshot *last = gd_window_last(r->w);
@@ -508,6 +564,7 @@ void gd_out_prom(FILE *out, const struct gd_report *r)
 		return;
 	for (size_t i = 0; i < gd_nsections; i++)
 		one_section(out, &gd_sections[i], r->w);
+	job_main_threads(out, r->w);
 	findings(out, r->findings);
 	collectors(out, last);
 }

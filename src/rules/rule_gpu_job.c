@@ -54,7 +54,9 @@
 #include "core/xalloc.h"
 #include "model/jobs.h"
 #include "rules/rule_gpu.h"
+#include "rules/gpu_samples.h"
 #include "rules/rule_gpu_pci.h"
+#include "rules/rule_job_threads.h"
 #include "rules/rule_util.h"
 
 /* Share of one core (%) p used over the window; false without both ends. */
@@ -111,6 +113,10 @@ static bool descends_from(const struct gd_snapshot *s, const struct gd_proc *d, 
 struct input_cpu {
 	double hot_thread_pct;     /* busiest thread of the job's tree */
 	char hot_thread[48];       /* "pt_main_thread (tid 4242)" */
+	uint64_t hot_tid;
+	bool main_host_bound;      /* the hot thread is the main one, busy outside CUDA: job.host_bound's */
+	double main_off_pct;       /* the main thread off a CPU, % of the window (NAN: unknown) */
+	char main_waits_in[64];    /* the system call (and kernel function) it sleeps in at the end */
 	size_t workers;            /* loader workers with a known CPU share */
 	double workers_min_pct;    /* the least busy of them */
 	double workers_avg_pct;
@@ -120,6 +126,7 @@ struct input_cpu {
 static void input_cpu(struct gd_rule_ctx *rc, const struct gd_snapshot *a, const struct gd_snapshot *b, double dt,
 		      const struct gd_proc *job, struct input_cpu *ic)
 {
+	struct gd_jt_use m;
 	double sum = 0;
 
 	memset(ic, 0, sizeof *ic);
@@ -138,7 +145,18 @@ static void input_cpu(struct gd_rule_ctx *rc, const struct gd_snapshot *a, const
 			ic->hot_thread_pct = pct;
 			snprintf(ic->hot_thread, sizeof ic->hot_thread, "%.24s (tid %llu)", t->comm,
 				 (unsigned long long)t->tid.v);
+			ic->hot_tid = t->tid.v;
 		}
+	}
+	ic->main_off_pct = NAN;
+	if (gd_jt_main(a, b, dt, job->pid.v, &m)) {
+		if (!isnan(m.core_pct))
+			ic->main_off_pct = fmax(0.0, 100.0 - m.core_pct - (isnan(m.runq_pct) ? 0.0 : m.runq_pct));
+		if (m.syscall[0] && strcmp(m.syscall, "running") != 0)
+			snprintf(ic->main_waits_in, sizeof ic->main_waits_in, "%.15s%s%.31s", m.syscall,
+				 m.wchan[0] ? " in " : "", m.wchan);
+		/* a main thread busy outside CUDA is job.host_bound's finding */
+		ic->main_host_bound = ic->hot_tid == job->pid.v && gd_jt_host_bound(rc, &m);
 	}
 	GD_VEC_EACH(b->procs, const struct gd_proc, p) {
 		double pct;
@@ -152,7 +170,8 @@ static void input_cpu(struct gd_rule_ctx *rc, const struct gd_snapshot *a, const
 	}
 	if (ic->workers)
 		ic->workers_avg_pct = sum / (double)ic->workers;
-	ic->thread_hot = !isnan(ic->hot_thread_pct) && ic->hot_thread_pct >= TH(rc, CPU_INPUT_THREAD_PCT);
+	ic->thread_hot = !isnan(ic->hot_thread_pct) && ic->hot_thread_pct >= TH(rc, CPU_INPUT_THREAD_PCT) &&
+			 !ic->main_host_bound;
 	ic->workers_hot = ic->workers > 0 && ic->workers_min_pct >= TH(rc, CPU_INPUT_WORKER_PCT);
 }
 
@@ -161,7 +180,7 @@ static void input_cpu(struct gd_rule_ctx *rc, const struct gd_snapshot *a, const
  * how many.  job NULL (a user outside this pid namespace, or unseen): the
  * host-wide causes only. */
 static size_t explain(struct gd_rule_ctx *rc, const struct gd_snapshot *a, const struct gd_snapshot *b, double dt,
-		      const struct gd_proc *job, char *buf, size_t sz)
+		      const struct gd_proc *job, bool with_threads, char *buf, size_t sz)
 {
 	struct input_cpu ic;
 	double busy, rate;
@@ -221,7 +240,17 @@ static size_t explain(struct gd_rule_ctx *rc, const struct gd_snapshot *a, const
 	if (gd_counter_delta(a->mem.pswpin, b->mem.pswpin, &d1) && gd_counter_delta(a->mem.pswpout, b->mem.pswpout, &d2) &&
 	    (double)(d1 + d2) / dt >= TH(rc, MEM_SWAPPING_PAGES_PER_S))
 		cat(buf, sz, "%smem.swapping", n++ ? "; " : "");
+	if (with_threads && job && job->pid.ok)
+		n += gd_jt_explain(rc, a, b, dt, job->pid.v, buf, sz);
 	return n;
+}
+
+/* The host causes of an idle GPU (explain() without the job's own thread
+ * causes), for job.waiting_for_peers's "no local cause". */
+size_t gd__gpu_job_host_causes(struct gd_rule_ctx *rc, const struct gd_snapshot *a, const struct gd_snapshot *b,
+			       double dt, const struct gd_proc *job, char *buf, size_t sz)
+{
+	return explain(rc, a, b, dt, job, false, buf, sz);
 }
 
 /* ---- gpu.shared_by_processes ---------------------------------------------- */
@@ -354,6 +383,7 @@ enum gd_verdict gd_rule_gpu_idle_while_job_runs(struct gd_rule_ctx *rc, struct g
 		return gd_rule_unknown(rc, "needs a window");
 	GD_VEC_EACH(b->gpus, const struct gd_gpu, g) {
 		struct gpci_users u;
+		struct gd_gpu_samples_sum gs;
 		double avg;
 		bool have_avg;
 		char why[384], who[200];
@@ -381,7 +411,7 @@ enum gd_verdict gd_rule_gpu_idle_while_job_runs(struct gd_rule_ctx *rc, struct g
 			continue;
 		f = gd_finding_add(rc, out, rc->rule->severity, "%s", nm.s);
 		users_phrase(&u, g, unseen, who, sizeof who);
-		if (explain(rc, a, b, dt, u.first, why, sizeof why))
+		if (explain(rc, a, b, dt, u.first, true, why, sizeof why))
 			gd_finding_summary(f, "%s averaged %.0f%% utilisation over %.1f s (threshold %g%%) while %s; "
 					   "likely host cause: %s.", nm.s, avg, dt, th, who, why);
 		else
@@ -397,6 +427,8 @@ enum gd_verdict gd_rule_gpu_idle_while_job_runs(struct gd_rule_ctx *rc, struct g
 			gd_finding_ev(f, "outside_pid_namespace", (double)u.outside, "", NAN);
 		if (u.use == GPCI_UNSEEN)
 			gd_finding_ev(f, "mem_used_bytes", (double)g->mem_used_bytes.v, "bytes", unseen);
+		if (g->index.ok && gd_gpu_samples_window(rc->w, g->index.v, th, &gs))
+			gd_finding_ev(f, "stall_ms", gs.stall_ms, "ms", NAN);
 		gd_finding_ev_text(f, "nvml_users", u.text[0] ? u.text : "none listed");
 		gd_finding_ev_text(f, "explained_by", why[0] ? why : "none found");
 		fired++;
@@ -452,7 +484,15 @@ enum gd_verdict gd_rule_cpu_input_bound(struct gd_rule_ctx *rc, struct gd_findin
 		if (!ic.thread_hot && !ic.workers_hot)
 			continue;
 		f = gd_finding_add(rc, out, rc->rule->severity, "pid %llu (%s)", (unsigned long long)p->pid.v, p->comm);
-		if (ic.workers_hot)
+		if (ic.workers_hot && !isnan(ic.main_off_pct))
+			gd_finding_summary(f, "All %zu loader workers of pid %llu (%s) burn at least %.0f%% of a core "
+					   "(threshold %g%%) while its main thread waits off a CPU %.0f%% of the window%s%s%s "
+					   "and %s averages %.0f%% utilisation: the main thread waits for batches the "
+					   "workers cannot make fast enough (too few workers, or too much work per batch).",
+					   ic.workers, (unsigned long long)p->pid.v, p->comm, ic.workers_min_pct,
+					   TH(rc, CPU_INPUT_WORKER_PCT), ic.main_off_pct, ic.main_waits_in[0] ? " (" : "",
+					   ic.main_waits_in, ic.main_waits_in[0] ? ")" : "", gpu_name(idle).s, idle_avg);
+		else if (ic.workers_hot)
 			gd_finding_summary(f, "All %zu loader workers of pid %llu (%s) burn at least %.0f%% of a core "
 					   "(threshold %g%%) while %s averages %.0f%% utilisation: the input pipeline "
 					   "cannot keep up.", ic.workers, (unsigned long long)p->pid.v, p->comm,
@@ -470,6 +510,10 @@ enum gd_verdict gd_rule_cpu_input_bound(struct gd_rule_ctx *rc, struct gd_findin
 			gd_finding_ev(f, "workers", (double)ic.workers, "", NAN);
 			gd_finding_ev(f, "workers_min_core_pct", ic.workers_min_pct, "% of a core", TH(rc, CPU_INPUT_WORKER_PCT));
 		}
+		if (!isnan(ic.main_off_pct))
+			gd_finding_ev(f, "main_off_cpu_pct", ic.main_off_pct, "% of the window", NAN);
+		if (ic.main_waits_in[0])
+			gd_finding_ev_text(f, "main_waits_in", ic.main_waits_in);
 		gd_finding_ev(f, "gpu_util_pct", idle_avg, "%", th_idle);
 		fired++;
 	}

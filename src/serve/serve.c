@@ -37,6 +37,7 @@
 
 #include "collect/collect.h"
 #include "core/xalloc.h"
+#include "collect/job_samples.h"
 #include "nvml/nvml.h"
 #include "rules/episodes.h"
 #include "output/output.h"
@@ -266,6 +267,7 @@ static void *collector_main(void *arg)
 	ctx.nvml_timeout_s = srv->opts->nvml_timeout_s;
 	ctx.klog_lookback_s = srv->opts->lookback_s;
 	ctx.nvml = gd_nvml_open(ctx.nvml_path, ctx.nvml_timeout_s);
+	ctx.sampler = root.is_host ? gd_job_sampler_new() : NULL;
 	for (size_t i = 0; i < srv->nsnaps; i++)
 		gd_snapshot_init(&ring[i]);
 	for (;;) {
@@ -302,6 +304,7 @@ static void *collector_main(void *arg)
 	}
 	for (size_t i = 0; i < srv->nsnaps; i++)
 		gd_snapshot_release(&ring[i]);
+	gd_job_sampler_free(ctx.sampler);
 	gd_nvml_close(ctx.nvml);
 	gd_root_release(&root);
 out:

@@ -12,6 +12,9 @@
 
 #include "output/rates.h"
 #include "output/subject.h"
+#include "rules/gpu_samples.h"
+#include "rules/rule_job_threads.h"
+#include "rules/thresholds.h"
 
 struct screen {
 	struct gd_vec *lines;
@@ -245,6 +248,53 @@ static void host_rows(struct screen *sc, const struct gd_window *w, bool wide)
 	}
 }
 
+/* A line per GPU job's main thread (a rank): where it spent the last
+ * interval; and a line per GPU whose sub-second samples held a stall the
+ * interval's reading hides.  At most GD_VIEW_JOBS ranks. */
+#define GD_VIEW_JOBS 4
+static void job_rows(struct screen *sc, const struct gd_view_model *m)
+{
+	const struct gd_snapshot *now = gd_window_last(m->w), *prev;
+	const struct gd_window last2 = { m->w->snaps + m->w->n - 2, 2 };
+	size_t shown = 0, more = 0;
+	double dt, idle = m->th ? m->th->v[GD_TH_GPU_IDLE_UTIL_PCT] : 40;
+
+	if (m->w->n < 2)
+		return;
+	prev = m->w->snaps[m->w->n - 2];
+	if (!prev->host.uptime_s.ok || !now->host.uptime_s.ok || (dt = now->host.uptime_s.v - prev->host.uptime_s.v) <= 0)
+		return;
+	GD_VEC_EACH(now->job_threads, const struct gd_job_thread, t) {
+		struct gd_jt_use u;
+		char shares[128] = "not sampled", core[16] = "-", wait[64] = "";
+
+		if (strcmp(t->role, "main") != 0 || !gd_jt_use_of(prev, now, dt, t, &u))
+			continue;
+		if (shown >= GD_VIEW_JOBS) {
+			more++;
+			continue;
+		}
+		shown++;
+		if (u.sampled && u.total > 0)
+			gd_jt_shares(&u, shares, sizeof shares);
+		if (!isnan(u.core_pct))
+			snprintf(core, sizeof core, "%.0f%%", u.core_pct);
+		if (u.syscall[0] && strcmp(u.syscall, "running") != 0)
+			snprintf(wait, sizeof wait, " | waits in %.15s", u.syscall);
+		add(sc, GD_VA_NORMAL, "JOB pid %llu (%s) main thread %s of a core: %s%s", (unsigned long long)u.pid, u.comm,
+		    core, shares, wait);
+	}
+	if (more)
+		add(sc, GD_VA_DIM, "JOB ... and %zu more rank%s", more, more == 1 ? "" : "s");
+	GD_VEC_EACH(now->gpus, const struct gd_gpu, g) {
+		struct gd_gpu_samples_sum gs;
+
+		if (g->index.ok && gd_gpu_samples_window(&last2, g->index.v, idle, &gs) && gs.stall_ms > 0)
+			add(sc, GD_VA_WARN, "GPU %llu stalled %.0f ms in the last interval: %zu samples every %.0f ms, min %.0f%%, "
+			    "mean %.0f%%", (unsigned long long)g->index.v, gs.stall_ms, gs.n, gs.period_ms, gs.min, gs.mean);
+	}
+}
+
 static enum gd_view_attr sev_attr(enum gd_severity s)
 {
 	return s == GD_SEV_CRITICAL ? GD_VA_CRIT : s == GD_SEV_WARNING ? GD_VA_WARN : GD_VA_INFO;
@@ -270,6 +320,7 @@ size_t gd_view_layout(const struct gd_view_model *m, int cols, int rows, struct 
 	    now->gpus.n, now->gpus.n == 1 ? "" : "s", m->interval_s);
 	gpu_rows(&sc, m, now, wide);
 	host_rows(&sc, m->w, wide);
+	job_rows(&sc, m);
 
 	/* What is left below the fixed part: two headers and the footer. */
 	fixed = (int)lines->n + 3;

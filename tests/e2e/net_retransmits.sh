@@ -21,6 +21,8 @@
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
 skip() { echo "$*"; exit 77; }
+# shellcheck source=tests/e2e/lib.bash
+. "$(dirname "$0")/lib.bash"
 
 [ -n "${GPUDOCTOR:-}" ] && [ -x "$GPUDOCTOR" ] || fail "GPUDOCTOR (${GPUDOCTOR:-unset}) is not an executable"
 command -v jq >/dev/null || skip "jq is not installed"
@@ -48,22 +50,13 @@ jobs_pids=()
 cleanup() {
 	for p in "${jobs_pids[@]}"; do kill "$p" 2>/dev/null; done
 	for p in "${jobs_pids[@]}"; do wait "$p" 2>/dev/null; done
-	ip netns pids "$A" 2>/dev/null | xargs -r kill 2>/dev/null
-	ip netns pids "$B" 2>/dev/null | xargs -r kill 2>/dev/null
-	ip netns del "$A" 2>/dev/null
-	ip netns del "$B" 2>/dev/null
+	netns_del "$A" "$B"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
 trap 'exit 1' TERM INT
 
-ip netns add "$A" || skip "cannot create a network namespace"
-ip netns add "$B" || fail "ip netns add $B"
-ip link add "$VA" netns "$A" type veth peer name "$VB" netns "$B" 2>"$tmp/err" ||
-	{ cat "$tmp/err"; skip "cannot create a veth pair between namespaces (no veth support?)"; }
-ip -n "$A" link set lo up && ip -n "$B" link set lo up &&
-ip -n "$A" addr add "$ADDR_A/30" dev "$VA" && ip -n "$B" addr add "$ADDR_B/30" dev "$VB" &&
-ip -n "$A" link set "$VA" up && ip -n "$B" link set "$VB" up || fail "configuring the veth pair"
+netns_pair "$A" "$B" "$VA" "$VB" "$ADDR_A" "$ADDR_B"
 # Pace the sender: an unpaced stream over a veth on a small, busy machine
 # overflows the receiving CPU's backlog and loses packets for real (1% and
 # more in CI), which would make the run without a drop rule fire too.  tbf

@@ -37,6 +37,10 @@
  *   graphics_procs = 400:524288     ; the graphics processes, as procs (none: an
  *                                   ; empty list; procs_grow is for procs only)
  *   proc_util = 100:87:40           ; pid:sm%:mem% ...
+ *   util_samples = 900:95 700:0 500:0 300:90 100:96
+ *                                   ; nvmlDeviceGetSamples(GPU_UTILIZATION):
+ *                                   ; age:pct ..., each sample stamped age ms
+ *                                   ; before the call (oldest first)
  *   nvlink_links = 4                ; with nvlink_up_links, nvlink_errors
  *   lost = 1                        ; every call for this GPU: GPU_IS_LOST
  *   lost_after = 10                 ; ... from its 11th call on
@@ -55,6 +59,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "nvml/nvml_abi.h"
@@ -1004,5 +1009,43 @@ nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device, nvmlProcessUti
 		utilization[i].memUtil = (unsigned int)mem[i];
 	}
 	*processSamplesCount = (unsigned int)n;
+	return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t device, nvmlSamplingType_t type, unsigned long long lastSeenTimeStamp,
+				  nvmlValueType_t *sampleValType, unsigned int *sampleCount, nvmlSample_t *samples)
+{
+	static unsigned int age[MAX_PROCS];
+	static unsigned long long pct[MAX_PROCS], unused[MAX_PROCS];
+	unsigned long long now_us;
+	struct timespec ts;
+	size_t n, m = 0;
+	struct kv *k;
+	DEV_PROLOGUE("nvmlDeviceGetSamples");
+
+	if (type != NVML_GPU_UTILIZATION_SAMPLES || !(k = find(sec, "util_samples")))
+		return NVML_ERROR_NOT_SUPPORTED;
+	if (error_of(k->val) >= 0)
+		return (nvmlReturn_t)error_of(k->val);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	now_us = (unsigned long long)ts.tv_sec * 1000000ull + (unsigned long long)ts.tv_nsec / 1000;
+	n = triples(k->val, age, pct, unused, MAX_PROCS);
+	for (size_t i = 0; i < n; i++) {
+		unsigned long long t = now_us - (unsigned long long)age[i] * 1000ull;
+
+		if (t <= lastSeenTimeStamp)
+			continue;
+		if (samples) {
+			if (m >= *sampleCount)
+				return NVML_ERROR_INSUFFICIENT_SIZE;
+			samples[m].timeStamp = t;
+			samples[m].sampleValue.uiVal = (unsigned int)pct[i];
+		}
+		m++;
+	}
+	if (!m)
+		return NVML_ERROR_NOT_FOUND;
+	*sampleValType = NVML_VALUE_TYPE_UNSIGNED_INT;
+	*sampleCount = (unsigned int)m;
 	return NVML_SUCCESS;
 }

@@ -51,6 +51,13 @@ seeds_of() {
 
 while read -r idx name; do
 	case $name in
+	proc/\<pid\>/task/\<tid\>/*)
+		# this script's shell (blocked in wait4 while cat runs) and the
+		# cat itself (running): a thread's file is its process's here
+		rest=${name##*/}
+		cat "/proc/$$/task/$$/$rest" >"$tmp/p1" 2>/dev/null
+		cat "/proc/self/$rest" >"$tmp/p2" 2>/dev/null
+		seeds_of "$idx" "$name" "$tmp/p1" "$tmp/p2" ;;
 	proc/\<pid\>/*)
 		rest=${name#proc/<pid>/}
 		# This script's shell and the cat that reads its own file: two
@@ -134,6 +141,17 @@ while read -r idx name; do
 		# fixtures are large: their first 16 KiB mutate faster
 		for f in "$@"; do head -c 16384 "$f" >"$tmp/o.$(basename "$f")"; done
 		seeds_of "$idx" "$name" $(for f in "$@"; do echo "$tmp/o.$(basename "$f")"; done) ;;
+	netlink\ inet_diag)
+		# a real sock_diag dump reply of this machine's IPv4 TCP sockets, with
+		# tcp_info (python3's AF_NETLINK socket asks the kernel)
+		python3 - >"$tmp/s" 2>/dev/null <<'NLEOF' || : >"$tmp/s"
+import socket, struct, sys
+s = socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, 4)   # NETLINK_SOCK_DIAG
+req = struct.pack("=BBBBI", socket.AF_INET, socket.IPPROTO_TCP, 1 << 1, 0, 0xfff & ~(1 << 10)) + b"\0" * 48
+s.sendto(struct.pack("=IHHII", 16 + len(req), 20, 0x301, 1, 0) + req, (0, 0))
+sys.stdout.buffer.write(s.recv(65536))
+NLEOF
+		[ -s "$tmp/s" ] && seeds_of "$idx" "$name" "$tmp/s" ;;
 	thresholds.ini)
 		printf '; gpudoctor thresholds\n[cpu.saturated]\nbusy_pct = 85\npsi_some_pct=40\n\n[mem.shm_small]\nmin_bytes = 1073741824 ; 1 GiB\n[net.retransmits]\n# comment\nretrans_pct = 0.5\nmin_out_segs = 200\n' >"$tmp/s"
 		seed "$idx" "$name" "ini" "$tmp/s" ;;

@@ -15,7 +15,8 @@
 # (file paths made relative).  Every input file is passed with --from in
 # name order; a file named "stdin" is piped to `--from -` instead.  The runner
 # also checks that the text report runs, that it ends with what to capture
-# (the "to diagnose further" line) when evidence classes are missing, and
+# (the "to diagnose further" line) unless the inputs are snapshot recordings
+# (*.jsonl: what that line asks for), and
 # that the exit status matches the worst severity and the JSON's "exit".
 # The numbered fixtures 0001-0029 are synthetic: mkfixtures.py wrote them
 # (not run here).  Real samples, written by people outside this project,
@@ -50,15 +51,16 @@ render='.findings[] | "\(.severity) \(.id) \(.subject) " + ([.evidence[] | selec
 worst='[.findings[].severity] | if any(. == "critical") then 2 elif any(. == "warning") then 1 else 0 end'
 
 run_one() {
-	local dir=$1 name tmp rc want jrc problems="" args=() stdin=/dev/null f trc
+	local dir=$1 name tmp rc want jrc problems="" args=() stdin=/dev/null f trc recording=true
 	name=$(basename "$dir")
 	tmp=$work/$name
 	mkdir -p "$tmp"
 	for f in "$dir"/*; do
 		case $(basename "$f") in
 		expected.txt | args) ;;
-		stdin) stdin=$f; args+=(--from -) ;;
-		*) args+=(--from "$name/$(basename "$f")") ;;
+		stdin) stdin=$f; args+=(--from -); recording=false ;;
+		*.jsonl) args+=(--from "$name/$(basename "$f")") ;;
+		*) args+=(--from "$name/$(basename "$f")"); recording=false ;;
 		esac
 	done
 	# NO_COLOR and no NVML: nothing of this machine may leak into the result
@@ -83,7 +85,8 @@ run_one() {
 			<"$stdin" >"$tmp/out.txt" 2>/dev/null)
 		trc=$?
 		[ "$trc" = "$rc" ] || problems+="  the text report exits $trc, the JSON one $rc"$'\n'
-		grep -q '^to diagnose further, capture: gpudoctor snapshot --window 2s -o node.jsonl' "$tmp/out.txt" ||
+		# a recording (snapshot JSONL only) is what it would ask for
+		$recording || grep -q '^to diagnose further, capture: gpudoctor snapshot --window 2s -o node.jsonl' "$tmp/out.txt" ||
 			problems+="  the text report does not say what to capture"$'\n'
 	fi
 	if [ "${UPDATE:-0}" = 1 ]; then
