@@ -51,6 +51,10 @@ for c in check snapshot watch record report serve rules fields config xid; do
 	done
 done
 [ -n "$(comp "gpudoctor xid --")" ] || die "xid offers no options"
+# no command yet: check (the default) and --version
+got=$(comp "gpudoctor --")
+[ -z "$(comm -23 <(help_opts check) <(echo "$got"))" ] && grep -qx -- --version <<<"$got" ||
+	die "gpudoctor --<TAB> does not offer check's options and --version: $got"
 
 # --set: every RULE.KEY= of gpudoctor rules, filtered by the word
 want=$("$G" rules | sed -n 's/^ *--set \([^=]*=\).*/\1/p' | sort -u)
