@@ -179,13 +179,45 @@ bool gd_nv_check(struct gd_gpu_run *r, const char *field, const char *what, int 
 }
 
 /* One call for field; false (and nothing to read) unless it succeeded. */
+/*
+ * Calls whose answer does not change while NVML stays initialised: asked
+ * once per GPU and argument in a run of many cycles (watch, record, serve),
+ * the answer kept by src/nvml/ (gd_nvml_cached).  Only answers that came
+ * back are kept: a denied or failed call is asked again, and its nvml_errors
+ * row comes again.  nvmlDeviceGetName is not among them: it is each cycle's
+ * first call on the GPU, so a GPU lost since is seen before any kept answer
+ * is used (a lost GPU shows what a cycle without the cache would show).
+ */
+static bool never_changes(const char *what)
+{
+	static const char *const fixed[] = {
+		"nvmlDeviceGetUUID", "nvmlDeviceGetSerial", "nvmlDeviceGetPciInfo", "nvmlDeviceGetMinorNumber",
+		"nvmlDeviceGetNumaNodeId", "nvmlDeviceGetTemperatureThreshold", "nvmlDeviceGetPowerManagementDefaultLimit",
+		"nvmlDeviceGetMaxClockInfo", "nvmlDeviceGetMaxPcieLinkGeneration", "nvmlDeviceGetMaxPcieLinkWidth",
+	};
+
+	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+		if (strcmp(fixed[i], what) == 0)
+			return true;
+	return false;
+}
+
 bool gd_nv_call(struct gd_gpu_run *r, const void *fnptr, const char *field, const char *what, gd_nvml_fn fn,
 		struct gd_nvml_io *io)
 {
+	bool fixed;
+
 	if (!fnptr || r->lost || gd_nvml_state(r->nv) == GD_NVML_STUCK)
 		return false;
+	fixed = never_changes(what);
+	if (fixed && gd_nvml_cached(r->nv, (int)r->idx, what, io->arg[0], io))
+		return true;
 	io->dev = r->dev;
-	return gd_nv_check(r, field, what, gd_nvml_call(r->nv, what, (int)r->idx, fn, io));
+	if (!gd_nv_check(r, field, what, gd_nvml_call(r->nv, what, (int)r->idx, fn, io)))
+		return false;
+	if (fixed)
+		gd_nvml_cache_put(r->nv, (int)r->idx, what, io->arg[0], io);
+	return true;
 }
 
 struct gd_nvml_io gd_nv_args(unsigned int a0, unsigned int a1)

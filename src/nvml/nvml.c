@@ -123,6 +123,15 @@ struct gd_nvml {
 	char reason[1024];
 	char missing[1024];
 	char stuck_call[128];
+	struct nvml_kept *kept;   /* gd_nvml_cached's answers */
+	size_t nkept, capkept;
+};
+
+struct nvml_kept {
+	int gpu;
+	unsigned int arg;
+	const char *what;        /* a string literal of the caller's */
+	struct gd_nvml_io io;
 };
 
 /* Frees the shared state when the last holder lets go.  Called with mu
@@ -453,7 +462,41 @@ void gd_nvml_close(struct gd_nvml *nv)
 			worker_unref(nv->w);
 		}
 	}
+	free(nv->kept);
 	free(nv);
+}
+
+bool gd_nvml_cached(struct gd_nvml *nv, int gpu, const char *what, unsigned int arg, struct gd_nvml_io *io)
+{
+	for (size_t i = 0; i < nv->nkept; i++) {
+		const struct nvml_kept *k = &nv->kept[i];
+
+		if (k->gpu == gpu && k->arg == arg && strcmp(k->what, what) == 0) {
+			nvmlDevice_t dev = io->dev;
+			unsigned int a0 = io->arg[0], a1 = io->arg[1];
+
+			*io = k->io;
+			io->dev = dev;
+			io->arg[0] = a0;
+			io->arg[1] = a1;
+			return true;
+		}
+	}
+	return false;
+}
+
+void gd_nvml_cache_put(struct gd_nvml *nv, int gpu, const char *what, unsigned int arg, const struct gd_nvml_io *io)
+{
+	if (nv->nkept == nv->capkept) {
+		nv->capkept = nv->capkept ? 2 * nv->capkept : 32;
+		nv->kept = gd_xreallocarray(nv->kept, nv->capkept, sizeof *nv->kept);
+	}
+	nv->kept[nv->nkept].gpu = gpu;
+	nv->kept[nv->nkept].arg = arg;
+	nv->kept[nv->nkept].what = what;
+	nv->kept[nv->nkept].io = *io;
+	nv->kept[nv->nkept].io.buf = NULL;
+	nv->nkept++;
 }
 
 /* ---- accessors ------------------------------------------------------------ */

@@ -124,6 +124,18 @@ struct gd_nvml_io {
 
 typedef nvmlReturn_t (*gd_nvml_fn)(const struct gd_nvml_api *api, struct gd_nvml_io *io);
 
+/*
+ * Answers that do not change while NVML stays initialised (a GPU's UUID,
+ * serial, PCI address, thresholds, maximum clocks: collect/nvml_devices.c
+ * names them), kept per GPU index, call and first argument for the life of
+ * nv, so that a run of many cycles asks them once.  gd_nvml_cached copies
+ * a kept answer into io (its dev and arguments stay) and says whether there
+ * was one; gd_nvml_cache_put keeps io's answer.
+ */
+struct gd_nvml;
+bool gd_nvml_cached(struct gd_nvml *nv, int gpu, const char *what, unsigned int arg, struct gd_nvml_io *io);
+void gd_nvml_cache_put(struct gd_nvml *nv, int gpu, const char *what, unsigned int arg, const struct gd_nvml_io *io);
+
 struct gd_nvml;
 
 /* Never NULL.  path: an explicit library (NULL or "": the default search);
