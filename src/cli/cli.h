@@ -12,6 +12,10 @@ int gd_cli_main(int argc, char **argv);
 int gd_cli_xid(int argc, char **argv);
 extern const char gd_usage_xid[];
 
+/* `gpudoctor fleet --prometheus URL` (cli_fleet.c): argv[0] is "fleet". */
+int gd_cli_fleet(int argc, char **argv);
+extern const char gd_usage_fleet[];
+
 #define GD_DEFAULT_CONFIG "/etc/gpudoctor.conf"
 
 /* The help text of cmd (NULL: the main one), or NULL for an unknown command. */

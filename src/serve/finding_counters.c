@@ -21,9 +21,10 @@
  *
  * The GPU labels: when the subject names a GPU of the snapshot, as the rules
  * spell it ("gpu3", "gpu3 (0000:3b:00.0)", "GPU 0000:3b:00.0", "GPU
- * 0000:3b:00.0 Xid 79"), its gpu (NVML index), uuid and model labels are
- * added, named as on the gpudoctor_gpus_* series so that joins work; they
- * are fixed when the series begins, so a GPU that is lost later keeps them.
+ * 0000:3b:00.0 Xid 79"), the subject becomes "gpu3" (+ " Xid 79") and its
+ * gpu (NVML index), uuid and model labels are added, named as on the
+ * gpudoctor_gpus_* series so that joins work; they are fixed when the
+ * series begins, so a GPU that is lost later keeps them.
  *
  * A process subject is counted under its command, "pid 4711 (python)" as
  * "process (python)" (two of its processes at once are one onset).
@@ -53,29 +54,33 @@ static bool pci_parse(const char *s, unsigned v[4])
 	return true;
 }
 
-const struct gd_gpu *gd_gpu_of_subject(const struct gd_snapshot *s, const char *subject)
+/* The GPU that subject names and where the rest of the subject begins
+ * (after "gpu3", "gpu3 (0000:3b:00.0)" or "GPU 0000:3b:00.0"). */
+static const struct gd_gpu *gpu_named(const struct gd_snapshot *s, const char *subject, const char **rest)
 {
 	unsigned want[4], have[4];
-	const char *p;
 	char *end;
+	int n = 0;
 
 	if (!s || !subject)
 		return NULL;
 	if (strncmp(subject, "gpu", 3) == 0 && subject[3] >= '0' && subject[3] <= '9') {
 		unsigned long idx = strtoul(subject + 3, &end, 10);
 
-		if (*end == '\0' || *end == ' ') {
-			GD_VEC_EACH(s->gpus, const struct gd_gpu, g)
-				if (g->index.ok && g->index.v == idx)
-					return g;
+		if (*end != '\0' && *end != ' ')
 			return NULL;
-		}
+		if (strncmp(end, " (", 2) == 0 && strchr(end, ')'))
+			end = strchr(end, ')') + 1;
+		*rest = end;
+		GD_VEC_EACH(s->gpus, const struct gd_gpu, g)
+			if (g->index.ok && g->index.v == idx)
+				return g;
+		return NULL;
 	}
-	if (strncmp(subject, "GPU ", 4) != 0)
+	if (strncmp(subject, "GPU ", 4) != 0 || !pci_parse(subject + 4, want))
 		return NULL;
-	p = subject + 4;
-	if (!pci_parse(p, want))
-		return NULL;
+	sscanf(subject + 4, "%*x:%*x:%*x.%*x%n", &n);
+	*rest = subject + 4 + n;
 	GD_VEC_EACH(s->gpus, const struct gd_gpu, g) {
 		if (g->pci_bus_id[0] && pci_parse(g->pci_bus_id, have) && memcmp(want, have, sizeof want) == 0)
 			return g;
@@ -83,17 +88,32 @@ const struct gd_gpu *gd_gpu_of_subject(const struct gd_snapshot *s, const char *
 	return NULL;
 }
 
-/* The subject label of a counter: a process is named by its command, not its
+const struct gd_gpu *gd_gpu_of_subject(const struct gd_snapshot *s, const char *subject)
+{
+	const char *rest;
+
+	return gpu_named(s, subject, &rest);
+}
+
+/* The subject label of a counter: a GPU by its NVML index, however the rule
+ * spelled it ("gpu3 (0000:3b:00.0)" and "GPU 0000:3b:00.0" are both "gpu3";
+ * "GPU 0000:3b:00.0 Xid 79" is "gpu3 Xid 79"), so that one GPU's onsets are
+ * not counted twice under two spellings; a process by its command, not its
  * pid ("pid 4711 (python)" -> "process (python)"), so that a month of
  * short-lived processes does not leave a series per pid. */
-static void subject_key(const char *subject, char *out, size_t size)
+static const struct gd_gpu *subject_key(const struct gd_snapshot *s, const char *subject, char *out, size_t size)
 {
-	const char *paren = strstr(subject, " (");
+	const char *paren = strstr(subject, " ("), *rest = "";
+	const struct gd_gpu *g = gpu_named(s, subject, &rest);
 
-	if (strncmp(subject, "pid ", 4) == 0 && paren && strspn(subject + 4, "0123456789") == (size_t)(paren - subject - 4))
+	if (g && g->index.ok)
+		snprintf(out, size, "gpu%llu%s", (unsigned long long)g->index.v, rest);
+	else if (strncmp(subject, "pid ", 4) == 0 && paren &&
+		 strspn(subject + 4, "0123456789") == (size_t)(paren - subject - 4))
 		snprintf(out, size, "process%s", paren);
 	else
 		gd_strlcpy(out, subject, size);
+	return g && g->index.ok ? g : NULL;
 }
 
 static struct gd_finding_track *track_find(struct gd_finding_tracks *t, const struct gd_finding *f, const char *key)
@@ -114,14 +134,10 @@ void gd_finding_tracks_update(struct gd_finding_tracks *t, const struct gd_findi
 		t->v[i].seen = false;
 	GD_VEC_EACH(fs->items, const struct gd_finding, f) {
 		char key[sizeof t->v[0].subject];
-		struct gd_finding_track *x;
-
-		subject_key(f->subject, key, sizeof key);
-		x = track_find(t, f, key);
+		const struct gd_gpu *g = subject_key(last, f->subject, key, sizeof key);
+		struct gd_finding_track *x = track_find(t, f, key);
 
 		if (!x) {
-			const struct gd_gpu *g = gd_gpu_of_subject(last, f->subject);
-
 			if (t->n >= GD_FINDING_TRACKS_MAX) {
 				t->dropped++;
 				continue;
@@ -206,4 +222,54 @@ void gd_finding_tracks_release(struct gd_finding_tracks *t)
 {
 	free(t->v);
 	memset(t, 0, sizeof *t);
+}
+
+/* ---- stall time without a cause ------------------------------------------ */
+
+void gd_uncaused_update(struct gd_uncaused *u, const struct gd_stall_track *st, size_t n, const struct gd_findings *fs,
+			double mono_s)
+{
+	bool caused = false;
+
+	GD_VEC_EACH(fs->items, const struct gd_finding, f)
+		caused = caused || f->severity >= GD_SEV_WARNING;
+	for (size_t i = 0; i < n; i++) {
+		if (!st[i].seen || st[i].run < 2 || caused) {
+			u[i].in = false;
+			continue;
+		}
+		if (u[i].in) {
+			u[i].seconds += mono_s > u[i].last_s ? mono_s - u[i].last_s : 0;
+		} else {
+			u[i].episodes++;
+			u[i].in = true;
+		}
+		u[i].last_s = mono_s;
+	}
+}
+
+void gd_uncaused_write(FILE *m, const struct gd_uncaused *u, const struct gd_stall_track *st, size_t n)
+{
+	bool head = false;
+
+	for (int k = 0; k < 2; k++) {
+		head = false;
+		for (size_t i = 0; i < n; i++) {
+			if (!st[i].seen)
+				continue;
+			if (!head && k == 0)
+				fputs("# HELP gpudoctor_gpu_stall_uncaused_episodes_total stall episodes, or parts of them, in which "
+				      "no warning or critical finding was active on the node\n"
+				      "# TYPE gpudoctor_gpu_stall_uncaused_episodes_total counter\n", m);
+			if (!head && k == 1)
+				fputs("# HELP gpudoctor_gpu_stall_uncaused_seconds_total seconds of those\n"
+				      "# TYPE gpudoctor_gpu_stall_uncaused_seconds_total counter\n", m);
+			head = true;
+			if (k == 0)
+				fprintf(m, "gpudoctor_gpu_stall_uncaused_episodes_total{gpu=\"%zu\"} %llu\n", i,
+					(unsigned long long)u[i].episodes);
+			else
+				fprintf(m, "gpudoctor_gpu_stall_uncaused_seconds_total{gpu=\"%zu\"} %.3f\n", i, u[i].seconds);
+		}
+	}
 }

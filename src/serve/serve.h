@@ -79,8 +79,18 @@ struct gd_finding_tracks {
 	uint64_t dropped;         /* findings not counted: GD_FINDING_TRACKS_MAX reached */
 };
 
+/* Stall time of one GPU while no warning or critical finding was active on
+ * the node: the fleet's "no cause found" row. */
+struct gd_uncaused {
+	uint64_t episodes;
+	double seconds;
+	bool in;                  /* in such a stretch at the latest cycle */
+	double last_s;            /* monotonic time of the latest cycle of it */
+};
+
 struct gd_snapshot;
 struct gd_findings;
+struct gd_stall_track;
 struct gd_gpu;
 /* The GPU of snapshot s that a finding's subject names ("gpu3", "gpu3
  * (0000:3b:00.0)", "GPU 0000:3b:00.0 ..."), or NULL. */
@@ -91,6 +101,10 @@ void gd_finding_tracks_update(struct gd_finding_tracks *t, const struct gd_findi
 /* The two counter families and the dropped counter, in text format 0.0.4. */
 void gd_finding_tracks_write(FILE *m, const struct gd_finding_tracks *t);
 void gd_finding_tracks_release(struct gd_finding_tracks *t);
+/* Advances u[0..n) from the stall state st[0..n) and the cycle's findings. */
+void gd_uncaused_update(struct gd_uncaused *u, const struct gd_stall_track *st, size_t n, const struct gd_findings *fs,
+			double mono_s);
+void gd_uncaused_write(FILE *m, const struct gd_uncaused *u, const struct gd_stall_track *st, size_t n);
 
 struct gd_server {
 	pthread_mutex_t lock;
@@ -106,6 +120,7 @@ struct gd_server {
 	const struct gd_serve_opts *opts;
 	struct gd_stall_track stall[64];  /* by NVML index; the collector thread's own */
 	struct gd_finding_tracks ftrack;  /* the collector thread's own */
+	struct gd_uncaused uncaused[64];  /* by NVML index, as stall[] */
 };
 
 /* Runs until SIGINT or SIGTERM.  0 after a clean stop; negative with err

@@ -34,7 +34,7 @@ done
 [ "${c:-0}" -ge 16 ] || die "serve did not run 16 cycles in 30 s"
 t1=$(date +%s.%N)
 grep -q '^gpudoctor_finding{' <<<"$m" && die "a finding is still active after the series: $(grep '^gpudoctor_finding{' <<<"$m")"
-lbl='rule="gpu.thermal_throttle",severity="warning",subject="gpu1 (0000:43:00.0)",gpu="1",uuid="GPU-5f1c4b2e-0001-4c1b-9e7f-2a6d8c0b1e31",model="NVIDIA H100 80GB HBM3"'
+lbl='rule="gpu.thermal_throttle",severity="warning",subject="gpu1",gpu="1",uuid="GPU-5f1c4b2e-0001-4c1b-9e7f-2a6d8c0b1e31",model="NVIDIA H100 80GB HBM3"'
 grep -qxF "gpudoctor_finding_onsets_total{$lbl} 2" <<<"$m" ||
 	die "onsets of the hot GPU are not 2: $(grep finding_onsets <<<"$m")"
 act=$(grep -F "gpudoctor_finding_active_seconds_total{$lbl} " <<<"$m" | awk '{ print $NF }')
