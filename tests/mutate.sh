@@ -71,6 +71,8 @@ smi-q-none-unknown~src/offline/util.c~s/^\t\tgd_u64_set(\&g->nvml_procs, 0);$/\t
 golden-scenario-drift~tests/scenarios/1001-cpu.saturated/expected.txt~s/busy_pct=[0-9.]*/busy_pct=1/~tests/scenarios/run.sh 1001-cpu.saturated~findings differ from expected.txt
 golden-offline-drift~tests/offline/0002-h100-r550-sw-thermal/expected.txt~s/temp_c=85/temp_c=84/~tests/offline/run.sh 0002-h100-r550-sw-thermal~findings differ from expected.txt
 finding-onset-every-cycle~src/serve/finding_counters.c~s/	x->active = true;/	x->active = false;/~tests/exporter/finding_counters.sh~onsets of the hot GPU are not 2
+fleet-no-timeout~src/cli/cli_fleet.c~s/p.http_opts.timeout_s = fmin(2 \* o.timeout_s, o.timeout_s + 5);/p.http_opts.timeout_s = 0;/~tests/exporter/fleet_errors.sh~slow: exit 0, want 3
+fleet-node-repeats-its-gpu~src/fleet/fleet.c~s/\&\& most >= x->onsets)/\&\& most > x->onsets)/~tests/exporter/fleet.sh~repeat offenders
 EOF
 )
 

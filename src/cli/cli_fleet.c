@@ -261,7 +261,8 @@ int gd_cli_fleet(int argc, char **argv)
 	}
 	p.http_opts.bearer_token = token;
 	p.http_opts.password = password;
-	p.http_opts.timeout_s = o.timeout_s + 5;  /* the server's own timeout answers first */
+	/* the server's own timeout (503) should answer first; then ours */
+	p.http_opts.timeout_s = fmin(2 * o.timeout_s, o.timeout_s + 5);
 	p.http = gd_http_client_new(NULL, &err);
 	if (!p.http) {
 		fail("%s", err.msg);
