@@ -606,6 +606,11 @@ int gd_cli_main(int argc, char **argv)
 		free(sets);
 		return gd_cli_fleet(argc - 1, argv + 1);
 	}
+	for (int i = 2; argc > 2 && strcmp(argv[1], "check") == 0 && i < argc; i++)
+		if (strcmp(argv[i], "--npd") == 0 || strncmp(argv[i], "--npd=", 6) == 0) {
+			free(sets);
+			return gd_cli_npd(argc - 1, argv + 1);
+		}
 	if (!sets)
 		return EXIT_CANNOT_RUN;
 	memset(&o, 0, sizeof o);

@@ -16,6 +16,10 @@ extern const char gd_usage_xid[];
 int gd_cli_fleet(int argc, char **argv);
 extern const char gd_usage_fleet[];
 
+/* `gpudoctor check --npd CONDITION` (cli_npd.c): argv[0] is "check". */
+int gd_cli_npd(int argc, char **argv);
+extern const char gd_usage_npd[];
+
 #define GD_DEFAULT_CONFIG "/etc/gpudoctor.conf"
 
 /* The help text of cmd (NULL: the main one), or NULL for an unknown command. */

@@ -31,6 +31,7 @@ enum {
 	CURLOPT_USERAGENT = OPT_PTR + 18,
 	CURLOPT_HTTPHEADER = OPT_PTR + 23,
 	CURLOPT_POST = OPT_LONG + 47,
+	CURLOPT_HTTPGET = OPT_LONG + 80,
 	CURLOPT_POSTFIELDSIZE = OPT_LONG + 60,
 	CURLOPT_SSL_VERIFYPEER = OPT_LONG + 64,
 	CURLOPT_CAINFO = OPT_PTR + 65,
@@ -175,9 +176,13 @@ int gd_http_post(struct gd_http_client *c, const char *url, const char *form, co
 	c->easy_setopt(c->easy, CURLOPT_NOSIGNAL, 1L);
 	c->easy_setopt(c->easy, CURLOPT_ERRORBUFFER, ebuf);
 	c->easy_setopt(c->easy, CURLOPT_USERAGENT, "gpudoctor-fleet/" GD_VERSION);
-	c->easy_setopt(c->easy, CURLOPT_POST, 1L);
-	c->easy_setopt(c->easy, CURLOPT_POSTFIELDS, form);
-	c->easy_setopt(c->easy, CURLOPT_POSTFIELDSIZE, (long)strlen(form));
+	if (form) {
+		c->easy_setopt(c->easy, CURLOPT_POST, 1L);
+		c->easy_setopt(c->easy, CURLOPT_POSTFIELDS, form);
+		c->easy_setopt(c->easy, CURLOPT_POSTFIELDSIZE, (long)strlen(form));
+	} else {
+		c->easy_setopt(c->easy, CURLOPT_HTTPGET, 1L);
+	}
 	c->easy_setopt(c->easy, CURLOPT_WRITEFUNCTION, (write_fn)on_data);
 	c->easy_setopt(c->easy, CURLOPT_WRITEDATA, &s);
 	if (ms > 0) {

@@ -41,7 +41,7 @@ struct gd_http_client;  /* opaque: the loaded library and an easy handle */
 struct gd_http_client *gd_http_client_new(const char *path, struct gd_err *err);
 void gd_http_client_free(struct gd_http_client *c);
 
-/* POSTs form (application/x-www-form-urlencoded) to url.  0 when an answer
+/* POSTs form (application/x-www-form-urlencoded) to url; form NULL: a GET.  0 when an answer
  * came (any status: the caller judges it), negative with err set when none
  * did (refused, timed out, TLS, too long). */
 int gd_http_post(struct gd_http_client *c, const char *url, const char *form, const struct gd_http_opts *o,
