@@ -4,36 +4,43 @@
  *
  * The query shape does the work: every query is one instant query at --at
  * whose answer is already aggregated by the server to (rule, node, GPU),
- * (model) or (node), never raw series.  R is --range, S the step.
+ * (model) or (node), never raw series, and whose cost is bounded whatever
+ * the fleet and the range.  R is --range, S the step, LB = min(1h, R).
  *
  * Counters over a range (serve's gpudoctor_finding_onsets_total and
- * _active_seconds_total, finding_counters.c): DELTA(C) =
+ * _active_seconds_total, finding_counters.c; _stall_uncaused_*):
  *
- *   ((last_over_time(C[R]) - C offset R) or last_over_time(C[R]))
- *     unless resets(C[R]) > 0
- *   or increase(C[R])
+ *   fast: (C - last_over_time(C[LB] offset R)) or C
  *
- * i.e. the value at the end minus the value at the start; a series born
- * inside the range (no sample at the start) counts from 0, so its first
- * onset is not lost as increase() would lose it; only a series whose
- * exporter restarted inside the range falls back to increase(), which
- * extrapolates.  Each reads the raw samples of the range once per function
- * (no subquery): the cost grows with series x samples, docs/fleet.md.
+ * the value at the end minus the last value before the start; a series born
+ * inside the range (none before it) counts from 0, so its first onset is not
+ * lost as increase() would lose it.  Two lookups per series, whatever R.
+ * It needs the series at the end and no counter reset, so the nodes whose
+ * exporter vanished before the end or restarted inside the range (found by
+ * one query: present in the range but not now, or resets of
+ * gpudoctor_collection_cycles_total) are left out of it (instance!~) and
+ * counted by the full form over the counter sampled every step:
  *
- *   causes:   sum by (rule, job, instance, gpu) (DELTA(onsets))      > 0
- *             sum by (rule, job, instance, gpu) (DELTA(active s))    > 0
- *             count by (job, instance) (last_over_time(gpudoctor_gpus_lost[R]))
- *             (the GPUs of each node: a host finding counts all of them)
- *             the same two for gpudoctor_gpu_stall_uncaused_*: "no cause found"
+ *   full: (((last_over_time(C[R:S']) - last_over_time(C[LB] offset R))
+ *           or last_over_time(C[R:S'])) unless resets(C[R:S']) > 0)
+ *         or increase(C[R:S'])
+ *
+ *   causes:   sum by (rule, job, instance, gpu) (fast or full) > 0, for
+ *             onsets and active seconds; the same for the uncaused stall
+ *             counters: the row "no cause found"
+ *   GPUs:     count by (job, instance) (max_over_time(gpudoctor_gpus_lost[R:S'])):
+ *             a host finding counts all GPUs of its node
  *   outliers: X = avg_over_time((METRIC and on(job,instance,gpu) LOADED)[R:S'])
  *             per model: quantile(0.5, X), quantile(0.5, |X - median|) and the
  *             GPUs beyond K robust MADs, filtered by the server
  *   drain:    max by (job, instance, rule, subject) (gpudoctor_finding{severity="critical"})
- *   blind:    sum_over_time((up == bool 0)[R:S']) * S' for targets that ever
- *             exported gpudoctor_build_info; the same for gpudoctor_up
+ *   blind:    sum_over_time((up == bool 0)[R:S']) * S' for targets that
+ *             export gpudoctor_build_info; the same for gpudoctor_up
  *
- * S' = max(S, R x series / 1e7): a subquery holds series x steps points at
- * once, and 1e7 stays far below Prometheus' --query.max-samples (5e7).
+ * S' = max(S, R x series / budget): a subquery holds series x steps points
+ * at once; NODE_POINTS (1e7) stays far below Prometheus' default
+ * --query.max-samples (5e7), OUTLIER_POINTS (2e6) is spent 8 times per
+ * outlier metric.  docs/fleet.md has the cost measured and extrapolated.
  */
 #include "fleet/fleet.h"
 
@@ -47,7 +54,8 @@
 #include "model/snapshot.h"
 #include "rules/rule.h"
 
-#define SUBQUERY_POINTS 1e7
+#define NODE_POINTS 1e7      /* per subquery over node or GPU series */
+#define OUTLIER_POINTS 2e6   /* per evaluation of an outlier metric (8 per metric) */
 #define EXPR_MAX 16384
 
 /* ---- categories ---------------------------------------------------------- */
@@ -123,6 +131,7 @@ struct q {
 	const struct gd_fleet_opts *o;
 	char match[1024];         /* the --match matchers, comma-joined, or "" */
 	char r[32], s[32];        /* the range and step as PromQL durations */
+	char lb[32];              /* how far before the range a counter's start value is looked for */
 };
 
 /* name{matchers,extra} */
@@ -138,15 +147,40 @@ static void duration(char *buf, size_t size, double s)
 	snprintf(buf, size, "%llds", (long long)llround(s));
 }
 
-static void delta(const struct q *q, char *buf, size_t size, const char *name)
+/* The counter name over the range, the cheap form: two instant lookups per
+ * series (now, and the last sample of the hour before the range's start),
+ * for the nodes whose exporter neither restarted nor vanished in the range;
+ * extra narrows the selector (instance!~"..."). */
+static void delta_fast(const struct q *q, char *buf, size_t size, const char *name, const char *extra)
 {
-	char c[1200];
+	char c[3000];
 
-	sel(q, c, sizeof c, name, NULL);
+	sel(q, c, sizeof c, name, extra);
+	snprintf(buf, size, "((%s - last_over_time(%s[%s] offset %s)) or %s)", c, c, q->lb, q->r, c);
+}
+
+/* The full form, for the nodes that restarted (resets) or vanished before
+ * the end (no sample now): the counter sampled every step (a subquery whose
+ * step keeps series x steps bounded), so the cost does not grow with the
+ * range; increase() over those samples where the exporter restarted. */
+static void delta_full(const struct q *q, char *buf, size_t size, const char *name, const char *extra,
+		       const char *step)
+{
+	char c[3000];
+
+	sel(q, c, sizeof c, name, extra);
 	snprintf(buf, size,
-		 "((((last_over_time(%s[%s]) - %s offset %s) or last_over_time(%s[%s])) unless resets(%s[%s]) > 0) "
-		 "or increase(%s[%s]))",
-		 c, q->r, c, q->r, c, q->r, c, q->r, c, q->r);
+		 "((((last_over_time(%s[%s:%s]) - last_over_time(%s[%s] offset %s)) or last_over_time(%s[%s:%s])) "
+		 "unless resets(%s[%s:%s]) > 0) or increase(%s[%s:%s]))",
+		 c, q->r, step, c, q->lb, q->r, c, q->r, step, c, q->r, step, c, q->r, step);
+}
+
+/* The step of a subquery over n series: at most budget points held at once. */
+static void step_for(const struct q *q, double n, double budget, char *buf, size_t size)
+{
+	double st = fmax(q->o->step_s, ceil(q->o->range_s * fmax(n, 1) / budget));
+
+	snprintf(buf, size, "%llds", (long long)llround(st));
 }
 
 /* A LABEL=VALUE matcher as PromQL (LABEL="VALUE"); =~, != and !~ pass. */
@@ -182,6 +216,24 @@ static int matcher(const char *m, char *out, size_t size, struct gd_err *err)
 	*o++ = '"';
 	*o = '\0';
 	return 0;
+}
+
+/* s as an RE2 literal inside a PromQL double-quoted string: regex
+ * metacharacters get a backslash, which the string needs doubled. */
+static void regex_quote(const char *s, char *out, size_t size)
+{
+	size_t n = 0;
+
+	for (; *s && n + 4 < size; s++) {
+		if (strchr(".+*?()|[]{}^$\\", *s)) {
+			out[n++] = '\\';
+			out[n++] = '\\';
+		} else if (*s == '"') {
+			out[n++] = '\\';
+		}
+		out[n++] = *s;
+	}
+	out[n] = '\0';
 }
 
 /* ---- helpers over answers ----------------------------------------------- */
@@ -455,10 +507,11 @@ static int blind_of(struct q *q, struct gd_fleet *f, struct gd_err *err)
 {
 	char up[1200], gup[1200], bi[1200], step[32], *e = gd_xmalloc(EXPR_MAX);
 	struct gd_prom_result r[3] = { { 0 } };
-	double st = fmax(q->o->step_s, q->o->range_s * (double)(f->nodes ? f->nodes : 1) / SUBQUERY_POINTS);
+	double st;
 	int rv;
 
-	duration(step, sizeof step, st);
+	step_for(q, (double)f->nodes, NODE_POINTS, step, sizeof step);
+	st = strtod(step, NULL);
 	sel(q, up, sizeof up, "up", NULL);
 	sel(q, gup, sizeof gup, "gpudoctor_up", NULL);
 	sel(q, bi, sizeof bi, "gpudoctor_build_info", NULL);
@@ -526,10 +579,13 @@ static int by_repeat(const void *a, const void *b)
 
 int gd_fleet_run(struct gd_prom *p, const struct gd_fleet_opts *o, struct gd_fleet *f, struct gd_err *err)
 {
-	struct q q = { p, o, "", "", "" };
+	struct q q = { p, o, "", "", "", "" };
 	char *e = gd_xmalloc(EXPR_MAX), *d = gd_xmalloc(EXPR_MAX), s[1200], step[32];
 	struct gd_prom_result r = { 0 };
 	struct gd_vec ents = { 0 }, ng = { 0 };
+	char nstep[32], gstep[32], fstep[32] = "", special_in[8300] = "", special_out[8300] = "";
+	double n_now;
+	bool full_all = false;
 	int rv;
 
 	memset(f, 0, sizeof *f);
@@ -552,16 +608,54 @@ int gd_fleet_run(struct gd_prom *p, const struct gd_fleet_opts *o, struct gd_fle
 	}
 	duration(q.r, sizeof q.r, o->range_s);
 	duration(q.s, sizeof q.s, o->step_s);
+	duration(q.lb, sizeof q.lb, fmin(3600, o->range_s));
 
-	/* the nodes and their GPUs */
+	/* the nodes and their GPUs: sized by an instant count, then subqueries
+	 * whose step keeps series x steps under NODE_POINTS */
 	sel(&q, s, sizeof s, "gpudoctor_build_info", NULL);
-	snprintf(e, EXPR_MAX, "count by (job, instance) (last_over_time(%s[%s]))", s, q.r);
+	snprintf(e, EXPR_MAX, "count(%s)", s);
+	if ((rv = query(&q, "nodes now", e, &r, err)) < 0)
+		goto out;
+	n_now = r.n ? r.s[0].v : 0;
+	gd_prom_result_release(&r);
+	step_for(&q, n_now * 8, NODE_POINTS, gstep, sizeof gstep);
+	step_for(&q, n_now, NODE_POINTS, nstep, sizeof nstep);
+	snprintf(e, EXPR_MAX, "count by (job, instance) (max_over_time(%s[%s:%s]) or %s)", s, q.r, nstep, s);
 	if ((rv = query(&q, "nodes", e, &r, err)) < 0)
 		goto out;
 	f->nodes = r.n;
 	gd_prom_result_release(&r);
+	/* the nodes whose counters need the full form: gone before the end, or restarted */
+	{
+		char cyc[1200], rx[8192] = "";
+
+		sel(&q, cyc, sizeof cyc, "gpudoctor_collection_cycles_total", NULL);
+		snprintf(e, EXPR_MAX,
+			 "(count by (job, instance) (max_over_time(%s[%s:%s])) unless on(job, instance) %s) "
+			 "or count by (job, instance) (resets(%s[%s:%s]) > 0)",
+			 s, q.r, nstep, s, cyc, q.r, nstep);
+		if ((rv = query(&q, "nodes gone or restarted", e, &r, err)) < 0)
+			goto out;
+		for (size_t i = 0; i < r.n && strlen(rx) < 4096; i++) {
+			size_t len = strlen(rx);
+
+			if (len)
+				rx[len++] = '|';
+			regex_quote(gd_prom_label(&r.s[i], "instance"), rx + len, sizeof rx - len);
+		}
+		full_all = r.n > 0 && strlen(rx) >= 4096;  /* too many: the full form for all */
+		/* about 30 counter series per node (finding_counters.c, docs/fleet.md) */
+		step_for(&q, 30.0 * (double)(full_all ? f->nodes : r.n), NODE_POINTS, fstep, sizeof fstep);
+		if (r.n && !full_all) {
+			snprintf(special_in, sizeof special_in, "instance=~\"%s\"", rx);
+			snprintf(special_out, sizeof special_out, "instance!~\"%s\"", rx);
+		}
+		gd_prom_result_release(&r);
+	}
 	sel(&q, s, sizeof s, "gpudoctor_gpus_lost", NULL);
-	snprintf(e, EXPR_MAX, "count by (job, instance) (last_over_time(%s[%s]))", s, q.r);
+	/* by GPU index: a lost GPU's series lose their uuid and model labels */
+	snprintf(e, EXPR_MAX, "count by (job, instance) (count by (job, instance, gpu) (max_over_time(%s[%s:%s]) or %s))", s,
+		 q.r, gstep, s);
 	if ((rv = query(&q, "GPUs per node", e, &r, err)) < 0)
 		goto out;
 	for (size_t i = 0; i < r.n; i++) {
@@ -584,12 +678,22 @@ int gd_fleet_run(struct gd_prom *p, const struct gd_fleet_opts *o, struct gd_fle
 		{ "no cause found: seconds", "gpudoctor_gpu_stall_uncaused_seconds_total", true, true },
 	};
 	for (size_t k = 0; k < sizeof counters / sizeof counters[0]; k++) {
-		delta(&q, d, EXPR_MAX, counters[k].series);
-		snprintf(e, EXPR_MAX, "sum by (%sjob, instance, gpu) (%s) > 0", counters[k].no_cause ? "" : "rule, ", d);
-		if ((rv = query(&q, counters[k].name, e, &r, err)) < 0)
-			goto out;
-		add_entries(&ents, &r, counters[k].act, counters[k].no_cause ? NO_CAUSE : NULL);
-		gd_prom_result_release(&r);
+		for (int full = 0; full < 2; full++) {
+			char name[96];
+
+			if (full ? !(full_all || special_in[0]) : full_all)
+				continue;
+			if (full)
+				delta_full(&q, d, EXPR_MAX, counters[k].series, special_in, fstep);
+			else
+				delta_fast(&q, d, EXPR_MAX, counters[k].series, special_out);
+			snprintf(e, EXPR_MAX, "sum by (%sjob, instance, gpu) (%s) > 0", counters[k].no_cause ? "" : "rule, ", d);
+			snprintf(name, sizeof name, "%s%s", counters[k].name, full ? " (nodes gone or restarted)" : "");
+			if ((rv = query(&q, name, e, &r, err)) < 0)
+				goto out;
+			add_entries(&ents, &r, counters[k].act, counters[k].no_cause ? NO_CAUSE : NULL);
+			gd_prom_result_release(&r);
+		}
 	}
 	build_causes(f, &ents, &ng);
 	qsort(f->causes.items, f->causes.n, sizeof(struct gd_fleet_cause), by_hours);
@@ -608,9 +712,7 @@ int gd_fleet_run(struct gd_prom *p, const struct gd_fleet_opts *o, struct gd_fle
 
 	/* outliers */
 	{
-		double st = fmax(o->step_s, o->range_s * (double)(f->gpus ? f->gpus : 1) / SUBQUERY_POINTS);
-
-		duration(step, sizeof step, st);
+		step_for(&q, (double)f->gpus, OUTLIER_POINTS, step, sizeof step);
 		for (size_t k = 0; k < sizeof metrics / sizeof metrics[0]; k++)
 			if ((rv = outliers_of(&q, f, &metrics[k], step, err)) < 0)
 				goto out;

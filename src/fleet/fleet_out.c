@@ -169,6 +169,15 @@ json_t *gd_fleet_json(const struct gd_fleet *f, const struct gd_prom *p, const c
 						   p->seconds, "bytes", (json_int_t)p->bytes));
 	if (p->samples >= 0 && p->stats)
 		json_object_set_new(json_object_get(doc, "cost"), "samples", json_real(p->samples));
+	a = json_array();
+	GD_VEC_EACH(p->costs, const struct gd_prom_cost, c) {
+		json_t *x = json_pack("{s:s,s:f,s:I,s:I}", "query", c->query, "seconds", c->seconds, "bytes",
+				      (json_int_t)c->bytes, "series", (json_int_t)c->series);
+
+		json_object_set_new(x, "samples", c->samples >= 0 ? json_real(c->samples) : json_null());
+		json_array_append_new(a, x);
+	}
+	json_object_set_new(json_object_get(doc, "cost"), "per_query", a);
 	return doc;
 }
 

@@ -197,6 +197,7 @@ int gd_prom_query(struct gd_prom *p, const char *name, const char *expr, struct 
 	size_t n = strlen(q) + 256;
 	double t0 = now_s();
 	struct gd_err e2;
+	size_t r_len;
 	int rc;
 
 	form = gd_xmalloc(n);
@@ -212,6 +213,7 @@ int gd_prom_query(struct gd_prom *p, const char *name, const char *expr, struct 
 	if (rc < 0)
 		return gd_err_set(err, rc, "query %s: %s", name, e2.msg);
 	p->bytes += r.len;
+	r_len = r.len;
 	/* limit+1 asked: one series more than the limit says the result was cut
 	 * (or the server ignores limit=, as before Prometheus 3.0) */
 	rc = gd_prom_parse(r.status, r.body, r.len, p->limit, out, &e2);
@@ -222,6 +224,15 @@ int gd_prom_query(struct gd_prom *p, const char *name, const char *expr, struct 
 	}
 	if (out->samples >= 0)
 		p->samples += out->samples;
+	{
+		struct gd_prom_cost *c = gd_vec_push(&p->costs, sizeof *c);
+
+		c->query = gd_xstrdup(name);
+		c->seconds = now_s() - t0;
+		c->samples = out->samples;
+		c->bytes = r_len;
+		c->series = out->n;
+	}
 	for (size_t i = 0; i < out->n_warn; i++) {
 		struct gd_prom_warning *w = gd_vec_push(&p->warnings, sizeof *w);
 
@@ -238,4 +249,7 @@ void gd_prom_release(struct gd_prom *p)
 		free(w->text);
 	}
 	gd_vec_release(&p->warnings);
+	GD_VEC_EACH(p->costs, struct gd_prom_cost, c)
+		free(c->query);
+	gd_vec_release(&p->costs);
 }

@@ -48,6 +48,12 @@ struct gd_prom_warning {
 	char *text;
 };
 
+struct gd_prom_cost {
+	char *query;              /* its name */
+	double seconds, samples;  /* samples: -1 unless asked (stats) */
+	size_t bytes, series;
+};
+
 struct gd_prom {
 	struct gd_http_client *http;
 	const char *base;         /* --prometheus, without a trailing slash */
@@ -57,6 +63,7 @@ struct gd_prom {
 	size_t limit;             /* sent as limit=; more series is an error */
 	bool stats;               /* ask for stats=all (samples read) */
 	struct gd_vec warnings;   /* struct gd_prom_warning */
+	struct gd_vec costs;      /* struct gd_prom_cost, one per query answered */
 	/* the cost of the run, for --json and docs/fleet.md */
 	size_t queries;
 	double seconds, samples;

@@ -13,11 +13,16 @@
 #                  gpu.thermal_throttle begins twice
 #   c (127.0.0.4)  gpu0 falls off the bus (NVML: GPU_IS_LOST) after its
 #                  600th call, about cycle 13, and stays lost: gpu.lost
-#   d (127.0.0.5)  stops answering (SIGSTOP) at 12 s and stays stopped
+#   d (127.0.0.5)  gpu0 in hardware slowdown (clock-event reason 0x8) in
+#                  cycles 4-7: gpu.hw_slowdown, critical, once; then stops
+#                  answering (SIGSTOP) at 12 s and stays stopped: its
+#                  counters are read by the full form (a node gone before
+#                  the end), and its old critical finding is no drain
 #
 # What the script implies, and `gpudoctor fleet --json` must say exactly:
 #   causes    gpu.thermal_throttle GPU 2 onsets 1 GPU 1 node; gpu.lost GPU
-#             1 onset 1 GPU 1 node; no cause found 2 onsets 2 GPUs 1 node;
+#             1 onset 1 GPU 1 node; gpu.hw_slowdown GPU 1 onset 1 GPU 1 node;
+#             no cause found 2 onsets 2 GPUs 1 node;
 #             no other row; shares summing to 1
 #   outliers  a gpu1 SM clock (1800 vs 1980 MHz); b gpu1 temperature; a gpu0
 #             and a gpu1 utilisation (their idle cycles) — no other
@@ -51,7 +56,7 @@ idle="util_gpu_pct=$(rep 20 96),$(rep 8 1),96"
 gpus 1 "$idle" -- "$idle" sm_clock_mhz=1800 >"$TMP/a.ini"
 gpus 2 -- "temp_c=$(rep 6 61),$(rep 10 86),$(rep 8 61),$(rep 6 86),61" >"$TMP/b.ini"
 gpus 3 lost_after=600 -- >"$TMP/c.ini"
-gpus 4 -- >"$TMP/d.ini"
+gpus 4 "clock_event_reasons=$(rep 4 0x0),$(rep 4 0x8),0x0" -- >"$TMP/d.ini"
 
 # start_at NAME IP: serve on IP:0 with its own root and scenario
 start_at() {
@@ -98,7 +103,7 @@ sleep 3  # two more scrapes of every counter's last value
 T1=$(date +%s)
 elapsed=$((T1 - T0))
 
-"$G" fleet --prometheus "$P/" --range 2m --step 1s --match cluster=test --json >"$TMP/fleet.json" 2>"$TMP/fleet.err" ||
+"$G" fleet --prometheus "$P/" --range 2m --step 1s --match cluster=test --stats --json >"$TMP/fleet.json" 2>"$TMP/fleet.err" ||
 	die "gpudoctor fleet failed: $(cat "$TMP/fleet.err")"
 "$G" fleet --prometheus "$P" --range 2m --step 1s --match cluster=test --html "$TMP/fleet.html" >"$TMP/fleet.txt" ||
 	die "gpudoctor fleet (text) failed"
@@ -106,10 +111,9 @@ J=$TMP/fleet.json
 A=(--arg a "$ADDR_a" --arg b "$ADDR_b" --arg c "$ADDR_c" --arg d "$ADDR_d" --argjson e "$elapsed")
 jqe() { jq -e "${A[@]}" "$1" "$J" >/dev/null || die "$2: $(jq -c "${3:-.}" "$J")"; }
 jqe '.nodes == 4 and .gpus == 8' "not 4 nodes with 8 GPUs" '{nodes, gpus}'
-jqe '[.causes[] | [.category, .rule, .onsets, .gpus, .nodes]] ==
-	[["GPU","gpu.lost",1,1,1], ["GPU","gpu.thermal_throttle",2,1,1], ["none","(no cause found)",2,2,1]]
-	or [.causes[] | [.category, .rule, .onsets, .gpus, .nodes]] ==
-	[["GPU","gpu.thermal_throttle",2,1,1], ["GPU","gpu.lost",1,1,1], ["none","(no cause found)",2,2,1]]' \
+jqe '[.causes[] | [.category, .rule, .onsets, .gpus, .nodes]] | (.[:-1] | sort) + .[-1:] ==
+	[["GPU","gpu.hw_slowdown",1,1,1], ["GPU","gpu.lost",1,1,1], ["GPU","gpu.thermal_throttle",2,1,1],
+	 ["none","(no cause found)",2,2,1]]' \
 	"the cause table is not what the faults imply" '[.causes[] | [.category, .rule, .onsets, .gpus, .nodes, .gpu_hours]]'
 jqe '.causes | all(.gpu_hours > 0 and .gpu_hours * 3600 <= 2 * $e)' \
 	"GPU-hours out of what the faults lasted (${elapsed} s)" '.causes'
@@ -132,5 +136,6 @@ jqe '.cost.queries > 10' "query count" '.cost'
 grep -q '^Causes (share: of [0-9.]* GPU-hours, the sum of the rows' "$TMP/fleet.txt" || die "text output: $(cat "$TMP/fleet.txt")"
 grep -q '(no cause found)' "$TMP/fleet.txt" || die "text output lacks the no-cause row"
 grep -q '<h2>Drain now</h2>' "$TMP/fleet.html" || die "HTML output"
-cp "$TMP/fleet.txt" "${FLEET_EXAMPLE:-/dev/null}" 2>/dev/null
+jqe '.cost.samples > 0 and (.cost.per_query | length) == .cost.queries' "no samples counted with --stats" '.cost'
+[ -n "${FLEET_EXAMPLE:-}" ] && cp "$TMP/fleet.txt" "$FLEET_EXAMPLE" && cp "$J" "$FLEET_EXAMPLE.json"
 echo "ok: $(jq -c '[.causes[] | [.rule, .onsets, .gpus, .nodes]]' "$J"); $(jq -c .cost "$J")"

@@ -33,7 +33,7 @@ run() {
 }
 # a port nothing listens on: Prometheus down
 down=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
-run down 3 "query nodes: http://127.0.0.1:$down/api/v1/query: .*(onnect|refused)" --prometheus "http://127.0.0.1:$down"
+run down 3 "query nodes now: http://127.0.0.1:$down/api/v1/query: .*(onnect|refused)" --prometheus "http://127.0.0.1:$down"
 run ok 0 '^Causes ' --prometheus "$S/ok"
 run e400 3 'HTTP 400, bad_data: invalid parameter' --prometheus "$S/e400"
 run e422 3 'HTTP 422, execution: query processing would load too many samples' --prometheus "$S/e422"
