@@ -31,16 +31,17 @@
  *   GPUs:     count by (job, instance) (max_over_time(gpudoctor_gpus_lost[R:S'])):
  *             a host finding counts all GPUs of its node
  *   outliers: X = avg_over_time((METRIC and on(job,instance,gpu) LOADED)[R:S'])
- *             per model: quantile(0.5, X), quantile(0.5, |X - median|) and the
- *             GPUs beyond K robust MADs, filtered by the server
+ *             one value per busy GPU; the median and MAD per model are taken
+ *             from those (evaluating X again per statistic on the server cost
+ *             8 times as much: bench/fleet/run.sh)
  *   drain:    max by (job, instance, rule, subject) (gpudoctor_finding{severity="critical"})
  *   blind:    sum_over_time((up == bool 0)[R:S']) * S' for targets that
  *             export gpudoctor_build_info; the same for gpudoctor_up
  *
  * S' = max(S, R x series / budget): a subquery holds series x steps points
  * at once; NODE_POINTS (1e7) stays far below Prometheus' default
- * --query.max-samples (5e7), OUTLIER_POINTS (2e6) is spent 8 times per
- * outlier metric.  docs/fleet.md has the cost measured and extrapolated.
+ * --query.max-samples (5e7); OUTLIER_POINTS (1e6) is spent once per outlier
+ * metric, where each point is a join (the costliest points of the run).  docs/fleet.md has the cost measured and extrapolated.
  */
 #include "fleet/fleet.h"
 
@@ -55,7 +56,7 @@
 #include "rules/rule.h"
 
 #define NODE_POINTS 1e7      /* per subquery over node or GPU series */
-#define OUTLIER_POINTS 2e6   /* per evaluation of an outlier metric (8 per metric) */
+#define OUTLIER_POINTS 1e6   /* per outlier metric (one query each) */
 #define EXPR_MAX 16384
 
 /* ---- categories ---------------------------------------------------------- */
@@ -429,12 +430,32 @@ static const struct metric metrics[] = {
 	{ "PCIe link width under load", "gpudoctor_gpus_pcie_width", "gpudoctor_gpus_util_gpu_ratio", "lanes", 1, 0.5 },
 };
 
+static int by_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of v[0..n) (sorted in place); NAN when n is 0. */
+static double median_of(double *v, size_t n)
+{
+	if (!n)
+		return NAN;
+	qsort(v, n, sizeof *v, by_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* One query per metric: X per busy GPU (one value each, labelled with its
+ * model); the medians and MADs per model are taken here from those values,
+ * a few thousand numbers, rather than by the server, which would evaluate
+ * X (the costly subquery) again for each of them. */
 static int outliers_of(struct q *q, struct gd_fleet *f, const struct metric *m, const char *step,
 		       struct gd_err *err)
 {
-	char *x = gd_xmalloc(EXPR_MAX), *med = gd_xmalloc(EXPR_MAX), *e = gd_xmalloc(3 * EXPR_MAX);
-	char s1[1200], s2[1200], name[96];
-	struct gd_prom_result rm = { 0 }, rd = { 0 }, ro = { 0 }, rc = { 0 };
+	char *x = gd_xmalloc(EXPR_MAX), s1[1200], s2[1200], name[96];
+	struct gd_prom_result r = { 0 };
+	double *v = NULL, *dev = NULL;
 	int rv;
 
 	sel(q, s1, sizeof s1, m->series, NULL);
@@ -442,62 +463,58 @@ static int outliers_of(struct q *q, struct gd_fleet *f, const struct metric *m, 
 	/* utilisation counts while a job holds the GPU; the others while busy */
 	snprintf(x, EXPR_MAX, "avg_over_time((%s and on(job,instance,gpu) (%s %s))[%s:%s])", s1, s2,
 		 strcmp(m->loaded, "gpudoctor_gpus_nvml_procs") == 0 ? "> 0" : ">= 0.5", q->r, step);
-	snprintf(med, EXPR_MAX, "quantile by (model) (0.5, %s)", x);
-	snprintf(name, sizeof name, "outliers %s: GPUs per model", m->name);
-	snprintf(e, 3 * EXPR_MAX, "count by (model) (%s)", x);
-	if ((rv = query(q, name, e, &rc, err)) < 0)
+	snprintf(name, sizeof name, "outliers %s", m->name);
+	if ((rv = query(q, name, x, &r, err)) < 0)
 		goto out;
-	snprintf(name, sizeof name, "outliers %s: median", m->name);
-	if ((rv = query(q, name, med, &rm, err)) < 0)
-		goto out;
-	snprintf(name, sizeof name, "outliers %s: MAD", m->name);
-	snprintf(e, 3 * EXPR_MAX, "quantile by (model) (0.5, abs(%s - on(model) group_left() %s))", x, med);
-	if ((rv = query(q, name, e, &rd, err)) < 0)
-		goto out;
-	snprintf(name, sizeof name, "outliers %s: beyond %g MADs", m->name, q->o->mad_k);
-	snprintf(e, 3 * EXPR_MAX,
-		 "%s and on(job,instance,gpu) (abs(%s - on(model) group_left() %s) > on(model) group_left() "
-		 "(%g * 1.4826 * quantile by (model) (0.5, abs(%s - on(model) group_left() %s)) + %g))",
-		 x, x, med, q->o->mad_k, x, med, m->floor);
-	if ((rv = query(q, name, e, &ro, err)) < 0)
-		goto out;
-	for (size_t i = 0; i < ro.n; i++) {
-		const char *model = gd_prom_label(&ro.s[i], "model");
-		double md = NAN, mad = NAN, cnt = 0;
-		struct gd_fleet_outlier *o;
+	v = gd_xreallocarray(NULL, r.n + 1, sizeof *v);
+	dev = gd_xreallocarray(NULL, r.n + 1, sizeof *dev);
+	for (size_t i = 0; i < r.n; i++) {
+		const char *model = gd_prom_label(&r.s[i], "model");
+		size_t n = 0, seen = 0;
+		double md, mad;
 
-		for (size_t k = 0; k < rm.n; k++)
-			if (strcmp(gd_prom_label(&rm.s[k], "model"), model) == 0)
-				md = rm.s[k].v;
-		for (size_t k = 0; k < rd.n; k++)
-			if (strcmp(gd_prom_label(&rd.s[k], "model"), model) == 0)
-				mad = rd.s[k].v;
-		for (size_t k = 0; k < rc.n; k++)
-			if (strcmp(gd_prom_label(&rc.s[k], "model"), model) == 0)
-				cnt = rc.s[k].v;
-		if (cnt < (double)q->o->min_siblings)
+		if (!isfinite(r.s[i].v))
 			continue;
-		o = gd_vec_push(&f->outliers, sizeof *o);
-		node_of(&ro.s[i], o->node, sizeof o->node);
-		gd_strlcpy(o->gpu, gd_prom_label(&ro.s[i], "gpu"), sizeof o->gpu);
-		gd_strlcpy(o->uuid, gd_prom_label(&ro.s[i], "uuid"), sizeof o->uuid);
-		gd_strlcpy(o->model, model, sizeof o->model);
-		o->metric = m->name;
-		o->unit = m->unit;
-		o->value = ro.s[i].v * m->scale;
-		o->median = md * m->scale;
-		o->mad = mad * m->scale;
-		o->siblings = (size_t)cnt;
+		/* once per model: at its first GPU */
+		for (size_t k = 0; k < i; k++)
+			seen += strcmp(gd_prom_label(&r.s[k], "model"), model) == 0 && isfinite(r.s[k].v);
+		if (seen)
+			continue;
+		for (size_t k = i; k < r.n; k++)
+			if (strcmp(gd_prom_label(&r.s[k], "model"), model) == 0 && isfinite(r.s[k].v))
+				v[n++] = r.s[k].v;
+		if (n < q->o->min_siblings)
+			continue;
+		md = median_of(v, n);
+		for (size_t k = 0; k < n; k++)
+			dev[k] = fabs(v[k] - md);
+		mad = median_of(dev, n);
+		for (size_t k = i; k < r.n; k++) {
+			struct gd_fleet_outlier *o;
+
+			if (strcmp(gd_prom_label(&r.s[k], "model"), model) != 0 || !isfinite(r.s[k].v))
+				continue;
+			if (!(fabs(r.s[k].v - md) > q->o->mad_k * 1.4826 * mad + m->floor))
+				continue;
+			o = gd_vec_push(&f->outliers, sizeof *o);
+			node_of(&r.s[k], o->node, sizeof o->node);
+			gd_strlcpy(o->gpu, gd_prom_label(&r.s[k], "gpu"), sizeof o->gpu);
+			gd_strlcpy(o->uuid, gd_prom_label(&r.s[k], "uuid"), sizeof o->uuid);
+			gd_strlcpy(o->model, model, sizeof o->model);
+			o->metric = m->name;
+			o->unit = m->unit;
+			o->value = r.s[k].v * m->scale;
+			o->median = md * m->scale;
+			o->mad = mad * m->scale;
+			o->siblings = n;
+		}
 	}
 	rv = 0;
 out:
-	gd_prom_result_release(&rm);
-	gd_prom_result_release(&rd);
-	gd_prom_result_release(&ro);
-	gd_prom_result_release(&rc);
+	gd_prom_result_release(&r);
+	free(v);
+	free(dev);
 	free(x);
-	free(med);
-	free(e);
 	return rv;
 }
 
