@@ -18,12 +18,14 @@
 #include "core/duration.h"
 #include "core/xalloc.h"
 #include "fleet/fleet.h"
+#include "rules/thresholds.h"
 
 #define EXIT_CANNOT_RUN 3
 #define SECRET_MAX 8192
 
 const char gd_usage_fleet[] =
 	"Usage: gpudoctor fleet --prometheus URL [OPTIONS]\n"
+	"       gpudoctor fleet FILE... [--json] [--html FILE]\n"
 	"The fleet's stall causes from what every node's `gpudoctor serve` told Prometheus\n"
 	"(or Thanos, VictoriaMetrics, Mimir): a cause table (category, rule, onsets, GPUs and\n"
 	"nodes affected, GPU-hours, share), outlier GPUs per model, nodes to drain now,\n"
@@ -48,6 +50,10 @@ const char gd_usage_fleet[] =
 	"  --header 'K: V'        an extra header (repeatable), e.g. 'X-Scope-OrgID: team'\n"
 	"  --ca-file F            trust these CAs for https\n"
 	"  --insecure             do not verify the server's certificate\n"
+	"\n"
+	"  FILE...                snapshot JSONL files, one per node (gpudoctor record -o\n"
+	"                         $(hostname).jsonl), read one snapshot at a time: the same\n"
+	"                         tables, for sites without Prometheus\n"
 	"\n"
 	"HTTP goes through libcurl (libcurl.so.4, or GPUDOCTOR_LIBCURL), loaded only here.\n"
 	"Exit status: 0 the tables were made, 3 could not run (a query failed: the message says\n"
@@ -122,6 +128,58 @@ static char *read_secret(const char *path, char *msg, size_t size)
 		return NULL;
 	}
 	return buf;
+}
+
+/* Prints the tables of f in the chosen forms; the exit status. */
+static int print_all(const struct gd_fleet *f, const struct gd_prom *p, const char *src, bool json, const char *html)
+{
+	int rc = 0;
+
+	if (json) {
+		json_t *doc = gd_fleet_json(f, p, src);
+
+		json_dumpf(doc, stdout, JSON_INDENT(1) | JSON_ENSURE_ASCII);
+		fputc('\n', stdout);
+		json_decref(doc);
+	} else {
+		gd_fleet_print_text(stdout, f, p, src);
+	}
+	if (html) {
+		FILE *fp = fopen(html, "we");
+
+		if (!fp) {
+			rc = fail("--html %s: %s", html, strerror(errno));
+		} else {
+			gd_fleet_print_html(fp, f, p, src);
+			if (fclose(fp) != 0)
+				rc = fail("--html %s: %s", html, strerror(errno));
+		}
+	}
+	return rc;
+}
+
+/* `gpudoctor fleet FILE...`: one snapshot JSONL file per node. */
+static int from_files(char **paths, size_t n, const struct gd_fleet_opts *o, bool json, const char *html)
+{
+	struct gd_thresholds th;
+	struct gd_prom p;
+	struct gd_fleet f;
+	struct gd_err err;
+	char src[64];
+	int rc;
+
+	memset(&p, 0, sizeof p);
+	gd_err_clear(&err);
+	gd_thresholds_init(&th);
+	snprintf(src, sizeof src, "%zu snapshot file%s", n, n == 1 ? "" : "s");
+	if (gd_fleet_files(paths, n, o, &th, &f, &p.warnings, &err) < 0) {
+		rc = fail("%s", err.msg);
+	} else {
+		rc = print_all(&f, &p, src, json, html);
+	}
+	gd_fleet_release(&f);
+	gd_prom_release(&p);
+	return rc;
 }
 
 enum {
@@ -239,8 +297,10 @@ int gd_cli_fleet(int argc, char **argv)
 			return fail("unknown option %s (see gpudoctor fleet --help)", argv[optind - 1]);
 		}
 	}
+	if (optind < argc && o.prometheus)
+		return fail("%s: give either --prometheus URL or snapshot files, not both", argv[optind]);
 	if (optind < argc)
-		return fail("%s: snapshot files are not read yet; give --prometheus URL", argv[optind]);
+		return from_files(argv + optind, (size_t)(argc - optind), &o, json, html);
 	if (!o.prometheus)
 		return fail("--prometheus URL is needed (e.g. --prometheus http://prometheus:9090)");
 	if (strncmp(o.prometheus, "http://", 7) != 0 && strncmp(o.prometheus, "https://", 8) != 0)
@@ -282,27 +342,7 @@ int gd_cli_fleet(int argc, char **argv)
 		gd_fleet_release(&f);
 		goto out;
 	}
-	if (json) {
-		json_t *doc = gd_fleet_json(&f, &p, base);
-
-		json_dumpf(doc, stdout, JSON_INDENT(1) | JSON_ENSURE_ASCII);
-		fputc('\n', stdout);
-		json_decref(doc);
-	} else {
-		gd_fleet_print_text(stdout, &f, &p, base);
-	}
-	rc = 0;
-	if (html) {
-		FILE *fp = fopen(html, "we");
-
-		if (!fp) {
-			rc = fail("--html %s: %s", html, strerror(errno));
-		} else {
-			gd_fleet_print_html(fp, &f, &p, base);
-			if (fclose(fp) != 0)
-				rc = fail("--html %s: %s", html, strerror(errno));
-		}
-	}
+	rc = print_all(&f, &p, base, json, html);
 	gd_fleet_release(&f);
 out:
 	gd_prom_release(&p);

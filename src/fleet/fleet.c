@@ -244,10 +244,9 @@ static void node_of(const struct gd_prom_sample *s, char *buf, size_t size)
 	gd_strlcpy(buf, gd_prom_label(s, "instance"), size);
 }
 
-struct entry {
-	char rule[64], node[128], gpu[16];
-	double ons, act;
-};
+#define entry gd_fleet_entry
+#define ngpu gd_fleet_ngpu
+#define NO_CAUSE GD_FLEET_NO_CAUSE
 
 static int by_entry(const void *a, const void *b)
 {
@@ -274,11 +273,6 @@ static struct entry *entry_get(struct gd_vec *v, const char *rule, const char *n
 	gd_strlcpy(e->gpu, gpu, sizeof e->gpu);
 	return e;
 }
-
-struct ngpu {
-	char node[128];
-	size_t n;
-};
 
 static size_t gpus_of(const struct gd_vec *ng, const char *node)
 {
@@ -313,7 +307,6 @@ static void add_entries(struct gd_vec *v, const struct gd_prom_result *r, bool a
 	}
 }
 
-#define NO_CAUSE "(no cause found)"
 
 /* The cause table from the entries (sorted): per rule, distinct nodes, GPUs
  * (a host-level entry, gpu "", stands for all GPUs of its node). */
@@ -446,6 +439,57 @@ static double median_of(double *v, size_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+const char *gd_fleet_metric_name(size_t k)
+{
+	return k < GD_FLEET_NMETRICS ? metrics[k].name : "?";
+}
+
+void gd_fleet_judge(struct gd_fleet *f, size_t k, const struct gd_fleet_value *vals, size_t n,
+		    const struct gd_fleet_opts *o)
+{
+	const struct metric *m = &metrics[k];
+	double *v = gd_xreallocarray(NULL, n + 1, sizeof *v), *dev = gd_xreallocarray(NULL, n + 1, sizeof *dev);
+
+	for (size_t i = 0; i < n; i++) {
+		size_t cnt = 0, seen = 0;
+		double md, mad;
+
+		/* once per model: at its first GPU */
+		for (size_t j = 0; j < i; j++)
+			seen += strcmp(vals[j].model, vals[i].model) == 0;
+		if (seen)
+			continue;
+		for (size_t j = i; j < n; j++)
+			if (strcmp(vals[j].model, vals[i].model) == 0)
+				v[cnt++] = vals[j].v;
+		if (cnt < o->min_siblings)
+			continue;
+		md = median_of(v, cnt);
+		for (size_t j = 0; j < cnt; j++)
+			dev[j] = fabs(v[j] - md);
+		mad = median_of(dev, cnt);
+		for (size_t j = i; j < n; j++) {
+			struct gd_fleet_outlier *x;
+
+			if (strcmp(vals[j].model, vals[i].model) != 0 || !(fabs(vals[j].v - md) > o->mad_k * 1.4826 * mad + m->floor))
+				continue;
+			x = gd_vec_push(&f->outliers, sizeof *x);
+			gd_strlcpy(x->node, vals[j].node, sizeof x->node);
+			gd_strlcpy(x->gpu, vals[j].gpu, sizeof x->gpu);
+			gd_strlcpy(x->uuid, vals[j].uuid, sizeof x->uuid);
+			gd_strlcpy(x->model, vals[j].model, sizeof x->model);
+			x->metric = m->name;
+			x->unit = m->unit;
+			x->value = vals[j].v * m->scale;
+			x->median = md * m->scale;
+			x->mad = mad * m->scale;
+			x->siblings = cnt;
+		}
+	}
+	free(v);
+	free(dev);
+}
+
 /* One query per metric: X per busy GPU (one value each, labelled with its
  * model); the medians and MADs per model are taken here from those values,
  * a few thousand numbers, rather than by the server, which would evaluate
@@ -455,7 +499,8 @@ static int outliers_of(struct q *q, struct gd_fleet *f, const struct metric *m, 
 {
 	char *x = gd_xmalloc(EXPR_MAX), s1[1200], s2[1200], name[96];
 	struct gd_prom_result r = { 0 };
-	double *v = NULL, *dev = NULL;
+	struct gd_fleet_value *vals = NULL;
+	size_t nv = 0;
 	int rv;
 
 	sel(q, s1, sizeof s1, m->series, NULL);
@@ -466,54 +511,24 @@ static int outliers_of(struct q *q, struct gd_fleet *f, const struct metric *m, 
 	snprintf(name, sizeof name, "outliers %s", m->name);
 	if ((rv = query(q, name, x, &r, err)) < 0)
 		goto out;
-	v = gd_xreallocarray(NULL, r.n + 1, sizeof *v);
-	dev = gd_xreallocarray(NULL, r.n + 1, sizeof *dev);
+	vals = gd_xreallocarray(NULL, r.n + 1, sizeof *vals);
 	for (size_t i = 0; i < r.n; i++) {
-		const char *model = gd_prom_label(&r.s[i], "model");
-		size_t n = 0, seen = 0;
-		double md, mad;
+		struct gd_fleet_value *gv = &vals[nv];
 
 		if (!isfinite(r.s[i].v))
 			continue;
-		/* once per model: at its first GPU */
-		for (size_t k = 0; k < i; k++)
-			seen += strcmp(gd_prom_label(&r.s[k], "model"), model) == 0 && isfinite(r.s[k].v);
-		if (seen)
-			continue;
-		for (size_t k = i; k < r.n; k++)
-			if (strcmp(gd_prom_label(&r.s[k], "model"), model) == 0 && isfinite(r.s[k].v))
-				v[n++] = r.s[k].v;
-		if (n < q->o->min_siblings)
-			continue;
-		md = median_of(v, n);
-		for (size_t k = 0; k < n; k++)
-			dev[k] = fabs(v[k] - md);
-		mad = median_of(dev, n);
-		for (size_t k = i; k < r.n; k++) {
-			struct gd_fleet_outlier *o;
-
-			if (strcmp(gd_prom_label(&r.s[k], "model"), model) != 0 || !isfinite(r.s[k].v))
-				continue;
-			if (!(fabs(r.s[k].v - md) > q->o->mad_k * 1.4826 * mad + m->floor))
-				continue;
-			o = gd_vec_push(&f->outliers, sizeof *o);
-			node_of(&r.s[k], o->node, sizeof o->node);
-			gd_strlcpy(o->gpu, gd_prom_label(&r.s[k], "gpu"), sizeof o->gpu);
-			gd_strlcpy(o->uuid, gd_prom_label(&r.s[k], "uuid"), sizeof o->uuid);
-			gd_strlcpy(o->model, model, sizeof o->model);
-			o->metric = m->name;
-			o->unit = m->unit;
-			o->value = r.s[k].v * m->scale;
-			o->median = md * m->scale;
-			o->mad = mad * m->scale;
-			o->siblings = n;
-		}
+		node_of(&r.s[i], gv->node, sizeof gv->node);
+		gd_strlcpy(gv->gpu, gd_prom_label(&r.s[i], "gpu"), sizeof gv->gpu);
+		gd_strlcpy(gv->uuid, gd_prom_label(&r.s[i], "uuid"), sizeof gv->uuid);
+		gd_strlcpy(gv->model, gd_prom_label(&r.s[i], "model"), sizeof gv->model);
+		gv->v = r.s[i].v;
+		nv++;
 	}
+	gd_fleet_judge(f, (size_t)(m - metrics), vals, nv, q->o);
 	rv = 0;
 out:
 	gd_prom_result_release(&r);
-	free(v);
-	free(dev);
+	free(vals);
 	free(x);
 	return rv;
 }
@@ -592,6 +607,24 @@ static int by_repeat(const void *a, const void *b)
 	if (x->onsets != y->onsets)
 		return x->onsets < y->onsets ? 1 : -1;
 	return strcmp(x->node, y->node) ? strcmp(x->node, y->node) : strcmp(x->gpu, y->gpu);
+}
+
+void gd_fleet_build(struct gd_fleet *f, struct gd_vec *ents, const struct gd_vec *ng, const struct gd_fleet_opts *o)
+{
+	build_causes(f, ents, ng);
+	qsort(f->causes.items, f->causes.n, sizeof(struct gd_fleet_cause), by_hours);
+	GD_VEC_EACH(f->causes, const struct gd_fleet_cause, c) {
+		f->total_hours += c->gpu_hours;
+		f->total_onsets += c->onsets;
+	}
+	if (!f->causes.n || strcmp(((struct gd_fleet_cause *)f->causes.items)[f->causes.n - 1].rule, NO_CAUSE) != 0) {
+		struct gd_fleet_cause *c = gd_vec_push(&f->causes, sizeof *c);
+
+		gd_strlcpy(c->rule, NO_CAUSE, sizeof c->rule);
+		c->category = "none";
+	}
+	build_repeat(f, ents, o);
+	qsort(f->repeat.items, f->repeat.n, sizeof(struct gd_fleet_repeat), by_repeat);
 }
 
 int gd_fleet_run(struct gd_prom *p, const struct gd_fleet_opts *o, struct gd_fleet *f, struct gd_err *err)
@@ -712,20 +745,7 @@ int gd_fleet_run(struct gd_prom *p, const struct gd_fleet_opts *o, struct gd_fle
 			gd_prom_result_release(&r);
 		}
 	}
-	build_causes(f, &ents, &ng);
-	qsort(f->causes.items, f->causes.n, sizeof(struct gd_fleet_cause), by_hours);
-	GD_VEC_EACH(f->causes, const struct gd_fleet_cause, c) {
-		f->total_hours += c->gpu_hours;
-		f->total_onsets += c->onsets;
-	}
-	if (!f->causes.n || strcmp(((struct gd_fleet_cause *)f->causes.items)[f->causes.n - 1].rule, NO_CAUSE) != 0) {
-		struct gd_fleet_cause *c = gd_vec_push(&f->causes, sizeof *c);
-
-		gd_strlcpy(c->rule, NO_CAUSE, sizeof c->rule);
-		c->category = "none";
-	}
-	build_repeat(f, &ents, o);
-	qsort(f->repeat.items, f->repeat.n, sizeof(struct gd_fleet_repeat), by_repeat);
+	gd_fleet_build(f, &ents, &ng, o);
 
 	/* outliers */
 	{

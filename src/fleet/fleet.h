@@ -90,6 +90,37 @@ struct gd_fleet {
 	double repeat_min, mad_k;
 };
 
+/* What a roll-up counts per (rule, node, GPU): onsets and active seconds
+ * (gpu "": the node as a whole, e.g. a host finding); and a node's GPUs. */
+struct gd_fleet_entry {
+	char rule[64], node[128], gpu[16];
+	double ons, act;
+};
+
+struct gd_fleet_ngpu {
+	char node[128];
+	size_t n;
+};
+
+/* One busy GPU's average of an outlier metric (in the series' unit). */
+struct gd_fleet_value {
+	char node[128], gpu[16], uuid[96], model[96];
+	double v;
+};
+
+#define GD_FLEET_NO_CAUSE "(no cause found)"
+#define GD_FLEET_NMETRICS 5
+/* The name of outlier metric k (0 .. GD_FLEET_NMETRICS-1). */
+const char *gd_fleet_metric_name(size_t k);
+
+/* Builds the cause table and the repeat offenders of f from the entries
+ * (sorted in place) and the nodes' GPU counts. */
+void gd_fleet_build(struct gd_fleet *f, struct gd_vec *entries, const struct gd_vec *ngpus,
+		    const struct gd_fleet_opts *o);
+/* Adds the outliers of metric k among vals[0..n) (struct gd_fleet_value). */
+void gd_fleet_judge(struct gd_fleet *f, size_t k, const struct gd_fleet_value *vals, size_t n,
+		    const struct gd_fleet_opts *o);
+
 /* The category of a rule id in the paper's terms: GPU, GPU memory, host,
  * network, storage, software/driver, the job itself. */
 const char *gd_fleet_category(const char *rule);
@@ -100,6 +131,12 @@ bool gd_fleet_is_hardware(const char *rule);
  * negative with err set when a query failed. */
 int gd_fleet_run(struct gd_prom *p, const struct gd_fleet_opts *o, struct gd_fleet *f, struct gd_err *err);
 void gd_fleet_release(struct gd_fleet *f);
+
+/* files.c: the same tables from snapshot files (record/snapshot JSONL), one
+ * file per node, read one snapshot at a time. */
+struct gd_thresholds;
+int gd_fleet_files(char *const *paths, size_t n, const struct gd_fleet_opts *o, const struct gd_thresholds *th,
+		   struct gd_fleet *f, struct gd_vec *warnings, struct gd_err *err);
 
 /* fleet_out.c */
 void gd_fleet_print_text(FILE *out, const struct gd_fleet *f, const struct gd_prom *p, const char *url);

@@ -41,22 +41,11 @@ need promtool prometheus
 need jq
 export no_proxy=127.0.0.1,127.0.0.2,127.0.0.3,127.0.0.4,127.0.0.5 NO_PROXY=127.0.0.1
 U1=GPU-f1ee0000-0000-4000-8000-00000000000
-gpus() {  # NODE-DIGIT [gpu0 overrides] -- [gpu1 overrides]
-	local n=$1 a=() b=() side=0
-	shift
-	for x in "$@"; do
-		[ "$x" = -- ] && { side=1; continue; }
-		if [ $side = 0 ]; then a+=("$x"); else b+=("$x"); fi
-	done
-	fleet_head
-	fleet_gpu 0 "${U1}${n}0" 00000000:1B:00.0 "${a[@]}"
-	fleet_gpu 1 "${U1}${n}1" 00000000:43:00.0 "${b[@]}"
-}
 idle="util_gpu_pct=$(rep 20 96),$(rep 8 1),96"
-gpus 1 "$idle" -- "$idle" sm_clock_mhz=1800 >"$TMP/a.ini"
-gpus 2 -- "temp_c=$(rep 6 61),$(rep 10 86),$(rep 8 61),$(rep 6 86),61" >"$TMP/b.ini"
-gpus 3 lost_after=600 -- >"$TMP/c.ini"
-gpus 4 "clock_event_reasons=$(rep 4 0x0),$(rep 4 0x8),0x0" -- >"$TMP/d.ini"
+fleet_pair "${U1}1" "$idle" -- "$idle" sm_clock_mhz=1800 >"$TMP/a.ini"
+fleet_pair "${U1}2" -- "temp_c=$(rep 6 61),$(rep 10 86),$(rep 8 61),$(rep 6 86),61" >"$TMP/b.ini"
+fleet_pair "${U1}3" lost_after=600 -- >"$TMP/c.ini"
+fleet_pair "${U1}4" "clock_event_reasons=$(rep 4 0x0),$(rep 4 0x8),0x0" -- >"$TMP/d.ini"
 
 # start_at NAME IP: serve on IP:0 with its own root and scenario
 start_at() {

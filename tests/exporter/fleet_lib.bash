@@ -39,3 +39,17 @@ rep() {
 	done
 	printf %s "$out"
 }
+
+# fleet_pair UUID-PREFIX [gpu0 KEY=VALUE...] -- [gpu1 KEY=VALUE...]: a
+# scenario of two GPUs, UUIDs UUID-PREFIX0 and UUID-PREFIX1
+fleet_pair() {
+	local p=$1 a=() b=() side=0 x
+	shift
+	for x in "$@"; do
+		[ "$x" = -- ] && { side=1; continue; }
+		if [ $side = 0 ]; then a+=("$x"); else b+=("$x"); fi
+	done
+	fleet_head
+	fleet_gpu 0 "${p}0" 00000000:1B:00.0 "${a[@]}"
+	fleet_gpu 1 "${p}1" 00000000:43:00.0 "${b[@]}"
+}
