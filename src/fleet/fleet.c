@@ -248,6 +248,13 @@ static void node_of(const struct gd_prom_sample *s, char *buf, size_t size)
 #define ngpu gd_fleet_ngpu
 #define NO_CAUSE GD_FLEET_NO_CAUSE
 
+/* qsort of a vector that may be empty (its items NULL: qsort's argument may not be) */
+static void sort_vec(struct gd_vec *v, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (v->n > 1)
+		qsort(v->items, v->n, size, cmp);
+}
+
 static int by_entry(const void *a, const void *b)
 {
 	const struct entry *x = a, *y = b;
@@ -315,7 +322,7 @@ static void build_causes(struct gd_fleet *f, struct gd_vec *ents, const struct g
 	struct entry *e = ents->items;
 	size_t n = ents->n;
 
-	qsort(e, n, sizeof *e, by_entry);
+	sort_vec(ents, sizeof *e, by_entry);
 	for (size_t i = 0; i < n;) {
 		struct gd_fleet_cause *c = gd_vec_push(&f->causes, sizeof *c);
 		size_t j = i;
@@ -612,7 +619,7 @@ static int by_repeat(const void *a, const void *b)
 void gd_fleet_build(struct gd_fleet *f, struct gd_vec *ents, const struct gd_vec *ng, const struct gd_fleet_opts *o)
 {
 	build_causes(f, ents, ng);
-	qsort(f->causes.items, f->causes.n, sizeof(struct gd_fleet_cause), by_hours);
+	sort_vec(&f->causes, sizeof(struct gd_fleet_cause), by_hours);
 	GD_VEC_EACH(f->causes, const struct gd_fleet_cause, c) {
 		f->total_hours += c->gpu_hours;
 		f->total_onsets += c->onsets;
@@ -624,7 +631,7 @@ void gd_fleet_build(struct gd_fleet *f, struct gd_vec *ents, const struct gd_vec
 		c->category = "none";
 	}
 	build_repeat(f, ents, o);
-	qsort(f->repeat.items, f->repeat.n, sizeof(struct gd_fleet_repeat), by_repeat);
+	sort_vec(&f->repeat, sizeof(struct gd_fleet_repeat), by_repeat);
 }
 
 int gd_fleet_run(struct gd_prom *p, const struct gd_fleet_opts *o, struct gd_fleet *f, struct gd_err *err)
@@ -771,11 +778,11 @@ int gd_fleet_run(struct gd_prom *p, const struct gd_fleet_opts *o, struct gd_fle
 		x->remedy = rule ? rule->remedy : "(a rule this gpudoctor does not know: see the node's /findings)";
 	}
 	gd_prom_result_release(&r);
-	qsort(f->drain.items, f->drain.n, sizeof(struct gd_fleet_drain), by_drain);
+	sort_vec(&f->drain, sizeof(struct gd_fleet_drain), by_drain);
 
 	if ((rv = blind_of(&q, f, err)) < 0)
 		goto out;
-	qsort(f->blind.items, f->blind.n, sizeof(struct gd_fleet_blind), by_blind);
+	sort_vec(&f->blind, sizeof(struct gd_fleet_blind), by_blind);
 	rv = 0;
 out:
 	gd_vec_release(&ents);
