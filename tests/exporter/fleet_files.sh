@@ -21,12 +21,20 @@ fleet_pair GPU-a- -- sm_clock_mhz=1800 >"$TMP/a.ini"
 fleet_pair GPU-b- -- "temp_c=$(rep 5 61),$(rep 5 86),$(rep 5 61),$(rep 3 86),61" >"$TMP/b.ini"
 fleet_pair GPU-c- lost_after=450 -- >"$TMP/c.ini"
 fleet_pair GPU-d- -- >"$TMP/d.ini"
+# the four recordings at once (each is bounded by its --duration)
+rec=()
 for n in a b c d; do
 	cp -a "$FIX/healthy" "$TMP/root-$n"
 	mkdir -p "$TMP/root-$n/proc/sys/kernel"
 	echo "node-$n" >"$TMP/root-$n/proc/sys/kernel/hostname"
 	GPUDOCTOR_NVML=$FAKE GPUDOCTOR_FAKE_NVML=$TMP/$n.ini "$G" record --root "$TMP/root-$n" --interval 0.2s \
-		--duration 5s -o "$TMP/$n.jsonl" 2>"$TMP/$n.log" || die "record $n failed: $(cat "$TMP/$n.log")"
+		--duration 5s -o "$TMP/$n.jsonl" 2>"$TMP/$n.log" &
+	rec+=($!)
+done
+i=0
+for n in a b c d; do
+	wait "${rec[$i]}" || die "record $n failed: $(cat "$TMP/$n.log")"
+	i=$((i + 1))
 done
 echo '{"not": "a snapshot"' >>"$TMP/d.jsonl"
 "$G" fleet "$TMP"/{a,b,c,d}.jsonl --json >"$TMP/f.json" 2>"$TMP/f.err" || die "fleet FILE... failed: $(cat "$TMP/f.err")"
