@@ -5,7 +5,8 @@
 # server's errorType and error quoted, warnings/infos in a 200 (listed under
 # "could not see", exit 0), an answer over --limit, a bad or missing token,
 # basic auth, a tenant header, a non-JSON 502 from a proxy, a truncated
-# JSON, and a server slower than --timeout.  Each must end with exit 3 and
+# JSON, a server slower than --timeout, and https with an untrusted,
+# trusted (--ca-file) and ignored (--insecure) certificate.  Each must end with exit 3 and
 # a message that names the cause, never a crash or a table.  The requests
 # are POST forms with query, time, timeout and limit.
 set -u
@@ -59,6 +60,19 @@ run nopw 3 'needs --password-file' --prometheus "$S/ok" --basic-auth alice
 run badmatch 3 'expected LABEL=VALUE' --prometheus "$S/ok" --match '=x'
 run badurl 3 'expected an http:// or https:// URL' --prometheus "ftp://x"
 run norange 3 'range' --prometheus "$S/ok" --range 0s
+# https: a self-signed certificate for 127.0.0.1, trusted with --ca-file or
+# ignored with --insecure, refused otherwise
+need openssl
+openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
+	-keyout "$TMP/key.pem" -out "$TMP/cert.pem" >/dev/null 2>&1 || die "openssl req failed"
+python3 tests/exporter/prom_standin.py "$TMP/tport" "$TMP/treq.log" "$TMP/cert.pem" "$TMP/key.pem" &
+PIDS+=($!)
+for i in $(seq 100); do [ -s "$TMP/tport" ] && break; sleep 0.1; done
+[ -s "$TMP/tport" ] || die "the TLS stand-in did not start"
+T=https://127.0.0.1:$(cat "$TMP/tport")
+run tls-untrusted 3 'query nodes now: https://127.0.0.1:[0-9]+/ok/api/v1/query: .*(certificate|SSL)' --prometheus "$T/ok"
+run tls-ca 0 '^Causes ' --prometheus "$T/ok" --ca-file "$TMP/cert.pem"
+run tls-insecure 0 '^Causes ' --prometheus "$T/ok" --insecure
 # the requests: POST forms with the bounds; the token never in the URL
 jq -se 'map(select(.path | startswith("/ok/"))) | length > 10 and
 	all(.method == "POST" and (.form.query | length) == 1 and .form.timeout == ["60s"] and .form.limit == ["20001"]
@@ -70,4 +84,4 @@ grep -q 'match.*cluster' "$TMP/req.log" && die "a --match that was not given"
 "$G" fleet --prometheus "$S/ok" --match cluster=a --match 'job=~"gpu.*' >/dev/null || die "--match run failed"
 tail -n 1 "$TMP/req.log" | jq -e '.form.query[0] | test("cluster=\"a\",job=~\"\\\\\"gpu\\.\\*\"")' >/dev/null ||
 	die "--match not escaped into the selectors: $(tail -n 1 "$TMP/req.log" | jq -r '.form.query[0]')"
-echo "ok: down, 400, 422, 503, warnings, limit, auth, tenant, 502, broken JSON and timeout give clear errors"
+echo "ok: down, 400, 422, 503, warnings, limit, auth, tenant, 502, broken JSON, timeout and TLS give clear errors"

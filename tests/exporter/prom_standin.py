@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""tests/exporter/prom_standin.py PORTFILE LOG - a stand-in for the
+"""tests/exporter/prom_standin.py PORTFILE LOG [CERT KEY] - a stand-in for the
 Prometheus query API on 127.0.0.1 (an ephemeral port, written to PORTFILE),
 for the error paths of `gpudoctor fleet` (tests/exporter/fleet_errors.sh).
 The first path element picks the behaviour; every request is logged to LOG
-as one JSON line (method, path, headers, form).
+as one JSON line (method, path, headers, form).  With CERT and KEY it
+speaks HTTPS (for --ca-file and --insecure).
 
   /ok/...        success, empty vectors          /warn/...   success with warnings[] and infos[]
   /e400/...      400 bad_data                     /e422/...   422 execution
@@ -14,6 +15,7 @@ as one JSON line (method, path, headers, form).
 """
 import base64
 import json
+import ssl
 import sys
 import threading
 import time
@@ -93,6 +95,10 @@ class H(BaseHTTPRequestHandler):
 
 srv = ThreadingHTTPServer(("127.0.0.1", 0), H)
 srv.daemon_threads = True
+if len(sys.argv) > 4:
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(sys.argv[3], sys.argv[4])
+    srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
 with open(sys.argv[1], "w") as f:
     f.write(str(srv.server_address[1]))
 srv.serve_forever()
