@@ -207,6 +207,17 @@ int gd_prom_query(struct gd_prom *p, const char *name, const char *expr, struct 
 	snprintf(url, sizeof url, "%s/api/v1/query", p->base);
 	gd_err_clear(&e2);
 	rc = gd_http_post(p->http, url, form, &p->http_opts, &r, &e2);
+	if (rc == 0 && (r.status == 405 || r.status == 501)) {
+		/* a server or proxy that refuses POST: the same as a GET, as
+		 * Prometheus' own Go client falls back (client_golang DoGetFallback) */
+		size_t un = strlen(url) + strlen(form) + 2;
+		char *get = gd_xmalloc(un);
+
+		snprintf(get, un, "%s?%s", url, form);
+		gd_http_reply_release(&r);
+		rc = gd_http_post(p->http, get, NULL, &p->http_opts, &r, &e2);
+		free(get);
+	}
 	free(form);
 	p->queries++;
 	p->seconds += now_s() - t0;

@@ -5,7 +5,8 @@
 # server's errorType and error quoted, warnings/infos in a 200 (listed under
 # "could not see", exit 0), an answer over --limit, a bad or missing token,
 # basic auth, a tenant header, a non-JSON 502 from a proxy, a truncated
-# JSON, a server slower than --timeout, and https with an untrusted,
+# JSON, a server slower than --timeout, one that refuses POST (405: the
+# query is sent again as a GET), and https with an untrusted,
 # trusted (--ca-file) and ignored (--insecure) certificate.  Each must end with exit 3 and
 # a message that names the cause, never a crash or a table.  The requests
 # are POST forms with query, time, timeout and limit.
@@ -56,6 +57,9 @@ run tenant-none 3 'HTTP 401.*no org id' --prometheus "$S/tenant"
 run proxy502 3 'HTTP 502: <html><body><h1>502 Bad Gateway' --prometheus "$S/proxy502"
 run broken 3 'not a JSON object \(line 1, column' --prometheus "$S/broken"
 run slow 3 'no answer within 2 s \(--timeout\)' --prometheus "$S/slow" --timeout 1s
+run getonly 0 '^Causes ' --prometheus "$S/getonly"
+jq -se 'map(select((.path | startswith("/getonly/")) and .method == "GET")) | length > 10 and all(.form.query | length == 1)' \
+	"$TMP/req.log" >/dev/null || die "no GET after a 405 to the POST: $(grep getonly "$TMP/req.log" | head -n 1)"
 run nopw 3 'needs --password-file' --prometheus "$S/ok" --basic-auth alice
 run badmatch 3 'expected LABEL=VALUE' --prometheus "$S/ok" --match '=x'
 run badurl 3 'expected an http:// or https:// URL' --prometheus "ftp://x"

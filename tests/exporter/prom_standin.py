@@ -12,6 +12,7 @@ speaks HTTPS (for --ca-file and --insecure).
   /bearer/...    401 text unless Bearer secret    /basic/...  401 unless basic u:pw
   /tenant/...    401 unless X-Scope-OrgID: team   /slow/...   its first answer after 30 s
   /proxy502/...  502 with an HTML body            /broken/... 200 with a truncated JSON
+  /getonly/...   405 to a POST, success to a GET with the query in the URL
 """
 import base64
 import json
@@ -45,6 +46,13 @@ class H(BaseHTTPRequestHandler):
         self.wfile.write(b)
 
     def do_GET(self):
+        # /getonly/: the query in the URL, as after a POST refused with 405
+        if self.path.startswith("/getonly/") and "?" in self.path:
+            form = urllib.parse.parse_qs(self.path.split("?", 1)[1])
+            with LOCK, open(LOG, "a") as f:
+                f.write(json.dumps({"method": "GET", "path": self.path.split("?")[0], "headers": dict(self.headers),
+                                    "form": form}) + "\n")
+            return self.send(200, json.dumps({"status": "success", "data": {"resultType": "vector", "result": []}}))
         self.send(405, json.dumps({"status": "error", "errorType": "bad_data", "error": "GET not here"}))
 
     def do_POST(self):
@@ -54,6 +62,8 @@ class H(BaseHTTPRequestHandler):
             f.write(json.dumps({"method": "POST", "path": self.path, "headers": dict(self.headers),
                                 "form": form}) + "\n")
         mode = self.path.split("/")[1]
+        if mode == "getonly":
+            return self.send(405, "Method Not Allowed\n", "text/plain")
         ok = json.dumps({"status": "success", "data": {"resultType": "vector", "result": []}})
         if mode == "ok":
             return self.send(200, ok)
