@@ -86,7 +86,7 @@ install: all $(BUILD)/gpudoctor.conf
 	sed 's|/usr/local/bin/gpudoctor|$(BINDIR)/gpudoctor|g' $(UNIT) >$(BUILD)/gpudoctor.service
 	install -m 0644 $(BUILD)/gpudoctor.service $(D)$(SYSTEMDUNITDIR)/gpudoctor.service
 	install -m 0644 $(COMPLETION) $(D)$(BASHCOMPDIR)/gpudoctor
-	for f in $(SHARE_FILES); do install -D -m 0644 deploy/$$f $(D)$(DATADIR)/gpudoctor/$$f || exit 1; done
+	for f in $(SHARE_FILES); do m=0644; [ -x deploy/$$f ] && m=0755; install -D -m $$m deploy/$$f $(D)$(DATADIR)/gpudoctor/$$f || exit 1; done
 	@# a changed configuration is kept; the new sample goes beside it
 	@conf=$(D)$(SYSCONFDIR)/gpudoctor.conf; \
 	if [ -e "$$conf" ] && ! cmp -s $(BUILD)/gpudoctor.conf "$$conf"; then \

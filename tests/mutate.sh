@@ -87,6 +87,11 @@ golden-offline-drift~tests/offline/0002-h100-r550-sw-thermal/expected.txt~s/temp
 nccl-samples-not-nccl~src/collect/job_threads.c~s/return GD_SO_NCCL;/return GD_SO_OTHER;/~build-mut/tests/test_job_threads~FAILED.*test_categories
 host-bound-inverted~src/rules/rule_job_threads.c~s/return outside >= TH(rc, JOB_HOST_OUTSIDE_PCT);/return outside < TH(rc, JOB_HOST_OUTSIDE_PCT);/~tests/e2e/job_threads.sh~job.host_bound did not fire
 remote-rtt-inverted~src/rules/rule_job_net.c~s|loopback(js->peer) \|\| (double)js->rtt_us.v / 1e3 < th|loopback(js->peer) \|\| (double)js->rtt_us.v / 1e3 >= th|~tests/e2e/net_remote_latency.sh~no net.remote_data_latency naming pid
+finding-onset-every-cycle~src/serve/finding_counters.c~s/	x->active = true;/	x->active = false;/~tests/exporter/finding_counters.sh~onsets of the hot GPU are not 2
+fleet-no-timeout~src/cli/cli_fleet.c~s/p.http_opts.timeout_s = fmin(2 \* o.timeout_s, o.timeout_s + 5);/p.http_opts.timeout_s = 0;/~tests/exporter/fleet_errors.sh~slow: exit 0, want 3
+fleet-node-repeats-its-gpu~src/fleet/fleet.c~s/\&\& most >= x->onsets)/\&\& most > x->onsets)/~tests/exporter/fleet.sh~repeat offenders
+npd-cut-inside-utf8~src/fleet/npd.c~s/if (in\[n\] \&\& ((unsigned char)in\[n\] \& 0xc0) == 0x80) {/if (0) {/~build-mut/tests/test_fleet_npd~FAILED.*test_cut
+fleet-alert-threshold~deploy/prometheus/fleet_alerts.yml~s/expr: gpudoctor:gpu_hw_onsets:7d >= 3/expr: gpudoctor:gpu_hw_onsets:7d >= 4/~tests/exporter/fleet_alerts.sh~FAILED
 EOF
 )
 

@@ -155,7 +155,7 @@ static int parse_args(int argc, char **argv, struct opts *o, const char ***sets,
 	if (strcmp(o->command, "version") == 0)
 		return gd_cli_version(stdout, getenv("GPUDOCTOR_NVML"));
 	if (!gd_cli_usage(o->command))
-		return fail("unknown command \"%s\" (commands: check, snapshot, watch, record, report, serve, xid, rules, "
+		return fail("unknown command \"%s\" (commands: check, snapshot, watch, record, report, serve, xid, fleet, rules, "
 			    "fields, config, help, version)", o->command);
 	o->window_s = 2.0;
 	o->interval_s = IS(o->command, "watch") ? 0.5 : 1.0;
@@ -624,6 +624,15 @@ int gd_cli_main(int argc, char **argv)
 		free(sets);
 		return gd_cli_xid(argc - 1, argv + 1);
 	}
+	if (argc > 1 && strcmp(argv[1], "fleet") == 0) {
+		free(sets);
+		return gd_cli_fleet(argc - 1, argv + 1);
+	}
+	for (int i = 2; argc > 2 && strcmp(argv[1], "check") == 0 && i < argc; i++)
+		if (strcmp(argv[i], "--npd") == 0 || strncmp(argv[i], "--npd=", 6) == 0) {
+			free(sets);
+			return gd_cli_npd(argc - 1, argv + 1);
+		}
 	if (!sets)
 		return EXIT_CANNOT_RUN;
 	memset(&o, 0, sizeof o);

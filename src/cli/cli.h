@@ -14,6 +14,14 @@ int gd_cli_main(int argc, char **argv);
 int gd_cli_xid(int argc, char **argv);
 extern const char gd_usage_xid[];
 
+/* `gpudoctor fleet --prometheus URL` (cli_fleet.c): argv[0] is "fleet". */
+int gd_cli_fleet(int argc, char **argv);
+extern const char gd_usage_fleet[];
+
+/* `gpudoctor check --npd CONDITION` (cli_npd.c): argv[0] is "check". */
+int gd_cli_npd(int argc, char **argv);
+extern const char gd_usage_npd[];
+
 /* The build may set it (make SYSCONFDIR=...); the package's is /etc. */
 #ifndef GD_DEFAULT_CONFIG
 #define GD_DEFAULT_CONFIG "/etc/gpudoctor.conf"

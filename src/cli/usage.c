@@ -24,6 +24,7 @@ static const char usage_main[] =
 	"  fields      list every field of a snapshot (Markdown), from the model's field tables\n"
 	"  config      print a configuration file: every threshold, commented, with its default\n"
 	"  xid [FILE]  count the kernel log's GPU errors (Xid) per GPU and code, say what to do\n"
+	"  fleet       the fleet's stall causes, outliers and nodes to drain, from Prometheus\n"
 	"  help [CMD]  show help for a command\n"
 	"  version     print the version, the commit and the optional libraries found\n"
 	"\n"
@@ -177,6 +178,8 @@ const char *gd_cli_usage(const char *cmd)
 		return usage_config;
 	if (strcmp(cmd, "xid") == 0)
 		return gd_usage_xid;
+	if (strcmp(cmd, "fleet") == 0)
+		return gd_usage_fleet;
 	if (strcmp(cmd, "watch") == 0)
 		return usage_watch;
 	if (strcmp(cmd, "record") == 0)

@@ -206,6 +206,10 @@ static struct gd_published *render(struct gd_server *srv, const struct gd_window
 	}
 	gd_out_prom(m, &r);
 	write_stalls(m, srv);
+	gd_finding_tracks_update(&srv->ftrack, &f, gd_window_last(w), gd_serve_mono_now());
+	gd_finding_tracks_write(m, &srv->ftrack);
+	gd_uncaused_update(srv->uncaused, srv->stall, 64, &f, gd_serve_mono_now());
+	gd_uncaused_write(m, srv->uncaused, srv->stall, 64);
 	if (fclose(m) != 0) {
 		fputs("gpudoctor: out of memory rendering metrics\n", stderr);
 		abort();
@@ -307,6 +311,7 @@ static void *collector_main(void *arg)
 	gd_job_sampler_free(ctx.sampler);
 	gd_nvml_close(ctx.nvml);
 	gd_root_release(&root);
+	gd_finding_tracks_release(&srv->ftrack);
 out:
 	free(order);
 	free(ring);

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "core/err.h"
 #include "rules/thresholds.h"
@@ -57,6 +58,54 @@ struct gd_stall_track {
 	double stalled_s;         /* their length so far, seconds */
 };
 
+/* Onsets and active time of one (rule, severity, subject): finding_counters.c. */
+#define GD_FINDING_TRACKS_MAX 512
+struct gd_finding_track {
+	const char *rule;         /* static: the rule's id */
+	int severity;             /* enum gd_severity */
+	char subject[128];
+	bool has_gpu;             /* the subject names a GPU: labels gpu, uuid, model */
+	uint64_t gpu;
+	char uuid[96], model[96];
+	uint64_t onsets;
+	double active_s;
+	bool active, seen;        /* present in the latest cycle / in the one being counted */
+	double last_s;            /* monotonic time of the latest cycle it was present in */
+};
+
+struct gd_finding_tracks {
+	struct gd_finding_track *v;
+	size_t n, cap;
+	uint64_t dropped;         /* findings not counted: GD_FINDING_TRACKS_MAX reached */
+};
+
+/* Stall time of one GPU while no warning or critical finding was active on
+ * the node: the fleet's "no cause found" row. */
+struct gd_uncaused {
+	uint64_t episodes;
+	double seconds;
+	bool in;                  /* in such a stretch at the latest cycle */
+	double last_s;            /* monotonic time of the latest cycle of it */
+};
+
+struct gd_snapshot;
+struct gd_findings;
+struct gd_stall_track;
+struct gd_gpu;
+/* The GPU of snapshot s that a finding's subject names ("gpu3", "gpu3
+ * (0000:3b:00.0)", "GPU 0000:3b:00.0 ..."), or NULL. */
+const struct gd_gpu *gd_gpu_of_subject(const struct gd_snapshot *s, const char *subject);
+/* Counts one cycle's findings (deduplicated) at monotonic time mono_s. */
+void gd_finding_tracks_update(struct gd_finding_tracks *t, const struct gd_findings *fs, const struct gd_snapshot *last,
+			      double mono_s);
+/* The two counter families and the dropped counter, in text format 0.0.4. */
+void gd_finding_tracks_write(FILE *m, const struct gd_finding_tracks *t);
+void gd_finding_tracks_release(struct gd_finding_tracks *t);
+/* Advances u[0..n) from the stall state st[0..n) and the cycle's findings. */
+void gd_uncaused_update(struct gd_uncaused *u, const struct gd_stall_track *st, size_t n, const struct gd_findings *fs,
+			double mono_s);
+void gd_uncaused_write(FILE *m, const struct gd_uncaused *u, const struct gd_stall_track *st, size_t n);
+
 struct gd_server {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;      /* CLOCK_MONOTONIC; signalled on stop */
@@ -70,6 +119,8 @@ struct gd_server {
 	size_t nsnaps;            /* ring size: snapshots in a full window */
 	const struct gd_serve_opts *opts;
 	struct gd_stall_track stall[64];  /* by NVML index; the collector thread's own */
+	struct gd_finding_tracks ftrack;  /* the collector thread's own */
+	struct gd_uncaused uncaused[64];  /* by NVML index, as stall[] */
 };
 
 /* Runs until SIGINT or SIGTERM.  0 after a clean stop; negative with err

@@ -27,17 +27,18 @@ need() { command -v "$1" >/dev/null || skip "$1 not installed (scripts/deps.sh i
 [ -x "$G" ] || die "no binary at $G (make all first)"
 need curl
 
-# start_serve NAME ARGS...: starts serve on 127.0.0.1:0 and sets ADDR_<NAME>
-# (host:port) and PID_<NAME>; waits (at most 10 s) for /healthz to say ok.
+# start_serve NAME ARGS...: starts serve on 127.0.0.1:0 (SERVE_IP:0 when set)
+# and sets ADDR_<NAME> (host:port) and PID_<NAME>; waits (at most 10 s) for
+# /healthz to say ok.
 start_serve() {
-	local name=$1 log addr i
+	local name=$1 log addr i ip=${SERVE_IP:-127.0.0.1}
 	shift
 	log=$TMP/$name.log
-	"$G" serve --listen 127.0.0.1:0 "$@" 2>"$log" &
+	"$G" serve --listen "$ip:0" "$@" 2>"$log" &
 	PIDS+=($!)
 	printf -v "PID_$name" %s "$!"
 	for i in $(seq 100); do
-		addr=$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$log" | head -n 1 | sed 's|http://||')
+		addr=$(grep -o "http://${ip//./\\.}:[0-9]*" "$log" | head -n 1 | sed 's|http://||')
 		[ -n "$addr" ] && break
 		sleep 0.1
 	done
@@ -55,4 +56,26 @@ faulty_tree() {
 	cp -a "$FIX/healthy" "$TMP/faulty"
 	cp "$FIX/faulty-meminfo" "$TMP/faulty/proc/meminfo"
 	echo "$TMP/faulty"
+}
+
+# start_prometheus CONFIG [FLAG...]: a Prometheus on a free loopback port
+# with its TSDB in $TMP; sets P (its URL) or dies.
+start_prometheus() {
+	local cfg=$1 try port i
+	shift
+	P=""
+	for try in 1 2 3; do
+		port=$((20000 + RANDOM % 40000))
+		ss -Hltn "sport = :$port" | grep -q . && continue
+		prometheus --config.file="$cfg" --storage.tsdb.path="$TMP/tsdb" \
+			--web.listen-address="127.0.0.1:$port" --log.level=warn "$@" 2>"$TMP/prometheus.log" &
+		PIDS+=($!)
+		for i in $(seq 100); do
+			curl -sf -m 1 "http://127.0.0.1:$port/-/ready" >/dev/null && { P="http://127.0.0.1:$port"; break; }
+			kill -0 $! 2>/dev/null || break
+			sleep 0.2
+		done
+		[ -n "$P" ] && break
+	done
+	[ -n "$P" ] || die "Prometheus did not start: $(tail -n 5 "$TMP/prometheus.log")"
 }

@@ -66,21 +66,7 @@ scrape_configs:
         labels: {scenario: live}
 YML
 promtool check config "$TMP/prometheus.yml" >/dev/null || die "bad Prometheus config"
-P=""
-for try in 1 2 3; do
-	port=$((20000 + RANDOM % 40000))
-	ss -Hltn "sport = :$port" | grep -q . && continue
-	prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/tsdb" \
-		--web.listen-address="127.0.0.1:$port" --log.level=warn 2>"$TMP/prometheus.log" &
-	PIDS+=($!)
-	for i in $(seq 100); do
-		curl -sf -m 1 "http://127.0.0.1:$port/-/ready" >/dev/null && { P="http://127.0.0.1:$port"; break; }
-		kill -0 $! 2>/dev/null || break
-		sleep 0.2
-	done
-	[ -n "$P" ] && break
-done
-[ -n "$P" ] || die "Prometheus did not start: $(tail -n 5 "$TMP/prometheus.log")"
+start_prometheus "$TMP/prometheus.yml"
 
 q() { curl -sf -m 3 "$P/api/v1/query" --data-urlencode "query=$1"; }
 ok=""

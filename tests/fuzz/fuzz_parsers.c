@@ -17,6 +17,9 @@
  *   gd_nparsers + 3      gd_parse_proc_zoneinfo (the low watermarks the
  *                        MemAvailable estimate reads; after the others so
  *                        that no seed's index moved).
+ *   gd_nparsers + 4      gd_prom_parse (an answer of the Prometheus query
+ *                        API, src/fleet/prom.c), the HTTP status and the
+ *                        series limit taken from the input's first and last bytes.
  *
  * A byte beyond the last target wraps around (modulo), so every input
  * reaches some target.  Each run starts from a fresh snapshot, series or
@@ -42,6 +45,7 @@
 #include "model/snapshot.h"
 #include "model/snapshot_json.h"
 #include "rules/thresholds.h"
+#include "fleet/prom.h"
 #include "serve/http_parse.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -51,7 +55,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define TARGET_THRESHOLDS (gd_nparsers + 1)
 #define TARGET_HTTP (gd_nparsers + 2)
 #define TARGET_ZONEINFO (gd_nparsers + 3)
-#define NTARGETS (gd_nparsers + 4)
+#define TARGET_PROM (gd_nparsers + 4)
+#define NTARGETS (gd_nparsers + 5)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -67,6 +72,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	printf("%zu thresholds.ini\n", (size_t)TARGET_THRESHOLDS);
 	printf("%zu http request\n", (size_t)TARGET_HTTP);
 	printf("%zu proc/zoneinfo\n", (size_t)TARGET_ZONEINFO);
+	printf("%zu prometheus answer\n", (size_t)TARGET_PROM);
 	fflush(stdout);
 	exit(0);
 }
@@ -179,6 +185,31 @@ static void fuzz_http(const uint8_t *data, size_t size)
 }
 
 static const struct gd_parser zoneinfo = { "proc/zoneinfo", gd_parse_proc_zoneinfo };
+/* An answer of the Prometheus query API (src/fleet/prom.c): a failure
+ * always says why, and a success holds no more than the limit. */
+static void fuzz_prom(const uint8_t *data, size_t size)
+{
+	struct gd_prom_result r;
+	struct gd_err err;
+	long status = size && data[0] & 1 ? 400 : 200;
+	size_t limit = size ? data[size - 1] % 8 : 0;
+	int rc;
+
+	gd_err_clear(&err);
+	rc = gd_prom_parse(status, (const char *)data, size, limit, &r, &err);
+	if (rc < 0 && err.msg[0] == '\0') {
+		fprintf(stderr, "gd_prom_parse returned %d with an empty message\n", rc);
+		abort();
+	}
+	if (rc == 0 && limit && r.n > limit) {
+		fprintf(stderr, "gd_prom_parse kept %zu samples over a limit of %zu\n", r.n, limit);
+		abort();
+	}
+	if (rc == 0)
+		for (size_t i = 0; i < r.n; i++)
+			(void)gd_prom_label(&r.s[i], "instance");
+	gd_prom_result_release(&r);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -197,7 +228,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_thresholds(data, size);
 	else if (target == TARGET_ZONEINFO)
 		fuzz_parser(&zoneinfo, data, size);
-	else
+	else if (target == TARGET_HTTP)
 		fuzz_http(data, size);
+	else
+		fuzz_prom(data, size);
 	return 0;
 }

@@ -163,6 +163,9 @@ NLEOF
 		seed "$idx" "$name" "pipelined" "$tmp/s"
 		printf 'POST http://node7:9835/metrics HTTP/1.1\nHost: node7\nContent-Length: 3\nConnection: close\n\nx=1' >"$tmp/s"
 		seed "$idx" "$name" "post" "$tmp/s" ;;
+	prometheus\ answer)
+		# answers Prometheus wrote (tests/exporter/fixtures/prom-answers/MANIFEST)
+		seeds_of "$idx" "$name" tests/exporter/fixtures/prom-answers/*.json ;;
 	*)
 		echo "make_corpus: no sample known for target $idx ($name)" >&2 ;;
 	esac

@@ -1,0 +1,119 @@
+/*
+ * cli_npd.c - `gpudoctor check --npd CONDITION [--serve URL]`: the
+ * node-problem-detector plugin mode (src/fleet/npd.h).  One line of at most
+ * 80 bytes on stdout, exit 0 OK / 1 problem / 2 unknown; it asks the node's
+ * `gpudoctor serve` (default http://127.0.0.1:9835) for /findings through
+ * libcurl, with a deadline (--timeout, default 3s) under NPD's 5 s.
+ */
+#include "cli/cli.h"
+
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/duration.h"
+#include "fleet/http_curl.h"
+#include "fleet/npd.h"
+
+#define NPD_UNKNOWN 2
+
+const char gd_usage_npd[] =
+	"Usage: gpudoctor check --npd CONDITION [--serve URL] [--timeout DUR]\n"
+	"A node-problem-detector custom plugin: reads the verdict of this node's\n"
+	"`gpudoctor serve` (GET URL/findings) and prints one line of at most 80 bytes,\n"
+	"the worst finding for CONDITION, leading with its rule id and subject.\n"
+	"\n"
+	"  CONDITION        gpu-unhealthy (a critical GPU finding), gpu-degraded (a GPU\n"
+	"                   warning), node-unhealthy (a critical host, network, storage or\n"
+	"                   driver finding)\n"
+	"  --serve URL      the exporter (default http://127.0.0.1:9835)\n"
+	"  --timeout DUR    deadline of the request (default 3s)\n"
+	"\n"
+	"Exit status (NPD's protocol): 0 OK, 1 problem, 2 unknown (serve not answering,\n"
+	"its evidence stale, or a bad answer).\n";
+
+static int unknown(const char *msg)
+{
+	char line[GD_NPD_MAX + 1];
+
+	gd_npd_cut(msg, line, GD_NPD_MAX);
+	printf("%s\n", line);
+	return NPD_UNKNOWN;
+}
+
+int gd_cli_npd(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "npd", required_argument, NULL, 'n' }, { "serve", required_argument, NULL, 's' },
+		{ "timeout", required_argument, NULL, 't' }, { "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *serve = "http://127.0.0.1:9835";
+	struct gd_http_opts ho;
+	struct gd_http_client *c;
+	struct gd_http_reply r;
+	struct gd_err err;
+	char url[512], msg[1200], line[GD_NPD_MAX + 1];
+	json_t *doc;
+	int cond = -1, ch, rc;
+
+	memset(&ho, 0, sizeof ho);
+	ho.timeout_s = 3;
+	ho.max_body = 16 << 20;
+	optind = 1;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
+		switch (ch) {
+		case 'n':
+			cond = gd_npd_condition(optarg);
+			if (cond < 0)
+				return unknown("unknown: --npd takes gpu-unhealthy, gpu-degraded or node-unhealthy");
+			break;
+		case 's':
+			serve = optarg;
+			break;
+		case 't':
+			if (gd_duration_parse(optarg, &ho.timeout_s, &err) < 0 || ho.timeout_s <= 0)
+				return unknown("unknown: --timeout takes a duration such as 3s");
+			break;
+		case 'h':
+			fputs(gd_usage_npd, stdout);
+			return 0;
+		default:
+			snprintf(msg, sizeof msg, "unknown: option %s does not apply to check --npd", argv[optind - 1]);
+			return unknown(msg);
+		}
+	}
+	if (cond < 0 || optind < argc)
+		return unknown("unknown: usage: gpudoctor check --npd CONDITION [--serve URL]");
+	gd_err_clear(&err);
+	c = gd_http_client_new(NULL, &err);
+	if (!c) {
+		snprintf(msg, sizeof msg, "unknown: %s", err.msg);
+		return unknown(msg);
+	}
+	snprintf(url, sizeof url, "%s%sfindings", serve, serve[0] && serve[strlen(serve) - 1] == '/' ? "" : "/");
+	rc = gd_http_post(c, url, NULL, &ho, &r, &err);
+	gd_http_client_free(c);
+	if (rc < 0) {
+		snprintf(msg, sizeof msg, "unknown: gpudoctor serve not answering: %s", err.msg);
+		return unknown(msg);
+	}
+	if (r.status != 200) {
+		snprintf(msg, sizeof msg, "unknown: %s answered HTTP %ld%s", url, r.status,
+			 r.status == 503 ? " (its evidence is stale)" : "");
+		gd_http_reply_release(&r);
+		return unknown(msg);
+	}
+	doc = json_loadb(r.body, r.len, 0, NULL);
+	gd_http_reply_release(&r);
+	if (!doc)
+		return unknown("unknown: /findings is not JSON");
+	rc = gd_npd_judge(doc, (enum gd_npd_condition)cond, line);
+	json_decref(doc);
+	printf("%s\n", line);
+	return rc;
+}

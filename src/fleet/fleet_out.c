@@ -1,0 +1,258 @@
+/*
+ * fleet_out.c - the fleet's tables as text, JSON (--json) and one
+ * self-contained HTML page (--html FILE).  Outputs do not compute: every
+ * number comes from struct gd_fleet (fleet.c).
+ */
+#include "fleet/fleet.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "output/output.h"
+#include "output/timeline.h"
+
+static void iso_time(double t, char *buf, size_t size)
+{
+	time_t s = (time_t)t;
+	struct tm tm;
+
+	gmtime_r(&s, &tm);
+	strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static void span(double s, char *buf, size_t size)
+{
+	if (s >= 86400 && fmod(s, 86400) == 0)
+		snprintf(buf, size, "%gd", s / 86400);
+	else if (s >= 3600 && fmod(s, 3600) == 0)
+		snprintf(buf, size, "%gh", s / 3600);
+	else if (s >= 60 && fmod(s, 60) == 0)
+		snprintf(buf, size, "%gm", s / 60);
+	else
+		snprintf(buf, size, "%gs", s);
+}
+
+static double pct(double a, double b)
+{
+	return b > 0 ? 100 * a / b : 0;
+}
+
+/* deviation in robust MADs (1.4826 x MAD estimates sigma); inf when MAD is 0 */
+static double in_mads(const struct gd_fleet_outlier *o)
+{
+	return o->mad > 0 ? (o->value - o->median) / (1.4826 * o->mad) : o->value > o->median ? INFINITY : -INFINITY;
+}
+
+static const char *node_gpu(const char *node, const char *gpu, char *buf, size_t size)
+{
+	if (gpu[0])
+		snprintf(buf, size, "%s gpu%s", node, gpu);
+	else
+		snprintf(buf, size, "%s", node);
+	return buf;
+}
+
+void gd_fleet_print_text(FILE *out, const struct gd_fleet *f, const struct gd_prom *p, const char *url)
+{
+	char at[32], r[32], b[200];
+
+	iso_time(f->at, at, sizeof at);
+	span(f->range_s, r, sizeof r);
+	fprintf(out, "gpudoctor fleet: %s, %s back from %s: %zu nodes, %zu GPUs\n\n", url, r, at, f->nodes, f->gpus);
+	fprintf(out, "Causes (share: of %.4f GPU-hours, the sum of the rows; of %.0f onsets)\n", f->total_hours,
+		f->total_onsets);
+	fprintf(out, "%-16s %-26s %7s %5s %6s %10s %7s %7s\n", "category", "rule", "onsets", "GPUs", "nodes", "GPU-hours",
+		"share", "onsets%");
+	GD_VEC_EACH(f->causes, const struct gd_fleet_cause, c)
+		fprintf(out, "%-16s %-26s %7.0f %5zu %6zu %10.4f %6.1f%% %6.1f%%\n", c->category, c->rule, c->onsets, c->gpus,
+			c->nodes, c->gpu_hours, pct(c->gpu_hours, f->total_hours), pct(c->onsets, f->total_onsets));
+	fprintf(out, "\nOutliers (busy GPUs against the median of their model; beyond %g robust MADs)\n", f->mad_k);
+	if (!f->outliers.n)
+		fputs("  none\n", out);
+	GD_VEC_EACH(f->outliers, const struct gd_fleet_outlier, o) {
+		double z = in_mads(o);
+
+		char mads[48];
+
+		if (isfinite(z))
+			snprintf(mads, sizeof mads, "%+.1f MADs", z);
+		else
+			snprintf(mads, sizeof mads, "MAD 0: the others agree");
+		fprintf(out, "  %-28s %s: %.1f %s, median of %zu %s %.1f, %+.1f %s (%s)\n",
+			node_gpu(o->node, o->gpu, b, sizeof b), o->metric, o->value, o->unit, o->siblings, o->model,
+			o->median, o->value - o->median, o->unit, mads);
+	}
+	fprintf(out, "\nDrain now (critical findings active at %s)\n", at);
+	if (!f->drain.n)
+		fputs("  none\n", out);
+	GD_VEC_EACH(f->drain, const struct gd_fleet_drain, d)
+		fprintf(out, "  %-22s %-22s %s: %s\n", d->node, d->rule, d->subject, d->remedy);
+	fprintf(out, "\nRepeat offenders (hardware findings that began %g times or more)\n", f->repeat_min);
+	if (!f->repeat.n)
+		fputs("  none\n", out);
+	GD_VEC_EACH(f->repeat, const struct gd_fleet_repeat, x)
+		fprintf(out, "  %-28s %3.0f onsets: %s\n", node_gpu(x->node, x->gpu, b, sizeof b), x->onsets, x->rules);
+	fputs("\nCould not see\n", out);
+	if (!f->blind.n && !p->warnings.n)
+		fputs("  nothing: every node was scraped and fresh\n", out);
+	GD_VEC_EACH(f->blind, const struct gd_fleet_blind, x)
+		fprintf(out, "  %-22s not scraped for %.0f s, no fresh evidence for %.0f s%s\n", x->node, x->down_s,
+			x->stale_s, x->down_now ? "; down now" : "");
+	GD_VEC_EACH(p->warnings, const struct gd_prom_warning, w)
+		fprintf(out, "  warning (query %s): %s\n", w->query, w->text);
+	fprintf(out, "\n%zu queries, %.3f s, %zu bytes", p->queries, p->seconds, p->bytes);
+	if (p->samples > 0)
+		fprintf(out, ", %.0f samples read", p->samples);
+	fputc('\n', out);
+}
+
+static json_t *num(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+json_t *gd_fleet_json(const struct gd_fleet *f, const struct gd_prom *p, const char *url)
+{
+	json_t *doc = json_object(), *a;
+	char at[32];
+
+	iso_time(f->at, at, sizeof at);
+	json_object_set_new(doc, "prometheus", json_string(url));
+	json_object_set_new(doc, "at", json_string(at));
+	json_object_set_new(doc, "range_s", json_real(f->range_s));
+	json_object_set_new(doc, "nodes", json_integer((json_int_t)f->nodes));
+	json_object_set_new(doc, "gpus", json_integer((json_int_t)f->gpus));
+	json_object_set_new(doc, "total_gpu_hours", json_real(f->total_hours));
+	json_object_set_new(doc, "total_onsets", json_real(f->total_onsets));
+	json_object_set_new(doc, "share_denominator", json_string("the sum of the rows' GPU-hours (a GPU-hour under two findings counts in both)"));
+	a = json_array();
+	GD_VEC_EACH(f->causes, const struct gd_fleet_cause, c)
+		json_array_append_new(a, json_pack("{s:s,s:s,s:f,s:I,s:I,s:f,s:f}", "category", c->category, "rule", c->rule,
+						   "onsets", c->onsets, "gpus", (json_int_t)c->gpus, "nodes",
+						   (json_int_t)c->nodes, "gpu_hours", c->gpu_hours, "share",
+						   pct(c->gpu_hours, f->total_hours) / 100));
+	json_object_set_new(doc, "causes", a);
+	a = json_array();
+	GD_VEC_EACH(f->outliers, const struct gd_fleet_outlier, o) {
+		json_t *x = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:f,s:f,s:f,s:I}", "node", o->node, "gpu", o->gpu, "uuid",
+				      o->uuid, "model", o->model, "metric", o->metric, "unit", o->unit, "value", o->value,
+				      "median", o->median, "deviation", o->value - o->median, "siblings",
+				      (json_int_t)o->siblings);
+
+		json_object_set_new(x, "mad", num(o->mad));
+		json_object_set_new(x, "deviation_mads", num(in_mads(o)));
+		json_array_append_new(a, x);
+	}
+	json_object_set_new(doc, "outliers", a);
+	a = json_array();
+	GD_VEC_EACH(f->drain, const struct gd_fleet_drain, d)
+		json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:s}", "node", d->node, "rule", d->rule, "subject",
+						   d->subject, "remedy", d->remedy));
+	json_object_set_new(doc, "drain", a);
+	a = json_array();
+	GD_VEC_EACH(f->repeat, const struct gd_fleet_repeat, x)
+		json_array_append_new(a, json_pack("{s:s,s:s,s:f,s:s}", "node", x->node, "gpu", x->gpu, "onsets",
+						   x->onsets, "rules", x->rules));
+	json_object_set_new(doc, "repeat_offenders", a);
+	a = json_array();
+	GD_VEC_EACH(f->blind, const struct gd_fleet_blind, x)
+		json_array_append_new(a, json_pack("{s:s,s:f,s:f,s:b}", "node", x->node, "not_scraped_s", x->down_s,
+						   "not_fresh_s", x->stale_s, "down_now", x->down_now));
+	json_object_set_new(doc, "could_not_see", a);
+	a = json_array();
+	GD_VEC_EACH(p->warnings, const struct gd_prom_warning, w)
+		json_array_append_new(a, json_pack("{s:s,s:s}", "query", w->query, "warning", w->text));
+	json_object_set_new(doc, "warnings", a);
+	json_object_set_new(doc, "cost", json_pack("{s:I,s:f,s:I}", "queries", (json_int_t)p->queries, "seconds",
+						   p->seconds, "bytes", (json_int_t)p->bytes));
+	if (p->samples >= 0 && p->stats)
+		json_object_set_new(json_object_get(doc, "cost"), "samples", json_real(p->samples));
+	a = json_array();
+	GD_VEC_EACH(p->costs, const struct gd_prom_cost, c) {
+		json_t *x = json_pack("{s:s,s:f,s:I,s:I}", "query", c->query, "seconds", c->seconds, "bytes",
+				      (json_int_t)c->bytes, "series", (json_int_t)c->series);
+
+		json_object_set_new(x, "samples", c->samples >= 0 ? json_real(c->samples) : json_null());
+		json_array_append_new(a, x);
+	}
+	json_object_set_new(json_object_get(doc, "cost"), "per_query", a);
+	return doc;
+}
+
+static void td(FILE *out, const char *s)
+{
+	fputs("<td>", out);
+	gd_html_escape(out, s);
+	fputs("</td>", out);
+}
+
+void gd_fleet_print_html(FILE *out, const struct gd_fleet *f, const struct gd_prom *p, const char *url)
+{
+	char at[32], r[32], b[200];
+
+	iso_time(f->at, at, sizeof at);
+	span(f->range_s, r, sizeof r);
+	fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>gpudoctor fleet</title><style>"
+	      "body{font:14px sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;"
+	      "padding:2px 8px;text-align:left}td.n{text-align:right}</style></head><body>\n<h1>gpudoctor fleet</h1>\n<p>",
+	      out);
+	gd_html_escape(out, url);
+	fprintf(out, ", %s back from %s: %zu nodes, %zu GPUs</p>\n", r, at, f->nodes, f->gpus);
+	fprintf(out, "<h2>Causes</h2><p>Share: of %.4f GPU-hours, the sum of the rows.</p>\n<table><tr><th>category"
+		     "</th><th>rule</th><th>onsets</th><th>GPUs</th><th>nodes</th><th>GPU-hours</th><th>share</th></tr>\n",
+		f->total_hours);
+	GD_VEC_EACH(f->causes, const struct gd_fleet_cause, c) {
+		fputs("<tr>", out);
+		td(out, c->category);
+		td(out, c->rule);
+		fprintf(out, "<td class=n>%.0f</td><td class=n>%zu</td><td class=n>%zu</td><td class=n>%.4f</td>"
+			     "<td class=n>%.1f%%</td></tr>\n",
+			c->onsets, c->gpus, c->nodes, c->gpu_hours, pct(c->gpu_hours, f->total_hours));
+	}
+	fputs("</table>\n<h2>Outliers</h2>\n<table><tr><th>GPU</th><th>model</th><th>metric</th><th>value</th>"
+	      "<th>median</th><th>deviation</th><th>MADs</th></tr>\n", out);
+	GD_VEC_EACH(f->outliers, const struct gd_fleet_outlier, o) {
+		fputs("<tr>", out);
+		td(out, node_gpu(o->node, o->gpu, b, sizeof b));
+		td(out, o->model);
+		td(out, o->metric);
+		fprintf(out, "<td class=n>%.1f %s</td><td class=n>%.1f</td><td class=n>%+.1f</td><td class=n>%+.1f</td></tr>\n",
+			o->value, o->unit, o->median, o->value - o->median, in_mads(o));
+	}
+	fputs("</table>\n<h2>Drain now</h2>\n<table><tr><th>node</th><th>rule</th><th>subject</th><th>remedy</th></tr>\n",
+	      out);
+	GD_VEC_EACH(f->drain, const struct gd_fleet_drain, d) {
+		fputs("<tr>", out);
+		td(out, d->node);
+		td(out, d->rule);
+		td(out, d->subject);
+		td(out, d->remedy);
+		fputs("</tr>\n", out);
+	}
+	fputs("</table>\n<h2>Repeat offenders</h2>\n<table><tr><th>node / GPU</th><th>onsets</th><th>rules</th></tr>\n",
+	      out);
+	GD_VEC_EACH(f->repeat, const struct gd_fleet_repeat, x) {
+		fputs("<tr>", out);
+		td(out, node_gpu(x->node, x->gpu, b, sizeof b));
+		fprintf(out, "<td class=n>%.0f</td>", x->onsets);
+		td(out, x->rules);
+		fputs("</tr>\n", out);
+	}
+	fputs("</table>\n<h2>Could not see</h2>\n<ul>\n", out);
+	GD_VEC_EACH(f->blind, const struct gd_fleet_blind, x) {
+		fputs("<li>", out);
+		gd_html_escape(out, x->node);
+		fprintf(out, ": not scraped for %.0f s, no fresh evidence for %.0f s%s</li>\n", x->down_s, x->stale_s,
+			x->down_now ? "; down now" : "");
+	}
+	GD_VEC_EACH(p->warnings, const struct gd_prom_warning, w) {
+		fputs("<li>warning (", out);
+		gd_html_escape(out, w->query);
+		fputs("): ", out);
+		gd_html_escape(out, w->text);
+		fputs("</li>\n", out);
+	}
+	fputs("</ul>\n</body></html>\n", out);
+}
