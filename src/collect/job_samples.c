@@ -1,7 +1,8 @@
 /*
  * job_samples.c - where a GPU job's threads spend their CPU time, sampled
- * from outside the job: one perf_event_open(2) software event per thread
- * (PERF_COUNT_SW_TASK_CLOCK, so it works in VMs and without a PMU), a
+ * from outside the job: one perf_event_open(2) software event
+ * (PERF_COUNT_SW_TASK_CLOCK, so it works in VMs and without a PMU) per
+ * main and NCCL thread (the threads the rules read: job_threads.h roles), a
  * sample every GD_SAMPLE_PERIOD_NS of the thread's own run time, each
  * sample its instruction pointer (PERF_SAMPLE_IP | PERF_SAMPLE_TID) in a
  * small ring buffer (mmap, 2 data pages) the kernel fills while gpudoctor
@@ -243,8 +244,11 @@ static void fill(struct gd_job_thread *jt, const struct slot *sl)
 		gd_u64_set(&jt->cpu_clock_ns, clock);
 }
 
-/* Sampling priority: the main threads and NCCL's first. */
-static bool first_pass(const struct gd_job_thread *jt)
+/* The threads sampled: the main thread of each GPU job process and NCCL's,
+ * whose samples the rules read (job.host_bound, job.waiting_for_peers);
+ * loader workers and the rest are judged by their schedstat time alone,
+ * so an 8-rank node samples some tens of threads, not hundreds. */
+static bool sampled_role(const struct gd_job_thread *jt)
 {
 	return strcmp(jt->role, "main") == 0 || strcmp(jt->role, "nccl") == 0;
 }
@@ -291,18 +295,18 @@ enum gd_src_status gd_collect_job_samples(const struct gd_collect_ctx *ctx, stru
 			;
 		attribute(ctx, js, i, j);
 	}
-	/* report the sampled threads, open the new ones (main and NCCL threads first) */
-	for (int pass = 0; pass < 2; pass++) {
+	/* report the sampled threads, open the new ones */
+	{
 		size_t before = js->n;
 
 		GD_VEC_EACH(s->job_threads, struct gd_job_thread, jt) {
 			struct slot *sl;
 			int rc;
 
-			if (!jt->pid.ok || !jt->tid.ok || first_pass(jt) != (pass == 0))
-				continue;
+			if (!jt->pid.ok || !jt->tid.ok || !sampled_role(jt))
+				continue;   /* sampled stays absent */
 			sl = slot_find(js, before, jt->pid.v, jt->tid.v);
-			if (!sl) {   /* opened in this pass, not yet sorted in */
+			if (!sl) {   /* opened in this loop, not yet sorted in */
 				for (size_t k = before; k < js->n; k++)
 					if (js->slots[k].pid == jt->pid.v && js->slots[k].tid == jt->tid.v)
 						sl = &js->slots[k];

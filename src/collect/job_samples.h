@@ -14,7 +14,8 @@
 struct gd_job_sampler;
 
 /* Sampling period of the task clock (20 ms: 50 samples a second of a
- * thread that runs all the time) and the most threads sampled at once. */
+ * thread that runs all the time) and the most threads sampled at once
+ * (main and NCCL threads of GPU jobs only). */
 #define GD_SAMPLE_PERIOD_NS 20000000ull
 #define GD_SAMPLE_MAX_THREADS 128
 

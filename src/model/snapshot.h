@@ -303,7 +303,7 @@
 	X(U64, timeslices, "", COUNTER, "times it was scheduled on a CPU (schedstat field 3)") \
 	X(S16, syscall, "", LABEL, "system call it is blocked in (futex, read, epoll_wait, ...; nr<N> for others; running when on a CPU); absent: not readable") \
 	X(S32, wchan, "", LABEL, "kernel function it sleeps in (wchan); absent when running or hidden") \
-	X(U64, sampled, "", LABEL, "1 when perf samples it (the samples_* counters), 0 when it could not be sampled") \
+	X(U64, sampled, "", LABEL, "1 when perf samples it (the samples_* counters), 0 when it could not be sampled; absent: not a thread that is sampled (only main and NCCL threads are)") \
 	X(U64, samples_cuda, "", COUNTER, "on-CPU samples in the CUDA driver or runtime libraries (libcuda, libcudart, libcublas, libcudnn, libnvrtc, ...)") \
 	X(U64, samples_nccl, "", COUNTER, "on-CPU samples in NCCL (libnccl)") \
 	X(U64, samples_python, "", COUNTER, "on-CPU samples in the interpreter (libpython*, the python binary)") \
