@@ -4,7 +4,7 @@
 # are present.
 set -e
 PKGS="gcc make pkg-config libjansson-dev libinih-dev libcmocka-dev zlib1g-dev libxml2-dev libncurses-dev
-      jq clang libclang-rt-14-dev tmux chromium iproute2 nftables util-linux procps
+      jq clang llvm libclang-rt-14-dev tmux chromium iproute2 nftables util-linux procps
       iputils-ping netcat-openbsd curl prometheus prometheus-node-exporter"
 missing=""
 for p in $PKGS; do

@@ -148,7 +148,7 @@ static int parse_args(int argc, char **argv, struct opts *o, const char ***sets,
 		return 0;
 	}
 	if (!gd_cli_usage(o->command))
-		return fail("unknown command \"%s\" (commands: check, snapshot, watch, record, report, serve, xid, rules, "
+		return fail("unknown command \"%s\" (commands: check, snapshot, watch, record, report, serve, xid, probe, rules, "
 			    "fields, help, version)", o->command);
 	o->window_s = 2.0;
 	o->interval_s = IS(o->command, "watch") ? 0.5 : 1.0;
@@ -601,6 +601,10 @@ int gd_cli_main(int argc, char **argv)
 	if (argc > 1 && strcmp(argv[1], "xid") == 0) {
 		free(sets);
 		return gd_cli_xid(argc - 1, argv + 1);
+	}
+	if (argc > 1 && strcmp(argv[1], "probe") == 0) {
+		free(sets);
+		return gd_cli_probe(argc - 1, argv + 1);
 	}
 	if (!sets)
 		return EXIT_CANNOT_RUN;

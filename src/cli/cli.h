@@ -12,6 +12,10 @@ int gd_cli_main(int argc, char **argv);
 int gd_cli_xid(int argc, char **argv);
 extern const char gd_usage_xid[];
 
+/* `gpudoctor probe [OPTIONS]` (cli_probe.c): argv[0] is "probe". */
+int gd_cli_probe(int argc, char **argv);
+extern const char gd_usage_probe[];
+
 #define GD_DEFAULT_CONFIG "/etc/gpudoctor.conf"
 
 /* The help text of cmd (NULL: the main one), or NULL for an unknown command. */

@@ -23,6 +23,7 @@ static const char usage_main[] =
 	"  rules       list the rules, their severities and thresholds\n"
 	"  fields      list every field of a snapshot (Markdown), from the model's field tables\n"
 	"  xid [FILE]  count the kernel log's GPU errors (Xid) per GPU and code, say what to do\n"
+	"  probe       load the GPUs on purpose (burn, memory, PCIe, P2P) and judge each one\n"
 	"  help [CMD]  show help for a command\n"
 	"  version     print the version\n"
 	"\n"
@@ -155,6 +156,8 @@ const char *gd_cli_usage(const char *cmd)
 		return usage_fields;
 	if (strcmp(cmd, "xid") == 0)
 		return gd_usage_xid;
+	if (strcmp(cmd, "probe") == 0)
+		return gd_usage_probe;
 	if (strcmp(cmd, "watch") == 0)
 		return usage_watch;
 	if (strcmp(cmd, "record") == 0)
