@@ -73,6 +73,8 @@ const char gd_usage_probe[] =
 	"  --cuda PATH         the CUDA driver to load (default: GPUDOCTOR_CUDA, else libcuda.so.1)\n"
 	"  --force             probe GPUs that run compute processes too (their jobs slow down)\n"
 	"  -i, --interval DUR  NVML and host sampling period during the probe (default 200ms)\n"
+	"  --deadline DUR      how long a phase may overrun its own length before its GPU is\n"
+	"                      reported hung and the probe process is killed (default 30s)\n"
 	"  --root, --config, --set, --no-color, --nvml, --nvml-timeout as for every command\n"
 	"\n"
 	"A progress line (probe, GPUs, time left) goes to standard error on a terminal only.\n"
@@ -80,7 +82,7 @@ const char gd_usage_probe[] =
 
 struct popts {
 	const char *root, *config, *output, *nvml_path, *cuda_path, *data;
-	double nvml_timeout_s, interval_s, duration_s;
+	double nvml_timeout_s, interval_s, duration_s, deadline_s;
 	bool json, force, no_color, quick;
 	unsigned want;
 	bool gpus_given;
@@ -176,7 +178,7 @@ static int gpu_list(const char *list, bool sel[64])
 }
 
 enum { O_ROOT = 300, O_CONFIG, O_SET, O_NO_COLOR, O_NVML, O_NVML_TIMEOUT, O_CUDA, O_FORCE, O_QUICK, O_GPUS, O_ONLY,
-       O_SKIP, O_DATA };
+       O_SKIP, O_DATA, O_DEADLINE };
 
 static const struct option lopts[] = {
 	{ "root", required_argument, NULL, O_ROOT },     { "config", required_argument, NULL, O_CONFIG },
@@ -189,6 +191,7 @@ static const struct option lopts[] = {
 	{ "skip", required_argument, NULL, O_SKIP },     { "data", required_argument, NULL, O_DATA },
 	{ "json", no_argument, NULL, 'j' },              { "output", required_argument, NULL, 'o' },
 	{ "interval", required_argument, NULL, 'i' },    { "help", no_argument, NULL, 'h' },
+	{ "deadline", required_argument, NULL, O_DEADLINE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -200,6 +203,7 @@ static int parse(int argc, char **argv, struct popts *o)
 
 	memset(o, 0, sizeof *o);
 	o->interval_s = 0.2;
+	o->deadline_s = 30;
 	o->quick = true;
 	memset(o->gpu_sel, 1, sizeof o->gpu_sel);
 	gd_thresholds_init(&o->th);
@@ -247,6 +251,12 @@ static int parse(int argc, char **argv, struct popts *o)
 				return fail("--interval: %s", err.msg);
 			if (o->interval_s < 0.05 || o->interval_s > 10)
 				return fail("--interval %s: between 50ms and 10s", optarg);
+			break;
+		case O_DEADLINE:
+			if (gd_duration_parse(optarg, &o->deadline_s, &err) < 0)
+				return fail("--deadline: %s", err.msg);
+			if (o->deadline_s < 0.1 || o->deadline_s > 3600)
+				return fail("--deadline %s: between 100ms and 1h", optarg);
 			break;
 		case O_GPUS:
 			if ((rc = gpu_list(optarg, o->gpu_sel)) >= 0)
@@ -685,7 +695,7 @@ static void decorate(struct run *r, struct gd_snapshot *s)
 	}
 }
 
-static int report(struct run *r, bool interrupted)
+static int report(struct run *r, bool interrupted, bool cannot_run)
 {
 	const struct gd_snapshot **snaps = calloc(r->kept.n, sizeof *snaps);
 	struct gd_window w = { NULL, r->kept.n };
@@ -706,9 +716,12 @@ static int report(struct run *r, bool interrupted)
 	rep.origin = interrupted ? "probe (interrupted)" : "probe";
 	rep.color = !r->o->no_color && !getenv("NO_COLOR") && isatty(STDOUT_FILENO);
 	code = gd_report_exit_code(&f);
+	if (cannot_run && code < 2)
+		code = EXIT_CANNOT_RUN;
 	if (r->o->json) {
 		json_t *doc = gd_out_json(&rep);
 
+		json_object_set_new(doc, "exit", json_integer(code));
 		json_object_set_new(doc, "probe", rows_json(last));
 		json_object_set_new(doc, "interrupted", json_boolean(interrupted));
 		json_dumpf(doc, stdout, JSON_INDENT(1) | JSON_ENSURE_ASCII);
@@ -732,7 +745,7 @@ static void lengths(const struct popts *o, struct gd_probe_shm *shm)
 {
 	shm->burn_s = o->quick ? 10 : o->duration_s * 0.4;
 	shm->pattern_s = o->quick ? 0 : o->duration_s * 0.2;
-	shm->budget_s = 30;
+	shm->budget_s = o->deadline_s;
 	shm->mem_fraction = 0.9;
 }
 
@@ -906,12 +919,16 @@ int gd_cli_probe(int argc, char **argv)
 		if (r.out && (gd_snapshot_write_line(last, r.out) < 0 || fflush(r.out) == EOF))
 			fail("writing %s: %s", o.output, strerror(errno));
 	}
-	if (shm->fatal[0] && !killed) {
-		fail("the probe could not run: %s", shm->fatal);
-		code = report(&r, interrupted);
-		code = EXIT_CANNOT_RUN;
-	} else {
-		code = report(&r, interrupted);
+	{
+		bool measured = false;
+
+		GD_VEC_EACH(r.kept.items[r.kept.n - 1].probe, const struct gd_probe_row, row)
+			measured = measured || strcmp(row->status, "ok") == 0;
+		if (shm->fatal[0])
+			fail("the probe could not run: %s", shm->fatal);
+		else if (!measured)
+			fail("no probe could run on any GPU (the report says why)");
+		code = report(&r, interrupted, !measured);
 	}
 out_sig:
 	sigaction(SIGINT, &old_int, NULL);

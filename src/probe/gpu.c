@@ -560,17 +560,21 @@ static void *gpu_thread(void *arg)
 
 	if (ok && c->cu->api.ctx_set_current(c->ctx) != GD_CU_SUCCESS)
 		ok = false;
+	c->g->phase = GD_PK_NONE;
 	pthread_barrier_wait(c->bar);
 	if (ok && want(c, GD_PK_COMPUTE_FP32))
 		burn_fp32(c);
+	c->g->phase = GD_PK_NONE;   /* waiting at the barrier is not this GPU's doing */
 	pthread_barrier_wait(c->bar);
 	if (ok && want(c, GD_PK_COMPUTE_BF16) && c->f_bf16)
 		burn_bf16(c);
+	c->g->phase = GD_PK_NONE;
 	pthread_barrier_wait(c->bar);
 	if (ok && want(c, GD_PK_MEM_BANDWIDTH))
 		mem_bandwidth(c);
 	if (ok && want(c, GD_PK_MEM_PATTERN))
 		mem_pattern(c);
+	c->g->phase = GD_PK_NONE;
 	/* alone: one GPU at a time */
 	for (int t = 0; t < n; t++) {
 		pthread_barrier_wait(c->bar);
@@ -583,6 +587,7 @@ static void *gpu_thread(void *arg)
 	pthread_barrier_wait(c->bar);
 	if (ok && want(c, GD_PK_H2D_ALL) && n > 1)
 		copies(c, GD_PK_H2D_ALL, false);
+	c->g->phase = GD_PK_NONE;
 	pthread_barrier_wait(c->bar);
 	if (ok && want(c, GD_PK_D2H_ALL) && n > 1)
 		copies(c, GD_PK_D2H_ALL, true);
