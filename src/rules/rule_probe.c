@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char NO_PROBE[] = "no probe results in the evidence: run gpudoctor probe (or check --from its -o file)";
+static const char NO_PROBE[] = "no probe results in the input: run gpudoctor probe";
 
 double gd_pcie_lane_gbps(unsigned gen)
 {
@@ -130,7 +130,7 @@ static struct gd_finding *add(struct gd_rule_ctx *rc, struct gd_findings *out, e
 		return gd_finding_add(rc, out, sev, "gpu%llu -> gpu%llu", (unsigned long long)r->gpu.v,
 				      (unsigned long long)r->peer.v);
 	if (r->gpu.ok)
-		return gd_finding_add(rc, out, sev, "gpu%llu (%s)", (unsigned long long)r->gpu.v, r->pci_bus_id);
+		return gd_finding_add(rc, out, sev, "gpu%llu (%s) %s", (unsigned long long)r->gpu.v, r->pci_bus_id, r->probe);
 	return gd_finding_add(rc, out, sev, "host");
 }
 

@@ -31,7 +31,9 @@
  *                            ; while more than one copies at once (a switch)
  *   p2p_gbps = 370
  *   slow = 1.0               ; every kernel takes this many times longer
- *   d2h_flip = 0             ; 1: one bit of every device-to-host copy flips
+ *   d2h_flip = 0             ; 1: one bit of every device-to-host copy of
+ *                            ; 64 KiB or more flips (a link that fails under
+ *                            ; bulk DMA; small reads come back intact)
  *   bad_words = 0            ; words of a large memset/fill that read back wrong
  *   hang = gd_burn_fp32      ; that kernel never finishes on this GPU
  *   xid_file = PATH          ; at the first burn launch, append xid_line to
@@ -341,7 +343,7 @@ CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUstream st)
 		return GD_CU_ERROR_INVALID_VALUE;
 	copies_in_flight(1);
 	memcpy(dst, (void *)(uintptr_t)src, n);
-	if (S.g[cur->dev].d2h_flip && n >= 4)
+	if (S.g[cur->dev].d2h_flip && n >= 65536)
 		((unsigned char *)dst)[n / 2] ^= 0x10;
 	spend(st, (double)n / (copy_rate(cur->dev, S.g[cur->dev].d2h) * 1e9));
 	copies_in_flight(-1);

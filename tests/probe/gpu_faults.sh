@@ -11,7 +11,7 @@ setup
 cuda_set gpu3 slow 1.4
 probe --json
 expect_rc 1
-fired probe.gpu_compute_slow '^gpu3 \(0000:61:00.0\)$'
+fired probe.gpu_compute_slow '^gpu3 \(0000:61:00.0\) compute_fp32$'
 n=$(jq '[.findings[] | select(.id == "probe.gpu_compute_slow")] | length' "$T/out")
 [ "$n" = 2 ] && ok "fp32 and bf16 burns, gpu3 only" || bad "$n compute_slow findings, want 2 (gpu3 fp32, bf16)"
 pct=$(jq '[.findings[] | select(.id == "probe.gpu_compute_slow") | .evidence[] | select(.name == "pct_of_siblings") | .value][0] | round' "$T/out")
@@ -35,7 +35,7 @@ cuda_set gpu2 h2d_gbps 13
 cuda_set gpu2 d2h_gbps 13
 probe --json
 expect_rc 1
-fired probe.pcie_bandwidth_low '^gpu2 \(0000:52:00.0\)$'
+fired probe.pcie_bandwidth_low '^gpu2 \(0000:52:00.0\) h2d$'
 jq -e '[.findings[] | select(.id == "probe.pcie_bandwidth_low" and (.subject | test("^gpu2") | not))] | length == 0' "$T/out" >/dev/null &&
 	ok "only gpu2's link" || bad "pcie_bandwidth_low on another GPU"
 jq -e '.findings[] | select(.id == "probe.pcie_bandwidth_low") | .summary | test("26% of the 49.1 GB/s the link Gen5 x16 carries")' "$T/out" >/dev/null &&
@@ -63,6 +63,13 @@ fired gpu.ecc_uncorrectable '^gpu4'
 fired gpu.xid 'gpu4|9d:00'
 jq -e '.findings[] | select(.id == "probe.gpu_memory_errors") | .evidence[] | select(.name == "ecc_uncorrected_during_probe" and .value == 2)' "$T/out" >/dev/null &&
 	ok "2 uncorrectable errors during the probe" || bad "no ecc_uncorrected_during_probe=2"
+
+# gpu1's device memory at 65% of its siblings'
+setup
+cuda_set gpu1 mem_gbps 1700
+probe --json --only memory
+expect_rc 1
+fired probe.gpu_mem_bandwidth_low '^gpu1 \(0000:43:00.0\) mem_bandwidth$'
 
 # one slow peer path: gpu7's copies to its peers at a third of the others
 setup
