@@ -40,6 +40,7 @@ struct opts {
 	const char *nvml_path;
 	double nvml_timeout_s;
 	const char *listen;
+	const char *probe_results;
 	const char *from[MAX_FROM];
 	size_t nfrom;
 	double window_s;
@@ -55,7 +56,8 @@ struct opts {
 	struct gd_thresholds th;
 };
 
-enum { OPT_ROOT = 256, OPT_CONFIG, OPT_SET, OPT_NO_COLOR, OPT_VERSION, OPT_NVML, OPT_NVML_TIMEOUT, OPT_LOOKBACK, OPT_LISTEN };
+enum { OPT_ROOT = 256, OPT_CONFIG, OPT_SET, OPT_NO_COLOR, OPT_VERSION, OPT_NVML, OPT_NVML_TIMEOUT, OPT_LOOKBACK, OPT_LISTEN,
+       OPT_PROBE_RESULTS };
 
 #define IS(cmd, name) (strcmp((cmd), (name)) == 0)
 
@@ -73,6 +75,7 @@ static const struct option long_opts[] = {
 	{ "duration", required_argument, NULL, 'd' },
 	{ "text", no_argument, NULL, 't' },
 	{ "listen", required_argument, NULL, OPT_LISTEN },
+	{ "probe-results", required_argument, NULL, OPT_PROBE_RESULTS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "nvml", required_argument, NULL, OPT_NVML },
@@ -117,6 +120,7 @@ static bool allowed(const char *cmd, int opt)
 	case OPT_LOOKBACK:
 		return IS(cmd, "check") || IS(cmd, "snapshot") || IS(cmd, "watch") || IS(cmd, "record") || IS(cmd, "serve");
 	case OPT_LISTEN:
+	case OPT_PROBE_RESULTS:
 		return IS(cmd, "serve");
 	default:
 		return true;
@@ -202,6 +206,9 @@ static int parse_args(int argc, char **argv, struct opts *o, const char ***sets,
 			break;
 		case OPT_LISTEN:
 			o->listen = optarg;
+			break;
+		case OPT_PROBE_RESULTS:
+			o->probe_results = optarg;
 			break;
 		case 'i':
 			if (gd_duration_parse(optarg, &o->interval_s, &err) < 0)
@@ -510,7 +517,7 @@ static int cmd_serve(const struct opts *o)
 {
 	struct gd_serve_opts so = { o->listen, o->root, o->interval_s, o->window_s, &o->th,
 				    o->nvml_path ? o->nvml_path : getenv("GPUDOCTOR_NVML"), o->nvml_timeout_s,
-				    o->lookback_s };
+				    o->lookback_s, o->probe_results };
 	struct gd_err err;
 
 	if (!o->window_given && so.window_s < so.interval_s)

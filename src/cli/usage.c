@@ -128,6 +128,8 @@ static const char usage_serve[] =
 	"                      0.0.0.0:9835 for every interface, port 0 picks a free one)\n"
 	"  --interval DUR      time between collection cycles (default 1s; 100ms to 1h)\n"
 	"  -w, --window DUR    span of the rates the rules judge (default 2s; at least --interval)\n"
+	"  --probe-results FILE  export the last gpudoctor probe's results from its -o FILE\n"
+	"                      (gpudoctor_probe_*{gpu,probe}, re-read when the file changes)\n"
 	"  --root, --config, --set as for every command\n"
 	"\n"
 	"Example:  gpudoctor serve --listen 0.0.0.0:9835 --root /host\n";
