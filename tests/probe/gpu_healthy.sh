@@ -34,6 +34,10 @@ crc=$?
 jq -e '[.not_evaluated[]? | select(.rule | startswith("probe."))] | length <= 1' "$T/check.json" >/dev/null &&
 	ok "check --from evaluates the probe rules" || bad "check --from leaves probe rules unevaluated"
 
+GPUDOCTOR_NVML=/nonexistent "$G" report "$T/run.jsonl" --text >"$T/report.txt" 2>&1 &&
+	grep -q '^gpu7 NVIDIA H100 80GB HBM3: utilisation' "$T/report.txt" && ok "report reads the -o file" ||
+	{ bad "report on the -o file"; head "$T/report.txt"; }
+
 # text: a table per GPU, then the findings; no progress line when piped
 probe
 expect_rc 0
