@@ -70,6 +70,9 @@ joblog-trigger-missing~src/offline/joblog.c~s/"DataLoader worker", " NCCL ",/"Da
 smi-q-none-unknown~src/offline/util.c~s/^\t\tgd_u64_set(\&g->nvml_procs, 0);$/\t\t(void)g;/~build-mut/tests/test_offline_smi~FAILED.*test_q_processes
 golden-scenario-drift~tests/scenarios/1001-cpu.saturated/expected.txt~s/busy_pct=[0-9.]*/busy_pct=1/~tests/scenarios/run.sh 1001-cpu.saturated~findings differ from expected.txt
 golden-offline-drift~tests/offline/0002-h100-r550-sw-thermal/expected.txt~s/temp_c=85/temp_c=84/~tests/offline/run.sh 0002-h100-r550-sw-thermal~findings differ from expected.txt
+probe-siblings-inverted~src/rules/rule_probe.c~s/if (r->achieved.v < med \* pct \/ 100) {/if (r->achieved.v > med * pct \/ 100) {/~tests/probe/gpu_faults.sh~probe.gpu_compute_slow did not fire
+probe-hung-not-marked~src/cli/cli_probe.c~s/r->status = i == hung_gpu ? GD_PR_HUNG : GD_PR_NOT_RUN;/r->status = GD_PR_NOT_RUN;/~tests/probe/gpu_safety.sh~probe.gpu_hung did not fire
+probe-copies-unverified~src/probe/gpu.c~s/r->errors = words_differ(host, back, bytes \/ 4);/r->errors = 0;/~tests/probe/gpu_faults.sh~probe.gpu_memory_errors did not fire for \^gpu5
 EOF
 )
 
