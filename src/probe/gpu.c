@@ -728,10 +728,14 @@ int gd_probe_child(struct gd_probe_shm *shm)
 			    cu.api.pci_bus_id(bus, sizeof bus, d) == GD_CU_SUCCESS && same_bus(bus, shm->gpu[i].bus_id))
 				shm->gpu[i].ordinal = d;
 		}
-		if (shm->gpu[i].ordinal < 0)
+		if (shm->gpu[i].ordinal < 0) {
+			char bus[sizeof shm->gpu[i].bus_id];
+
+			memcpy(bus, shm->gpu[i].bus_id, sizeof bus);
+			bus[sizeof bus - 1] = '\0';
 			snprintf(shm->gpu[i].error, sizeof shm->gpu[i].error,
-				 "CUDA lists no device at %s (CUDA_VISIBLE_DEVICES or a container may hide it)",
-				 shm->gpu[i].bus_id);
+				 "CUDA lists no device at %s (CUDA_VISIBLE_DEVICES or a container may hide it)", bus);
+		}
 	}
 	pthread_barrier_init(&bar, NULL, (unsigned)n);
 	memset(cs, 0, sizeof cs);

@@ -54,6 +54,16 @@ case $st in
 esac
 jq -e '.probe[] | select(.probe == "compute_fp32" and .status == "ok")' "$T/out" >/dev/null && ok "fp32 burn ran" || bad "fp32 did not run"
 
+# NVML lists gpu7, CUDA does not (CUDA_VISIBLE_DEVICES, a container): its
+# probes fail with the reason, the others run
+setup
+awk '/^\[gpu7\]/ { skip = 1 } /^\[gpu[0-6]\]/ { skip = 0 } !skip' "$T/cuda.ini" >"$T/c" && mv "$T/c" "$T/cuda.ini"
+probe --json --only compute_fp32
+r=$(jq -r '.probe[] | select(.gpu == 7) | .status + ": " + .reason' "$T/out")
+[ "$r" = "failed: CUDA lists no device at 0000:df:00.0 (CUDA_VISIBLE_DEVICES or a container may hide it)" ] &&
+	ok "a GPU CUDA does not list: failed with the reason" || bad "gpu7: $r"
+jq -e '[.probe[] | select(.status == "ok")] | length == 7' "$T/out" >/dev/null && ok "the other seven ran" || bad "others"
+
 # a Volta (sm_70): no tensor module (bf16 mma needs sm_80)
 setup
 cuda_set gpu0 cc 70

@@ -45,6 +45,12 @@ grep -q '^  gpu3 0000:61:00.0 NVIDIA H100 80GB HBM3$' "$T/out" && ok "text table
 grep -q 'h2d  *52.0 GB/s  *expected 49.1 (link Gen5 x16)  *ok' "$T/out" && ok "h2d line" || bad "no h2d line"
 grep -q $'\r' "$T/err" && bad "a progress line went to a pipe" || ok "no progress line on a pipe"
 
+# on a terminal: the progress line (probe, GPUs, time left) on stderr
+GPUDOCTOR_FAKE_NVML=$T/nvml.ini GPUDOCTOR_FAKE_CUDA=$T/cuda.ini NO_COLOR=1 script -qec \
+	"'$G' probe --root '$T/root' --nvml '$FAKE_NVML' --cuda '$FAKE_CUDA' --interval 50ms --gpus 0-1" /dev/null >"$T/tty.txt" 2>&1
+grep -qaE $'\r\033\\[Kprobe: [a-z0-9_]+ on [0-9]+ GPUs?, about [0-9]+ s left' "$T/tty.txt" && ok "progress line on a terminal" ||
+	{ bad "no progress line on a terminal"; head -c 600 "$T/tty.txt" | od -c | head; }
+
 # one GPU: no siblings to judge compute by, and no peers
 probe --json --gpus 0
 expect_rc 0
