@@ -64,6 +64,15 @@ fired gpu.xid 'gpu4|9d:00'
 jq -e '.findings[] | select(.id == "probe.gpu_memory_errors") | .evidence[] | select(.name == "ecc_uncorrected_during_probe" and .value == 2)' "$T/out" >/dev/null &&
 	ok "2 uncorrectable errors during the probe" || bad "no ecc_uncorrected_during_probe=2"
 
+# gpu3's link trains at x8 under load (x16 idle): the existing rule judges
+# the series sampled during the probe
+setup
+nvml_set 3 pcie_width 16,8
+probe --json --only pcie
+fired gpu.pcie_link_degraded '^gpu3'
+jq -e '.probe[] | select(.gpu == 3 and .probe == "h2d") | .expected_from == "link Gen5 x8"' "$T/out" >/dev/null &&
+	ok "gpu3's copies judged against the x8 it trained at" || bad "gpu3 h2d: $(jq -c '.probe[] | select(.gpu == 3 and .probe == "h2d")' "$T/out")"
+
 # gpu1's device memory at 65% of its siblings'
 setup
 cuda_set gpu1 mem_gbps 1700
