@@ -898,7 +898,11 @@ int gd_cli_probe(int argc, char **argv)
 		killed = true;
 	}
 	child = -1;
-	settle(shm, hung_gpu, killed, hung_why[0] ? hung_why : "the probe process ended before this probe");
+	settle(shm, hung_gpu, killed || shm->fatal[0] || interrupted,
+	       hung_why[0] ? hung_why
+	       : shm->fatal[0] ? shm->fatal
+	       : interrupted ? "not run: the probe was interrupted"
+			     : "the probe process ended before this probe");
 	if (killed && hung_gpu < 0 && !interrupted)
 		fprintf(stderr, "gpudoctor: %s\n", hung_why);
 	/* 4. results and the verdict */

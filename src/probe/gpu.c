@@ -301,8 +301,8 @@ static void burn(struct gpu_ctx *c, int pk, CUfunction f, unsigned block, unsign
 		if (s < BATCH_TARGET_S && batch < 4096)
 			batch *= 2;
 	}
-	r->status = r->achieved > 0 ? GD_PR_OK : GD_PR_FAILED;
-	if (r->status == GD_PR_FAILED && !r->reason[0])
+	r->status = r->achieved > 0 ? GD_PR_OK : c->shm->stop ? GD_PR_NOT_RUN : GD_PR_FAILED;
+	if (r->status != GD_PR_OK && !r->reason[0])
 		snprintf(r->reason, sizeof r->reason, "stopped before a timed batch finished");
 out:
 	if (first)
@@ -562,34 +562,34 @@ static void *gpu_thread(void *arg)
 		ok = false;
 	c->g->phase = GD_PK_NONE;
 	pthread_barrier_wait(c->bar);
-	if (ok && want(c, GD_PK_COMPUTE_FP32))
+	if (ok && want(c, GD_PK_COMPUTE_FP32) && !c->shm->stop)
 		burn_fp32(c);
 	c->g->phase = GD_PK_NONE;   /* waiting at the barrier is not this GPU's doing */
 	pthread_barrier_wait(c->bar);
-	if (ok && want(c, GD_PK_COMPUTE_BF16) && c->f_bf16)
+	if (ok && want(c, GD_PK_COMPUTE_BF16) && c->f_bf16 && !c->shm->stop)
 		burn_bf16(c);
 	c->g->phase = GD_PK_NONE;
 	pthread_barrier_wait(c->bar);
-	if (ok && want(c, GD_PK_MEM_BANDWIDTH))
+	if (ok && want(c, GD_PK_MEM_BANDWIDTH) && !c->shm->stop)
 		mem_bandwidth(c);
-	if (ok && want(c, GD_PK_MEM_PATTERN))
+	if (ok && want(c, GD_PK_MEM_PATTERN) && !c->shm->stop)
 		mem_pattern(c);
 	c->g->phase = GD_PK_NONE;
 	/* alone: one GPU at a time */
 	for (int t = 0; t < n; t++) {
 		pthread_barrier_wait(c->bar);
-		if (t == c->me && ok && want(c, GD_PK_H2D))
+		if (t == c->me && ok && want(c, GD_PK_H2D) && !c->shm->stop)
 			copies(c, GD_PK_H2D, false);
-		if (t == c->me && ok && want(c, GD_PK_D2H))
+		if (t == c->me && ok && want(c, GD_PK_D2H) && !c->shm->stop)
 			copies(c, GD_PK_D2H, true);
 		c->g->phase = GD_PK_NONE;
 	}
 	pthread_barrier_wait(c->bar);
-	if (ok && want(c, GD_PK_H2D_ALL) && n > 1)
+	if (ok && want(c, GD_PK_H2D_ALL) && n > 1 && !c->shm->stop)
 		copies(c, GD_PK_H2D_ALL, false);
 	c->g->phase = GD_PK_NONE;
 	pthread_barrier_wait(c->bar);
-	if (ok && want(c, GD_PK_D2H_ALL) && n > 1)
+	if (ok && want(c, GD_PK_D2H_ALL) && n > 1 && !c->shm->stop)
 		copies(c, GD_PK_D2H_ALL, true);
 	c->g->phase = GD_PK_NONE;
 	if (ok) {
