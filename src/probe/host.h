@@ -21,7 +21,8 @@
  *             offsets (QD1, one thread), and a sample of small files whole
  *             (open, read, close), all without the page cache: O_DIRECT with
  *             aligned buffers, or posix_fadvise(DONTNEED) where O_DIRECT is
- *             refused (tmpfs, some FUSE); which one is in *_cache.  Then
+ *             refused (FUSE without direct_io, tmpfs before Linux 6.6);
+ *             which one is in *_cache.  Then
  *             what it means for an epoch: bytes / sequential rate and files
  *             / files-per-second.
  *   host mem  gd_probe_host_mem(opts, &r): STREAM triad a = b + q*c per
@@ -112,6 +113,7 @@ struct gd_probe_host_opts {
 	unsigned small_sample;     /* small files opened and read (2000) */
 	uint64_t walk_max_files;   /* files counted before the walk stops (10,000,000) */
 	unsigned seed;             /* random offsets and the sample (1: reproducible) */
+	bool no_direct;            /* never try O_DIRECT: fdatasync + posix_fadvise(DONTNEED) only */
 	uint64_t stream_elems;     /* STREAM array length (0: 4 x the node's last-level cache in
 	                            * doubles, at least 2 M, at most 64 M) */
 	unsigned stream_reps;      /* repetitions, the best one counts (10) */

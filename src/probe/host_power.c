@@ -274,7 +274,7 @@ int gd_ipmi_dcmi_parse(const char *buf, size_t len, struct gd_ipmi_power *p, str
 		v = after(line, "Power reading state is:");
 		if (v.p) {
 			v = gd_tok_trim(v);
-			p->has_state = true;
+			p->has_state = v.n > 0;
 			p->active = gd_tok_eq(v, "activated");
 		}
 	}

@@ -17,11 +17,13 @@
  * The page cache is kept out with O_DIRECT and buffers aligned to 4 KiB
  * (offsets and lengths are multiples of 4 KiB, which covers every logical
  * block size but 64 KiB ones).  Where the filesystem refuses O_DIRECT
- * (EINVAL at open or at the first read: tmpfs, older FUSE, some network
- * filesystems) the file is read through the cache after fdatasync(2) and
+ * (EINVAL at open or at the first read: FUSE without direct_io, tmpfs
+ * before Linux 6.6, some network filesystems), or when no_direct asks, the
+ * file is read through the cache after fdatasync(2) and
  * posix_fadvise(POSIX_FADV_DONTNEED) (which is what fio's invalidate=1
- * does); the result says which (*_cache).  On tmpfs nothing can be dropped:
- * the cache is the storage, and media says "memory".
+ * does); the result says which (*_cache).  On tmpfs nothing can be dropped
+ * either way (it accepts O_DIRECT since 6.6 and serves it from memory): the
+ * cache is the storage, and media says "memory".
  *
  * What this does not drop: the dentry and inode caches (the walk that counts
  * the data set has just read every directory; only root can drop them, via
@@ -405,7 +407,7 @@ static int fall_back(int fd, const char *path, enum gd_probe_cache *mode)
 static void seq_probe(const struct walk *w, void *buf, struct gd_probe_storage_result *r)
 {
 	const struct gd_probe_host_opts *o = w->o;
-	enum gd_probe_cache mode = GD_PROBE_CACHE_NONE;
+	enum gd_probe_cache mode = o->no_direct ? GD_PROBE_CACHE_FADVISE : GD_PROBE_CACHE_NONE;
 	double spent = 0;
 	uint64_t total = 0;
 
@@ -479,7 +481,7 @@ static int cmp_double(const void *a, const void *b)
 static void rnd_probe(struct walk *w, void *buf, struct gd_probe_storage_result *r)
 {
 	const struct gd_probe_host_opts *o = w->o;
-	enum gd_probe_cache mode = GD_PROBE_CACHE_NONE;
+	enum gd_probe_cache mode = o->no_direct ? GD_PROBE_CACHE_FADVISE : GD_PROBE_CACHE_NONE;
 	const char *path;
 	uint64_t blocks;
 	double *lat, sum = 0, start;
@@ -575,7 +577,7 @@ static long long read_all(int fd, void *buf, size_t bufsz)
 static void small_probe(const struct walk *w, void *buf, size_t bufsz, struct gd_probe_storage_result *r)
 {
 	const struct gd_probe_host_opts *o = w->o;
-	enum gd_probe_cache mode = GD_PROBE_CACHE_NONE;
+	enum gd_probe_cache mode = o->no_direct ? GD_PROBE_CACHE_FADVISE : GD_PROBE_CACHE_NONE;
 	double t0, spent;
 	uint64_t bytes = 0;
 	unsigned n = 0;

@@ -9,7 +9,7 @@
  *                     [--large-min BYTES] [--rand-reads N]
  *                     [--small-sample N] [--small-max BYTES]
  *                     [--stream-elems N] [--stream-reps N] [--threads N]
- *                     [--ipmitool PATH] [--set rule.key=value]...
+ *                     [--ipmitool PATH] [--no-direct] [--set rule.key=value]...
  *   probe_host_driver --parse-ipmi FILE   (gd_ipmi_dcmi_parse alone)
  *
  * Exits 0 when it ran, 2 on a usage error, 3 when --parse-ipmi refused
@@ -85,7 +85,8 @@ int main(int argc, char **argv)
 		{ "small-max", required_argument, NULL, 'M' },    { "stream-elems", required_argument, NULL, 'e' },
 		{ "stream-reps", required_argument, NULL, 'E' },  { "threads", required_argument, NULL, 't' },
 		{ "ipmitool", required_argument, NULL, 'i' },     { "set", required_argument, NULL, 's' },
-		{ "parse-ipmi", required_argument, NULL, 'P' },   { NULL, 0, NULL, 0 },
+		{ "parse-ipmi", required_argument, NULL, 'P' },   { "no-direct", no_argument, NULL, 'D' },
+		{ NULL, 0, NULL, 0 },
 	};
 	struct gd_probe_host_opts o;
 	struct gd_thresholds th;
@@ -136,6 +137,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		}
+		case 'D': o.no_direct = true; break;
 		case 'P': return parse_ipmi(optarg);
 		default: return usage();
 		}
