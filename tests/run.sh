@@ -12,8 +12,9 @@
 # kernel-log, lspci, job-log and bug-report evidence through check --from),
 # timeline (watch in tmux, record, report in headless chromium, episodes
 # from a fake-NVML series), e2e (real faults on this machine), exporter
-# (gpudoctor serve: promtool, a real Prometheus, bad requests), fuzz (a short
-# run of each fuzz harness).
+# (gpudoctor serve: promtool, a real Prometheus, bad requests), probe (every
+# tests/probe/*.sh: gpudoctor probe's checks, the host probes against dd and
+# fio), fuzz (a short run of each fuzz harness).
 #
 # The list of tests is derived from the sources, not from what happens to be
 # built: a unit test whose source exists but whose binary does not is a
@@ -35,7 +36,7 @@ BUILD=${BUILD:-build}
 export BUILD GPUDOCTOR="$PWD/$BUILD/gpudoctor"
 # the suites' own runners refuse UPDATE when they see this
 export GD_SUITE_RUN=1
-ALL_SUITES="unit docs scenarios offline timeline e2e exporter fuzz"
+ALL_SUITES="unit docs scenarios offline timeline e2e exporter probe fuzz"
 SUITES=${GD_SUITES:-$ALL_SUITES}
 in_ci=false
 [ "${CI:-}" = true ] && in_ci=true
@@ -91,6 +92,7 @@ for suite in $SUITES; do
 	timeline) scripts_of timeline tests/timeline 300 ;;
 	e2e) scripts_of e2e tests/e2e 300 ;;
 	exporter) scripts_of exporter tests/exporter 180 ;;
+	probe) scripts_of probe tests/probe 300 ;;
 	fuzz)
 		add fuzz fuzz 600 "tests/fuzz/run.sh ${FUZZ_SECONDS:-5}" ;;
 	esac

@@ -13,7 +13,9 @@
  *   gd_nparsers + 2      gd_http_parse (the exporter's request parser) over
  *                        an exact-size copy (no NUL after it), with a head
  *                        limit of 256 to 1279 bytes taken from the input's
- *                        length, checking what it returns.
+ *                        length, checking what it returns;
+ *   gd_nparsers + 3      gd_ipmi_dcmi_parse (`ipmitool dcmi power reading`,
+ *                        the host power probe) over an exact-size copy.
  *
  * A byte beyond the last target wraps around (modulo), so every input
  * reaches some target.  Each run starts from a fresh snapshot, series or
@@ -38,6 +40,7 @@
 #include "model/snapshot.h"
 #include "model/snapshot_json.h"
 #include "rules/thresholds.h"
+#include "probe/host.h"
 #include "serve/http_parse.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -46,7 +49,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define TARGET_SERIES (gd_nparsers)
 #define TARGET_THRESHOLDS (gd_nparsers + 1)
 #define TARGET_HTTP (gd_nparsers + 2)
-#define NTARGETS (gd_nparsers + 3)
+#define TARGET_IPMI (gd_nparsers + 3)
+#define NTARGETS (gd_nparsers + 4)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -61,6 +65,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	printf("%zu snapshot.jsonl\n", (size_t)TARGET_SERIES);
 	printf("%zu thresholds.ini\n", (size_t)TARGET_THRESHOLDS);
 	printf("%zu http request\n", (size_t)TARGET_HTTP);
+	printf("%zu ipmitool dcmi power reading\n", (size_t)TARGET_IPMI);
 	fflush(stdout);
 	exit(0);
 }
@@ -172,6 +177,29 @@ static void fuzz_http(const uint8_t *data, size_t size)
 	free(buf);
 }
 
+static void fuzz_ipmi(const uint8_t *data, size_t size)
+{
+	char *buf = malloc(size ? size : 1);
+	struct gd_ipmi_power p;
+	struct gd_err err;
+	int rc;
+
+	if (!buf)
+		return;
+	memcpy(buf, data, size);
+	gd_err_clear(&err);
+	rc = gd_ipmi_dcmi_parse(buf, size, &p, &err);
+	if (rc < 0 && err.msg[0] == '\0') {
+		fprintf(stderr, "gd_ipmi_dcmi_parse returned %d with an empty message\n", rc);
+		abort();
+	}
+	if (rc == 0 && !(p.inst_w >= 0)) {
+		fprintf(stderr, "gd_ipmi_dcmi_parse succeeded without an instantaneous reading\n");
+		abort();
+	}
+	free(buf);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	size_t target;
@@ -187,7 +215,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_series(data, size);
 	else if (target == TARGET_THRESHOLDS)
 		fuzz_thresholds(data, size);
-	else
+	else if (target == TARGET_HTTP)
 		fuzz_http(data, size);
+	else
+		fuzz_ipmi(data, size);
 	return 0;
 }
