@@ -100,10 +100,10 @@ int gd_probe_rapl_sample(const struct gd_probe_host_opts *o, struct gd_probe_rap
 			continue;
 		memset(z, 0, sizeof *z);
 		GD_STRSET(z->path, e->d_name);
-		snprintf(rel, sizeof rel, "sys/class/powercap/%s/name", e->d_name);
+		snprintf(rel, sizeof rel, "sys/class/powercap/%s/name", z->path);
 		if (gd_root_read_line(&root, rel, z->name, sizeof z->name) < 0)
 			continue;
-		snprintf(rel, sizeof rel, "sys/class/powercap/%s/energy_uj", e->d_name);
+		snprintf(rel, sizeof rel, "sys/class/powercap/%s/energy_uj", z->path);
 		rc = gd_root_read_u64(&root, rel, &v);
 		if (rc < 0) {
 			if (!first_err) {
@@ -113,7 +113,7 @@ int gd_probe_rapl_sample(const struct gd_probe_host_opts *o, struct gd_probe_rap
 			continue;
 		}
 		z->energy_uj = v;
-		snprintf(rel, sizeof rel, "sys/class/powercap/%s/max_energy_range_uj", e->d_name);
+		snprintf(rel, sizeof rel, "sys/class/powercap/%s/max_energy_range_uj", z->path);
 		z->max_energy_uj = gd_root_read_u64(&root, rel, &v) == 0 ? v : 0;
 		s->n++;
 	}
