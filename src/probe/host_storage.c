@@ -266,6 +266,7 @@ struct walk {
 	struct large big[NLARGE];   /* largest files, descending */
 	size_t nbig;
 	char **sample;              /* reservoir of small files */
+	uint64_t *sample_size;      /* their sizes at the walk */
 	size_t nsample;
 	uint64_t seen_small;        /* small files offered to the reservoir */
 	uint64_t rng;
@@ -296,12 +297,13 @@ static void offer_large(struct walk *w, const char *path, uint64_t size)
 	w->nbig++;
 }
 
-static void offer_small(struct walk *w, const char *path)
+static void offer_small(struct walk *w, const char *path, uint64_t size)
 {
 	uint64_t k = w->o->small_sample, j;
 
 	w->seen_small++;
 	if (w->nsample < k) {
+		w->sample_size[w->nsample] = size;
 		w->sample[w->nsample++] = gd_xstrdup(path);
 		return;
 	}
@@ -309,6 +311,7 @@ static void offer_small(struct walk *w, const char *path)
 	if (j < k) {
 		free(w->sample[j]);
 		w->sample[j] = gd_xstrdup(path);
+		w->sample_size[j] = size;
 	}
 }
 
@@ -354,7 +357,7 @@ static void walk_dir(struct walk *w, int dfd, const char *path, int depth)
 		if ((uint64_t)st.st_size <= w->o->small_max_bytes) {
 			w->r->small_files++;
 			if (st.st_size > 0)
-				offer_small(w, child);
+				offer_small(w, child, (uint64_t)st.st_size);
 		}
 		offer_large(w, child, (uint64_t)st.st_size);
 		if (w->r->files >= w->o->walk_max_files) {
@@ -555,14 +558,19 @@ out:
 		close(fd);
 }
 
-/* Reads fd to its end into buf (bufsz, a multiple of BLK); returns bytes or
- * -errno. */
-static long long read_all(int fd, void *buf, size_t bufsz)
+/* Reads fd to its end into buf (bufsz, a multiple of BLK), asking for the
+ * expected size (rounded up to BLK) first, as a loader that knows the size
+ * does: one read for a small file, and the short read that ends it.
+ * Returns bytes or -errno. */
+static long long read_all(int fd, void *buf, size_t bufsz, uint64_t expect)
 {
 	long long total = 0;
+	size_t want = expect ? (size_t)((expect + BLK - 1) / BLK * BLK) : bufsz;
 
+	if (want > bufsz || want == 0)
+		want = bufsz;
 	for (;;) {
-		ssize_t n = read(fd, buf, bufsz);
+		ssize_t n = read(fd, buf, want);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -571,6 +579,10 @@ static long long read_all(int fd, void *buf, size_t bufsz)
 		if (n == 0)
 			return total;
 		total += n;
+		/* a read shorter than asked for at the expected size is EOF */
+		if ((size_t)n < want && expect && (uint64_t)total >= expect)
+			return total;
+		want = bufsz;
 	}
 }
 
@@ -591,7 +603,7 @@ static void small_probe(const struct walk *w, void *buf, size_t bufsz, struct gd
 	 * every sampled file's pages before the clock starts. */
 	{
 		int fd = open_uncached(w->sample[0], &mode);
-		long long got = fd >= 0 ? read_all(fd, buf, bufsz) : fd;
+		long long got = fd >= 0 ? read_all(fd, buf, bufsz, w->sample_size[0]) : fd;
 
 		if (fd >= 0)
 			close(fd);
@@ -624,7 +636,7 @@ static void small_probe(const struct walk *w, void *buf, size_t bufsz, struct gd
 			gd__probe_set(&r->small, GD_PROBE_FAILED, "%s: %s", w->sample[i], strerror(-fd));
 			return;
 		}
-		got = read_all(fd, buf, bufsz);
+		got = read_all(fd, buf, bufsz, w->sample_size[i]);
 		close(fd);
 		if (got < 0) {
 			gd__probe_set(&r->small, GD_PROBE_FAILED, "%s: read: %s", w->sample[i], strerror((int)-got));
@@ -689,6 +701,7 @@ int gd_probe_storage(const char *dir, const struct gd_probe_host_opts *opts, str
 	w.r = r;
 	w.rng = o.seed * 0x9E3779B97F4A7C15ull | 1;
 	w.sample = gd_xcalloc(o.small_sample, sizeof *w.sample);
+	w.sample_size = gd_xcalloc(o.small_sample, sizeof *w.sample_size);
 	walk_dir(&w, dfd, dir, 0);
 	gd__probe_ok(&r->avail);
 
@@ -712,5 +725,6 @@ int gd_probe_storage(const char *dir, const struct gd_probe_host_opts *opts, str
 	for (size_t i = 0; i < w.nsample; i++)
 		free(w.sample[i]);
 	free(w.sample);
+	free(w.sample_size);
 	return 0;
 }
