@@ -88,7 +88,12 @@ $(BUILD)/bench/bench_collect: bench/bench_collect.c $(BUILD)/libgd.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libgd.a $(LIBS)
 
-unit: $(BUILD)/gpudoctor $(TEST_BIN) $(BUILD)/bench/bench_collect $(FAKE_NVML) $(FAKE_CUDA)
+# The host probes' test driver (tests/probe/host*.sh run it).
+$(BUILD)/tests/probe_host_driver: tests/probe/host_driver.c $(BUILD)/libgd.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libgd.a $(LIBS)
+
+unit: $(BUILD)/gpudoctor $(TEST_BIN) $(BUILD)/bench/bench_collect $(FAKE_NVML) $(FAKE_CUDA) $(BUILD)/tests/probe_host_driver
 
 # Every test, then the sanitizer build of the same suites.
 test: deps

@@ -56,6 +56,9 @@ update-under-runner~-~true~UPDATE=1 GD_SUITES=scenarios tests/run.sh~UPDATE=1 is
 update-under-ci~-~true~CI=true UPDATE=1 tests/offline/run.sh~UPDATE is refused
 update-scenarios-under-ci~-~true~CI=true UPDATE=1 tests/scenarios/run.sh 0000-healthy~refuse|refused
 skip-under-ci~-~true~CI=true PATH=$NOCHROMIUM GD_SUITES=timeline tests/run.sh~skipped under CI=true
+probe-storage-cached~src/probe/host_storage.c~s/fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC | O_NOATIME);/fd = open(path, O_RDONLY | O_CLOEXEC | O_NOATIME);/~tests/probe/host_storage.sh~outside 1/3..3
+probe-storage-floor-inverted~src/rules/rule_probe_host.c~s/seq_low = seq_ok \&\& s->seq_mb_s < b.seq_mb_s;/seq_low = seq_ok \&\& s->seq_mb_s > b.seq_mb_s;/~build-mut/tests/test_probe_host~FAILED.*test_storage_slow_rule
+probe-ipmi-state-ignored~src/probe/host_power.c~s/p->active = gd_tok_eq(v, "activated");/p->active = true;/~build-mut/tests/test_probe_host~FAILED.*test_ipmi_real_samples
 alerts-info-rule-alerted~deploy/prometheus/gen_alerts.py~s/in ("warning", "critical")/in ("warning", "critical", "info")/~sh -c '$GPUDOCTOR rules | deploy/prometheus/gen_alerts.py - >/dev/null && tests/exporter/alerts.sh'~alert for info rule
 alerts-yml-wrong-rule~deploy/prometheus/alerts.yml~s/rule=\\"cpu.cgroup_throttled\\"/rule=\\"cpu.governor_powersave\\"/~tests/exporter/alerts.sh~alerts.yml does not match the rules
 alerts-for-duration~deploy/prometheus/gen_alerts.py~s/else "2m"/else "3m"/~sh -c '$GPUDOCTOR rules | deploy/prometheus/gen_alerts.py - >/dev/null && tests/exporter/alerts.sh'~FAILED|promtool test rules

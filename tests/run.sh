@@ -12,10 +12,10 @@
 # kernel-log, lspci, job-log and bug-report evidence through check --from),
 # timeline (watch in tmux, record, report in headless chromium, episodes
 # from a fake-NVML series), e2e (real faults on this machine), exporter
-# (gpudoctor serve: promtool, a real Prometheus, bad requests), probe
-# (gpudoctor probe against a fake libcuda.so.1 and the fake NVML, and the
-# host probes: every tests/probe/*.sh), fuzz (a short
-# run of each fuzz harness).
+# (gpudoctor serve: promtool, a real Prometheus, bad requests), probe (every
+# tests/probe/*.sh: gpudoctor probe against a fake libcuda.so.1 and the fake
+# NVML, the host probes against dd and fio), fuzz (a short run of each fuzz
+# harness).
 #
 # The list of tests is derived from the sources, not from what happens to be
 # built: a unit test whose source exists but whose binary does not is a

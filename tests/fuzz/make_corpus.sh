@@ -153,6 +153,11 @@ while read -r idx name; do
 		seed "$idx" "$name" "pipelined" "$tmp/s"
 		printf 'POST http://node7:9835/metrics HTTP/1.1\nHost: node7\nContent-Length: 3\nConnection: close\n\nx=1' >"$tmp/s"
 		seed "$idx" "$name" "post" "$tmp/s" ;;
+	ipmitool\ dcmi\ power\ reading)
+		# the real outputs of tests/probe/host_ipmi (sources in its MANIFEST)
+		seeds_of "$idx" "$name" tests/probe/host_ipmi/lovoo-ipmi_exporter-18.txt \
+			tests/probe/host_ipmi/ateodorescu-home-assistant-addons-38-joined.txt \
+			tests/probe/host_ipmi/openbmc-phosphor-host-ipmid-167-zero.txt ;;
 	*)
 		echo "make_corpus: no sample known for target $idx ($name)" >&2 ;;
 	esac
