@@ -18,6 +18,7 @@
  * measured is reported.  Exit status as check: 0, 1, 2; 3 could not run.
  */
 #include "cli/cli.h"
+#include "cli/cli_probe_host.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -62,10 +63,14 @@ const char gd_usage_probe[] =
 	"  --quick             the default: 10 s burns, one memory pass (about a minute per node)\n"
 	"  -d, --duration DUR  a longer probe: 40% of DUR per burn, 20% patterns (e.g. 10m)\n"
 	"  --gpus LIST         NVML indices to probe, e.g. 0,2-3 (default: all)\n"
-	"  --only PROBES       run only these: compute, mem_bandwidth, mem_pattern, pcie, p2p\n"
+	"  --only PROBES       run only these: compute, mem_bandwidth, mem_pattern, pcie, p2p,\n"
+	"                      storage, host_mem, power, host\n"
 	"                      (or a probe name: compute_fp32, compute_bf16, h2d, d2h, ...)\n"
 	"  --skip PROBES       run all but these\n"
-	"  --data DIR          also probe the storage DIR sits on (host probes)\n"
+	"  --data DIR          also probe the storage DIR sits on: sequential MB/s, 4 KiB random\n"
+	"                      latency and small files/s without the page cache, and an epoch\n"
+	"                      (host probes: storage, host_mem (STREAM per NUMA node) and power\n"
+	"                      (GPUs + RAPL or the BMC at full burn) run by default)\n"
 	"  -j, --json          the diagnosis as JSON, with probe[] rows (achieved, expected, from)\n"
 	"  -o, --output FILE   append the snapshots sampled during the probe as JSON lines, the\n"
 	"                      last with the results: check --from FILE and report FILE read it,\n"
@@ -135,12 +140,20 @@ static int probe_bits(const char *list, unsigned *bits)
 			b = 1u << GD_PK_MEM_BANDWIDTH | 1u << GD_PK_MEM_PATTERN;
 		else if (strcmp(t, "p2p") == 0)
 			b = GD_PROBE_WANT_P2P;
+		else if (strcmp(t, "storage") == 0)
+			b = GD_PROBE_WANT_STORAGE;
+		else if (strcmp(t, "host_mem") == 0)
+			b = GD_PROBE_WANT_HOST_MEM;
+		else if (strcmp(t, "power") == 0)
+			b = GD_PROBE_WANT_POWER;
+		else if (strcmp(t, "host") == 0)
+			b = GD_PROBE_WANT_HOST;
 		for (int pk = 0; !b && pk < GD_PK_COUNT; pk++)
 			if (strcmp(t, gd_pk_name(pk)) == 0)
 				b = 1u << pk;
 		if (!b)
 			return fail("unknown probe \"%s\" (probes: compute, compute_fp32, compute_bf16, mem_bandwidth, "
-				    "mem_pattern, memory, pcie, h2d, d2h, h2d_all, d2h_all, p2p)", t);
+				    "mem_pattern, memory, pcie, h2d, d2h, h2d_all, d2h_all, p2p, storage, host_mem, power, host)", t);
 		*bits |= b;
 	}
 	return -1;
@@ -279,7 +292,7 @@ static int parse(int argc, char **argv, struct popts *o)
 	}
 	if (optind < argc)
 		return fail("unexpected argument \"%s\" (see gpudoctor help probe)", argv[optind]);
-	o->want = only ? only : ((1u << GD_PK_COUNT) - 1) | GD_PROBE_WANT_P2P;
+	o->want = only ? only : ((1u << GD_PK_COUNT) - 1) | GD_PROBE_WANT_P2P | GD_PROBE_WANT_HOST;
 	o->want &= ~skip;
 	if (!o->want)
 		return fail("--only/--skip leave no probe to run");
@@ -613,6 +626,8 @@ struct run {
 	struct watch w[GD_PROBE_MAX_GPUS];
 	unsigned last_sig;
 	size_t tail;               /* samples at the end of kept not tied to a phase */
+	struct gd_cli_host host;
+	bool burn_seen, burn_over;
 };
 
 static void keep(struct run *r, struct gd_snapshot *s, bool phase_end)
@@ -695,6 +710,28 @@ static void decorate(struct run *r, struct gd_snapshot *s)
 	}
 }
 
+/* The host rules' findings join the engine's, most severe first (stable). */
+static void merge_host(struct run *r, struct gd_findings *f)
+{
+	struct gd_findings h;
+	struct gd_vec sorted = { NULL, 0, 0 };
+
+	gd_findings_init(&h);
+	gd_cli_host_judge(&r->host, &r->o->th, &h);
+	GD_VEC_EACH(h.items, const struct gd_finding, x)
+		*(struct gd_finding *)gd_vec_push(&f->items, sizeof *x) = *x;
+	GD_VEC_EACH(h.unknown, const struct gd_unknown, u)
+		*(struct gd_unknown *)gd_vec_push(&f->unknown, sizeof *u) = *u;
+	f->evaluated += h.evaluated;
+	gd_findings_release(&h);
+	for (int sev = GD_SEV_CRITICAL; sev >= GD_SEV_INFO; sev--)
+		GD_VEC_EACH(f->items, const struct gd_finding, x)
+			if ((int)x->severity == sev)
+				*(struct gd_finding *)gd_vec_push(&sorted, sizeof *x) = *x;
+	gd_vec_release(&f->items);
+	f->items = sorted;
+}
+
 static int report(struct run *r, bool interrupted, bool cannot_run)
 {
 	const struct gd_snapshot **snaps = calloc(r->kept.n, sizeof *snaps);
@@ -711,6 +748,7 @@ static int report(struct run *r, bool interrupted, bool cannot_run)
 	w.snaps = snaps;
 	gd_findings_init(&f);
 	gd_engine_run(&w, &r->o->th, &f);
+	merge_host(r, &f);
 	rep.w = &w;
 	rep.findings = &f;
 	rep.origin = interrupted ? "probe (interrupted)" : "probe";
@@ -723,12 +761,16 @@ static int report(struct run *r, bool interrupted, bool cannot_run)
 
 		json_object_set_new(doc, "exit", json_integer(code));
 		json_object_set_new(doc, "probe", rows_json(last));
+		if (gd_cli_host_ran(&r->host))
+			json_object_set_new(doc, "host", gd_cli_host_json(&r->host, &r->o->th));
 		json_object_set_new(doc, "interrupted", json_boolean(interrupted));
 		json_dumpf(doc, stdout, JSON_INDENT(1) | JSON_ENSURE_ASCII);
 		fputc('\n', stdout);
 		json_decref(doc);
 	} else {
-		print_table(stdout, last);
+		if (last->probe.n)
+			print_table(stdout, last);
+		gd_cli_host_print(&r->host, &r->o->th, stdout);
 		gd_out_text(stdout, &rep);
 		if (interrupted)
 			puts("probe interrupted: the figures above are what was measured before the stop");
@@ -738,6 +780,36 @@ static int report(struct run *r, bool interrupted, bool cannot_run)
 	gd_findings_release(&f);
 	free(snaps);
 	return code;
+}
+
+/* The power draw at full burn: the GPUs' watts of their last burn sample. */
+static void burn_end(struct run *r)
+{
+	double w = 0;
+	unsigned n = 0;
+
+	for (int i = 0; r->shm && i < r->shm->ngpus; i++)
+		if (r->w[i].have_burn && r->w[i].burn_end.power_w.ok) {
+			w += r->w[i].burn_end.power_w.v;
+			n++;
+		}
+	gd_cli_host_burn_end(&r->host, n ? w : NAN, n);
+	r->burn_over = true;
+}
+
+/* RAPL's first sample when the burn starts, the draw when it ends. */
+static void burn_watch(struct run *r)
+{
+	bool burning = false;
+
+	for (int i = 0; i < r->shm->ngpus; i++)
+		burning = burning || r->shm->gpu[i].phase == GD_PK_COMPUTE_FP32;
+	if (burning && !r->burn_seen) {
+		r->burn_seen = true;
+		gd_cli_host_burn_start(&r->host);
+	} else if (!burning && r->burn_seen && !r->burn_over) {
+		burn_end(r);
+	}
 }
 
 /* Probe lengths of a --quick or --duration run. */
@@ -767,11 +839,13 @@ int gd_cli_probe(int argc, char **argv)
 	pid_t child;
 	int go_fd = -1, rc, hung_gpu = -1, code, st = 0;
 	bool tty = isatty(STDERR_FILENO), killed = false, interrupted = false, reaped = false;
-	char hung_why[256] = "", host_why[128];
+	char hung_why[256] = "";
+	bool gpu_work;
 	double started, stop_by = 0;
 
 	if ((rc = parse(argc, argv, &o)) >= 0)
 		return rc;
+	gpu_work = (o.want & (((1u << GD_PK_COUNT) - 1) | GD_PROBE_WANT_P2P)) != 0;
 	gd_err_clear(&err);
 	if (gd_thresholds_load(&o.th, o.config ? o.config : GD_DEFAULT_CONFIG, !o.config, &err) < 0)
 		return fail("%s", err.msg);
@@ -822,11 +896,11 @@ int gd_cli_probe(int argc, char **argv)
 		shm->gpu[shm->ngpus].phase = GD_PK_NONE;
 		shm->ngpus++;
 	}
-	if (o.data) {
-		snprintf(host_why, sizeof host_why, "host probes unavailable in this build (--data %.60s not probed)", o.data);
-		add_source(&r.prev, "probe:host", "absent", host_why);
-	}
-	if (!shm->ngpus) {
+	gd_cli_host_init(&r.host, o.root, o.data, o.want);
+	if (!gpu_work) {
+		/* host probes only: no GPU, no child work */
+		shm->ngpus = 0;
+	} else if (!shm->ngpus) {
 		if (!r.prev.gpus.n)
 			code = fail("no GPU to probe: NVML lists none (%s)", r.prev.nvml.reason[0] ? r.prev.nvml.reason : r.prev.nvml.status);
 		else
@@ -849,13 +923,21 @@ int gd_cli_probe(int argc, char **argv)
 	sigaction(SIGTERM, &sa, &old_term);
 	/* 3. go, and watch */
 	started = gd_probe_now();
-	if (write(go_fd, "g", 1) != 1) {
+	if (!gpu_work) {
+		/* the child reads end-of-file and exits without a CUDA call */
+		close(go_fd);
+		go_fd = -1;
+		while (waitpid(child, &st, 0) < 0 && errno == EINTR)
+			;
+		reaped = true;
+	} else if (write(go_fd, "g", 1) != 1) {
 		code = fail("cannot start the probe process: %s", strerror(errno));
 		goto out_sig;
 	}
-	close(go_fd);
+	if (go_fd >= 0)
+		close(go_fd);
 	go_fd = -1;
-	for (;;) {
+	while (!reaped) {
 		double now;
 		pid_t w;
 
@@ -866,6 +948,7 @@ int gd_cli_probe(int argc, char **argv)
 		}
 		if ((code = sample(&r, false)) > 0)
 			break;
+		burn_watch(&r);
 		progress(shm, expected_left(shm, started), tty);
 		if (g_stop && !interrupted) {
 			interrupted = true;
@@ -905,6 +988,11 @@ int gd_cli_probe(int argc, char **argv)
 			     : "the probe process ended before this probe");
 	if (killed && hung_gpu < 0 && !interrupted)
 		fprintf(stderr, "gpudoctor: %s\n", hung_why);
+	/* the power draw if the burn ended between two samples; then storage
+	 * and host memory, with the GPUs idle again */
+	burn_end(&r);
+	if (!interrupted)
+		gd_cli_host_run(&r.host, tty ? stderr : NULL);
 	/* 4. results and the verdict */
 	if ((code = sample(&r, true)) > 0)
 		goto out_sig;
@@ -915,8 +1003,6 @@ int gd_cli_probe(int argc, char **argv)
 		decorate(&r, last);
 		if (shm->fatal[0])
 			add_source(last, "probe:cuda", "failed", shm->fatal);
-		if (o.data)
-			add_source(last, "probe:host", "absent", host_why);
 		GD_VEC_EACH(r.kept.items[0].sources, const struct gd_source, src)
 			if (!strncmp(src->name, "probe:gpu", 9))
 				add_source(last, src->name, src->status, src->reason);
@@ -928,6 +1014,8 @@ int gd_cli_probe(int argc, char **argv)
 
 		GD_VEC_EACH(r.kept.items[r.kept.n - 1].probe, const struct gd_probe_row, row)
 			measured = measured || strcmp(row->status, "ok") == 0;
+		if (!gpu_work)
+			measured = gd_cli_host_ran(&r.host);
 		if (shm->fatal[0])
 			fail("the probe could not run: %s", shm->fatal);
 		else if (!measured)
@@ -938,6 +1026,7 @@ out_sig:
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 out_nvml:
+	gd_cli_host_release(&r.host);
 	gd_nvml_close(r.ctx.nvml);
 	if (r.have_prev)
 		gd_snapshot_release(&r.prev);

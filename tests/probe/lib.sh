@@ -9,7 +9,10 @@
 #   nvml_set GPU KEY VAL   change one key of [gpuN] in $T/nvml.ini
 #   cuda_set SEC KEY VAL   add KEY = VAL to [SEC] of $T/cuda.ini (later wins)
 #   probe ARGS...          runs gpudoctor probe on them; stdout to $T/out,
-#                          stderr to $T/err; sets $rc
+#                          stderr to $T/err; sets $rc.  STREAM (host_mem)
+#                          is skipped unless HOST_SKIP is set otherwise: it
+#                          runs for real and the GPU tests need it not
+#                          (tests/probe/gpu_host.sh runs it)
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -18,6 +21,7 @@ G=${GPUDOCTOR:-$repo/$BUILD/gpudoctor}
 FAKE_NVML=$repo/$BUILD/fake_nvml/libnvidia-ml.so.1
 FAKE_CUDA=$repo/$BUILD/fake_cuda/libcuda.so.1
 fails=0
+HOST_SKIP=${HOST_SKIP---skip host_mem}
 
 setup() {
 	for f in "$G" "$FAKE_NVML" "$FAKE_CUDA"; do
@@ -49,7 +53,7 @@ cuda_set() {
 probe() {
 	rc=0
 	GPUDOCTOR_FAKE_NVML=$T/nvml.ini GPUDOCTOR_FAKE_CUDA=$T/cuda.ini NO_COLOR=1 \
-		"$G" probe --root "$T/root" --nvml "$FAKE_NVML" --cuda "$FAKE_CUDA" --interval 50ms "$@" \
+		"$G" probe --root "$T/root" --nvml "$FAKE_NVML" --cuda "$FAKE_CUDA" --interval 50ms $HOST_SKIP "$@" \
 		>"$T/out" 2>"$T/err" || rc=$?
 }
 
