@@ -101,6 +101,7 @@ struct watch {
 	uint64_t gen_any, width_any; /* highest while the probe ran */
 	struct gd_gpu burn_end;      /* last sample inside a burn */
 	bool have_burn;
+	double burn_max_w, max_w;    /* highest power inside a burn, and at all (0: none) */
 };
 
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -465,7 +466,11 @@ static void watch_sample(const struct gd_probe_shm *shm, const int *idx, const s
 		if (ph == GD_PK_COMPUTE_FP32 || ph == GD_PK_COMPUTE_BF16) {
 			w[i].burn_end = *g;
 			w[i].have_burn = true;
+			if (g->power_w.ok && g->power_w.v > w[i].burn_max_w)
+				w[i].burn_max_w = g->power_w.v;
 		}
+		if (g->power_w.ok && g->power_w.v > w[i].max_w)
+			w[i].max_w = g->power_w.v;
 		if (g->pcie_gen.ok && g->pcie_gen.v > w[i].gen_any)
 			w[i].gen_any = g->pcie_gen.v;
 		if (g->pcie_width.ok && g->pcie_width.v > w[i].width_any)
@@ -788,9 +793,11 @@ static void burn_end(struct run *r)
 	double w = 0;
 	unsigned n = 0;
 
+	/* a GPU whose burn no sample caught (a short burn, a slow sampler)
+	 * counts with the most it drew while the probe ran */
 	for (int i = 0; r->shm && i < r->shm->ngpus; i++)
-		if (r->w[i].have_burn && r->w[i].burn_end.power_w.ok) {
-			w += r->w[i].burn_end.power_w.v;
+		if (r->w[i].burn_max_w > 0 || r->w[i].max_w > 0) {
+			w += r->w[i].burn_max_w > 0 ? r->w[i].burn_max_w : r->w[i].max_w;
 			n++;
 		}
 	gd_cli_host_burn_end(&r->host, n ? w : NAN, n);

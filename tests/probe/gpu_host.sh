@@ -21,6 +21,8 @@ jq -e '.host.results.storage.files == 301' "$T/out" >/dev/null && ok "301 files 
 jq -e '.probe | length == 0' "$T/out" >/dev/null && ok "no GPU probe asked, none run" || bad "GPU rows with --only storage,host_mem"
 
 # the draw at full burn: 2 fake GPUs at 552 + 549 W against 1200 W of PSU
+# (a slower fake: 1 s of burn, so the samples see it)
+sed -i "s/^time_scale = .*/time_scale = 0.1/" "$T/cuda.ini"
 HOST_SKIP="--skip host_mem"
 probe --json --gpus 0-1 --only compute_fp32,power --set probe.power_headroom.psu_capacity_w=1200
 expect_rc 1
