@@ -163,7 +163,9 @@ struct gd_probe_storage_result {
 	uint64_t files;                  /* regular files under dir */
 	uint64_t bytes;                  /* their sizes, summed */
 	uint64_t small_files;            /* of them, at most small_max_bytes */
-	bool walk_complete;              /* false: stopped at walk_max_files or on an unreadable dir */
+	bool walk_complete;              /* false: stopped at walk_max_files, after 10 x budget_s, or on
+	                                  * an unreadable directory: files, bytes and the epoch figures
+	                                  * are then lower bounds */
 
 	/* sequential read of the largest files, 1 MiB blocks */
 	struct gd_probe_avail seq;

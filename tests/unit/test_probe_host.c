@@ -642,6 +642,13 @@ static void test_storage_real(void **state)
 	assert_true(r->fstype[0] != '\0');
 	assert_true(r->mount_point[0] == '/');
 
+	/* a walk that stops says so: the counts are then lower bounds */
+	o.walk_max_files = 10;
+	assert_int_equal(gd_probe_storage(dir, &o, r), 0);
+	assert_int_equal(r->files, 10);
+	assert_false(r->walk_complete);
+	o.walk_max_files = 0;
+
 	/* a small sample is a sample: 10 of the 60 */
 	o.small_sample = 10;
 	assert_int_equal(gd_probe_storage(dir, &o, r), 0);
