@@ -200,6 +200,19 @@ static void test_ipmi_real_samples(void **state)
 		assert_int_equal(p.active, cases[i].active);
 		free(buf);
 	}
+	/* ipmitool.exe on Windows (the home-assistant threads) ends lines with CRLF */
+	{
+		const char *crlf = "\r\n    Instantaneous power reading:                   186 Watts\r\n"
+				   "    Sampling period:                          00898033 Seconds.\r\n"
+				   "    Power reading state is:                   activated\r\n";
+		struct gd_ipmi_power p;
+		struct gd_err err;
+
+		gd_err_clear(&err);
+		assert_int_equal(gd_ipmi_dcmi_parse(crlf, strlen(crlf), &p, &err), 0);
+		assert_true(p.inst_w == 186 && p.period_s == 898033);
+		assert_true(p.active && isnan(p.min_w));
+	}
 }
 
 static void test_ipmi_malformed(void **state)
