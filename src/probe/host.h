@@ -47,6 +47,26 @@
  *
  * JSON (host_json.c): gd_probe_host_json() gives one object per result with
  * every figure (NAN as null) and the availabilities.
+ *
+ * For `gpudoctor probe` (the caller):
+ *   - Nothing here keeps state between calls or touches CUDA: the functions
+ *     run in the parent while the GPU child burns.  Results are plain
+ *     structs (storage ~6 KiB, mem ~22 KiB): heap or stack, no release.
+ *   - Storage: run it when no GPU copy test runs (it competes for PCIe and
+ *     memory); it takes up to 3 x budget_s plus the walk of DIR.
+ *   - Host memory: run it before or after the GPU probes, not during the
+ *     pinned-copy tests (it saturates host memory on purpose).  Default
+ *     arrays are 3 x up to 512 MiB; ~10 s on a 2-CPU VM, far less on a
+ *     server with many cores.  stream_elems bounds it.
+ *   - Power: gd_probe_rapl_sample(&o, &start) when the burn starts,
+ *     gd_probe_power(&o, &(struct gd_probe_power_in){ gpu_w, ngpus, &start },
+ *     &r) near its end with the GPUs' summed NVML power; it runs ipmitool
+ *     (up to ipmitool_timeout_s) and does not sleep when given a start.
+ *   - Then gd_probe_host_judge(&(struct gd_probe_host_results){ &st, &mem,
+ *     &pw }, th, findings) (NULL members: not run) and, for the per-probe
+ *     table, gd_probe_host_lines().  The thresholds (and PSU capacity,
+ *     epoch length, expected memory bandwidth) come from --set and the
+ *     config file like any rule's: probe.power_headroom.psu_capacity_w=3000.
  */
 #ifndef GD_PROBE_HOST_H
 #define GD_PROBE_HOST_H
@@ -143,7 +163,9 @@ struct gd_probe_storage_result {
 	uint64_t files;                  /* regular files under dir */
 	uint64_t bytes;                  /* their sizes, summed */
 	uint64_t small_files;            /* of them, at most small_max_bytes */
-	bool walk_complete;              /* false: stopped at walk_max_files or on an unreadable dir */
+	bool walk_complete;              /* false: stopped at walk_max_files, after 10 x budget_s, or on
+	                                  * an unreadable directory: files, bytes and the epoch figures
+	                                  * are then lower bounds */
 
 	/* sequential read of the largest files, 1 MiB blocks */
 	struct gd_probe_avail seq;

@@ -271,6 +271,7 @@ struct walk {
 	uint64_t seen_small;        /* small files offered to the reservoir */
 	uint64_t rng;
 	bool stopped;
+	double deadline;            /* the walk stops here (10 x budget_s) */
 };
 
 static uint64_t rnd_next(uint64_t *s)
@@ -360,7 +361,8 @@ static void walk_dir(struct walk *w, int dfd, const char *path, int depth)
 				offer_small(w, child, (uint64_t)st.st_size);
 		}
 		offer_large(w, child, (uint64_t)st.st_size);
-		if (w->r->files >= w->o->walk_max_files) {
+		if (w->r->files >= w->o->walk_max_files ||
+		    (w->r->files % 1024 == 0 && gd__probe_now() > w->deadline)) {
 			w->stopped = true;
 			w->r->walk_complete = false;
 		}
@@ -700,6 +702,7 @@ int gd_probe_storage(const char *dir, const struct gd_probe_host_opts *opts, str
 	w.o = &o;
 	w.r = r;
 	w.rng = o.seed * 0x9E3779B97F4A7C15ull | 1;
+	w.deadline = gd__probe_now() + 10 * o.budget_s;
 	w.sample = gd_xcalloc(o.small_sample, sizeof *w.sample);
 	w.sample_size = gd_xcalloc(o.small_sample, sizeof *w.sample_size);
 	walk_dir(&w, dfd, dir, 0);

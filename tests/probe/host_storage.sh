@@ -26,12 +26,13 @@
 # between two runs of the same tool seconds apart (a virtio disk whose host
 # caches the image), so a tighter bound would test the neighbours; a probe
 # that measured the page cache instead of the disk, counted bytes twice or
-# timed the wrong thing lands 5-50x off and fails.  (Here the host caches
-# the VM's disk image, so sequential reads through the page cache run about
-# as fast as O_DIRECT ones; the random 4 KiB latency is what tells them apart:
-# 3 us from the cache, 60-100 us from the disk.  tests/mutate.sh
-# probe-storage-cached drops O_DIRECT and this test fails there.)  No bound
-# is put on how long anything takes.
+# timed the wrong thing lands 5-50x off and fails.  The files are read into
+# the page cache (cat) before each probe run, so that a probe that does not
+# bypass it is caught: here the host caches the VM's disk image and
+# sequential reads from the cache run about as fast as O_DIRECT ones, but
+# the random 4 KiB latency tells them apart (3 us from the cache, 60-150 us
+# from the disk); tests/mutate.sh probe-storage-cached drops O_DIRECT and
+# this test fails there.  No bound is put on how long anything takes.
 #
 # Then the rules over these real results: with their floors set 10x above
 # what was measured they fire, 10x below they stay silent.
@@ -64,8 +65,14 @@ ratio() {
 best_max() { printf '%s\n' "$@" | sort -g | tail -n 1; }
 best_min() { printf '%s\n' "$@" | sort -g | head -n 1; }
 
+# The page cache is filled with the files on purpose before each probe run
+# (and before the references, alike): a probe that does not bypass it reads
+# at memory speed and fails the comparison.
+warm() { find "$1" -type f -exec cat {} + >/dev/null; }
+
 # the probe on the large files: sequential and random
 probe_large() {
+	warm "$work/large"
 	"$D" --data "$work/large" --large-min $((32 << 20)) --seq-max $((128 << 20)) --budget 600 \
 		--rand-reads 2000 --small-sample 1 "$@"
 }
@@ -90,6 +97,7 @@ for round in 1 2; do
 	seq_p+=("$(jq -r '.results.storage.seq_read.mb_s' <<<"$out")")
 	rnd_p+=("$(jq -r '.results.storage.rand_4k.lat_us' <<<"$out")")
 	rfile=$(jq -r '.results.storage.rand_4k.file' <<<"$out")
+	warm "$work/large"
 	seq_dd+=("$(dd_mb_s)")
 	seq_fio+=("$(fio_json --name=seq --filename="$work/large/a.bin:$work/large/b.bin" --rw=read --bs=1M \
 		--direct=1 --ioengine=psync | jq '.jobs[0].read.bw_bytes / 1e6')")
@@ -99,11 +107,13 @@ for round in 1 2; do
 done
 # Creating 20,000 files is most of this test's time, reading them the rest:
 # the small-file pair runs once (probe, then fio), not twice.
+warm "$work/small"
 out=$("$D" --data "$work/small" --small-sample 20000 --budget 600) || bad "probe_host_driver --data small failed"
 jq -e '.results.storage | .files == 20000 and .small_files == 20000 and .bytes == 81920000 and
 	.small_files_read.files == 20000 and .small_files_read.bytes == 81920000' <<<"$out" >/dev/null ||
 	bad "the small-file walk or read counted wrong: $(jq -c '.results.storage | {files, small_files, bytes, r: .small_files_read}' <<<"$out")"
 small_p+=("$(jq -r '.results.storage.small_files_read.files_s' <<<"$out")")
+warm "$work/small"
 small_fio+=("$(fio_json --name=small --opendir="$work/small" --rw=read --bs=4k --direct=1 --ioengine=psync \
 	--openfiles=1 --file_service_type=sequential | jq '.jobs[0].read.bw_bytes / 4096')")
 ratio "sequential MB/s vs dd iflag=direct" "$(best_max "${seq_p[@]}")" "$(best_max "${seq_dd[@]}")"

@@ -200,6 +200,19 @@ static void test_ipmi_real_samples(void **state)
 		assert_int_equal(p.active, cases[i].active);
 		free(buf);
 	}
+	/* ipmitool.exe on Windows (the home-assistant threads) ends lines with CRLF */
+	{
+		const char *crlf = "\r\n    Instantaneous power reading:                   186 Watts\r\n"
+				   "    Sampling period:                          00898033 Seconds.\r\n"
+				   "    Power reading state is:                   activated\r\n";
+		struct gd_ipmi_power p;
+		struct gd_err err;
+
+		gd_err_clear(&err);
+		assert_int_equal(gd_ipmi_dcmi_parse(crlf, strlen(crlf), &p, &err), 0);
+		assert_true(p.inst_w == 186 && p.period_s == 898033);
+		assert_true(p.active && isnan(p.min_w));
+	}
 }
 
 static void test_ipmi_malformed(void **state)
@@ -641,6 +654,13 @@ static void test_storage_real(void **state)
 	assert_true(isfinite(r->epoch_read_s) && isfinite(r->epoch_open_s));
 	assert_true(r->fstype[0] != '\0');
 	assert_true(r->mount_point[0] == '/');
+
+	/* a walk that stops says so: the counts are then lower bounds */
+	o.walk_max_files = 10;
+	assert_int_equal(gd_probe_storage(dir, &o, r), 0);
+	assert_int_equal(r->files, 10);
+	assert_false(r->walk_complete);
+	o.walk_max_files = 0;
 
 	/* a small sample is a sample: 10 of the 60 */
 	o.small_sample = 10;
