@@ -94,7 +94,7 @@ export NOCHROMIUM
 
 want=("$@")
 pass=0 fail=0 rows=()
-FAKES="$BUILD/fake_nvml/libnvidia-ml.so.1 $BUILD/fake_nvml_old/libnvidia-ml.so.1"
+FAKES="$BUILD/fake_nvml/libnvidia-ml.so.1 $BUILD/fake_nvml_old/libnvidia-ml.so.1 $BUILD/fake_cuda/libcuda.so.1"
 while IFS='~' read -r id file expr cmd expect; do
 	[ -n "$id" ] || continue
 	if [ ${#want[@]} -gt 0 ] && [[ " ${want[*]} " != *" $id "* ]]; then
