@@ -3,6 +3,7 @@
 #   make run    installs what the build needs (as root), builds, runs `gpudoctor check`
 #   make test   the same set-up, then every test (unit, scenarios, end to end,
 #               fuzz smoke) and the same suites under ASan+UBSan (make check)
+#   make install    PREFIX=/usr/local DESTDIR=; make uninstall; make deb (mk/install.mk)
 
 CC      ?= cc
 BUILD   ?= build
@@ -30,6 +31,10 @@ FAKE_NVML := $(BUILD)/fake_nvml/libnvidia-ml.so.1 $(BUILD)/fake_nvml_old/libnvid
 .PHONY: all run test check unit scenarios e2e fuzz bench deps fmt fmt-check clean print-libs golden mutate
 
 all: $(BUILD)/gpudoctor
+
+# install, uninstall, deb, package-test, and the one-line message of a
+# missing build dependency: mk/install.mk
+include mk/install.mk
 
 deps:
 	@scripts/deps.sh

@@ -5,7 +5,8 @@
 set -e
 PKGS="gcc make pkg-config libjansson-dev libinih-dev libcmocka-dev zlib1g-dev libxml2-dev libncurses-dev
       jq clang llvm libclang-rt-14-dev tmux chromium iproute2 nftables util-linux procps
-      iputils-ping netcat-openbsd curl prometheus prometheus-node-exporter fio ipmitool"
+      iputils-ping netcat-openbsd curl prometheus prometheus-node-exporter fio ipmitool python3
+      dpkg-dev debhelper fakeroot lintian systemd bash-completion man-db"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

@@ -61,6 +61,9 @@ probe-storage-floor-inverted~src/rules/rule_probe_host.c~s/seq_low = seq_ok \&\&
 probe-ipmi-state-ignored~src/probe/host_power.c~s/p->active = gd_tok_eq(v, "activated");/p->active = true;/~build-mut/tests/test_probe_host~FAILED.*test_ipmi_real_samples
 alerts-info-rule-alerted~deploy/prometheus/gen_alerts.py~s/in ("warning", "critical")/in ("warning", "critical", "info")/~sh -c '$GPUDOCTOR rules | deploy/prometheus/gen_alerts.py - >/dev/null && tests/exporter/alerts.sh'~alert for info rule
 alerts-yml-wrong-rule~deploy/prometheus/alerts.yml~s/rule=\\"cpu.cgroup_throttled\\"/rule=\\"cpu.governor_powersave\\"/~tests/exporter/alerts.sh~alerts.yml does not match the rules
+config-number-rounded~src/output/out_config.c~s/if (strtod(buf, NULL) == v)/if (prec == 6)/~build-mut/tests/test_out_config~FAILED.*test_uncommented_loads_to_defaults
+completion-drops-from~scripts/completion/gpudoctor~s/--json --from --lookback/--json --lookback/~tests/install/completion.sh~gpudoctor help check lists --from
+install-drops-yml~mk/install.mk~s/filter-out systemd\/% %.py,/filter-out systemd\/% %.py %.yml,/~tests/install/destdir.sh~installed files differ
 alerts-for-duration~deploy/prometheus/gen_alerts.py~s/else "2m"/else "3m"/~sh -c '$GPUDOCTOR rules | deploy/prometheus/gen_alerts.py - >/dev/null && tests/exporter/alerts.sh'~FAILED|promtool test rules
 klog-reads-past-the-cut~src/klog/lineparse.h~s/return (size_t)(c->e - c->p) >= n \&\& memcmp(c->p, lit, n) == 0;/return memcmp(c->p, lit, n) == 0;/~build-mut/tests/test_klog~FAILED.*test_truncated_everywhere
 docs-rule-count~src/cli/cli.c~s/for (size_t i = 0; i < gd_nrules; i++) {/for (size_t i = 1; i < gd_nrules; i++) {/~tests/docs.sh~rule counts disagree
@@ -71,7 +74,17 @@ oom-kill-ignored~src/rules/rule_klog.c~s/if (!is(ev, GD_KLOG_OOM_KILL) || shown+
 xid-not-summarised~src/rules/rule_klog.c~s/gd_xid_summary_add(\&sum, ev);/(void)ev;/~tests/scenarios/run.sh 1121-gpu.xid~FAIL 1121-gpu.xid
 joblog-trigger-missing~src/offline/joblog.c~s/"DataLoader worker", " NCCL ",/"DataLoader worker",/~build-mut/tests/test_joblog~gd_joblog_messages says none
 smi-q-none-unknown~src/offline/util.c~s/^\t\tgd_u64_set(\&g->nvml_procs, 0);$/\t\t(void)g;/~build-mut/tests/test_offline_smi~FAILED.*test_q_processes
+html-marks-whole-episodes~src/output/html_chart.c~s/if (!c->t->th) {/if (c->t) {/~tests/timeline/html_render.sh~marked for an episode of another GPU's
+html-ticks-not-125~src/output/html_axis.c~s/return 2 \* p;/return 2.5 * p;/~build-mut/tests/test_html_axis~FAILED.*value_ticks
+watch-odd-gpu-unmarked~src/tui/view.c~s/\*odd = st != GD_EP_NONE \&\& ngpu > 1 \&\& 2 \* nstalled < ngpu;/*odd = false;/~build-mut/tests/test_view~FAILED.*odd_gpu_marked
 golden-scenario-drift~tests/scenarios/1001-cpu.saturated/expected.txt~s/busy_pct=[0-9.]*/busy_pct=1/~tests/scenarios/run.sh 1001-cpu.saturated~findings differ from expected.txt
+klog-decoy-filter-drops-timeout~src/klog/scan.c~s/^\t{ "timeout", 7, 1, 4 },$//~build-mut/tests/test_klog_scan~the scanner skips a line the parser recognises
+klog-parallel-drops-overflow~src/klog/input.c~s/^\tif (w->sc.stop)$/\tif (0 \&\& w->sc.stop)/~build-mut/tests/test_klog_scan~FAILED.*test_parallel_same_as_sequential
+ofl-contains-one-case~src/offline/util.c~s/b = lo == up ? NULL :/b = lo != up ? NULL :/~build-mut/tests/test_offline_contains~FAILED.*test_contains_as_strncasecmp
+ib-no-pma-malformed~src/collect/sys_infiniband.c~s/strncmp(text, "N\/A", 3) == 0)/strncmp(text, "N\/A", 3) == 99)/~build-mut/tests/test_collect_node_exporter~FAILED.*test_ib_no_pma_is_absent
+meminfo-not-estimated~src/collect/proc_meminfo.c~s/\t\tgd_u64_set(\&s->mem.available_estimated, 1);/\t\t(void)0;/~build-mut/tests/test_collect_node_exporter~FAILED.*test_meminfo_without_memavailable
+recording-cut-line-fails~src/model/snapshot_json.c~s/if (!o \&\& line\[n - 1\] != '\\n' \&\& ser->n > before) {/if (0) {/~tests/timeline/recording.sh~cut.jsonl
+recording-not-gzip~src/model/recording.c~s/return !(n >= 6 \&\& strcmp(path + n - 6, ".jsonl") == 0);/return false;/~tests/timeline/recording.sh~is not gzip
 golden-offline-drift~tests/offline/0002-h100-r550-sw-thermal/expected.txt~s/temp_c=85/temp_c=84/~tests/offline/run.sh 0002-h100-r550-sw-thermal~findings differ from expected.txt
 probe-siblings-inverted~src/rules/rule_probe.c~s/if (r->achieved.v < med \* pct \/ 100) {/if (r->achieved.v > med * pct \/ 100) {/~tests/probe/gpu_faults.sh~probe.gpu_compute_slow did not fire
 probe-hung-not-marked~src/cli/cli_probe.c~s/r->status = i == hung_gpu ? GD_PR_HUNG : GD_PR_NOT_RUN;/r->status = GD_PR_NOT_RUN;/~tests/probe/gpu_safety.sh~probe.gpu_hung did not fire

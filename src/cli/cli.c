@@ -21,6 +21,7 @@
 #include "collect/collect.h"
 #include "collect/klog.h"
 #include "core/duration.h"
+#include "model/recording.h"
 #include "model/snapshot_json.h"
 #include "nvml/nvml.h"
 #include "offline/offline.h"
@@ -53,11 +54,12 @@ struct opts {
 	bool interval_given;
 	double duration_s;
 	bool duration_given;
+	double max_bytes, max_age_s;   /* record: rotation */
 	struct gd_thresholds th;
 };
 
 enum { OPT_ROOT = 256, OPT_CONFIG, OPT_SET, OPT_NO_COLOR, OPT_VERSION, OPT_NVML, OPT_NVML_TIMEOUT, OPT_LOOKBACK, OPT_LISTEN,
-       OPT_PROBE_RESULTS };
+       OPT_MAX_SIZE, OPT_MAX_AGE, OPT_PROBE_RESULTS };
 
 #define IS(cmd, name) (strcmp((cmd), (name)) == 0)
 
@@ -81,6 +83,8 @@ static const struct option long_opts[] = {
 	{ "nvml", required_argument, NULL, OPT_NVML },
 	{ "nvml-timeout", required_argument, NULL, OPT_NVML_TIMEOUT },
 	{ "lookback", required_argument, NULL, OPT_LOOKBACK },
+	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
+	{ "max-age", required_argument, NULL, OPT_MAX_AGE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -113,6 +117,9 @@ static bool allowed(const char *cmd, int opt)
 		return IS(cmd, "watch") || IS(cmd, "record") || IS(cmd, "serve");
 	case 'd':
 		return IS(cmd, "watch") || IS(cmd, "record");
+	case OPT_MAX_SIZE:
+	case OPT_MAX_AGE:
+		return IS(cmd, "record");
 	case 't':
 		return IS(cmd, "report");
 	case 'w':
@@ -147,13 +154,11 @@ static int parse_args(int argc, char **argv, struct opts *o, const char ***sets,
 		fputs(u, stdout);
 		return 0;
 	}
-	if (strcmp(o->command, "version") == 0) {
-		printf("gpudoctor %s\n", GD_VERSION);
-		return 0;
-	}
+	if (strcmp(o->command, "version") == 0)
+		return gd_cli_version(stdout, getenv("GPUDOCTOR_NVML"));
 	if (!gd_cli_usage(o->command))
 		return fail("unknown command \"%s\" (commands: check, snapshot, watch, record, report, serve, xid, probe, rules, "
-			    "fields, help, version)", o->command);
+			    "fields, config, help, version)", o->command);
 	o->window_s = 2.0;
 	o->interval_s = IS(o->command, "watch") ? 0.5 : 1.0;
 	o->duration_s = IS(o->command, "record") ? 600 : 0;
@@ -220,6 +225,14 @@ static int parse_args(int argc, char **argv, struct opts *o, const char ***sets,
 			if (gd_duration_parse(optarg, &o->duration_s, &err) < 0)
 				return fail("--duration: %s", err.msg);
 			break;
+		case OPT_MAX_SIZE:
+			if (gd_rec_parse_size(optarg, &o->max_bytes, &err) < 0)
+				return fail("--max-size: %s", err.msg);
+			break;
+		case OPT_MAX_AGE:
+			if (gd_duration_parse(optarg, &o->max_age_s, &err) < 0 || o->max_age_s <= 0)
+				return fail("--max-age: %s", err.msg[0] ? err.msg : "must be more than 0");
+			break;
 		case 't':
 			o->text = true;
 			break;
@@ -238,8 +251,7 @@ static int parse_args(int argc, char **argv, struct opts *o, const char ***sets,
 			fputs(gd_cli_usage(o->command), stdout);
 			return 0;
 		case OPT_VERSION:
-			printf("gpudoctor %s\n", GD_VERSION);
-			return 0;
+			return gd_cli_version(stdout, o->nvml_path ? o->nvml_path : getenv("GPUDOCTOR_NVML"));
 		case ':':
 			return fail("option %s needs a value (see gpudoctor help %s)", argv[optind - 1], o->command);
 		default:
@@ -472,6 +484,8 @@ static int cmd_check(const struct opts *o)
 			snprintf(origin + strlen(origin), sizeof origin - strlen(origin), "%s%s", i ? ", " : "",
 				 o->from[i]);
 		}
+		if (ser.note[0])
+			fprintf(stderr, "gpudoctor: note: %s\n", ser.note);
 		if (ser.n)
 			qsort(ser.items, ser.n, sizeof *ser.items, by_uptime);
 		if (failed < o->nfrom)
@@ -585,6 +599,8 @@ static int cmd_timeline(const struct opts *o)
 	r.th = &o->th;
 	r.interval_s = o->interval_s;
 	r.duration_s = o->duration_s;
+	r.max_bytes = o->max_bytes;
+	r.max_age_s = o->max_age_s;
 	r.output = o->output;
 	r.json = o->json;
 	r.text = o->text;
@@ -628,6 +644,10 @@ int gd_cli_main(int argc, char **argv)
 		return cmd_rules(&o);
 	if (strcmp(o.command, "fields") == 0)
 		return cmd_fields();
+	if (IS(o.command, "config")) {
+		gd_out_config(stdout, &o.th);
+		return fflush(stdout) == EOF ? fail("writing the configuration: %s", strerror(errno)) : 0;
+	}
 	if (IS(o.command, "watch") || IS(o.command, "record") || IS(o.command, "report"))
 		return cmd_timeline(&o);
 	if (strcmp(o.command, "serve") == 0)

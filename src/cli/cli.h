@@ -4,6 +4,8 @@
 #ifndef GD_CLI_CLI_H
 #define GD_CLI_CLI_H
 
+#include <stdio.h>
+
 /* Parses argv, runs the command, returns the process exit code:
  * 0 healthy, 1 warnings, 2 critical, 3 could not run. */
 int gd_cli_main(int argc, char **argv);
@@ -16,7 +18,14 @@ extern const char gd_usage_xid[];
 int gd_cli_probe(int argc, char **argv);
 extern const char gd_usage_probe[];
 
+/* The build may set it (make SYSCONFDIR=...); the package's is /etc. */
+#ifndef GD_DEFAULT_CONFIG
 #define GD_DEFAULT_CONFIG "/etc/gpudoctor.conf"
+#endif
+
+/* `gpudoctor --version` (version.c): version, commit, optional libraries
+ * found now (nvml_path: --nvml or GPUDOCTOR_NVML, may be NULL). */
+int gd_cli_version(FILE *out, const char *nvml_path);
 
 /* The help text of cmd (NULL: the main one), or NULL for an unknown command. */
 const char *gd_cli_usage(const char *cmd);

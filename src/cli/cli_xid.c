@@ -5,8 +5,11 @@
  *
  * Files are any kernel-log front-end, plain or gzip ("-" = standard input);
  * without a file it reads the live ring buffer /dev/kmsg under --root.
- * The scan streams: the summary is kept in constant memory, and at most
- * EVENTS_CAP events are kept for --json's events[].
+ * The scan streams: the summary is kept in constant memory, and --json's
+ * events[] lists at most EVENTS_PER_KEY events of one kind, device and
+ * code and EVENTS_CAP in all (a storm of thousands of Xid lines is counted
+ * and summarised, not listed; events_not_listed says how many were left
+ * out), so memory stays small whatever the log.
  */
 #include "cli/cli.h"
 
@@ -26,7 +29,9 @@
 #include "klog/xid.h"
 #include "model/snapshot_json.h"
 
-#define EVENTS_CAP 100000
+#define EVENTS_CAP 2000
+#define EVENTS_PER_KEY 10
+#define EVENT_KEYS 256
 #define EXIT_CANNOT_RUN 3
 
 const char gd_usage_xid[] =
@@ -41,20 +46,57 @@ const char gd_usage_xid[] =
 	"                      ring buffer /dev/kmsg (needs root, CAP_SYSLOG or\n"
 	"                      kernel.dmesg_restrict=0)\n"
 	"  -j, --json          summary[] (pci_bus_id, uuid, code, count, first, last, severity,\n"
-	"                      class, action, ...) and events[] with every parsed field\n"
+	"                      class, action, ...) and events[] with every parsed field (the\n"
+	"                      first 10 of each kind, device and code, 2000 in all; a storm is\n"
+	"                      summarised: events_not_listed counts the rest)\n"
 	"  --since TIME|DUR    only events after 2026-11-30T01:00 (local time) or in the last\n"
 	"                      DUR (24h, 90m); lines with boot-relative time only are kept\n"
 	"  --root DIR          read /dev/kmsg under DIR (default /)\n"
 	"\n"
 	"Exit status: 0 nothing above info, 1 warnings, 2 critical, 3 could not run.\n";
 
+/* Events listed of one kind, device and code. */
+struct event_key {
+	char kind[16];
+	char bus[32];
+	uint64_t code;
+	unsigned listed;
+};
+
 struct run {
 	struct gd_xid_summary sum;
 	struct gd_vec events;       /* struct gd_klog_event, up to EVENTS_CAP */
+	struct gd_vec keys;         /* struct event_key, up to EVENT_KEYS */
+	bool list;                  /* --json: keep events for events[] */
 	uint64_t dropped, untimed, nevents;
 	double since;               /* NAN: no --since */
 	double boot_to_wall;        /* live: wall = boot_s + this; NAN for files */
 };
+
+/* Is ev among the first EVENTS_PER_KEY of its kind, device and code?
+ * (Counts it when so.)  Past EVENT_KEYS keys only EVENTS_CAP limits. */
+static bool listable(struct run *r, const struct gd_klog_event *ev)
+{
+	uint64_t code = ev->code.ok ? ev->code.v : UINT64_MAX;
+	struct event_key *k;
+
+	GD_VEC_EACH(r->keys, struct event_key, it) {
+		if (it->code == code && strcmp(it->kind, ev->kind) == 0 && strcmp(it->bus, ev->pci_bus_id) == 0) {
+			if (it->listed >= EVENTS_PER_KEY)
+				return false;
+			it->listed++;
+			return true;
+		}
+	}
+	if (r->keys.n >= EVENT_KEYS)
+		return true;
+	k = (struct event_key *)gd_vec_push(&r->keys, sizeof *k);
+	GD_STRSET(k->kind, ev->kind);
+	GD_STRSET(k->bus, ev->pci_bus_id);
+	k->code = code;
+	k->listed = 1;
+	return true;
+}
 
 static void on_event(void *arg, enum gd_klog_kind kind, const struct gd_klog_event *in)
 {
@@ -72,7 +114,9 @@ static void on_event(void *arg, enum gd_klog_kind kind, const struct gd_klog_eve
 	}
 	r->nevents++;
 	gd_xid_summary_add(&r->sum, &ev);
-	if (r->events.n >= EVENTS_CAP) {
+	if (!r->list)
+		return;
+	if (r->events.n >= EVENTS_CAP || !listable(r, &ev)) {
 		r->dropped++;
 		return;
 	}
@@ -188,9 +232,7 @@ static void print_text(struct run *r, const char *origin, uint64_t lines)
 	if (r->untimed)
 		printf("note: %llu events carry only boot-relative time and were kept despite --since\n",
 		       (unsigned long long)r->untimed);
-	if (r->dropped)
-		printf("note: %llu events beyond the first %d are counted but not listed\n",
-		       (unsigned long long)r->dropped, EVENTS_CAP);
+
 }
 
 static json_t *num_or_null(struct gd_f64 v)
@@ -355,6 +397,7 @@ int gd_cli_xid(int argc, char **argv)
 		}
 	}
 	gd_xid_summary_init(&r.sum);
+	r.list = json;
 	nfiles = argc - optind;
 	gd_klog_feed_init(&f, on_event, &r, 0);
 	if (nfiles == 0) {
@@ -408,5 +451,6 @@ out:
 	json_decref(sources);
 	gd_xid_summary_release(&r.sum);
 	gd_vec_release(&r.events);
+	gd_vec_release(&r.keys);
 	return rc;
 }

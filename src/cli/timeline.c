@@ -16,6 +16,7 @@
  * the plain lines it prints to a pipe.
  */
 #include "cli/timeline.h"
+#include "model/recording.h"
 
 #include <errno.h>
 #include <math.h>
@@ -289,30 +290,32 @@ int gd_cmd_record(const struct gd_run_opts *o)
 {
 	struct gd_root root;
 	struct gd_collect_ctx ctx;
-	FILE *out;
+	struct gd_rec rec;
+	struct gd_err err;
 	bool progress = isatty(STDERR_FILENO);
 	size_t count = 0;
 	double start, next;
 	int rc = 0;
 
 	if (!o->output)
-		return fail("record: name the output file with -o FILE (e.g. -o run.jsonl)");
+		return fail("record: name the output file with -o FILE (e.g. -o run.jsonl.gz)");
 	if ((rc = sampler_open(o, &root, &ctx)) >= 0)
 		return rc;
 	rc = 0;
-	if (!(out = fopen(o->output, "a"))) {
+	gd_err_clear(&err);
+	start = next = mono();
+	if (gd_rec_open(&rec, o->output, o->max_bytes, o->max_age_s, start, &err) < 0) {
 		sampler_close(&root, &ctx);
-		return fail("%s: %s", o->output, strerror(errno));
+		return fail("%s", err.msg);
 	}
 	install_stop();
-	start = next = mono();
 	while (!stop_flag) {
 		struct gd_snapshot s;
 
 		gd_snapshot_init(&s);
 		gd_collect_all(&ctx, &s);
-		if (gd_snapshot_write_line(&s, out) < 0 || fflush(out) == EOF)
-			rc = fail("%s: writing snapshot %zu: %s", o->output, count + 1, strerror(errno));
+		if (gd_rec_write(&rec, &s, mono(), &err) < 0)
+			rc = fail("writing snapshot %zu: %s", count + 1, err.msg);
 		gd_snapshot_release(&s);
 		if (rc)
 			break;
@@ -327,12 +330,17 @@ int gd_cmd_record(const struct gd_run_opts *o)
 	}
 	if (progress)
 		fputc('\n', stderr);
-	if (fclose(out) == EOF && !rc)
-		rc = fail("%s: %s", o->output, strerror(errno));
+	if (gd_rec_close(&rec, &err) < 0 && !rc)
+		rc = fail("%s", err.msg);
 	sampler_close(&root, &ctx);
-	if (!rc)
-		fprintf(stderr, "gpudoctor: recorded %zu snapshot%s to %s%s\n", count, count == 1 ? "" : "s", o->output,
-			stop_flag ? " (stopped by a signal)" : "");
+	if (!rc) {
+		fprintf(stderr, "gpudoctor: recorded %zu snapshot%s to %s%s%s", count, count == 1 ? "" : "s", o->output,
+			rec.gz ? " (gzip)" : "", stop_flag ? " (stopped by a signal)" : "");
+		if (rec.rotations)
+			fprintf(stderr, "; rotated %u time%s (the previous file is %s.1)", rec.rotations,
+				rec.rotations == 1 ? "" : "s", o->output);
+		fputc('\n', stderr);
+	}
 	return rc;
 }
 
@@ -370,6 +378,8 @@ int gd_cmd_report(const struct gd_run_opts *o)
 		}
 		snprintf(origin + strlen(origin), sizeof origin - strlen(origin), "%s%s", i ? ", " : "", o->inputs[i]);
 	}
+	if (ser.note[0])
+		fprintf(stderr, "gpudoctor: note: %s\n", ser.note);
 	if (!ser.n) {
 		rc = fail("%s: no snapshots in the recording", origin);
 		goto out;
@@ -391,6 +401,7 @@ int gd_cmd_report(const struct gd_run_opts *o)
 	t.findings = &f;
 	t.episodes = &e;
 	t.origin = origin;
+	t.th = o->th;
 	if (o->output && !(out = fopen(o->output, "w"))) {
 		rc = fail("%s: %s", o->output, strerror(errno));
 	} else {

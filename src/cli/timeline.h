@@ -19,6 +19,7 @@ struct gd_run_opts {
 	const struct gd_thresholds *th;
 	double interval_s;           /* --interval */
 	double duration_s;           /* --duration; 0: until interrupted */
+	double max_bytes, max_age_s; /* record: --max-size, --max-age (0: none) */
 	const char *output;          /* -o */
 	bool json, text, color;
 	const char *const *inputs;   /* report: the recordings */

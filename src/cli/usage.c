@@ -22,10 +22,11 @@ static const char usage_main[] =
 	"  serve       a Prometheus exporter: /metrics, /findings, /healthz over HTTP\n"
 	"  rules       list the rules, their severities and thresholds\n"
 	"  fields      list every field of a snapshot (Markdown), from the model's field tables\n"
+	"  config      print a configuration file: every threshold, commented, with its default\n"
 	"  xid [FILE]  count the kernel log's GPU errors (Xid) per GPU and code, say what to do\n"
 	"  probe       load the GPUs on purpose (burn, memory, PCIe, P2P) and judge each one\n"
 	"  help [CMD]  show help for a command\n"
-	"  version     print the version\n"
+	"  version     print the version, the commit and the optional libraries found\n"
 	"\n"
 	"Options for every command:\n"
 	"  --root DIR          read /proc, /sys and /dev under DIR (default /)\n"
@@ -52,7 +53,8 @@ static const char usage_check[] =
 	"                      best), nvidia-smi -q, -q -x, --query-gpu CSV or its table, a kernel log\n"
 	"                      (dmesg, journalctl -k, kern.log), lspci -vv, nvidia-bug-report.log(.gz),\n"
 	"                      the job's own log (PyTorch, CUDA, NCCL, DataLoader messages: each\n"
-	"                      finding names the file:line that proved it), fragments of any of\n"
+	"                      finding names the file:line that proved it), dcgmi diag / dmon /\n"
+	"                      health output, fragments of any of\n"
 	"                      these, or a paste of several with shell prompts between them.  Files\n"
 	"                      of one host merge into one snapshot (gzip and UTF-16 are read too)\n"
 	"  --lookback DUR      kernel-log events this far back count (default 24h)\n"
@@ -84,27 +86,35 @@ static const char usage_watch[] =
 	"\n"
 	"  -i, --interval DUR  time between samples (default 500ms)\n"
 	"  -d, --duration DUR  stop after DUR (default: until q, SIGINT or SIGTERM)\n"
+	"  --lookback DUR      kernel-log events this far back count (default 24h)\n"
 	"  --root, --config, --set, --no-color, --nvml, --nvml-timeout as for every command\n";
 
 static const char usage_record[] =
 	"Usage: gpudoctor record -o FILE [--interval DUR] [--duration DUR] [OPTIONS]\n"
-	"Appends one snapshot per --interval to FILE as a JSON line, flushed at once (a crash\n"
-	"loses at most one sample).  Shows progress on a terminal; stops cleanly on SIGINT\n"
-	"(Ctrl-C) or SIGTERM.  Render the result with gpudoctor report.\n"
+	"Appends one snapshot per --interval to FILE as a JSON line, gzip-compressed unless\n"
+	"FILE ends in .jsonl (zcat reads it), flushed at once (a crash loses at most one\n"
+	"sample; report and check --from load the rest with a note).  Shows progress on a\n"
+	"terminal; stops cleanly on SIGINT (Ctrl-C) or SIGTERM.  Render it with gpudoctor report.\n"
 	"\n"
-	"  -o, --output FILE   the recording (appended to)\n"
+	"  -o, --output FILE   the recording (appended to); FILE.jsonl: plain JSON lines\n"
 	"  -i, --interval DUR  time between snapshots (default 1s)\n"
 	"  -d, --duration DUR  stop after DUR (default 10m; 0: until interrupted)\n"
+	"  --lookback DUR      kernel-log events this far back go in (default 24h)\n"
+	"  --max-size SIZE     past SIZE on disk (500M, 2G) FILE becomes FILE.1 (replacing an\n"
+	"                      older FILE.1) and a new FILE starts: at most about 2 x SIZE\n"
+	"  --max-age DUR       the same after DUR (6h, 1d)\n"
 	"  --root DIR, --nvml PATH, --nvml-timeout DUR   as for every command\n"
 	"\n"
-	"Example:  gpudoctor record -o run.jsonl --duration 30m; gpudoctor report run.jsonl -o run.html\n";
+	"Example:  gpudoctor record -o run.jsonl.gz --duration 30m; gpudoctor report run.jsonl.gz -o run.html\n";
 
 static const char usage_report[] =
 	"Usage: gpudoctor report FILE... [-o OUT] [--text | --json] [OPTIONS]\n"
-	"Renders a recording (JSON lines from gpudoctor record or snapshot): the stall\n"
-	"episodes with their cause and period, per-GPU timelines (utilisation, SM clock,\n"
-	"temperature, power), host CPU, disk I/O and network, and the findings of every rule\n"
-	"over the whole series.  The default is one self-contained HTML file (inline SVG,\n"
+	"Renders a recording (JSON lines from gpudoctor record or snapshot): the verdict,\n"
+	"a heat strip per GPU over the whole recording, one chart per metric with every GPU\n"
+	"in it (utilisation, SM clock, temperature, power, PCIe, memory; the GPUs that stand\n"
+	"out in colour), the stall episodes with their cause and period, host CPU, PSI, disk,\n"
+	"network and memory on the same time axis, and the findings of every rule over the\n"
+	"whole series.  The default is one self-contained HTML file (inline SVG, no script,\n"
 	"no network).  Exit status 0 when the report was written, 3 when it could not be.\n"
 	"\n"
 	"  -o, --output OUT    write to OUT (default standard output)\n"
@@ -130,6 +140,7 @@ static const char usage_serve[] =
 	"  -w, --window DUR    span of the rates the rules judge (default 2s; at least --interval)\n"
 	"  --probe-results FILE  export the last gpudoctor probe's results from its -o FILE\n"
 	"                      (gpudoctor_probe_*{gpu,probe}, re-read when the file changes)\n"
+	"  --lookback DUR      kernel-log events this far back count (default 24h)\n"
 	"  --root, --config, --set as for every command\n"
 	"\n"
 	"Example:  gpudoctor serve --listen 0.0.0.0:9835 --root /host\n";
@@ -144,6 +155,15 @@ static const char usage_rules[] =
 	"Lists every rule (id, severity, what it detects) and its thresholds with their\n"
 	"current values (after --config and --set), in the form --set accepts.\n";
 
+static const char usage_config[] =
+	"Usage: gpudoctor config [--config FILE] [--set RULE.KEY=VALUE...]\n"
+	"Prints a configuration file (INI) with every threshold under its rule id,\n"
+	"commented out with its default and explained; a value in force (after --config\n"
+	"and --set) that differs from the default is written uncommented.  The installed\n"
+	"/etc/gpudoctor.conf is `gpudoctor config --config /dev/null`.\n"
+	"\n"
+	"Example:  gpudoctor config --config old.conf > new.conf   (old settings, current keys)\n";
+
 const char *gd_cli_usage(const char *cmd)
 {
 	if (!cmd)
@@ -156,6 +176,8 @@ const char *gd_cli_usage(const char *cmd)
 		return usage_rules;
 	if (strcmp(cmd, "fields") == 0)
 		return usage_fields;
+	if (strcmp(cmd, "config") == 0)
+		return usage_config;
 	if (strcmp(cmd, "xid") == 0)
 		return gd_usage_xid;
 	if (strcmp(cmd, "probe") == 0)

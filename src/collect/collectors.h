@@ -46,6 +46,7 @@ GD_PARSER_FN(proc_pressure_cpu)
 GD_PARSER_FN(proc_pressure_memory)
 GD_PARSER_FN(proc_pressure_io)
 GD_PARSER_FN(proc_meminfo)
+GD_PARSER_FN(proc_zoneinfo)      /* the zones' low watermarks into mem.low_watermark_bytes (proc_meminfo.c) */
 GD_PARSER_FN(proc_vmstat)
 GD_PARSER_FN(proc_diskstats)
 GD_PARSER_FN(proc_mounts)

@@ -74,5 +74,6 @@ const struct gd_parser gd_parsers[] = {
 	{ "offline lspci", gd_parse_lspci },
 	{ "offline paste", gd_parse_offline_paste },
 	{ "offline job log", gd_parse_joblog },
+	{ "offline dcgmi", gd_parse_dcgmi },
 };
 const size_t gd_nparsers = N(gd_parsers);

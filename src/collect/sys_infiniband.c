@@ -13,7 +13,9 @@
  * port_xmit_data and port_rcv_data count units of 4 octets (IB PortCounters),
  * so they are multiplied by 4 into bytes.  A port whose state or rate cannot
  * be parsed is kept with that field absent and the collector says partial.
- * Counters a driver does not provide are absent.  No /sys/class/infiniband
+ * Counters a driver does not provide are absent, and so are those that
+ * read "N/A (no PMA)" (ib_core's show_pma_counter for a device without a
+ * performance-management agent, e.g. i40iw).  No /sys/class/infiniband
  * (no RDMA driver loaded) is absent, not an error.  See FACTS.md §4.10.
  */
 #include "collect/collectors.h"
@@ -113,6 +115,8 @@ static bool read_port(const struct gd_root *root, const char *dev, const char *p
 
 		snprintf(path, sizeof path, "sys/class/infiniband/%s/ports/%s/counters/%s", dev, port, c->file);
 		rc = gd_root_read_u64(root, path, &v);
+		if (rc == -EINVAL && gd_root_read_line(root, path, text, sizeof text) == 0 && strncmp(text, "N/A", 3) == 0)
+			continue;   /* "N/A (no PMA)": the device has no performance counters */
 		if (rc == 0 && v <= UINT64_MAX / c->mult) {
 			gd_u64_set((struct gd_u64 *)((char *)p + c->offset), v * c->mult);
 		} else if ((rc == -EINVAL || rc == -ERANGE || rc == 0) && ok) {

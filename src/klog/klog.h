@@ -73,6 +73,23 @@ enum gd_klog_kind gd_klog_parse_line_ex(const char *line, size_t n, struct gd_kl
 
 /* ---- streaming: lines in, events out ------------------------------------ */
 
+/*
+ * mktime() of local times, kept by the hour: glibc's mktime() stats
+ * /etc/localtime on every call when TZ is unset, a system call per line
+ * for syslog stamps.  A time is the hour's start plus minutes and seconds,
+ * for hours whose last second is 3599 s after their first (an hour in
+ * which the zone changes is always asked of mktime).  Two entries: a yearless syslog stamp
+ * is first computed for 2000, then for its real year.
+ */
+struct gd_klog_tcache {
+	struct {
+		int year, mon, mday, hour;
+		long long base;
+		bool ok;
+	} e[2];
+	unsigned next;
+};
+
 typedef void (*gd_klog_event_fn)(void *arg, enum gd_klog_kind kind, const struct gd_klog_event *ev);
 
 /* The scanner's state between lines: what the multi-line forms need. */
@@ -93,6 +110,7 @@ struct gd_klog_feed {
 	uint64_t oom_pid;
 	int year_base;            /* year added to syslog lines without one */
 	int last_mon;             /* month of the previous yearless line, to spot a new year */
+	struct gd_klog_tcache tc; /* local times by the hour */
 };
 
 void gd_klog_feed_init(struct gd_klog_feed *f, gd_klog_event_fn emit, void *arg, double now_wall);

@@ -136,13 +136,45 @@ static inline bool gd_kc_keyed_u64(const char *p, const char *e, const char *key
 }
 
 /* ---- time stamps (stamp.c): each eats its prefix and fills ev's times ---- */
+/* tc (may be NULL) keeps mktime()'s answers by the hour (klog.h). */
 
+struct tm;
+/* Local time tm (tm_isdst is set to -1) in seconds since the epoch, -1 if
+ * it has none. */
+double gd__klog_mktime(struct tm *tm, struct gd_klog_tcache *tc);
 bool gd__klog_boot_stamp(struct gd_kcur *c, struct gd_klog_event *ev);   /* [ 5023.456789] */
 bool gd__klog_kmsg_prefix(struct gd_kcur *c, struct gd_klog_event *ev);  /* 4,1234,5023456789,-; */
-bool gd__klog_ctime_stamp(struct gd_kcur *c, struct gd_klog_event *ev);  /* [Mon Nov 30 01:02:03 2026] */
-bool gd__klog_iso_stamp(struct gd_kcur *c, struct gd_klog_event *ev);    /* 2026-11-30T01:02:03+01:00 */
-bool gd__klog_syslog_stamp(struct gd_kcur *c, struct gd_klog_event *ev, bool *no_year); /* Nov 30 01:02:03 */
+bool gd__klog_ctime_stamp(struct gd_kcur *c, struct gd_klog_event *ev, struct gd_klog_tcache *tc); /* [Mon Nov 30 01:02:03 2026] */
+bool gd__klog_iso_stamp(struct gd_kcur *c, struct gd_klog_event *ev, struct gd_klog_tcache *tc);   /* 2026-11-30T01:02:03+01:00 */
+bool gd__klog_syslog_stamp(struct gd_kcur *c, struct gd_klog_event *ev, bool *no_year, struct gd_klog_tcache *tc); /* Nov 30 01:02:03 */
 bool gd__klog_kernel_tag(struct gd_kcur *c);                             /* HOST kernel: */
+
+/* gd_klog_parse_line_ex with a time cache (the scanner's). */
+enum gd_klog_kind gd__klog_parse_line_tc(const char *line, size_t n, struct gd_klog_event *ev, bool *no_year,
+					 struct gd_klog_tcache *tc);
+
+/* ---- the scan without the parse (scan.c, for input.c's parallel scan) ---- */
+
+struct gd__klog_cand {
+	const char *p;
+	size_t n;
+};
+
+struct gd__klog_scan {
+	uint64_t lines;               /* newlines seen (added to) */
+	struct gd__klog_cand *c;      /* the lines gd_klog_feed_buf would parse, in order */
+	size_t n, cap;
+	const char *stop;             /* NULL, or where c[] filled up: the rest is not scanned */
+};
+
+/* What gd_klog_feed_buf does to buf, less the parse: the lines it would
+ * parse go to s->c (feed them with gd_klog_feed_line, in order), the
+ * newlines to s->lines.  Touches nothing but s. */
+void gd__klog_scan_buf(struct gd__klog_scan *s, const char *buf, size_t len);
+
+/* gd_klog_read_fd with a given number of scanning threads for a mapped
+ * file (0: none; -1: by the file's size and the CPUs, as gd_klog_read_fd). */
+int gd__klog_read_fd_workers(struct gd_klog_feed *f, int fd, const char *name, struct gd_err *err, int workers);
 
 /* ---- host messages (parse_host.c): c holds the message, prefixes gone ---- */
 

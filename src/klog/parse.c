@@ -428,7 +428,7 @@ static bool padded_field(struct gd_kcur *c, const char *const *w, size_t nw)
 }
 
 /* "[2026-04-22T21:30:51.52643656Z]: " of a forwarded line: the wall time. */
-static bool bracket_iso(struct gd_kcur *c, struct gd_klog_event *ev)
+static bool bracket_iso(struct gd_kcur *c, struct gd_klog_event *ev, struct gd_klog_tcache *tc)
 {
 	const char *close = c->p < c->e && *c->p == '[' ? memchr(c->p, ']', (size_t)(c->e - c->p)) : NULL;
 	char buf[48];
@@ -440,7 +440,7 @@ static bool bracket_iso(struct gd_kcur *c, struct gd_klog_event *ev)
 	memcpy(buf, c->p + 1, n);
 	buf[n] = ' ';
 	t = (struct gd_kcur){ buf, buf + n + 1 };
-	if (!gd__klog_iso_stamp(&t, ev))
+	if (!gd__klog_iso_stamp(&t, ev, tc))
 		return false;
 	c->p = close + 1;
 	gd_kc_eat(c, ":");
@@ -455,7 +455,7 @@ static bool bracket_iso(struct gd_kcur *c, struct gd_klog_event *ev)
  *   1 2026-04-22T21:30:51.526Z host kernel - - - MSG   RFC 5424 (its <PRI> skipped)
  * true when one was taken off (c is then past it); false for a line of
  * another program (RFC 5424 with an APP-NAME other than kernel). */
-static bool front_end(struct gd_kcur *c, struct gd_klog_event *ev, bool *other)
+static bool front_end(struct gd_kcur *c, struct gd_klog_event *ev, bool *other, struct gd_klog_tcache *tc)
 {
 	static const char *const fac[] = { "kern", "user", "mail", "daemon", "auth", "syslog", "lpr", "news",
 					   "uucp", "cron", "authpriv", "ftp", "local0", "local1", "local2",
@@ -474,12 +474,12 @@ static bool front_end(struct gd_kcur *c, struct gd_klog_event *ev, bool *other)
 	if ((m = gd_kc_find(t.p, t.e < t.p + 80 ? t.e : t.p + 80, ": kern: ")) && !memchr(t.p, ' ', (size_t)(m - t.p))) {
 		t.p = m + 8;
 		if (padded_field(&t, lvl, sizeof lvl / sizeof lvl[0]))
-			bracket_iso(&t, ev);
+			bracket_iso(&t, ev, tc);
 		*c = t;
 		return true;
 	}
 	t = *c;
-	if (gd_kc_eat(&t, "1 ") && gd__klog_iso_stamp(&t, ev)) {
+	if (gd_kc_eat(&t, "1 ") && gd__klog_iso_stamp(&t, ev, tc)) {
 		const char *f[5];
 
 		for (int i = 0; i < 4; i++) { /* HOSTNAME APP-NAME PROCID MSGID */
@@ -518,6 +518,12 @@ static bool other_program(struct gd_kcur c)
 
 enum gd_klog_kind gd_klog_parse_line_ex(const char *line, size_t n, struct gd_klog_event *ev, bool *no_year)
 {
+	return gd__klog_parse_line_tc(line, n, ev, no_year, NULL);
+}
+
+enum gd_klog_kind gd__klog_parse_line_tc(const char *line, size_t n, struct gd_klog_event *ev, bool *no_year,
+					 struct gd_klog_tcache *tc)
+{
 	bool other;
 	struct gd_kcur c = { line, line + n };
 	enum gd_klog_kind k;
@@ -531,14 +537,14 @@ enum gd_klog_kind gd_klog_parse_line_ex(const char *line, size_t n, struct gd_kl
 	while (c.p < c.e && (*c.p == ' ' || *c.p == '\t'))
 		c.p++;
 	syslog_priority(&c);
-	if (front_end(&c, ev, &other)) {
+	if (front_end(&c, ev, &other, tc)) {
 		if (!ev->wall_time_s.ok && c.p < c.e && *c.p == '[' && !gd__klog_boot_stamp(&c, ev))
-			gd__klog_ctime_stamp(&c, ev);
+			gd__klog_ctime_stamp(&c, ev, tc);
 	} else if (other) {
 		ev->wall_time_s.ok = false;
 		return GD_KLOG_NONE;
 	} else if (c.p < c.e && isdigit((unsigned char)*c.p)) {
-		if (!gd__klog_kmsg_prefix(&c, ev) && gd__klog_iso_stamp(&c, ev)) {
+		if (!gd__klog_kmsg_prefix(&c, ev) && gd__klog_iso_stamp(&c, ev, tc)) {
 			if (!gd__klog_kernel_tag(&c) && other_program(c)) {
 				ev->wall_time_s.ok = false;
 				return GD_KLOG_NONE;
@@ -547,8 +553,8 @@ enum gd_klog_kind gd_klog_parse_line_ex(const char *line, size_t n, struct gd_kl
 		}
 	} else if (c.p < c.e && *c.p == '[') {
 		if (!gd__klog_boot_stamp(&c, ev))
-			gd__klog_ctime_stamp(&c, ev);
-	} else if (gd__klog_syslog_stamp(&c, ev, no_year)) {
+			gd__klog_ctime_stamp(&c, ev, tc);
+	} else if (gd__klog_syslog_stamp(&c, ev, no_year, tc)) {
 		if (!gd__klog_kernel_tag(&c)) {
 			ev->wall_time_s.ok = false;
 			if (no_year)

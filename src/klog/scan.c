@@ -22,14 +22,26 @@
  *   "Killed process"   Ki       OOM kills (global and cgroup)
  *   "oom-kill:"        m-       the OOM report's constraint line
  *   "INFO: task"       O:       hung tasks
- *   "EDAC "            ED       memory-controller errors
+ *   "EDAC "            DA       memory-controller errors
  *   "[Hardware Error]" [H       machine checks
  *   "Machine", "Uncorrected"  Ma, Un     machine checks
  *   "Fatal machine check"     Fa         the panic line
  *
  * The scanner itself holds no buffer: lines are parsed where they lie.
+ *
+ * Decoys.  On a busy node about one line in ten is a driver line that is
+ * no event (module loads, version mismatches, nvAssert/nvCheck spam, board
+ * serials, nvswitch probing), and parsing each (its prefixes, its time
+ * stamp, a dozen searches) would cost more than reading the file.  So an
+ * "NVRM: " line is parsed only when what follows the marker opens an
+ * event ("Xid (", "GPU at ", "The NVIDIA GPU ") or the line holds one of
+ * the words without which parse.c finds nothing in a driver line
+ * (needs[] below, found with the same filter over the line); otherwise
+ * the scan goes on after the marker, so that any other marker on the line
+ * still has its line parsed.  parse.c's message() and nvrm() are what
+ * needs[] must cover: a line that needs[] rejects parses to nothing.
  */
-#include "klog/klog.h"
+#include "klog/lineparse.h"
 
 #include <string.h>
 #include <time.h>
@@ -45,35 +57,62 @@ struct marker {
 
 static const struct marker markers[] = {
 	{ "NVRM: ", 6, 2, 0 },
-	{ "Xid (", 5, 0, 0 },
-	{ "AER:", 4, 0, 1 },
+	{ "Xid (", 5, 0, 1 },
+	{ "AER:", 4, 0, 2 },
 	{ "PCIe Bus Error", 14, 2, 2 },
 	{ "PCIe bandwidth", 14, 2, 2 },
-	{ "Killed process", 14, 0, 3 },
-	{ "INFO: task", 10, 3, 4 },
-	{ "EDAC ", 5, 0, 5 },
-	{ "Fatal machine check", 19, 0, 5 },
-	{ "Machine", 7, 0, 6 },
+	{ "Killed process", 14, 0, 1 },
+	{ "INFO: task", 10, 3, 3 },
+	{ "EDAC ", 5, 1, 4 },
+	{ "Fatal machine check", 19, 0, 4 },
+	{ "Machine", 7, 0, 5 },
 	{ "Uncorrected", 11, 0, 6 },
 	{ "oom-kill:", 9, 2, 7 },
 	{ "[Hardware Error]", 16, 0, 7 },
 };
 #define NMARKERS (sizeof markers / sizeof markers[0])
+#define M_NVRM 0   /* markers[M_NVRM] is "NVRM: " */
+
+/* What an "NVRM: " line must hold, besides another marker, for parse.c to
+ * find an event in it (nvrm(): fallen off the bus, RmInitAdapter failed,
+ * the probe routine, NV_ERR_RESET_REQUIRED, GSP-CrashCat and the time-out
+ * words; message(): "mce: " and "achine check"/"achine Check" for a
+ * driver marker past its first 48 bytes). */
+static const struct marker needs[] = {
+	{ "fallen off the bus", 18, 8, 0 },
+	{ "Adapter failed", 14, 1, 1 },
+	{ "adapter failed", 14, 1, 1 },
+	{ "probe routine failed", 20, 0, 2 },
+	{ "NV_ERR_RESET_REQUIRED", 21, 14, 3 },
+	{ "GSP-CrashCat", 12, 2, 3 },
+	{ "timeout", 7, 1, 4 },
+	{ "timed out", 9, 1, 4 },
+	{ "timedout", 8, 1, 4 },
+	{ "Timeout", 7, 0, 5 },
+	{ "TIMEOUT", 7, 0, 5 },
+	{ "mce: ", 5, 0, 6 },
+	{ "achine ", 7, 2, 7 },
+};
+#define NNEEDS (sizeof needs / sizeof needs[0])
 
 /* The nibble tables: for byte 0 and byte 1 of an anchor, low and high
- * nibble, which buckets accept it.  Built from markers[] on each call
- * (cheap, and no mutable static). */
+ * nibble, which buckets accept it.  Built from markers[] and needs[] on
+ * each call (cheap, and no mutable static). */
 struct tables {
 	unsigned char lo0[16], hi0[16], lo1[16], hi1[16];
 };
 
-static void tables_build(struct tables *t)
+struct filters {
+	struct tables mark, need;
+};
+
+static void tables_build(struct tables *t, const struct marker *set, size_t n)
 {
 	memset(t, 0, sizeof *t);
-	for (size_t i = 0; i < NMARKERS; i++) {
-		unsigned char a = (unsigned char)markers[i].lit[markers[i].anchor];
-		unsigned char b = (unsigned char)markers[i].lit[markers[i].anchor + 1];
-		unsigned char bit = (unsigned char)(1u << markers[i].bucket);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char a = (unsigned char)set[i].lit[set[i].anchor];
+		unsigned char b = (unsigned char)set[i].lit[set[i].anchor + 1];
+		unsigned char bit = (unsigned char)(1u << set[i].bucket);
 
 		t->lo0[a & 15] |= bit;
 		t->hi0[a >> 4] |= bit;
@@ -122,12 +161,10 @@ static void fix_year(struct gd_klog_feed *f, struct gd_klog_event *ev)
 
 	localtime_r(&t, &tm);
 	tm.tm_year = f->year_base - 1900;
-	tm.tm_isdst = -1;
-	w = (double)mktime(&tm);
+	w = gd__klog_mktime(&tm, &f->tc);
 	if (w > f->now_wall + 2 * 86400) {
 		tm.tm_year--;
-		tm.tm_isdst = -1;
-		w = (double)mktime(&tm);
+		w = gd__klog_mktime(&tm, &f->tc);
 	}
 	ev->wall_time_s.v = w + frac;
 }
@@ -152,7 +189,7 @@ void gd_klog_feed_line(struct gd_klog_feed *f, const char *line, size_t n)
 	enum gd_klog_kind k;
 
 	f->marked++;
-	k = gd_klog_parse_line_ex(line, n, &ev, &no_year);
+	k = gd__klog_parse_line_tc(line, n, &ev, &no_year, &f->tc);
 	if (k == GD_KLOG_NONE)
 		return;
 	if (no_year)
@@ -219,23 +256,95 @@ void gd_klog_feed_line(struct gd_klog_feed *f, const char *line, size_t n)
 	f->pend_kind = k;
 }
 
-/* Is there a marker whose anchor starts at p (bucket bits b)? */
-static bool verify(const char *buf, const char *p, const char *end, unsigned b)
+/* The first of set's strings whose anchor starts at p (bucket bits b),
+ * inside [buf, end); -1 when none. */
+static int verify_in(const struct marker *set, size_t n, const char *buf, const char *p, const char *end, unsigned b)
 {
-	for (size_t i = 0; i < NMARKERS; i++) {
-		const struct marker *m = &markers[i];
+	for (size_t i = 0; i < n; i++) {
+		const struct marker *m = &set[i];
 		const char *s = p - m->anchor;
 
 		if (!(b & (1u << m->bucket)) || s < buf || s + m->len > end)
 			continue;
 		if (memcmp(s, m->lit, m->len) == 0)
+			return (int)i;
+	}
+	return -1;
+}
+
+static int verify(const char *buf, const char *p, const char *end, unsigned b)
+{
+	return verify_in(markers, NMARKERS, buf, p, end, b);
+}
+
+static inline unsigned bucket_bits(const struct tables *t, const unsigned char *u)
+{
+	return t->lo0[u[0] & 15] & t->hi0[u[0] >> 4] & t->lo1[u[1] & 15] & t->hi1[u[1] >> 4];
+}
+
+/* Is one of needs[] inside [s, e), its anchor at from or later?  The
+ * scalar filter. */
+static bool needs_scalar(const struct tables *t, const char *s, const char *from, const char *e)
+{
+	for (const char *p = from; p + 1 < e; p++) {
+		unsigned b = bucket_bits(t, (const unsigned char *)p);
+
+		if (b && verify_in(needs, NNEEDS, s, p, e, b) >= 0)
 			return true;
 	}
 	return false;
 }
 
-/* Parses the line around p and returns where the next line starts. */
-static const char *take_line(struct gd_klog_feed *f, const char *buf, const char *p, const char *end)
+static bool at(const char *p, const char *end, const char *lit, size_t n)
+{
+	return (size_t)(end - p) >= n && memcmp(p, lit, n) == 0;
+}
+
+/* The line [s, e) holds "NVRM: " at m: can parse.c find an event in it?
+ * (See "Decoys" above.)  any(t, s, e) looks for needs[]. */
+static bool nvrm_worth(const char *m, const char *s, const char *e, bool (*any)(const struct tables *, const char *,
+										 const char *, const char *),
+		       const struct tables *need, const char *lim)
+{
+	const char *a = m + 6;
+
+	if (at(a, e, "Xid (", 5) || at(a, e, "GPU at ", 7) || at(a, e, "The NVIDIA GPU ", 15))
+		return true;
+	return any(need, s, e, lim);
+}
+
+/* Bounds of the line around p in [buf, end). */
+static const char *line_start(const char *buf, const char *p)
+{
+	const char *nl = p > buf ? memrchr(buf, '\n', (size_t)(p - buf)) : NULL;
+
+	return nl ? nl + 1 : buf;
+}
+
+static const char *line_end(const char *p, const char *end)
+{
+	const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+	return nl ? nl : end;
+}
+
+static bool needs_scalar_lim(const struct tables *t, const char *s, const char *e, const char *lim)
+{
+	(void)lim;
+	return needs_scalar(t, s, s, e);
+}
+
+/* Where the lines the filter picks go: parsed now (f), or kept for the
+ * caller to parse in order later (s: input.c's parallel scan). */
+struct sink {
+	struct gd_klog_feed *f;
+	struct gd__klog_scan *s;
+	uint64_t *lines;
+};
+
+/* Parses (or keeps) the line around p and returns where the next line
+ * starts; NULL when the sink is full (s->stop is then the line's start). */
+static const char *take_line(struct sink *k, const char *buf, const char *p, const char *end)
 {
 	const char *s = p, *e = memchr(p, '\n', (size_t)(end - p));
 
@@ -243,7 +352,16 @@ static const char *take_line(struct gd_klog_feed *f, const char *buf, const char
 		s--;
 	if (!e)
 		e = end;
-	gd_klog_feed_line(f, s, (size_t)(e - s));
+	if (k->f) {
+		gd_klog_feed_line(k->f, s, (size_t)(e - s));
+	} else if (k->s->n < k->s->cap) {
+		k->s->c[k->s->n].p = s;
+		k->s->c[k->s->n].n = (size_t)(e - s);
+		k->s->n++;
+	} else {
+		k->s->stop = s;
+		return NULL;
+	}
 	return e < end ? e + 1 : end;
 }
 
@@ -260,27 +378,34 @@ static size_t count_nl_scalar(const char *p, const char *e)
 
 /* The scalar filter: the same buckets, a byte at a time, over
  * [from, end); lines may start as early as base. */
-static void feed_scalar(struct gd_klog_feed *f, const struct tables *t, const char *base, const char *from,
+static void feed_scalar(struct sink *k, const struct filters *t, const char *base, const char *from,
 			const char *end)
 {
 	const unsigned char *u = (const unsigned char *)from;
 	const char *p = from;
 	size_t len = (size_t)(end - from), i = 0;
+	int mi;
 
 	while (i + 1 < len) {
-		unsigned b = t->lo0[u[i] & 15] & t->hi0[u[i] >> 4] & t->lo1[u[i + 1] & 15] & t->hi1[u[i + 1] >> 4];
+		unsigned b = bucket_bits(&t->mark, u + i);
 
-		if (b && verify(base, from + i, end, b)) {
-			const char *next = take_line(f, base, from + i, end);
+		if (b && (mi = verify(base, from + i, end, b)) >= 0 &&
+		    (mi != M_NVRM || nvrm_worth(from + i - markers[M_NVRM].anchor, line_start(base, from + i),
+						 line_end(from + i, end), needs_scalar_lim, &t->need, end))) {
+			const char *next = take_line(k, base, from + i, end);
 
-			f->lines += count_nl_scalar(p, next);
+			if (!next) {
+				*k->lines += count_nl_scalar(p, k->s->stop);
+				return;
+			}
+			*k->lines += count_nl_scalar(p, next);
 			p = next;
 			i = (size_t)(next - from);
 			continue;
 		}
 		i++;
 	}
-	f->lines += count_nl_scalar(p, end);
+	*k->lines += count_nl_scalar(p, end);
 }
 
 #if defined(__x86_64__)
@@ -309,9 +434,43 @@ __attribute__((target("avx2"))) static inline size_t lane_sum(__m256i acc)
 			_mm256_extract_epi64(s, 3));
 }
 
-__attribute__((target("avx2"))) static void feed_avx2(struct gd_klog_feed *f, const struct tables *t,
-						       const char *buf, size_t len)
+/* Is one of needs[] inside [s, e)?  32 bytes a step while the loads stay
+ * below lim, then the scalar filter. */
+__attribute__((target("avx2"))) static bool needs_avx2(const struct tables *t, const char *s, const char *e,
+							const char *lim)
 {
+	const __m256i lo0 = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)t->lo0));
+	const __m256i hi0 = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)t->hi0));
+	const __m256i lo1 = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)t->lo1));
+	const __m256i hi1 = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)t->hi1));
+	const __m256i nib = _mm256_set1_epi8(0x0f), zero = _mm256_setzero_si256();
+	const char *p = s;
+
+	for (; p + 1 < e && p + 33 <= lim; p += 32) {
+		__m256i v0, m = pairs32(p, lo0, hi0, lo1, hi1, nib, &v0);
+		uint32_t cand = ~(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(m, zero));
+		unsigned char bits[32];
+
+		if (e - p - 1 < 32)
+			cand &= (1u << (e - p - 1)) - 1;
+		if (!cand)
+			continue;
+		_mm256_storeu_si256((__m256i *)bits, m);
+		while (cand) {
+			unsigned j = (unsigned)__builtin_ctz(cand);
+
+			cand &= cand - 1;
+			if (verify_in(needs, NNEEDS, s, p + j, e, bits[j]) >= 0)
+				return true;
+		}
+	}
+	return needs_scalar(t, s, p, e);
+}
+
+__attribute__((target("avx2"))) static void feed_avx2(struct sink *k, const struct filters *ft, const char *buf,
+						       size_t len)
+{
+	const struct tables *t = &ft->mark;
 	const __m256i lo0 = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)t->lo0));
 	const __m256i hi0 = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)t->hi0));
 	const __m256i lo1 = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)t->lo1));
@@ -340,9 +499,17 @@ __attribute__((target("avx2"))) static void feed_avx2(struct gd_klog_feed *f, co
 				unsigned j = (unsigned)__builtin_ctzll(cand);
 
 				cand &= cand - 1;
-				if (verify(buf, buf + i + j, end, bits[j])) {
-					const char *next = take_line(f, buf, buf + i + j, end);
+				int mi = verify(buf, buf + i + j, end, bits[j]);
 
+				if (mi >= 0 && (mi != M_NVRM ||
+						nvrm_worth(buf + i + j - markers[M_NVRM].anchor, line_start(buf, buf + i + j),
+							   line_end(buf + i + j, end), needs_avx2, &ft->need, end))) {
+					const char *next = take_line(k, buf, buf + i + j, end);
+
+					if (!next) {
+						*k->lines += lines + lane_sum(acc) + count_nl_scalar(buf + i, k->s->stop);
+						return;
+					}
 					lines += lane_sum(acc) + count_nl_scalar(buf + i, next);
 					acc = zero;
 					in_acc = 0;
@@ -361,22 +528,38 @@ __attribute__((target("avx2"))) static void feed_avx2(struct gd_klog_feed *f, co
 		}
 next_block:;
 	}
-	f->lines += lines + lane_sum(acc);
+	*k->lines += lines + lane_sum(acc);
 	if (i < len)
-		feed_scalar(f, t, buf, buf + i, end);
+		feed_scalar(k, ft, buf, buf + i, end);
 }
 #endif
 
-void gd_klog_feed_buf(struct gd_klog_feed *f, const char *buf, size_t len)
+static void scan(struct sink *k, const char *buf, size_t len)
 {
-	struct tables t;
+	struct filters t;
 
-	tables_build(&t);
+	tables_build(&t.mark, markers, NMARKERS);
+	tables_build(&t.need, needs, NNEEDS);
 #if defined(__x86_64__)
 	if (__builtin_cpu_supports("avx2")) {
-		feed_avx2(f, &t, buf, len);
+		feed_avx2(k, &t, buf, len);
 		return;
 	}
 #endif
-	feed_scalar(f, &t, buf, buf, buf + len);
+	feed_scalar(k, &t, buf, buf, buf + len);
+}
+
+void gd_klog_feed_buf(struct gd_klog_feed *f, const char *buf, size_t len)
+{
+	struct sink k = { f, NULL, &f->lines };
+
+	scan(&k, buf, len);
+}
+
+void gd__klog_scan_buf(struct gd__klog_scan *s, const char *buf, size_t len)
+{
+	struct sink k = { NULL, s, &s->lines };
+
+	s->stop = NULL;
+	scan(&k, buf, len);
 }

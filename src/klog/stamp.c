@@ -50,7 +50,7 @@ static bool hms(struct gd_kcur *c, struct tm *tm, double *frac)
 	return true;
 }
 
-static double local_time(struct tm *tm)
+static double local_time_raw(struct tm *tm)
 {
 	time_t t;
 
@@ -58,6 +58,40 @@ static double local_time(struct tm *tm)
 	t = mktime(tm);
 	return t == (time_t)-1 ? -1 : (double)t;
 }
+
+double gd__klog_mktime(struct tm *tm, struct gd_klog_tcache *tc)
+{
+	struct tm h;
+	double b;
+	unsigned i;
+
+	if (!tc || tm->tm_min < 0 || tm->tm_min > 59 || tm->tm_sec < 0 || tm->tm_sec > 60)
+		return local_time_raw(tm);
+	for (i = 0; i < 2; i++)
+		if (tc->e[i].ok && tc->e[i].hour == tm->tm_hour && tc->e[i].mday == tm->tm_mday &&
+		    tc->e[i].mon == tm->tm_mon && tc->e[i].year == tm->tm_year)
+			return (double)(tc->e[i].base + tm->tm_min * 60 + tm->tm_sec);
+	h = *tm;
+	h.tm_min = 0;
+	h.tm_sec = 0;
+	if ((b = local_time_raw(&h)) < 0)
+		return local_time_raw(tm);
+	h = *tm;
+	h.tm_min = 59;
+	h.tm_sec = 59;
+	if (local_time_raw(&h) != b + 3599)
+		return local_time_raw(tm);   /* the zone changes inside this hour (Lord Howe: on the half hour) */
+	i = tc->next++ & 1;
+	tc->e[i].year = tm->tm_year;
+	tc->e[i].mon = tm->tm_mon;
+	tc->e[i].mday = tm->tm_mday;
+	tc->e[i].hour = tm->tm_hour;
+	tc->e[i].base = (long long)b;
+	tc->e[i].ok = true;
+	return b + tm->tm_min * 60 + tm->tm_sec;
+}
+
+
 
 /* "[ 5023.456789]" and an optional caller id "[ T812]" after it. */
 bool gd__klog_boot_stamp(struct gd_kcur *c, struct gd_klog_event *ev)
@@ -101,7 +135,7 @@ bool gd__klog_kmsg_prefix(struct gd_kcur *c, struct gd_klog_event *ev)
 }
 
 /* "[Mon Nov 30 01:02:03 2026]" (dmesg -T). */
-bool gd__klog_ctime_stamp(struct gd_kcur *c, struct gd_klog_event *ev)
+bool gd__klog_ctime_stamp(struct gd_kcur *c, struct gd_klog_event *ev, struct gd_klog_tcache *tc)
 {
 	struct gd_kcur t = *c;
 	struct tm tm;
@@ -120,7 +154,7 @@ bool gd__klog_ctime_stamp(struct gd_kcur *c, struct gd_klog_event *ev)
 	tm.tm_year = (int)y - 1900;
 	tm.tm_mon = mon;
 	tm.tm_mday = (int)d;
-	if ((w = local_time(&tm)) < 0)
+	if ((w = gd__klog_mktime(&tm, tc)) < 0)
 		return false;
 	gd_f64_set(&ev->wall_time_s, w + frac);
 	gd_kc_skip_sp(&t);
@@ -129,7 +163,7 @@ bool gd__klog_ctime_stamp(struct gd_kcur *c, struct gd_klog_event *ev)
 }
 
 /* "2026-11-30T01:02:03[.frac][Z|+0100|+01:00]" then a space. */
-bool gd__klog_iso_stamp(struct gd_kcur *c, struct gd_klog_event *ev)
+bool gd__klog_iso_stamp(struct gd_kcur *c, struct gd_klog_event *ev, struct gd_klog_tcache *tc)
 {
 	struct gd_kcur t = *c;
 	struct tm tm;
@@ -157,7 +191,7 @@ bool gd__klog_iso_stamp(struct gd_kcur *c, struct gd_klog_event *ev)
 			return false;
 		w = (double)timegm(&tm) - sign * (double)(oh * 3600 + om * 60);
 	} else {
-		if ((w = local_time(&tm)) < 0)
+		if ((w = gd__klog_mktime(&tm, tc)) < 0)
 			return false;
 	}
 	if (!gd_kc_eat(&t, " "))
@@ -168,7 +202,7 @@ bool gd__klog_iso_stamp(struct gd_kcur *c, struct gd_klog_event *ev)
 }
 
 /* "Nov 30 01:02:03[.frac] " (no year: computed for 2000). */
-bool gd__klog_syslog_stamp(struct gd_kcur *c, struct gd_klog_event *ev, bool *no_year)
+bool gd__klog_syslog_stamp(struct gd_kcur *c, struct gd_klog_event *ev, bool *no_year, struct gd_klog_tcache *tc)
 {
 	struct gd_kcur t = *c;
 	struct tm tm;
@@ -186,7 +220,7 @@ bool gd__klog_syslog_stamp(struct gd_kcur *c, struct gd_klog_event *ev, bool *no
 	tm.tm_year = 100;
 	tm.tm_mon = mon;
 	tm.tm_mday = (int)d;
-	if (no_year && (w = local_time(&tm)) >= 0) {
+	if (no_year && (w = gd__klog_mktime(&tm, tc)) >= 0) {
 		gd_f64_set(&ev->wall_time_s, w + frac);
 		*no_year = true;
 	}
@@ -248,7 +282,7 @@ int gd_klog_parse_since(const char *text, double now_wall, double *since, struct
 	tm.tm_hour = (int)h;
 	tm.tm_min = (int)mi;
 	tm.tm_sec = (int)s;
-	if ((w = local_time(&tm)) < 0)
+	if ((w = local_time_raw(&tm)) < 0)
 		goto bad;
 	*since = w;
 	return 0;

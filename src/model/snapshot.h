@@ -104,6 +104,10 @@
 	X(U64, total_bytes, "bytes", GAUGE, "MemTotal") \
 	X(U64, free_bytes, "bytes", GAUGE, "MemFree") \
 	X(U64, available_bytes, "bytes", GAUGE, "MemAvailable") \
+	X(U64, available_estimated, "", GAUGE, "1: no MemAvailable (kernel before 3.14), available_bytes estimated as the kernel's si_mem_available does") \
+	X(U64, file_lru_bytes, "bytes", GAUGE, "Active(file) + Inactive(file): the page cache the estimate counts") \
+	X(U64, slab_reclaimable_bytes, "bytes", GAUGE, "SReclaimable") \
+	X(U64, low_watermark_bytes, "bytes", GAUGE, "the zones' low watermarks (/proc/zoneinfo) the estimate kept back; absent: not read, taken as 0") \
 	X(U64, buffers_bytes, "bytes", GAUGE, "Buffers") \
 	X(U64, cached_bytes, "bytes", GAUGE, "Cached") \
 	X(U64, shmem_bytes, "bytes", GAUGE, "Shmem (tmpfs, /dev/shm)") \
@@ -398,6 +402,11 @@
 	X(U64, ecc_uncorrected_volatile, "", COUNTER, "uncorrected ECC errors since the driver loaded") \
 	X(U64, ecc_corrected_aggregate, "", COUNTER, "corrected ECC errors over the board's life") \
 	X(U64, ecc_uncorrected_aggregate, "", COUNTER, "uncorrected ECC errors over the board's life") \
+	X(U64, ecc_uncorrected_volatile_sram, "", COUNTER, "of ecc_uncorrected_volatile, those in on-chip SRAM (drivers that split SRAM and DRAM)") \
+	X(U64, ecc_uncorrected_volatile_dram, "", COUNTER, "of ecc_uncorrected_volatile, those in device memory (DRAM/HBM)") \
+	X(U64, ecc_uncorrected_aggregate_sram, "", COUNTER, "of ecc_uncorrected_aggregate, those in on-chip SRAM") \
+	X(U64, ecc_uncorrected_aggregate_dram, "", COUNTER, "of ecc_uncorrected_aggregate, those in device memory (DRAM/HBM)") \
+	X(U64, ecc_sram_threshold_exceeded, "", GAUGE, "1 when the driver says the GPU's SRAM uncorrectable errors crossed NVIDIA's threshold") \
 	X(U64, retired_pages_sbe, "pages", GAUGE, "pages retired for multiple single-bit errors") \
 	X(U64, retired_pages_dbe, "pages", GAUGE, "pages retired for a double-bit error") \
 	X(U64, retired_pages_pending, "", GAUGE, "1 when retired pages wait for a reboot") \

@@ -1,5 +1,9 @@
 #include "model/snapshot_json.h"
 
+#include <stdarg.h>
+
+#include "model/recording.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -229,10 +233,25 @@ struct gd_snapshot *gd_series_push(struct gd_series *ser)
 	return &ser->items[ser->n++];
 }
 
+static void series_note(struct gd_series *ser, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void series_note(struct gd_series *ser, const char *fmt, ...)
+{
+	size_t n = strlen(ser->note);
+	va_list ap;
+
+	if (n && n + 2 < sizeof ser->note) {
+		memcpy(ser->note + n, "; ", 3);
+		n += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(ser->note + n, sizeof ser->note - n, fmt, ap);
+	va_end(ap);
+}
+
 int gd_series_load_stream(struct gd_series *ser, FILE *f, const char *name, struct gd_err *err)
 {
 	char *line = NULL;
-	size_t cap = 0, lineno = 0;
+	size_t cap = 0, lineno = 0, before = ser->n;
 	ssize_t n;
 	int rc = 0;
 
@@ -248,6 +267,12 @@ int gd_series_load_stream(struct gd_series *ser, FILE *f, const char *name, stru
 		if (k == (size_t)n)
 			continue;
 		o = json_loadb(line, (size_t)n, JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES, &jerr);
+		if (!o && line[n - 1] != '\n' && ser->n > before) {
+			/* the last line, cut, after whole ones: an interrupted recording */
+			series_note(ser, "%s:%zu: the last line is cut (an interrupted recording?): that snapshot is left out",
+				    name, lineno);
+			break;
+		}
 		if (!o) {
 			rc = gd_err_set(err, -EINVAL, "%s:%zu:%d: %s", name, lineno, jerr.column, jerr.text);
 			break;
@@ -270,14 +295,17 @@ int gd_series_load_stream(struct gd_series *ser, FILE *f, const char *name, stru
 int gd_series_load_jsonl(struct gd_series *ser, const char *path, struct gd_err *err)
 {
 	FILE *f;
+	bool truncated = false;
 	int rc;
 
 	if (strcmp(path, "-") == 0)
 		return gd_series_load_stream(ser, stdin, "<stdin>", err);
-	f = fopen(path, "r");
+	f = gd_rec_fopen_read(path, &truncated, err);
 	if (!f)
-		return gd_err_set(err, -errno, "%s: %s", path, strerror(errno));
+		return err->code;
 	rc = gd_series_load_stream(ser, f, path, err);
 	fclose(f);
+	if (rc == 0 && truncated)
+		series_note(ser, "%s: the gzip data ends early (an interrupted recording?): what came before is loaded", path);
 	return rc;
 }

@@ -32,6 +32,7 @@ int gd_snapshot_from_json(const json_t *obj, struct gd_snapshot *s, struct gd_er
 struct gd_series {
 	struct gd_snapshot *items;
 	size_t n, cap;
+	char note[512];   /* what loading left out, and why ("": nothing): an interrupted recording */
 };
 
 void gd_series_init(struct gd_series *ser);
@@ -39,8 +40,12 @@ void gd_series_release(struct gd_series *ser);
 /* Appends a zeroed snapshot and returns it. */
 struct gd_snapshot *gd_series_push(struct gd_series *ser);
 
-/* Reads a JSONL file of snapshots ("-" = standard input) and appends them.
- * Blank lines are skipped.  Errors name file, line, column and reason. */
+/* Reads a JSONL file of snapshots ("-" = standard input), plain or gzip
+ * (by its first bytes), and appends them.  Blank lines are skipped.
+ * Errors name file, line, column and reason.  A file whose last line is
+ * cut after whole ones, or whose gzip data ends early (a recording
+ * interrupted by power loss or kill -9), loads what is whole, and
+ * ser->note says what was left out. */
 int gd_series_load_jsonl(struct gd_series *ser, const char *path, struct gd_err *err);
 /* The same from an open stream; name is used in messages. */
 int gd_series_load_stream(struct gd_series *ser, FILE *f, const char *name, struct gd_err *err);

@@ -33,13 +33,13 @@
 
 static const char *const names[GD_OFL_NKINDS] = {
 	"unknown", "snapshot", "nvidia-smi-q", "nvidia-smi-xml", "nvidia-smi-csv", "nvidia-smi", "kernel-log",
-	"lspci", "driver-version", "bug-report", "job-log",
+	"lspci", "driver-version", "bug-report", "job-log", "dcgmi",
 };
 
 static const char *const titles[GD_OFL_NKINDS] = {
 	"unknown text", "snapshot JSON lines", "nvidia-smi -q", "nvidia-smi -q -x", "nvidia-smi --query-gpu",
 	"nvidia-smi", "kernel log", "lspci -vv", "/proc/driver/nvidia/version", "nvidia-bug-report.log",
-	"job log",
+	"job log", "dcgmi",
 };
 
 const char *gd_ofl_kind_name(enum gd_ofl_kind k)
@@ -81,7 +81,8 @@ static bool q_line(struct gd_slice l)
 
 enum gd_ofl_kind gd_ofl_detect(const char *buf, size_t len)
 {
-	size_t head = len < 65536 ? len : 65536, lines = 0, qlines = 0, klines = 0, pci = 0, fails = 0, lnk = 0;
+	size_t head = len < 65536 ? len : 65536, lines = 0, qlines = 0, klines = 0, pci = 0, fails = 0, lnk = 0, trows = 0,
+	       dcgm = 0;
 	struct gd_lines it;
 	struct gd_slice l;
 	size_t i = 0;
@@ -112,8 +113,11 @@ enum gd_ofl_kind gd_ofl_detect(const char *buf, size_t len)
 		lines++;
 		if (lines == 1 && (has(t.p, t.n, "--query-gpu=") || has(t.p, t.n, "--query-compute-apps=")))
 			return GD_OFL_SMI_CSV;
-		if (lines == 1 && memchr(t.p, ',', t.n) && ofl_csv_header(t))
+		/* the header on one of the first lines (rows pasted above it, a title) */
+		if (lines <= 5 && (lines == 1 || memchr(t.p, ',', t.n)) && ofl_csv_header(t))
 			return GD_OFL_SMI_CSV;
+		trows += ofl_table_gpu_row(t);
+		dcgm += ofl_dcgmi_line(t);
 		if (ofl_contains(t, "No devices were found") || ofl_contains(t, "NVIDIA-SMI has failed") ||
 		    ofl_contains(t, "Failed to initialize NVML") || ofl_contains(t, "Unable to determine the device handle"))
 			fails++;
@@ -129,7 +133,9 @@ enum gd_ofl_kind gd_ofl_detect(const char *buf, size_t len)
 		return GD_OFL_LSPCI;
 	if (qlines >= 3 && qlines * 3 >= lines)
 		return GD_OFL_SMI_Q;
-	if (fails && lines <= 4)
+	if (dcgm)
+		return GD_OFL_DCGMI;
+	if ((fails && lines <= 4) || trows)
 		return GD_OFL_SMI_TABLE;
 	if (klines && klines * 4 >= lines)
 		return GD_OFL_KLOG;
@@ -155,6 +161,23 @@ static bool only_of(struct gd_slice t, char c, size_t min)
 	return true;
 }
 
+/* A command line: its first word is a program people run to gather
+ * evidence, or a wrapper around one. */
+static bool prompt_cmd(struct gd_slice c)
+{
+	static const char *const progs[] = { "nvidia-smi", "dmesg", "journalctl", "lspci", "cat", "grep", "egrep", "sudo",
+					     "tail", "head", "less", "zcat", "dcgmi", "python", "python3", "torchrun",
+					     "kubectl", "docker", "srun", "ssh", "nvidia-bug-report.sh", "./nvidia-smi" };
+	size_t n = 0;
+
+	while (n < c.n && c.p[n] != ' ' && c.p[n] != '\t')
+		n++;
+	for (size_t i = 0; i < sizeof progs / sizeof progs[0]; i++)
+		if (strlen(progs[i]) == n && strncmp(c.p, progs[i], n) == 0)
+			return true;
+	return false;
+}
+
 enum ofl_line ofl_line_class(struct gd_slice line, struct gd_slice *cmd)
 {
 	static const char *const elisions[] = { "[...]", "...", "\xe2\x80\xa6", "[\xe2\x80\xa6]", "<snip>", "[snip]",
@@ -175,7 +198,12 @@ enum ofl_line ofl_line_class(struct gd_slice line, struct gd_slice *cmd)
 	if (only_of(t, '_', 10) || only_of(t, '-', 10) || only_of(t, '=', 10) || only_of(t, '*', 10) ||
 	    gd_tok_prefix(t, "```") || gd_tok_prefix(t, "~~~"))
 		return OFL_LINE_RULE;
-	/* "$ cmd", "# cmd" (a root prompt or a comment) */
+	/* "$ cmd", "# cmd" (a root prompt or a comment), "> cmd" (a Windows or
+	 * PS2 prompt; "> text" is a markdown quote: text) */
+	if (t.p[0] == '>' && t.n > 2 && t.p[1] == ' ' && !prompt_cmd(gd_tok_trim((struct gd_slice){ t.p + 1, t.n - 1 })))
+		return OFL_LINE_TEXT;
+	if (gd_tok_prefix(t, "# Entity")) /* dcgmi dmon's old header, not a comment */
+		return OFL_LINE_TEXT;
 	if ((t.p[0] == '$' || t.p[0] == '#' || t.p[0] == '>') && (t.n == 1 || t.p[1] == ' ')) {
 		*cmd = gd_tok_trim((struct gd_slice){ t.p + 1, t.n - 1 });
 		return t.p[0] == '#' && !ofl_cmd_kind(*cmd) ? OFL_LINE_COMMENT : OFL_LINE_PROMPT;
@@ -191,6 +219,21 @@ enum ofl_line ofl_line_class(struct gd_slice line, struct gd_slice *cmd)
 	if (gd_tok_prefix(t, "*** ")) {
 		*cmd = gd_tok_trim((struct gd_slice){ t.p + 4, t.n - 4 });
 		return OFL_LINE_PROMPT;
+	}
+	/* "(base) [user@host:dir]$ cmd", "(venv) user@host:~$ cmd": a conda or
+	 * virtualenv name before the prompt */
+	if (t.p[0] == '(') {
+		const char *close = memchr(t.p, ')', t.n < 40 ? t.n : 40);
+
+		if (close && close + 2 < t.p + t.n && close[1] == ' ' && !memchr(t.p, ' ', (size_t)(close - t.p))) {
+			struct gd_slice rest = gd_tok_trim((struct gd_slice){ close + 1, (size_t)(t.p + t.n - close - 1) });
+			enum ofl_line c = ofl_line_class(rest, cmd);
+
+			if (c == OFL_LINE_PROMPT)
+				return c;
+			cmd->p = t.p;
+			cmd->n = 0;
+		}
 	}
 	/* "[root@host ~]# cmd" */
 	if (t.p[0] == '[') {
@@ -215,6 +258,8 @@ enum ofl_line ofl_line_class(struct gd_slice line, struct gd_slice *cmd)
 
 enum gd_ofl_kind ofl_cmd_kind(struct gd_slice cmd)
 {
+	if (ofl_contains(cmd, "dcgmi "))
+		return GD_OFL_DCGMI;
 	if (ofl_contains(cmd, "--query-gpu") || ofl_contains(cmd, "--query-compute-apps"))
 		return GD_OFL_SMI_CSV;
 	if (ofl_contains(cmd, "nvidia-smi -q -x") || ofl_contains(cmd, "nvidia-smi -x") ||

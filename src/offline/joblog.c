@@ -20,7 +20,7 @@
  *   all CUDA-capable devices are busy or unavailable            devices_busy
  *   No CUDA GPUs are available; no CUDA-capable device is detected  no_gpus
  *   an illegal memory access was encountered; device-side assert triggered;
- *     misaligned address                                           app_fault
+ *     misaligned address; a kernel's "x.cu:N: ... Assertion `c` failed." app_fault
  *   [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5,
  *     OpType=ALLREDUCE, ... Timeout(ms)=600000) ran for 600013 milliseconds
  *                                                         collective_timeout
@@ -419,6 +419,14 @@ static bool one_line(struct jl *j, struct gd_slice l, size_t lineno)
 					GD_STRSET(r->what, faults[i].what);
 				return true;
 			}
+		/* the assertion a CUDA kernel printed, before (or without) the
+		 * "device-side assert triggered" error: "Indexing.cu:1146: ...
+		 * Assertion `srcIndex < srcSelectDimSize` failed." */
+		if ((p = find(l, "Assertion `")) && find(l, "` failed") && find(l, ".cu:")) {
+			if ((r = rec(j, "app_fault", l, lineno, p)))
+				GD_STRSET(r->what, "device_assert");
+			return true;
+		}
 	}
 	if ((p = find(l, "Watchdog caught collective operation timeout"))) {
 		const char *op = find(l, "OpType=");
@@ -495,7 +503,7 @@ int gd_parse_joblog(const char *buf, size_t len, struct gd_snapshot *s, struct g
  * test_joblog checks on every fixture that this never misses a message. */
 static const char *const triggers[] = {
 	"CUDA", "ECC error", "shared memory", "</torch_", "NVIDIA driver", "busy or unavailable",
-	"illegal memory access", "device-side assert", "misaligned address", "Watchdog caught",
+	"illegal memory access", "device-side assert", "misaligned address", "Watchdog caught", "Assertion `",
 	"taking the entire process down", "terminate called", "DataLoader worker", " NCCL ",
 };
 

@@ -132,6 +132,8 @@ static int parse_kind(struct load *L, enum gd_ofl_kind kind, const char *buf, si
 		return parse_bug_header(buf, len, t, err);
 	case GD_OFL_JOBLOG:
 		return gd_parse_joblog(buf, len, t, err);
+	case GD_OFL_DCGMI:
+		return gd_parse_dcgmi(buf, len, t, err);
 	default:
 		return gd_err_set(err, -EINVAL, "not a format gpudoctor reads");
 	}
@@ -407,7 +409,7 @@ int gd_ofl_load_buf(struct gd_ofl *o, struct gd_series *jsonl, const char *buf, 
 		GD_STRSET(src->reason, "not a format gpudoctor reads");
 		rc = gd_err_set(err, len ? -EINVAL : -ENODATA,
 				"%s: %s (expected snapshot JSON lines, nvidia-smi -q, -q -x, --query-gpu CSV or table "
-				"output, a kernel log, lspci -vv, nvidia-bug-report.log or a job's log)",
+				"output, a kernel log, lspci -vv, nvidia-bug-report.log, a job's log or dcgmi output)",
 				name, len ? "line 1: not a format gpudoctor reads" : "empty");
 	} else if (L.first.msg[0]) {
 		bool none = true;

@@ -38,6 +38,7 @@ enum gd_ofl_kind {
 	GD_OFL_DRIVER,      /* /proc/driver/nvidia/version */
 	GD_OFL_BUG_REPORT,  /* nvidia-bug-report.log */
 	GD_OFL_JOBLOG,      /* the job's own log: PyTorch, CUDA, NCCL, DataLoader messages */
+	GD_OFL_DCGMI,       /* dcgmi diag, dmon, health */
 	GD_OFL_NKINDS,
 };
 
@@ -52,6 +53,8 @@ enum gd_ofl_kind gd_ofl_detect(const char *buf, size_t len);
 int gd_parse_nvsmi_q(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err);
 int gd_parse_nvsmi_xml(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err);
 int gd_parse_nvsmi_csv(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err);
+/* dcgmi diag's result table, dcgmi dmon, dcgmi health (dcgmi.c). */
+int gd_parse_dcgmi(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err);
 int gd_parse_nvsmi_table(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err);
 int gd_parse_lspci(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err);
 /* The job's own log (joblog.c): job_log[] records, lines numbered from 1. */

@@ -76,6 +76,10 @@ uint64_t ofl_cuda_version(double v);
 
 /* Strips a trailing '\r' (files saved on Windows). */
 struct gd_slice ofl_chomp(struct gd_slice s);
+/* "Yes  <===", "0   # after the crash", "71  (!!)": the value without a
+ * note a human put after it (blanks, then a mark no value of nvidia-smi has
+ * after a blank: < # ! * ( an arrow, or -- == //). */
+struct gd_slice ofl_note_cut(struct gd_slice v);
 /* Case-insensitive search of lit in s. */
 bool ofl_contains(struct gd_slice s, const char *lit);
 /* Case-insensitive equality and prefix. */

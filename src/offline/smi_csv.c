@@ -26,7 +26,13 @@
 
 #define MAX_COLS 64
 
-enum ctype { C_U64, C_F64, C_BOOL, C_STR, C_BUS, C_PSTATE, C_REASON_BIT, C_CMODE };
+enum ctype {
+	C_U64, C_F64, C_BOOL, C_STR, C_BUS, C_PSTATE, C_REASON_BIT, C_CMODE,
+	C_RECOVERY,   /* gpu_recovery_action: None, Reset, Reboot, Drain P2P, Drain and Reset */
+	C_RESET,      /* reset_status.reset_required */
+	C_DRAIN,      /* reset_status.drain_and_reset_recommended */
+	C_IGNORE,     /* a field nvidia-smi prints that no rule reads: known, not stored */
+};
 
 struct col {
 	const char *names;   /* '|'-separated query names */
@@ -44,7 +50,7 @@ static const struct col cols[] = {
 	{ "index", C_U64, G(index), NULL, 1, 0 },
 	{ "name|gpu_name", C_STR, G(name), NULL, 0, 0 },
 	{ "uuid|gpu_uuid", C_STR, G(uuid), NULL, 0, 0 },
-	{ "serial", C_STR, G(serial), NULL, 0, 0 },
+	{ "serial|gpu_serial", C_STR, G(serial), NULL, 0, 0 },
 	{ "pci.bus_id|gpu_bus_id", C_BUS, G(pci_bus_id), NULL, 0, 0 },
 	{ "persistence_mode", C_BOOL, G(persistence_mode), NULL, 0, 0 },
 	{ "compute_mode", C_CMODE, G(compute_mode), NULL, 0, 0 },
@@ -55,10 +61,10 @@ static const struct col cols[] = {
 	{ "utilization.memory", C_U64, G(util_mem_pct), "%", 1, 0 },
 	{ "memory.total", C_U64, G(mem_total_bytes), "MiB", 1048576, 0 },
 	{ "memory.used", C_U64, G(mem_used_bytes), "MiB", 1048576, 0 },
-	{ "power.draw|power.draw.average", C_F64, G(power_w), "W", 1, 0 },
+	{ "power.draw|power.draw.average|power.draw.instant", C_F64, G(power_w), "W", 1, 0 },
 	{ "power.limit|enforced.power.limit", C_F64, G(power_limit_w), "W", 1, 0 },
 	{ "power.default_limit", C_F64, G(power_default_limit_w), "W", 1, 0 },
-	{ "clocks.sm|clocks.current.sm", C_U64, G(sm_clock_mhz), "MHz", 1, 0 },
+	{ "clocks.sm|clocks.current.sm|clocks.gr|clocks.current.graphics", C_U64, G(sm_clock_mhz), "MHz", 1, 0 },
 	{ "clocks.max.sm|clocks.max.gr|clocks.max.graphics", C_U64, G(sm_clock_max_mhz), "MHz", 1, 0 },
 	{ "clocks.mem|clocks.current.memory", C_U64, G(mem_clock_mhz), "MHz", 1, 0 },
 	{ "clocks.max.mem|clocks.max.memory", C_U64, G(mem_clock_max_mhz), "MHz", 1, 0 },
@@ -74,6 +80,15 @@ static const struct col cols[] = {
 	{ "ecc.errors.uncorrected.volatile.total", C_U64, G(ecc_uncorrected_volatile), NULL, 1, 0 },
 	{ "ecc.errors.corrected.aggregate.total", C_U64, G(ecc_corrected_aggregate), NULL, 1, 0 },
 	{ "ecc.errors.uncorrected.aggregate.total", C_U64, G(ecc_uncorrected_aggregate), NULL, 1, 0 },
+	{ "ecc.errors.uncorrected.volatile.sram", C_U64, G(ecc_uncorrected_volatile_sram), NULL, 1, 0 },
+	{ "ecc.errors.uncorrected.volatile.dram|ecc.errors.uncorrected.volatile.device_memory", C_U64,
+	  G(ecc_uncorrected_volatile_dram), NULL, 1, 0 },
+	{ "ecc.errors.uncorrected.aggregate.sram", C_U64, G(ecc_uncorrected_aggregate_sram), NULL, 1, 0 },
+	{ "ecc.errors.uncorrected.aggregate.dram|ecc.errors.uncorrected.aggregate.device_memory", C_U64,
+	  G(ecc_uncorrected_aggregate_dram), NULL, 1, 0 },
+	{ "gpu_recovery_action", C_RECOVERY, G(recovery_action), NULL, 0, 0 },
+	{ "reset_status.reset_required", C_RESET, G(recovery_action), NULL, 0, 0 },
+	{ "reset_status.drain_and_reset_recommended", C_DRAIN, G(recovery_action), NULL, 0, 0 },
 	{ "retired_pages.single_bit_ecc.count|retired_pages.sbe", C_U64, G(retired_pages_sbe), NULL, 1, 0 },
 	{ "retired_pages.double_bit.count|retired_pages.dbe", C_U64, G(retired_pages_dbe), NULL, 1, 0 },
 	{ "retired_pages.pending", C_BOOL, G(retired_pages_pending), NULL, 0, 0 },
@@ -89,10 +104,24 @@ static const struct col cols[] = {
 	{ "clocks_event_reasons.sw_thermal_slowdown|clocks_throttle_reasons.sw_thermal_slowdown", C_REASON_BIT, G(clock_event_reasons), NULL, 0, 0x20 },
 	{ "clocks_event_reasons.hw_thermal_slowdown|clocks_throttle_reasons.hw_thermal_slowdown", C_REASON_BIT, G(clock_event_reasons), NULL, 0, 0x40 },
 	{ "clocks_event_reasons.hw_power_brake_slowdown|clocks_throttle_reasons.hw_power_brake_slowdown", C_REASON_BIT, G(clock_event_reasons), NULL, 0, 0x80 },
+	/* Fields of nvidia-smi --help-query-gpu that no rule reads: known, so a
+	 * header of them is nvidia-smi's, and not stored.  A name ending in
+	 * ".*" stands for its whole family (looked up after the exact names). */
+	{ "timestamp|driver_version|count|vbios_version|compute_cap|display_mode|display_active|"
+	  "addressing_mode|memory.free|memory.reserved|clocks_event_reasons.supported|"
+	  "clocks_throttle_reasons.supported|ecc.mode.pending|mig.mode.pending|power.management|"
+	  "temperature.memory|temperature.gpu.tlimit|power.min_limit|power.max_limit|clocks.video|"
+	  "clocks.max.video|utilization.encoder|utilization.decoder|utilization.jpeg|utilization.ofa|"
+	  "inforom.*|gom.*|accounting.*|driver_model.*|pci.*|pcie.*|encoder.stats.*|fbc.stats.*|"
+	  "clocks.default_applications.*|clocks.applications.*|clocks.max.*|clocks.*|clocks_event_reasons.*|"
+	  "clocks_throttle_reasons.*|clocks_event_reasons_counters.*|ecc.errors.*|retired_pages.*|"
+	  "remapped_rows.*|fabric.*|gpu_operation_mode.*|reset_status.*|protected_memory.*|platform.*|"
+	  "temperature.*|power.*|enforced.*|memory.*|utilization.*|mig.*|fan.*",
+	  C_IGNORE, 0, 0, NULL, 0, 0 },
 };
 
 /* Finds the column description of a query name ("memory.used [MiB]"). */
-static const struct col *col_of(struct gd_slice name)
+static const struct col *col_find(struct gd_slice name, bool families)
 {
 	for (size_t i = 0; i < name.n; i++)
 		if (name.p[i] == ' ' || name.p[i] == '[') {
@@ -100,19 +129,39 @@ static const struct col *col_of(struct gd_slice name)
 			break;
 		}
 	name = gd_tok_trim(name);
-	for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
-		const char *p = cols[i].names;
+	for (int family = 0; family < (families ? 2 : 1); family++)
+		for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
+			const char *p = cols[i].names;
 
-		while (*p) {
-			const char *e = strchr(p, '|');
-			size_t n = e ? (size_t)(e - p) : strlen(p);
+			while (*p) {
+				const char *e = strchr(p, '|');
+				size_t n = e ? (size_t)(e - p) : strlen(p);
+				bool fam = n > 2 && p[n - 1] == '*';
 
-			if (n == name.n && strncmp(p, name.p, n) == 0)
-				return &cols[i];
-			p += n + (e ? 1 : 0);
+				if (!family && !fam && n == name.n && strncmp(p, name.p, n) == 0)
+					return &cols[i];
+				if (family && fam && name.n > n - 1 && strncmp(p, name.p, n - 1) == 0)
+					return &cols[i];
+				p += n + (e ? 1 : 0);
+			}
 		}
-	}
 	return NULL;
+}
+
+static const struct col *col_of(struct gd_slice name)
+{
+	return col_find(name, true);
+}
+
+/* A known name that only nvidia-smi prints (not "timestamp", "count" or
+ * "name" alone, which any CSV may have). */
+static bool col_strong(struct gd_slice name, const struct col *c)
+{
+	if (!c)
+		return false;
+	if (c->type != C_IGNORE)
+		return true;
+	return memchr(name.p, '.', name.n) || memchr(name.p, '_', name.n);
 }
 
 /* Splits a CSV line at commas (nvidia-smi never quotes). */
@@ -153,11 +202,32 @@ static size_t names_from_command(struct gd_slice line, struct gd_slice *names, s
 			return split_csv((struct gd_slice){ line.p + i, j - i }, names, max);
 		}
 	}
+	/* a command cut at the front by the poster ("gpu=memory.total,... --format=csv"):
+	 * the word before --format=, after its '=' */
+	if (memmem(line.p, line.n, "--format=csv", 12)) {
+		const char *fmt = memmem(line.p, line.n, "--format=csv", 12), *w = fmt, *eq;
+
+		while (w > line.p && w[-1] == ' ')
+			w--;
+		fmt = w;
+		while (w > line.p && w[-1] != ' ')
+			w--;
+		eq = memchr(w, '=', (size_t)(fmt - w));
+		if (eq && memchr(eq, ',', (size_t)(fmt - eq))) {
+			*apps = false;
+			return split_csv((struct gd_slice){ eq + 1, (size_t)(fmt - eq - 1) }, names, max);
+		}
+	}
 	return 0;
 }
 
-static void set_col(struct gd_snapshot *s, struct gd_gpu *g, const struct col *c, struct gd_slice v, size_t ln,
-		    struct gd_tok_tally *t, struct gd_slice key)
+/* What a row says beyond struct gd_gpu's fields, settled after the row. */
+struct rowx {
+	struct gd_u64 reset, drain; /* reset_status.* */
+};
+
+static void set_col(struct gd_snapshot *s, struct gd_gpu *g, struct rowx *x, const struct col *c, struct gd_slice v,
+		    size_t ln, struct gd_tok_tally *t, struct gd_slice key)
 {
 	char *base = (char *)g + c->off;
 	struct gd_u64 b = { 0, false };
@@ -181,10 +251,10 @@ static void set_col(struct gd_snapshot *s, struct gd_gpu *g, const struct col *c
 			r = ofl_placeholder(v) ? OFL_ABSENT : OFL_BAD;
 		break;
 	case C_PSTATE: {
-		uint64_t x;
+		uint64_t ps;
 
-		if (v.n >= 2 && v.p[0] == 'P' && gd_tok_u64((struct gd_slice){ v.p + 1, v.n - 1 }, &x) && x <= 15)
-			gd_u64_set((struct gd_u64 *)(void *)base, x);
+		if (v.n >= 2 && v.p[0] == 'P' && gd_tok_u64((struct gd_slice){ v.p + 1, v.n - 1 }, &ps) && ps <= 15)
+			gd_u64_set((struct gd_u64 *)(void *)base, ps);
 		else
 			r = ofl_errval(v) ? OFL_ERRVAL : ofl_placeholder(v) ? OFL_ABSENT : OFL_BAD;
 		break;
@@ -200,6 +270,27 @@ static void set_col(struct gd_snapshot *s, struct gd_gpu *g, const struct col *c
 			}
 		break;
 	}
+	case C_RECOVERY: {
+		static const char *const acts[] = { "None", "Reset", "Reboot", "Drain P2P", "Drain and Reset" };
+		uint64_t x2;
+
+		r = ofl_errval(v) ? OFL_ERRVAL : ofl_placeholder(v) ? OFL_ABSENT : OFL_BAD;
+		for (uint64_t i = 0; i < 5; i++)
+			if (ofl_ieq(v, acts[i]) || (i == 1 && ofl_ieq(v, "GPU Reset")) ||
+			    (i == 2 && ofl_ieq(v, "Node Reboot")))
+				r = OFL_SET, gd_u64_set(&g->recovery_action, i);
+		if (r != OFL_SET && gd_tok_u64(v, &x2) && x2 <= 7)
+			r = OFL_SET, gd_u64_set(&g->recovery_action, x2);
+		break;
+	}
+	case C_RESET:
+		r = ofl_bool(v, &x->reset);
+		break;
+	case C_DRAIN:
+		r = ofl_bool(v, &x->drain);
+		break;
+	case C_IGNORE:
+		break;
 	case C_REASON_BIT:
 		r = ofl_bool(v, &b);
 		if (r == OFL_SET) {
@@ -253,7 +344,8 @@ static void app_row(struct gd_snapshot *s, struct gd_slice *names, struct gd_sli
 	t->parsed++;
 }
 
-/* True when the fields are a header: some name gpudoctor knows, or "pid". */
+/* True when the fields are a header: some name only nvidia-smi prints, or
+ * "pid" (--query-compute-apps). */
 static bool is_header(const struct gd_slice *f, size_t n, bool *apps)
 {
 	size_t known = 0;
@@ -265,89 +357,234 @@ static bool is_header(const struct gd_slice *f, size_t n, bool *apps)
 		for (size_t j = 0; j < k.n; j++)
 			if (k.p[j] == ' ' || k.p[j] == '[')
 				k.n = j;
-		known += col_of(f[i]) != NULL;
+		known += col_strong(k, col_of(f[i]));
 		if (ofl_ieq(k, "pid"))
 			*apps = true;
 	}
 	return known || *apps;
 }
 
+/* The lines time(1) prints after the output ("real\t0m0,022s"): noise. */
+static bool time_line(struct gd_slice l)
+{
+	static const char *const w[] = { "real", "user", "sys" };
+
+	for (size_t i = 0; i < 3; i++) {
+		size_t n = strlen(w[i]);
+
+		if (l.n > n + 2 && strncmp(l.p, w[i], n) == 0 && (l.p[n] == ' ' || l.p[n] == '\t') &&
+		    l.p[l.n - 1] == 's' && memchr(l.p + n, 'm', l.n - n))
+			return true;
+	}
+	return false;
+}
+
+/* A line with commas that looks like a row, not prose between rows: most
+ * of its fields are short values ("99 %", "NVIDIA A100-SXM4-80GB"), not
+ * words of a sentence. */
+static bool row_like(const struct gd_slice *f, size_t n)
+{
+	size_t values = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t blanks = 0;
+
+		for (size_t j = 0; j < f[i].n; j++)
+			blanks += f[i].p[j] == ' ';
+		values += f[i].n <= 48 && blanks <= 2;
+	}
+	return n >= 2 && values * 2 > n;
+}
+
+/* The columns a part's rows have. */
+struct header {
+	struct gd_slice names[MAX_COLS];
+	const struct col *map[MAX_COLS];
+	size_t n;
+	bool apps;
+	bool loop; /* the command repeats the query (-l, --loop, -lms, --loop-ms) */
+};
+
+static void header_set(struct header *h, const struct gd_slice *names, size_t n, bool apps)
+{
+	h->n = n > MAX_COLS ? MAX_COLS : n;
+	memcpy(h->names, names, h->n * sizeof *names);
+	for (size_t i = 0; i < h->n; i++)
+		h->map[i] = col_of(h->names[i]);
+	h->apps = apps;
+	h->loop = false;
+}
+
+/* A header line (the CSV's own, or the --query-gpu=... command line): its
+ * columns in h, true; anything else false. */
+static bool header_line(struct gd_slice line, struct header *h)
+{
+	struct gd_slice f[MAX_COLS];
+	size_t n;
+	bool apps = false;
+
+	if ((n = names_from_command(line, f, MAX_COLS, &apps)) > 0) {
+		header_set(h, f, n, apps);
+		h->loop = memmem(line.p, line.n, "--loop", 6) || memmem(line.p, line.n, " -l ", 4) ||
+			  memmem(line.p, line.n, " -lms", 5) || (line.n > 3 && memcmp(line.p + line.n - 3, " -l", 3) == 0);
+		return true;
+	}
+	/* one column: only a whole line that is one exact name ("clocks_throttle_reasons.supported") */
+	if (!memchr(line.p, ',', line.n)) {
+		struct gd_slice k = line;
+
+		for (size_t j = 0; j < k.n; j++)
+			if (k.p[j] == ' ' || k.p[j] == '[')
+				k.n = j;
+		if (!(k.n == line.n || (line.p[line.n - 1] == ']' && k.p[k.n] == ' ')) || !col_find(k, false) ||
+		    !col_strong(k, col_find(k, false)))
+			return false;
+	}
+	n = split_csv(line, f, MAX_COLS);
+	if (!is_header(f, n > MAX_COLS ? MAX_COLS : n, &apps))
+		return false;
+	header_set(h, f, n, apps);
+	return true;
+}
+
+/* The next line worth reading, trimmed; false at the end. */
+static bool next_line(struct gd_lines *it, struct gd_slice *line)
+{
+	while (gd_tok_line(it, line)) {
+		*line = gd_tok_trim(ofl_chomp(*line));
+		/* `row` (markdown inline code) and **row** (bold) as posted */
+		while (line->n >= 2 && line->p[0] == '`' && line->p[line->n - 1] == '`')
+			*line = gd_tok_trim((struct gd_slice){ line->p + 1, line->n - 2 });
+		if (line->n >= 4 && line->p[0] == '*' && line->p[1] == '*' && line->p[line->n - 1] == '*' &&
+		    line->p[line->n - 2] == '*')
+			*line = gd_tok_trim((struct gd_slice){ line->p + 2, line->n - 4 });
+		if (line->n)
+			return true;
+	}
+	return false;
+}
+
+static void gpu_row(struct gd_snapshot *s, const struct header *h, struct gd_slice *f, size_t n, size_t ln,
+		    struct gd_tok_tally *t)
+{
+	struct gd_gpu *g, tmp;
+	struct rowx x;
+
+	/* read the row into a scratch record, then add it unless the GPU is known */
+	memset(&tmp, 0, sizeof tmp);
+	memset(&x, 0, sizeof x);
+	for (size_t i = 0; i < n; i++)
+		if (h->map[i])
+			set_col(s, &tmp, &x, h->map[i], f[i], ln, t, h->names[i]);
+	if ((x.reset.ok || x.drain.ok) && !tmp.recovery_action.ok)
+		gd_u64_set(&tmp.recovery_action, x.drain.ok && x.drain.v ? 4 : x.reset.ok && x.reset.v ? 1 : 0);
+	/* only the SRAM and DRAM counts: their sum is the total */
+	if (!tmp.ecc_uncorrected_volatile.ok && (tmp.ecc_uncorrected_volatile_sram.ok || tmp.ecc_uncorrected_volatile_dram.ok))
+		gd_u64_set(&tmp.ecc_uncorrected_volatile,
+			   tmp.ecc_uncorrected_volatile_sram.v + tmp.ecc_uncorrected_volatile_dram.v);
+	if (!tmp.ecc_uncorrected_aggregate.ok &&
+	    (tmp.ecc_uncorrected_aggregate_sram.ok || tmp.ecc_uncorrected_aggregate_dram.ok))
+		gd_u64_set(&tmp.ecc_uncorrected_aggregate,
+			   tmp.ecc_uncorrected_aggregate_sram.v + tmp.ecc_uncorrected_aggregate_dram.v);
+	g = ofl_gpu_find(s, tmp.uuid, tmp.pci_bus_id);
+	/* a query repeated (-l, --loop) prints the same GPUs again: the same
+	 * index, or no identifier at all, is the same GPU, its latest row kept */
+	if (!g && !tmp.uuid[0] && !tmp.pci_bus_id[0]) {
+		GD_VEC_EACH(s->gpus, struct gd_gpu, o)
+			if ((tmp.index.ok && o->index.ok && o->index.v == tmp.index.v) || (!tmp.index.ok && h->loop))
+				g = o;
+	}
+	if (g && (tmp.index.ok || h->loop) && !tmp.uuid[0] && !tmp.pci_bus_id[0]) {
+		if (!tmp.index.ok)
+			tmp.index = g->index;
+		*g = tmp;
+	} else if (!g) {
+		g = GD_PUSH(s, gpus, struct gd_gpu);
+		*g = tmp;
+		if (!g->index.ok)
+			gd_u64_set(&g->index, s->gpus.n - 1);
+	}
+	t->parsed++;
+}
+
+/*
+ * Two passes.  The first finds the first header (the CSV's header line or
+ * the command line that names the columns): rows pasted above it have its
+ * columns too.  The second reads every row with the columns of the header
+ * above it (or the first one); a later header switches the columns (a
+ * --query-compute-apps after a --query-gpu).  Prose between rows, time(1)'s
+ * lines and a human's note after the last value are noise.
+ */
 int gd_parse_nvsmi_csv(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err)
 {
-	struct gd_slice names[MAX_COLS], f[MAX_COLS], line;
-	const struct col *map[MAX_COLS];
+	struct gd_slice f[MAX_COLS], line;
 	struct gd_tok_tally t = { 0, 0, 0, NULL };
 	struct gd_lines it;
-	size_t ncols = 0;
-	bool apps = false, from_cmd = false, data = false;
+	struct header h;
+	bool any_gpu_cols = false, known;
 	int rc;
 
+	memset(&h, 0, sizeof h);
 	gd_lines_init(&it, buf, len);
-	while (gd_tok_line(&it, &line)) {
+	while (next_line(&it, &line) && !h.n)
+		if (!gd_tok_is_binary(line.p, line.n))
+			header_line(line, &h);
+	if (!h.n) {
+		gd_lines_init(&it, buf, len);
+		while (next_line(&it, &line) && gd_tok_is_binary(line.p, line.n))
+			;
+		return gd_err_set(err, -EINVAL, "line %zu: CSV without a header naming its columns (paste the "
+				  "header, or the nvidia-smi --query-gpu=... command line before the values)",
+				  it.lineno);
+	}
+	gd_lines_init(&it, buf, len);
+	while (next_line(&it, &line)) {
+		struct header h2;
 		size_t n;
-		bool a2;
-		struct gd_gpu *g, tmp;
 
-		line = gd_tok_trim(ofl_chomp(line));
-		if (!line.n)
-			continue;
 		if (gd_tok_is_binary(line.p, line.n)) {
 			gd_tok_tally_skip(&t, it.lineno, "binary bytes");
 			continue;
 		}
-		if (!ncols && (ncols = names_from_command(line, names, MAX_COLS, &apps)) > 0) {
-			ncols = ncols > MAX_COLS ? MAX_COLS : ncols;
-			from_cmd = true;
+		if (header_line(line, &h2)) {
+			h = h2;
 			continue;
 		}
+		if (time_line(line) || (h.n > 1 && !memchr(line.p, ',', line.n)))
+			continue;
 		n = split_csv(line, f, MAX_COLS);
 		n = n > MAX_COLS ? MAX_COLS : n;
-		if ((!ncols || (from_cmd && !data)) && is_header(f, n, &a2)) {
-			memcpy(names, f, n * sizeof *f);
-			ncols = n;
-			apps = a2;
-			from_cmd = false;
-			continue;
-		}
-		if (!ncols)
-			return gd_err_set(err, -EINVAL, "line %zu: CSV without a header naming its columns (paste the "
-					  "header, or the nvidia-smi --query-gpu=... command line before the values)",
-					  it.lineno);
-		if (!data) {
-			size_t known = 0;
+		/* "1, Reset   <= GPU is unusable, reset required": a note with commas in it */
+		if (n > h.n) {
+			struct gd_slice cut = ofl_note_cut(line);
+			struct gd_slice f2[MAX_COLS];
+			size_t n2 = cut.n < line.n ? split_csv(cut, f2, MAX_COLS) : 0;
 
-			for (size_t i = 0; i < ncols; i++)
-				known += (map[i] = col_of(names[i])) != NULL;
-			if (!known && !apps)
-				return gd_err_set(err, -EINVAL, "line %zu: none of the CSV columns is one gpudoctor reads",
-						  it.lineno);
-			data = true;
+			if (n2 == h.n) {
+				memcpy(f, f2, n2 * sizeof *f2);
+				n = n2;
+			}
 		}
-		if (n != ncols) {
-			gd_tok_tally_skip(&t, it.lineno, "a row with another number of fields than the header");
+		if (n != h.n) {
+			if (row_like(f, n))
+				gd_tok_tally_skip(&t, it.lineno, "a row with another number of fields than the header");
 			continue;
 		}
-		if (apps) {
-			app_row(s, names, f, n, it.lineno, &t);
+		f[n - 1] = ofl_note_cut(f[n - 1]);
+		known = h.apps;
+		for (size_t i = 0; i < h.n; i++)
+			known |= h.map[i] != NULL;
+		if (!known)
+			return gd_err_set(err, -EINVAL, "line %zu: none of the CSV columns is one gpudoctor reads",
+					  it.lineno);
+		if (h.apps) {
+			app_row(s, h.names, f, n, it.lineno, &t);
 			continue;
 		}
-		/* read the row into a scratch record, then add it unless the GPU is known */
-		memset(&tmp, 0, sizeof tmp);
-		for (size_t i = 0; i < n; i++)
-			if (map[i])
-				set_col(s, &tmp, map[i], f[i], it.lineno, &t, names[i]);
-		g = ofl_gpu_find(s, tmp.uuid, tmp.pci_bus_id);
-		if (!g) {
-			g = GD_PUSH(s, gpus, struct gd_gpu);
-			*g = tmp;
-			if (!g->index.ok)
-				gd_u64_set(&g->index, s->gpus.n - 1);
-		}
-		t.parsed++;
+		any_gpu_cols = true;
+		gpu_row(s, &h, f, n, it.lineno, &t);
 	}
-	if (!ncols)
-		return gd_err_set(err, -ENODATA, "empty: nvidia-smi csv");
-	if (!apps) {
+	if (any_gpu_cols || !h.apps) {
 		ofl_nvml_ok(s, "nvidia-smi --query-gpu");
 		gd_u64_set(&s->nvml.device_count, s->gpus.n);
 	}
@@ -361,9 +598,7 @@ int gd_parse_nvsmi_csv(const char *buf, size_t len, struct gd_snapshot *s, struc
 
 bool ofl_csv_header(struct gd_slice line)
 {
-	struct gd_slice f[MAX_COLS];
-	size_t n = split_csv(line, f, MAX_COLS);
-	bool apps;
+	struct header h;
 
-	return is_header(f, n > MAX_COLS ? MAX_COLS : n, &apps);
+	return header_line(line, &h);
 }

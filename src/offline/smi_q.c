@@ -81,6 +81,9 @@ struct qstate {
 	int power_prio, limit_prio;
 	uint64_t ecc[4];     /* corrected/uncorrected volatile, then aggregate */
 	bool ecc_seen[4];
+	uint64_t unc_mem[2][2]; /* uncorrected [volatile, aggregate][SRAM, DRAM] */
+	bool unc_mem_seen[2][2];
+	int sram_over;       /* "SRAM Threshold Exceeded": -1 not seen, 0 No, 1 Yes */
 	bool reset_required, drain;
 	bool reset_seen;
 	size_t depth;
@@ -110,6 +113,20 @@ static void end_gpu(struct qstate *q)
 	for (int i = 0; i < 4; i++)
 		if (q->ecc_seen[i])
 			gd_u64_set(ecc[i], q->ecc[i]);
+	{
+		struct gd_u64 *mem[2][2] = { { &g->ecc_uncorrected_volatile_sram, &g->ecc_uncorrected_volatile_dram },
+					     { &g->ecc_uncorrected_aggregate_sram, &g->ecc_uncorrected_aggregate_dram } };
+
+		for (int w = 0; w < 2; w++)
+			for (int m = 0; m < 2; m++)
+				if (q->unc_mem_seen[w][m])
+					gd_u64_set(mem[w][m], q->unc_mem[w][m]);
+	}
+	if (q->sram_over >= 0)
+		gd_u64_set(&g->ecc_sram_threshold_exceeded, (uint64_t)q->sram_over);
+	memset(q->unc_mem, 0, sizeof q->unc_mem);
+	memset(q->unc_mem_seen, 0, sizeof q->unc_mem_seen);
+	q->sram_over = -1;
 	if (q->reset_seen && !g->recovery_action.ok)
 		gd_u64_set(&g->recovery_action, q->drain ? 4 : q->reset_required ? 1 : 0);
 	q->gpu = SIZE_MAX;
@@ -229,6 +246,13 @@ static void ecc(struct qstate *q, struct gd_slice k, struct gd_slice v, size_t l
 
 	if (base == 9)
 		return;
+	if (!old_total && ofl_contains(k, "Threshold Exceeded")) {
+		struct gd_u64 y = { 0, false };
+
+		if (ofl_bool(v, &y) == OFL_SET)
+			q->sram_over = (int)y.v;
+		return;
+	}
 	if (old_total)
 		i = base + (ofl_ieq(q->name[2], "Double Bit") ? 1 : 0);
 	else if (ofl_contains(k, "Uncorrectable"))
@@ -242,6 +266,13 @@ static void ecc(struct qstate *q, struct gd_slice k, struct gd_slice v, size_t l
 	if (r == OFL_SET) {
 		q->ecc[i] += x.v;
 		q->ecc_seen[i] = true;
+		/* "SRAM Uncorrectable Parity", "DRAM Uncorrectable": which memory */
+		if ((i & 1) && (gd_tok_prefix(k, "SRAM") || gd_tok_prefix(k, "DRAM"))) {
+			int m = k.p[0] == 'D';
+
+			q->unc_mem[i / 2][m] += x.v;
+			q->unc_mem_seen[i / 2][m] = true;
+		}
 	}
 }
 
@@ -314,22 +345,6 @@ static void recovery(struct qstate *q, struct gd_slice k, struct gd_slice v, siz
 		outcome(q, OFL_ERRVAL, "recovery_action", ln, k, v);
 }
 
-/* "Yes  <===", "0   # after the crash", "Active (!!)": the value without a
- * note a human put after it (blanks, then a mark no value of nvidia-smi -q
- * has after a blank). */
-static struct gd_slice note_cut(struct gd_slice v)
-{
-	for (size_t i = 1; i + 1 < v.n; i++) {
-		char c = v.p[i + 1], d = i + 2 < v.n ? v.p[i + 2] : '\0';
-
-		if (v.p[i] != ' ' && v.p[i] != '\t')
-			continue;
-		if ((c && strchr("<#!*(", c)) || (unsigned char)c == 0xe2 || ((c == '-' || c == '=' || c == '/') && d == c))
-			return gd_tok_trim((struct gd_slice){ v.p, i });
-	}
-	return v;
-}
-
 /* Sections a fragment may start with, below the parents they always have. */
 static const struct {
 	const char *sec;
@@ -391,7 +406,7 @@ static void gpu_line(struct qstate *q, struct gd_slice k, struct gd_slice v, boo
 		if (ofl_ieq(q->name[i], "MIG Devices"))
 			return;
 	if (!(q->depth == 0 && (ofl_ieq(k, "Product Name") || ofl_ieq(k, "Serial Number"))))
-		v = note_cut(v);
+		v = ofl_note_cut(v);
 	if (q->depth == 0) {
 		if (ofl_ieq(k, "Product Name")) {
 			STR(name);
@@ -580,6 +595,7 @@ int gd_parse_nvsmi_q(const char *buf, size_t len, struct gd_snapshot *s, struct 
 	memset(&q, 0, sizeof q);
 	q.s = s;
 	q.gpu = SIZE_MAX;
+	q.sram_over = -1;
 	gd_lines_init(&it, buf, len);
 	while (gd_tok_line(&it, &line)) {
 		struct gd_slice k, v, t;

@@ -42,6 +42,7 @@
 
 #include "offline/offline.h"
 #include "offline/ofl.h"
+#include "offline/split.h"
 
 #define MAX_CELLS 4
 
@@ -139,7 +140,9 @@ static void row1(struct tstate *q, struct gd_slice *c, size_t n)
 		struct gd_slice e = gd_tok_trim(c[2]);
 
 		/* "On" with MIG enabled: the counts are per MIG device, in that table */
-		if (!ofl_ieq(e, "On"))
+		if (ofl_ieq(e, "Off")) /* ECC disabled: no count */
+			gd_u64_set(&q->g->ecc_mode, 0);
+		else if (!ofl_ieq(e, "On"))
 			note(q, ofl_u64(e, NULL, 1, &q->g->ecc_uncorrected_volatile), "ecc_uncorrected_volatile", e);
 	}
 }
@@ -226,6 +229,27 @@ static void proc_row(struct tstate *q, struct gd_slice line)
 	note(q, ofl_u64(f[nf - 1], "MiB", 1048576, &p->used_mem_bytes), "gpu_procs", f[nf - 1]);
 }
 
+bool ofl_table_gpu_row(struct gd_slice line)
+{
+	const char *bar, *bar2;
+	struct gd_slice c1, c2;
+	char bus[32];
+	size_t i;
+
+	if (line.n < 20 || line.p[0] != '|' || !(bar = memchr(line.p + 1, '|', line.n - 1)))
+		return false;
+	c1 = gd_tok_trim((struct gd_slice){ line.p + 1, (size_t)(bar - line.p - 1) });
+	for (i = 0; i < c1.n && c1.p[i] >= '0' && c1.p[i] <= '9'; i++)
+		;
+	if (!i || i == c1.n || c1.p[i] != ' ')
+		return false;
+	bar2 = memchr(bar + 1, '|', (size_t)(line.p + line.n - bar - 1));
+	if (!bar2)
+		return false;
+	c2 = gd_tok_trim((struct gd_slice){ bar + 1, (size_t)(bar2 - bar - 1) });
+	return ofl_find_bus_id(c2, bus, sizeof bus);
+}
+
 /* The one-line failures; true when the line was one. */
 static bool failure(struct tstate *q, struct gd_slice line)
 {
@@ -241,10 +265,13 @@ static bool failure(struct tstate *q, struct gd_slice line)
 	    (ofl_contains(line, "GPU is lost") && ofl_find_bus_id(line, bus, sizeof bus))) {
 		struct gd_gpu *g;
 
-		if (!ofl_find_bus_id(line, bus, sizeof bus))
-			return true;
-		g = ofl_gpu_find(s, NULL, bus);
-		if (!g) {
+		if (!ofl_find_bus_id(line, bus, sizeof bus)) {
+			/* a bus id that is none ("000:BA:80.0", typed by hand): still a
+			 * GPU nvidia-smi cannot reach, an unnamed one (gpu?) */
+			if (!ofl_contains(line, "Unknown Error") && !ofl_contains(line, "GPU is lost"))
+				return true;
+			g = GD_PUSH(s, gpus, struct gd_gpu);
+		} else if (!(g = ofl_gpu_find(s, NULL, bus))) {
 			g = GD_PUSH(s, gpus, struct gd_gpu);
 			gd_u64_set(&g->index, s->gpus.n - 1);
 			GD_STRSET(g->pci_bus_id, bus);
@@ -254,7 +281,9 @@ static bool failure(struct tstate *q, struct gd_slice line)
 			GD_STRSET(s->nvml.status, "ok");
 		return true;
 	}
-	if (ofl_contains(line, "couldn't communicate with the NVIDIA driver")) {
+	/* also "couldn‘t" (a curly quote from a web page) and the message split over two lines */
+	if (ofl_contains(line, "communicate with the NVIDIA driver") ||
+	    (ofl_contains(line, "NVIDIA-SMI has failed because it couldn"))) {
 		GD_STRSET(s->nvml.status, "failed");
 		GD_STRSET(s->nvml.init_error, "DRIVER_NOT_LOADED");
 		GD_STRSET(s->nvml.reason, "nvidia-smi: couldn't communicate with the NVIDIA driver");
@@ -356,6 +385,13 @@ int gd_parse_nvsmi_table(const char *buf, size_t len, struct gd_snapshot *s, str
 			q.g = NULL;
 			q.row = 0;
 			continue;
+		}
+		/* an excerpt without the banner and the column header ("[...]" above
+		 * it): a GPU block's first row names its bus id in the second cell */
+		if (!q.data && !q.sec && ofl_table_gpu_row(line)) {
+			q.sec = SEC_GPUS;
+			q.data = true;
+			table = true;
 		}
 		if (!q.data)
 			continue;

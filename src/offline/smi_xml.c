@@ -153,6 +153,8 @@ static void ecc(struct xstate *x, xmlNode *gn, struct gd_gpu *g)
 	static const char *const which[] = { "volatile", "aggregate" };
 	struct gd_u64 *dst[2][2] = { { &g->ecc_corrected_volatile, &g->ecc_uncorrected_volatile },
 				     { &g->ecc_corrected_aggregate, &g->ecc_uncorrected_aggregate } };
+	struct gd_u64 *mem[2][2] = { { &g->ecc_uncorrected_volatile_sram, &g->ecc_uncorrected_volatile_dram },
+				     { &g->ecc_uncorrected_aggregate_sram, &g->ecc_uncorrected_aggregate_dram } };
 	xmlNode *e = find(gn, "ecc_errors");
 
 	for (int w = 0; e && w < 2; w++) {
@@ -172,6 +174,12 @@ static void ecc(struct xstate *x, xmlNode *gn, struct gd_gpu *g)
 				unc = name[0] == 'd';
 				if (!text(x, c, "total", &v))
 					continue;
+			} else if (strcmp(name, "sram_threshold_exceeded") == 0) {
+				struct gd_u64 y = { 0, false };
+
+				if (text(x, vn, name, &v) && ofl_bool(v, &y) == OFL_SET)
+					gd_u64_set(&g->ecc_sram_threshold_exceeded, y.v);
+				continue;
 			} else if (strstr(name, "uncorrectable")) {
 				unc = 1;
 				if (!text(x, vn, name, &v))
@@ -186,6 +194,13 @@ static void ecc(struct xstate *x, xmlNode *gn, struct gd_gpu *g)
 			if (ofl_u64(v, NULL, 1, &n) == OFL_SET) {
 				dst[w][unc]->v += n.v;
 				dst[w][unc]->ok = true;
+				/* sram_uncorrectable(_parity, _secded), dram_uncorrectable: which memory */
+				if (unc && (strncmp(name, "sram_", 5) == 0 || strncmp(name, "dram_", 5) == 0)) {
+					struct gd_u64 *m = name[0] == 's' ? mem[w][0] : mem[w][1];
+
+					m->v += n.v;
+					m->ok = true;
+				}
 			}
 		}
 	}

@@ -21,6 +21,12 @@ enum ofl_line {
 enum ofl_line ofl_line_class(struct gd_slice line, struct gd_slice *cmd);
 /* The kind of output a command prints ("nvidia-smi -q" -> SMI_Q). */
 enum gd_ofl_kind ofl_cmd_kind(struct gd_slice cmd);
+/* True when a line is the first row of a GPU block of nvidia-smi's table
+ * ("|   1  Tesla V100-PCIE...  On   | 00008ED0:00:00.0 Off |  0 |"). */
+bool ofl_table_gpu_row(struct gd_slice line);
+/* True when a line is one only dcgmi prints (a diag table's header,
+ * section or result row, dmon's #Entity header, health's report). */
+bool ofl_dcgmi_line(struct gd_slice l);
 /* True when a CSV line names columns nvidia-smi --query-gpu prints. */
 bool ofl_csv_header(struct gd_slice line);
 

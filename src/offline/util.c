@@ -38,13 +38,33 @@ bool ofl_ieq(struct gd_slice s, const char *lit)
 	return s.n == n && strncasecmp(s.p, lit, n) == 0;
 }
 
+/* Case-insensitive, as strncasecmp at every offset was: memchr finds the
+ * places where the first byte matches in either case, and only there is
+ * the rest compared (check --from spent most of its time here on a big
+ * kernel log: ofl_line_class asks this of every line). */
 bool ofl_contains(struct gd_slice s, const char *lit)
 {
 	size_t n = strlen(lit);
+	const char *end, *a, *b;
+	int lo, up;
 
-	for (size_t i = 0; n && i + n <= s.n; i++)
-		if (strncasecmp(s.p + i, lit, n) == 0)
+	if (!n || n > s.n)
+		return false;
+	end = s.p + (s.n - n) + 1;   /* a match starts before end */
+	lo = tolower((unsigned char)lit[0]);
+	up = toupper((unsigned char)lit[0]);
+	a = memchr(s.p, lo, (size_t)(end - s.p));
+	b = lo == up ? NULL : memchr(s.p, up, (size_t)(end - s.p));
+	while (a || b) {
+		const char *q = !b || (a && a < b) ? a : b;
+
+		if (strncasecmp(q + 1, lit + 1, n - 1) == 0)
 			return true;
+		if (q == a)
+			a = memchr(a + 1, lo, (size_t)(end - (a + 1)));
+		else
+			b = memchr(b + 1, up, (size_t)(end - (b + 1)));
+	}
 	return false;
 }
 
@@ -272,7 +292,8 @@ void ofl_device_handle(struct gd_snapshot *s, struct gd_gpu *g, struct gd_slice 
 	if (gone || ofl_contains(line, "Unknown Error"))
 		gd_u64_set(&g->lost, 1);
 	if (!gone)
-		ofl_note_errval(s, g->index.v, "lost", what, lineno, (struct gd_slice){ "device handle", 13 }, line);
+		ofl_note_errval(s, g->index.ok ? g->index.v : UINT64_MAX, "lost", what, lineno,
+				(struct gd_slice){ "device handle", 13 }, line);
 }
 
 struct gd_gpu_proc *ofl_gpu_proc(struct gd_snapshot *s, uint64_t gpu, uint64_t pid, bool graphics)
@@ -307,4 +328,17 @@ uint64_t ofl_cuda_version(double v)
 	uint64_t major = (uint64_t)v, minor = (uint64_t)((v - (double)major) * 10 + 0.5);
 
 	return major * 1000 + minor * 10;
+}
+
+struct gd_slice ofl_note_cut(struct gd_slice v)
+{
+	for (size_t i = 1; i + 1 < v.n; i++) {
+		char c = v.p[i + 1], d = i + 2 < v.n ? v.p[i + 2] : '\0';
+
+		if (v.p[i] != ' ' && v.p[i] != '\t')
+			continue;
+		if ((c && strchr("<#!*(", c)) || (unsigned char)c == 0xe2 || ((c == '-' || c == '=' || c == '/') && d == c))
+			return gd_tok_trim((struct gd_slice){ v.p, i });
+	}
+	return v;
 }

@@ -1,13 +1,9 @@
 /*
  * out_html.c - the HTML report of a recording (timeline.h): one file that
- * opens anywhere, offline.  Inline CSS, inline SVG, no script.
- *
- * Each chart is an <svg class="chart" data-chart="gpu0"> whose series are
- * <path class="series" data-series="gpu0.util_gpu_pct" data-n="N"> (N =
- * points drawn; a missing value breaks the line), and whose episodes are
- * <rect class="episode" data-cause="io.checkpoint_stall"> with a <title>
- * and a text label.  The tests read these attributes from the DOM a real
- * browser builds.
+ * opens anywhere, offline.  Inline CSS and SVG, no script: the legend hides
+ * and shows GPUs with checkboxes and CSS alone.  The layout and the SVG
+ * attributes the tests read are described in html_report.h; the charts are
+ * drawn by html_chart.c from what html_data.c gathered.
  */
 #include "output/timeline.h"
 
@@ -16,15 +12,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "output/html_report.h"
 #include "output/output.h"
-#include "output/rates.h"
-
-#define CW 960.0   /* chart width */
-#define CH 150.0   /* chart height */
-#define ML 56.0    /* margins: left, right, top, bottom */
-#define MR 12.0
-#define MT 16.0
-#define MB 22.0
+#include "output/subject.h"
 
 void gd_html_escape(FILE *out, const char *s)
 {
@@ -54,233 +44,159 @@ void gd_html_escape(FILE *out, const char *s)
 	}
 }
 
-struct series {
-	const char *name;   /* data-series, e.g. gpu0.util_gpu_pct */
-	const char *label;
-	const char *color;
-	double *v;          /* n values, NAN where absent */
-};
-
-struct axis {
-	double t0, t1;      /* uptime span */
-	size_t n;
-	const double *t;    /* uptime of each sample */
-};
-
-static double xpos(const struct axis *ax, double t)
-{
-	double span = ax->t1 > ax->t0 ? ax->t1 - ax->t0 : 1;
-
-	return ML + (t - ax->t0) / span * (CW - ML - MR);
-}
-
-static double ypos(double v, double ymax)
-{
-	if (v < 0)
-		v = 0;
-	if (v > ymax)
-		v = ymax;
-	return MT + (1 - v / ymax) * (CH - MT - MB);
-}
-
-/* A chart of up to 3 series; ref (a limit line) when finite. */
-static void chart(FILE *out, const struct gd_timeline *t, const struct axis *ax, const char *id, const char *title,
-		  const char *unit, double ymax, const struct series *s, size_t ns, double ref, const char *ref_label)
-{
-	const struct gd_episodes *e = t->episodes;
-
-	if (!(ymax > 0) || !isfinite(ymax))
-		ymax = 1;
-	fprintf(out, "<figure><figcaption>");
-	gd_html_escape(out, title);
-	fprintf(out, " <span class=\"unit\">(%s)</span>", unit);
-	for (size_t k = 0; k < ns; k++)
-		fprintf(out, " <span class=\"key\" style=\"color:%s\">&#9632; %s</span>", s[k].color, s[k].label);
-	fprintf(out, "</figcaption>\n<svg class=\"chart\" data-chart=\"%s\" viewBox=\"0 0 %.0f %.0f\" "
-		     "xmlns=\"http://www.w3.org/2000/svg\" role=\"img\">\n", id, CW, CH);
-	/* Episodes first, under the lines. */
-	GD_VEC_EACH(e->items, const struct gd_episode, ep) {
-		double x1 = xpos(ax, ep->end_s), x0 = xpos(ax, ep->end_s - ep->duration_s);
-		char gpus[96];
-
-		if (x0 < ML)
-			x0 = ML;
-		fprintf(out, "<rect class=\"episode\" data-cause=\"%s\" x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"%.0f\">",
-			ep->cause ? ep->cause : "none", x0, MT, fmax(x1 - x0, 1.5), CH - MT - MB);
-		fprintf(out, "<title>%s %s, %.1f s: ", gd_ep_gpus_str(ep->gpus, gpus, sizeof gpus),
-			gd_ep_kind_str(ep->kinds), ep->duration_s);
-		gd_html_escape(out, ep->cause ? ep->cause : "no finding explains it");
-		fprintf(out, "</title></rect><text class=\"eplabel\" x=\"%.1f\" y=\"%.0f\">%s</text>\n", x0 + 2, MT - 4,
-			ep->cause ? ep->cause : gd_ep_kind_str(ep->kinds));
-	}
-	/* Axes, grid, labels. */
-	for (int i = 0; i <= 4; i++) {
-		double v = ymax * i / 4, y = ypos(v, ymax);
-
-		fprintf(out, "<line class=\"grid\" x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\"/>"
-			     "<text class=\"ylab\" x=\"%.0f\" y=\"%.1f\">%.4g</text>\n",
-			ML, CW - MR, y, y, ML - 4, y + 4, v);
-	}
-	for (int i = 0; i <= 6; i++) {
-		double tt = ax->t0 + (ax->t1 - ax->t0) * i / 6;
-
-		fprintf(out, "<text class=\"xlab\" x=\"%.1f\" y=\"%.0f\">%.0f s</text>\n", xpos(ax, tt), CH - 6,
-			tt - ax->t0);
-	}
-	if (isfinite(ref))
-		fprintf(out, "<line class=\"ref\" x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\"><title>%s</title></line>\n",
-			ML, CW - MR, ypos(ref, ymax), ypos(ref, ymax), ref_label);
-	for (size_t k = 0; k < ns; k++) {
-		size_t pts = 0;
-		bool pen = false;
-
-		fprintf(out, "<path class=\"series\" data-series=\"%s\" stroke=\"%s\" d=\"", s[k].name, s[k].color);
-		for (size_t i = 0; i < ax->n; i++) {
-			if (!isfinite(s[k].v[i]) || !isfinite(ax->t[i])) {
-				pen = false;
-				continue;
-			}
-			fprintf(out, "%s%.1f,%.1f ", pen ? "L" : "M", xpos(ax, ax->t[i]), ypos(s[k].v[i], ymax));
-			pen = true;
-			pts++;
-		}
-		if (!pts)
-			fputs("M0,0", out);
-		fprintf(out, "\" data-n=\"%zu\"/>\n", pts);
-	}
-	fputs("</svg></figure>\n", out);
-}
-
-static const struct gd_gpu *gpu_at(const struct gd_snapshot *s, unsigned idx)
-{
-	return GD_FIND_PREV_U64(s, gpus, struct gd_gpu, index, idx);
-}
-
-static double vmax(const double *v, size_t n, double floor_)
-{
-	double m = floor_;
-
-	for (size_t i = 0; i < n; i++)
-		if (isfinite(v[i]) && v[i] > m)
-			m = v[i];
-	return m;
-}
-
-static void gpu_charts(FILE *out, const struct gd_timeline *t, const struct axis *ax, unsigned idx, double *buf)
-{
-	const struct gd_window *w = t->w;
-	double *util = buf, *sm = buf + ax->n, *temp = buf + 2 * ax->n, *pw = buf + 3 * ax->n;
-	double smmax = NAN, slow = NAN, limit = NAN;
-	const char *name = "";
-	char id[32], nm[4][48];
-
-	for (size_t i = 0; i < w->n; i++) {
-		const struct gd_gpu *g = gpu_at(w->snaps[i], idx);
-
-		util[i] = sm[i] = temp[i] = pw[i] = NAN;
-		if (!g || (g->lost.ok && g->lost.v))
-			continue;
-		name = g->name[0] ? g->name : name;
-		if (g->util_gpu_pct.ok)
-			util[i] = (double)g->util_gpu_pct.v;
-		if (g->sm_clock_mhz.ok)
-			sm[i] = (double)g->sm_clock_mhz.v;
-		if (g->temp_c.ok)
-			temp[i] = g->temp_c.v;
-		if (g->power_w.ok)
-			pw[i] = g->power_w.v;
-		if (g->sm_clock_max_mhz.ok)
-			smmax = (double)g->sm_clock_max_mhz.v;
-		if (g->temp_slowdown_c.ok)
-			slow = g->temp_slowdown_c.v;
-		if (g->power_limit_w.ok)
-			limit = g->power_limit_w.v;
-	}
-	fprintf(out, "<section class=\"gpu\" id=\"gpu%u\"><h2>gpu%u ", idx, idx);
-	gd_html_escape(out, name);
-	fputs("</h2>\n", out);
-	snprintf(id, sizeof id, "gpu%u", idx);
-	snprintf(nm[0], sizeof nm[0], "gpu%u.util_gpu_pct", idx);
-	snprintf(nm[1], sizeof nm[1], "gpu%u.sm_clock_mhz", idx);
-	snprintf(nm[2], sizeof nm[2], "gpu%u.temp_c", idx);
-	snprintf(nm[3], sizeof nm[3], "gpu%u.power_w", idx);
-	{
-		struct series su = { nm[0], "utilisation", "#1f77b4", util };
-		struct series ss = { nm[1], "SM clock", "#2ca02c", sm };
-		struct series st = { nm[2], "temperature", "#d62728", temp };
-		struct series sp = { nm[3], "power", "#9467bd", pw };
-
-		chart(out, t, ax, id, "Utilisation", "%", 100, &su, 1, NAN, "");
-		chart(out, t, ax, id, "SM clock", "MHz", vmax(sm, ax->n, isfinite(smmax) ? smmax : 1) * 1.05, &ss, 1,
-		      smmax, "maximum SM clock");
-		chart(out, t, ax, id, "Temperature", "°C", vmax(temp, ax->n, isfinite(slow) ? slow : 1) + 5, &st, 1,
-		      slow, "slowdown temperature");
-		chart(out, t, ax, id, "Power", "W", vmax(pw, ax->n, isfinite(limit) ? limit : 1) * 1.05, &sp, 1, limit,
-		      "power limit");
-	}
-	fputs("</section>\n", out);
-}
-
-static void host_charts(FILE *out, const struct gd_timeline *t, const struct axis *ax, double *buf)
-{
-	const struct gd_window *w = t->w;
-	size_t n = ax->n;
-	double *v[6];
-
-	for (int k = 0; k < 6; k++)
-		v[k] = buf + (size_t)k * n;
-	for (size_t i = 0; i < n; i++) {
-		struct gd_host_rates r;
-
-		for (int k = 0; k < 6; k++)
-			v[k][i] = NAN;
-		if (!i)
-			continue;
-		gd_host_rates(w->snaps[i - 1], w->snaps[i], &r);
-		if (r.cpu_busy_pct.ok)
-			v[0][i] = r.cpu_busy_pct.v;
-		if (r.iowait_pct.ok)
-			v[1][i] = r.iowait_pct.v;
-		if (r.disk_read_bps.ok) {
-			v[2][i] = r.disk_read_bps.v / 1e6;
-			v[3][i] = r.disk_write_bps.v / 1e6;
-		}
-		if (r.net_rx_bps.ok) {
-			v[4][i] = r.net_rx_bps.v / 1e6;
-			v[5][i] = r.net_tx_bps.v / 1e6;
-		}
-	}
-	fputs("<section class=\"host\" id=\"host\"><h2>Host</h2>\n", out);
-	{
-		struct series cpu[2] = { { "host:cpu_busy_pct", "busy", "#1f77b4", v[0] },
-					 { "host:iowait_pct", "iowait", "#ff7f0e", v[1] } };
-		struct series io[2] = { { "host:disk_read_mb_per_s", "read", "#2ca02c", v[2] },
-					{ "host:disk_write_mb_per_s", "write", "#d62728", v[3] } };
-		struct series net[2] = { { "host:net_rx_mb_per_s", "received", "#17becf", v[4] },
-					 { "host:net_tx_mb_per_s", "sent", "#9467bd", v[5] } };
-
-		chart(out, t, ax, "host", "CPU", "%", 100, cpu, 2, NAN, "");
-		chart(out, t, ax, "host", "Disk I/O (whole disks)", "MB/s",
-		      fmax(vmax(v[2], n, 1), vmax(v[3], n, 1)) * 1.1, io, 2, NAN, "");
-		chart(out, t, ax, "host", "Network (all but lo)", "MB/s",
-		      fmax(vmax(v[4], n, 1), vmax(v[5], n, 1)) * 1.1, net, 2, NAN, "");
-	}
-	fputs("</section>\n", out);
-}
-
 static const char css[] =
-	"body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1000px}"
-	"h1{font-size:20px}h2{font-size:16px;margin:18px 0 4px}"
-	"table{border-collapse:collapse;width:100%;margin:6px 0}td,th{border:1px solid #ccc;padding:3px 6px;"
-	"text-align:left;vertical-align:top}th{background:#f3f3f3}"
-	"figure{margin:4px 0}figcaption{font-size:12px;color:#444}.unit,.key{margin-left:6px}"
-	"svg.chart{width:100%;height:auto;background:#fff;border:1px solid #ddd}"
-	".series{fill:none;stroke-width:1.5}.grid{stroke:#eee}.ref{stroke:#999;stroke-dasharray:4 3}"
-	".ylab{font-size:10px;text-anchor:end;fill:#666}.xlab{font-size:10px;text-anchor:middle;fill:#666}"
-	".episode{fill:#f5a623;fill-opacity:.25}.eplabel{font-size:10px;fill:#b36b00}"
-	".critical{color:#b00020;font-weight:bold}.warning{color:#b36b00;font-weight:bold}.info{color:#06c}"
-	".muted{color:#777}";
+	":root{--fg:#1d2125;--muted:#5f6770;--line:#d7dbe0}"
+	"*{box-sizing:border-box}"
+	"body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:0 auto;padding:12px 20px 40px;"
+	"color:var(--fg);max-width:1680px}"
+	"h1{font-size:20px;margin:4px 0}h2{font-size:16px;margin:22px 0 6px;border-bottom:1px solid var(--line);"
+	"padding-bottom:2px}h3{font-size:14px;margin:14px 0 4px}"
+	"a{color:#0060a0}"
+	".verdict{font-size:17px;font-weight:600;margin:8px 0 4px;padding:6px 10px;border-left:6px solid #0072b2;"
+	"background:#f2f6fa}"
+	".verdict.sev-critical{border-color:#d55e00;background:#fdf1ea}.verdict.sev-warning{border-color:#e69f00;"
+	"background:#fdf7e8}"
+	"ul.top{margin:4px 0 8px;padding-left:0;list-style:none}ul.top li{margin:2px 0}"
+	".sev{display:inline-block;min-width:76px;font-weight:700;font-size:12px;letter-spacing:.03em}"
+	".critical{color:#b34700}.warning{color:#8a5a00}.info{color:#005a8c}"
+	"table{border-collapse:collapse;width:100%;margin:6px 0}td,th{border:1px solid var(--line);padding:3px 6px;"
+	"text-align:left;vertical-align:top}th{background:#f3f4f6}tr.hl td:first-child{font-weight:700}"
+	"figure{margin:6px 0 10px}figcaption{font-size:13px;color:#333;margin-bottom:2px}"
+	".unit,.key{margin-left:6px;color:var(--muted)}.key i,.legend i,.scale i{display:inline-block;width:12px;"
+	"height:10px;margin:0 3px 0 0;vertical-align:-1px;border-radius:2px}"
+	".scale{margin-left:10px;white-space:nowrap;color:var(--muted)}.scale i{width:9px;margin:0}"
+	"svg.chart{display:block;width:100%;height:auto;background:#fff;border:1px solid #e3e6ea;overflow:visible}"
+	".series{fill:none;stroke-width:1.6;stroke-linejoin:round}"
+	".gpu.quiet .series{stroke:#a3a9b0;stroke-width:1;opacity:.85}.gpu.hl .series{stroke-width:2.2}"
+	".grid{stroke:#eceef1}.vgrid{stroke:#f2f3f5}.ref{stroke:#6b7280;stroke-dasharray:5 4}"
+	".reflab{font-size:11px;text-anchor:end;fill:#4b5563;paint-order:stroke;stroke:#fff;stroke-width:3px}"
+	".ylab{font-size:11px;text-anchor:end;fill:#555}.xlab,.xdate{font-size:11px;text-anchor:middle;fill:#555}"
+	".xdate{font-weight:600}.lanelab{font-size:10px;text-anchor:end;fill:#777}"
+	".episode.shade{fill:#e69f00;fill-opacity:.22}.episode.lane{fill:#5f6770}.gpu.hl .episode.lane{fill:var(--c)}"
+	".episode.mark{fill:#e69f00}.lostin{font-size:11px;fill:#fff;font-weight:700}"
+	".eplabel{font-size:11px;fill:#7a4f00;paint-order:stroke;stroke:#fff;stroke-width:3px}.endlab{font-size:12px;font-weight:700}"
+	".lostmark{stroke:#000;stroke-width:1.5;stroke-dasharray:2 2}.lostlab{font-size:11px;font-weight:700}"
+	".rowlab{font-size:12px;fill:#444}.rowlab.hl{font-weight:700}.striprow a:hover .rowlab{text-decoration:underline}"
+	".legend{position:sticky;top:0;z-index:2;background:#fffffff0;padding:5px 0;border-bottom:1px solid var(--line);"
+	"font-size:13px}"
+	".legend label{cursor:pointer;margin:0 2px;padding:1px 6px;border:1px solid var(--line);border-radius:10px;"
+	"user-select:none;white-space:nowrap}.legend label.hl{font-weight:700}"
+	"input.tog{display:none}"
+	"ul.odd{margin:4px 0;padding-left:18px}"
+	".muted{color:var(--muted)}.meta{color:var(--muted);margin:0 0 6px}"
+	"@media (max-width:900px){body{padding:8px}td,th{padding:2px 3px}}"
+	"@media print{body{max-width:none;padding:0;font-size:10pt}.legend,input.tog{display:none}"
+	"figure{break-inside:avoid}svg.chart{border:0}h2{break-after:avoid}"
+	"*{-webkit-print-color-adjust:exact;print-color-adjust:exact}a{color:inherit;text-decoration:none}}";
 
+/* The legend's checkboxes: gpuN hidden everywhere when its box is off. */
+static void toggle_css(FILE *out, const struct html_ctx *c)
+{
+	fputs("<style>", out);
+	for (size_t k = 0; k < c->ngpu; k++) {
+		unsigned i = c->gpu[k].idx;
+
+		fprintf(out, "#tog%u:not(:checked)~main .gpu[data-gpu=\"%u\"]{display:none}"
+			     "#tog%u:not(:checked)~main label[for=tog%u]{opacity:.45;text-decoration:line-through}",
+			i, i, i, i);
+	}
+	fputs("</style>\n", out);
+}
+
+static void verdict(FILE *out, const struct html_ctx *c)
+{
+	const struct gd_findings *f = c->t->findings;
+	size_t count[4] = { 0 }, shown = 0;
+	int code = gd_report_exit_code(f);
+	const char *cls = code == 2 ? "critical" : code == 1 ? "warning" : "healthy";
+
+	GD_VEC_EACH(f->items, const struct gd_finding, x)
+		count[x->severity]++;
+	fprintf(out, "<p class=\"verdict sev-%s\" data-exit=\"%d\">%zu critical, %zu warning%s, %zu info  (exit %d)</p>\n",
+		cls, code, count[GD_SEV_CRITICAL], count[GD_SEV_WARNING], count[GD_SEV_WARNING] == 1 ? "" : "s",
+		count[GD_SEV_INFO], code);
+	if (!f->items.n) {
+		fputs("<p>No stall cause found among the rules that could be evaluated.</p>\n", out);
+		return;
+	}
+	fputs("<ul class=\"top\">\n", out);
+	GD_VEC_EACH(f->items, const struct gd_finding, x) {
+		int g = gd_subject_gpu(x->subject);
+
+		if (shown++ == 6) {
+			fprintf(out, "<li class=\"muted\"><a href=\"#findings\">and %zu more</a></li>\n", f->items.n - 6);
+			break;
+		}
+		fprintf(out, "<li data-rule=\"%s\"><span class=\"sev %s\">%s</span> <b>%s</b> ", x->id,
+			gd_severity_name(x->severity), gd_severity_name(x->severity), x->id);
+		if (g >= 0)
+			fprintf(out, "<a href=\"#gpu%d\">", g);
+		gd_html_escape(out, x->subject);
+		fputs(g >= 0 ? "</a>: " : ": ", out);
+		gd_html_escape(out, x->summary);
+		fputs("</li>\n", out);
+	}
+	fputs("</ul>\n", out);
+}
+
+static void odd_list(FILE *out, const struct html_ctx *c)
+{
+	char when[40];
+
+	if (!c->nhl) {
+		fprintf(out, "<p class=\"odd-none\">No GPU stands out from the other%s: what happened, happened to "
+			     "all of them alike.</p>\n", c->ngpu == 1 ? "s (one GPU)" : "s");
+		return;
+	}
+	fputs("<ul class=\"odd\">\n", out);
+	for (size_t k = 0; k < c->ngpu; k++) {
+		const struct html_gpu *g = &c->gpu[k];
+
+		if (!g->hl)
+			continue;
+		fprintf(out, "<li data-gpu=\"%u\"><a href=\"#gpu%u\" style=\"color:%s\"><b>gpu%u</b></a> ", g->idx, g->idx,
+			g->color, g->idx);
+		gd_html_escape(out, g->why);
+		if (g->neps)
+			fprintf(out, " &#183; %zu episode%s, %.0f s stalled", g->neps, g->neps == 1 ? "" : "s", g->stalled_s);
+		if (g->lost)
+			fprintf(out, " &#183; lost from %s", gd_time_point(&c->ta, g->lost_at, when, sizeof when));
+		fputs("</li>\n", out);
+	}
+	fputs("</ul>\n", out);
+}
+
+static void gpu_table(FILE *out, struct html_ctx *c)
+{
+	fputs("<section id=\"gpus\"><h2>GPUs</h2>\n<table class=\"gpus\"><tr><th>GPU</th><th>name</th><th>PCI</th>"
+	      "<th>utilisation mean (min)</th><th>SM clock min / max</th><th>temperature max / slowdown</th>"
+	      "<th>power max / limit</th><th>episodes</th><th>stands out</th></tr>\n", out);
+	for (size_t k = 0; k < c->ngpu; k++) {
+		const struct html_gpu *g = &c->gpu[k];
+		double ulo = NAN, smlo = NAN, thi = NAN, phi = NAN;
+
+		gd_env_range(&c->env, html_gs(c, k, GS_UTIL), &ulo, NULL, NULL);
+		gd_env_range(&c->env, html_gs(c, k, GS_SMMHZ), &smlo, NULL, NULL);
+		gd_env_range(&c->env, html_gs(c, k, GS_TEMP), NULL, &thi, NULL);
+		gd_env_range(&c->env, html_gs(c, k, GS_POWER), NULL, &phi, NULL);
+		/* the row is the GPU's details when it has no detail charts */
+		if (g->hl)
+			fprintf(out, "<tr class=\"hl\" data-gpu=\"%u\"><td><a href=\"#gpu%u\">gpu%u</a></td><td>", g->idx,
+				g->idx, g->idx);
+		else
+			fprintf(out, "<tr id=\"gpu%u\" data-gpu=\"%u\"><td>gpu%u</td><td>", g->idx, g->idx, g->idx);
+		gd_html_escape(out, g->name);
+		fputs("</td><td>", out);
+		gd_html_escape(out, g->pci);
+		fprintf(out, "</td><td>%.0f%% (%.0f%%)</td><td>%.0f / %.0f MHz</td><td>%.0f / %.0f \xc2\xb0""C</td>"
+			     "<td>%.0f / %.0f W</td><td>%zu, %.0f s</td><td>",
+			gd_env_mean(&c->env, html_gs(c, k, GS_UTIL)), ulo, smlo, g->smmax, thi, g->slow, phi, g->limit,
+			g->neps, g->stalled_s);
+		gd_html_escape(out, g->why[0] ? g->why : "no");
+		fputs("</td></tr>\n", out);
+	}
+	fputs("</table></section>\n", out);
+}
 static void findings_table(FILE *out, const struct gd_findings *f)
 {
 	char val[64], th[64];
@@ -378,47 +294,50 @@ static void episodes_table(FILE *out, const struct gd_episodes *e)
 void gd_out_html(FILE *out, const struct gd_timeline *t)
 {
 	const struct gd_window *w = t->w;
-	const struct gd_snapshot *first = gd_window_first(w), *last = gd_window_last(w);
-	struct axis ax = { 0, 0, w->n, NULL };
-	double *tv = calloc(w->n ? w->n : 1, sizeof *tv), *buf = calloc(6 * (w->n ? w->n : 1), sizeof *buf);
-	uint64_t seen = 0;
+	const struct gd_snapshot *last = gd_window_last(w);
+	struct html_ctx *c = calloc(1, sizeof *c);
+	char a[40], b[40];
 
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-	      "<meta name=\"viewport\" content=\"width=device-width\"><title>gpudoctor report", out);
+	      "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>gpudoctor report", out);
 	if (last && last->host.hostname[0]) {
 		fputs(": ", out);
 		gd_html_escape(out, last->host.hostname);
 	}
-	fprintf(out, "</title><style>%s</style></head><body>\n<h1>gpudoctor report", css);
-	if (last && last->host.hostname[0]) {
+	fprintf(out, "</title><style>%s</style>\n", css);
+	if (!c || !last || !gd_html_gather(c, t)) {
+		fprintf(out, "</head><body><h1>gpudoctor report</h1><p class=\"muted\">%s</p></body></html>\n",
+			last ? "Out of memory." : "No snapshots.");
+		if (c)
+			gd_html_ctx_release(c);
+		free(c);
+		return;
+	}
+	c->out = out;
+	toggle_css(out, c);
+	fputs("</head><body>\n", out);
+	for (size_t k = 0; k < c->ngpu; k++)
+		fprintf(out, "<input type=\"checkbox\" class=\"tog\" id=\"tog%u\" checked>", c->gpu[k].idx);
+	fputs("\n<main>\n<h1>gpudoctor report", out);
+	if (last->host.hostname[0]) {
 		fputs(" &#8212; ", out);
 		gd_html_escape(out, last->host.hostname);
 	}
-	fputs("</h1>\n<p class=\"muted\">", out);
-	if (!tv || !buf || !first) {
-		fputs("No snapshots.</p></body></html>\n", out);
-		free(tv);
-		free(buf);
-		return;
-	}
-	for (size_t i = 0; i < w->n; i++) {
-		tv[i] = w->snaps[i]->host.uptime_s.ok ? w->snaps[i]->host.uptime_s.v : NAN;
-		GD_VEC_EACH(w->snaps[i]->gpus, const struct gd_gpu, g)
-			if (g->index.ok && g->index.v < GD_EP_MAX_GPUS)
-				seen |= 1ull << g->index.v;
-	}
-	ax.t0 = isfinite(tv[0]) ? tv[0] : 0;
-	ax.t1 = isfinite(tv[w->n - 1]) ? tv[w->n - 1] : ax.t0;
-	ax.t = tv;
-	fprintf(out, "gpudoctor %s &#183; %zu samples over %.1f s &#183; kernel ", GD_VERSION, w->n, ax.t1 - ax.t0);
+	fprintf(out, "</h1>\n<p class=\"meta\">gpudoctor %s &#183; %zu GPU%s &#183; %zu samples from %s to %s (%.0f s",
+		GD_VERSION, c->ngpu, c->ngpu == 1 ? "" : "s", w->n, gd_time_point(&c->ta, c->ta.t0, a, sizeof a),
+		gd_time_point(&c->ta, c->ta.t1, b, sizeof b), c->ta.t1 - c->ta.t0);
+	fprintf(out, "%s) &#183; kernel ", c->ta.clock ? ", local time" : "");
 	gd_html_escape(out, last->host.kernel[0] ? last->host.kernel : "?");
 	if (t->origin) {
 		fputs(" &#183; from ", out);
 		gd_html_escape(out, t->origin);
 	}
-	fputs("</p>\n", out);
-	episodes_table(out, t->episodes);
-	if (!seen) {
+	fputs("</p>\n<section id=\"summary\">\n", out);
+	verdict(out, c);
+	if (c->ngpu) {
+		gd_html_strip(c);
+		odd_list(out, c);
+	} else {
 		fputs("<p class=\"muted\">No GPU in the recording (NVML ", out);
 		gd_html_escape(out, last->nvml.status[0] ? last->nvml.status : "not read");
 		if (last->nvml.reason[0]) {
@@ -427,12 +346,32 @@ void gd_out_html(FILE *out, const struct gd_timeline *t)
 		}
 		fputs(").</p>\n", out);
 	}
-	for (unsigned g = 0; g < GD_EP_MAX_GPUS; g++)
-		if (seen >> g & 1)
-			gpu_charts(out, t, &ax, g, buf);
-	host_charts(out, t, &ax, buf);
+	fputs("</section>\n", out);
+	gd_html_metric_charts(c);
+	gd_html_host_charts(c);
+	if (c->nhl)
+		fputs("<section id=\"details\"><h2>The GPUs that stand out</h2>\n", out);
+	for (size_t k = 0; k < c->ngpu; k++) {
+		const struct html_gpu *g = &c->gpu[k];
+
+		if (!g->hl)
+			continue;
+		fprintf(out, "<section class=\"gpu-detail\" id=\"gpu%u\"><h3 style=\"color:%s\">gpu%u ", g->idx, g->color,
+			g->idx);
+		gd_html_escape(out, g->name);
+		fputs(" <span class=\"muted\">", out);
+		gd_html_escape(out, g->why);
+		fputs("</span></h3>\n", out);
+		gd_html_gpu_details(c, k);
+		fputs("</section>\n", out);
+	}
+	if (c->nhl)
+		fputs("</section>\n", out);
+	if (c->ngpu)
+		gpu_table(out, c);
+	episodes_table(out, t->episodes);
 	findings_table(out, t->findings);
-	fputs("</body></html>\n", out);
-	free(tv);
-	free(buf);
+	fputs("</main></body></html>\n", out);
+	gd_html_ctx_release(c);
+	free(c);
 }

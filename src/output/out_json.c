@@ -122,6 +122,22 @@ json_t *gd_out_json(const struct gd_report *r)
 			json_array_append_new(arr, u);
 		}
 	}
+	if (last) {
+		GD_VEC_EACH(last->nvml_errors, const struct gd_nvml_error, e) {
+			json_t *u = json_object();
+			char ev[64];
+
+			if (e->gpu.ok)
+				snprintf(ev, sizeof ev, "gpu%llu %s", (unsigned long long)e->gpu.v, e->field);
+			else
+				snprintf(ev, sizeof ev, "%s", e->field);
+			json_object_set_new(u, "evidence", gd_json_str(ev));
+			json_object_set_new(u, "source", gd_json_str("nvml"));
+			json_object_set_new(u, "status", gd_json_str(e->status));
+			json_object_set_new(u, "reason", gd_json_str(e->reason));
+			json_array_append_new(arr, u);
+		}
+	}
 	json_object_set_new(o, "unavailable", arr);
 
 	arr = json_array();

@@ -26,6 +26,7 @@
 
 #include "offline/offline.h"
 #include "output/report_util.h"
+#include "output/subject.h"
 #include "rules/episodes.h"
 #include "rules/window.h"
 
@@ -272,6 +273,24 @@ static void print_account(FILE *out, const struct gd_report *r)
 		}
 		fputc('\n', out);
 	}
+	/* Values the GPU's tools tried and failed to read (NVML errors,
+	 * nvidia-smi's ERR! cells): what each was and why. */
+	if (last && last->nvml_errors.n) {
+		size_t k = 0;
+
+		fprintf(out, "could not read (%zu value%s):", last->nvml_errors.n, last->nvml_errors.n == 1 ? "" : "s");
+		GD_VEC_EACH(last->nvml_errors, const struct gd_nvml_error, e) {
+			if (k++ == 8) {
+				fprintf(out, "\n  ... and %zu more (--json lists them all)", last->nvml_errors.n - 8);
+				break;
+			}
+			if (e->gpu.ok)
+				fprintf(out, "\n  gpu%llu %s (%s: %s)", (unsigned long long)e->gpu.v, e->field, e->status, e->reason);
+			else
+				fprintf(out, "\n  %s (%s: %s)", e->field, e->status, e->reason);
+		}
+		fputc('\n', out);
+	}
 	if (last)
 		print_capture_hint(out, last);
 }
@@ -279,13 +298,7 @@ static void print_account(FILE *out, const struct gd_report *r)
 /* The GPU index of a subject "gpuN ..." (a rule's GPU subject), or -1. */
 static int gpu_of_subject(const char *subject)
 {
-	char *end;
-	long n;
-
-	if (strncmp(subject, "gpu", 3) != 0 || subject[3] < '0' || subject[3] > '9')
-		return -1;
-	n = strtol(subject + 3, &end, 10);
-	return (*end == '\0' || *end == ' ') && n < 64 ? (int)n : -1;
+	return gd_subject_gpu(subject);
 }
 
 /* How many findings from f on are the same rule and severity on single GPUs,

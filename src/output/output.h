@@ -45,4 +45,9 @@ void gd_prom_label_value(FILE *out, const char *s);
  * "1.20 GB/s"; writes into buf and returns it. */
 const char *gd_fmt_value(char *buf, size_t size, double v, const char *unit);
 
+/* The configuration file of the thresholds th: every threshold under its
+ * rule id, commented out with its default; values that differ from the
+ * default written uncommented (out_config.c; `gpudoctor config`). */
+void gd_out_config(FILE *out, const struct gd_thresholds *th);
+
 #endif

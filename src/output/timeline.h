@@ -19,6 +19,8 @@ struct gd_timeline {
 	const struct gd_findings *findings;  /* the engine over the whole series */
 	const struct gd_episodes *episodes;
 	const char *origin;                  /* the file(s) it came from */
+	const struct gd_thresholds *th;      /* the episodes' thresholds: which samples of a GPU
+						stalled (NULL: whole episodes are drawn) */
 };
 
 /* One self-contained HTML document: no network, inline CSS and SVG, no

@@ -15,7 +15,12 @@
  *
  * Evidence and thresholds (thresholds.def, all overridable):
  *   gpu.ecc_uncorrectable  volatile uncorrected count > 0 (it is reset at
- *       each driver load, so > 0 means since this load): critical.
+ *       each driver load, so > 0 means since this load): critical.  Where
+ *       the driver splits them, the finding says which memory (on-chip SRAM
+ *       or device DRAM/HBM); aggregate uncorrectable SRAM errors above
+ *       sram_aggregate_max (4), or the driver's "SRAM Threshold Exceeded",
+ *       is NVIDIA's usual replacement line: critical, with the remedy to
+ *       replace the GPU, even when the volatile count is 0.
  *   gpu.ecc_correctable_rate  volatile corrected count rising faster than
  *       per_hour (100/h) over the window: warning.
  *   gpu.row_remap_pending  remap pending or retired pages pending: critical.
@@ -35,9 +40,31 @@
 
 /* ---- gpu.ecc_uncorrectable --------------------------------------------- */
 
+/* ", 3 in SRAM, 0 in DRAM": where the errors were, when the driver says. */
+static void ecc_where(char *buf, size_t n, const struct gd_u64 *sram, const struct gd_u64 *dram)
+{
+	buf[0] = '\0';
+	if (sram->ok && dram->ok)
+		snprintf(buf, n, " (%llu in on-chip SRAM, %llu in device memory)", (unsigned long long)sram->v,
+			 (unsigned long long)dram->v);
+	else if (sram->ok)
+		snprintf(buf, n, " (%llu in on-chip SRAM)", (unsigned long long)sram->v);
+	else if (dram->ok)
+		snprintf(buf, n, " (%llu in device memory)", (unsigned long long)dram->v);
+}
+
+/* Past NVIDIA's replacement line: aggregate SRAM uncorrectable errors above
+ * sram_aggregate_max, or the driver's own "SRAM threshold exceeded". */
+static bool ecc_sram_over(const struct gd_gpu *g, double max)
+{
+	return (g->ecc_uncorrected_aggregate_sram.ok && (double)g->ecc_uncorrected_aggregate_sram.v > max) ||
+	       (g->ecc_sram_threshold_exceeded.ok && g->ecc_sram_threshold_exceeded.v);
+}
+
 enum gd_verdict gd_rule_gpu_ecc_uncorrectable(struct gd_rule_ctx *rc, struct gd_findings *out)
 {
 	const struct gd_snapshot *b = gd_window_last(rc->w);
+	const double sram_max = rc->th->v[GD_TH_GPU_ECC_SRAM_AGGREGATE_MAX];
 	size_t judged = 0, fired = 0, ecc_off = 0;
 	enum gd_verdict v;
 
@@ -45,34 +72,67 @@ enum gd_verdict gd_rule_gpu_ecc_uncorrectable(struct gd_rule_ctx *rc, struct gd_
 		return v;
 	GD_VEC_EACH(b->gpus, const struct gd_gpu, g) {
 		struct gd_finding *f;
-		char rise[64] = "";
+		char rise[64] = "", where[96], awhere[96];
+		bool vol, over;
 		double rate;
-		uint64_t d;
+		uint64_t d = 0;
 
 		if (!gpu_live(g))
 			continue;
-		if (!g->ecc_uncorrected_volatile.ok) {
+		vol = g->ecc_uncorrected_volatile.ok;
+		over = ecc_sram_over(g, sram_max);
+		if (!vol && !over) {
 			ecc_off += g->ecc_mode.ok && g->ecc_mode.v == 0;
+			if (g->ecc_uncorrected_aggregate_sram.ok || g->ecc_sram_threshold_exceeded.ok)
+				judged++;
 			continue;
 		}
 		judged++;
-		if (g->ecc_uncorrected_volatile.v == 0)
+		if ((!vol || g->ecc_uncorrected_volatile.v == 0) && !over)
 			continue;
 		fired++;
-		if (gpu_counter_rate(rc->w, g, offsetof(struct gd_gpu, ecc_uncorrected_volatile), &rate, &d) && d)
-			snprintf(rise, sizeof rise, ", %llu of them in this window", (unsigned long long)d);
 		f = gd_finding_add(rc, out, rc->rule->severity, "%s", gpu_name(g).s);
-		gd_finding_summary(f, "%s has %llu uncorrectable ECC errors since the driver loaded%s.", gpu_name(g).s,
-				   (unsigned long long)g->ecc_uncorrected_volatile.v, rise);
-		gd_finding_remedy(f, "Drain the GPU's jobs and reset it (nvidia-smi -r -i %llu), then check remapped rows "
-				  "and retired pages (nvidia-smi -q -d ROW_REMAPPER,PAGE_RETIREMENT); replace the GPU if "
-				  "the errors recur.", (unsigned long long)g->index.v);
-		gd_finding_ev(f, "ecc_uncorrected_volatile", (double)g->ecc_uncorrected_volatile.v, "errors", 0);
+		ecc_where(where, sizeof where, &g->ecc_uncorrected_volatile_sram, &g->ecc_uncorrected_volatile_dram);
+		ecc_where(awhere, sizeof awhere, &g->ecc_uncorrected_aggregate_sram, &g->ecc_uncorrected_aggregate_dram);
+		if (vol && g->ecc_uncorrected_volatile.v &&
+		    gpu_counter_rate(rc->w, g, offsetof(struct gd_gpu, ecc_uncorrected_volatile), &rate, &d) && d)
+			snprintf(rise, sizeof rise, ", %llu of them in this window", (unsigned long long)d);
+		if (vol && g->ecc_uncorrected_volatile.v)
+			gd_finding_summary(f, "%s has %llu uncorrectable ECC errors since the driver loaded%s%s.%s",
+					   gpu_name(g).s, (unsigned long long)g->ecc_uncorrected_volatile.v, where, rise,
+					   over ? " Its uncorrectable SRAM errors over its life are past NVIDIA's usual "
+						  "replacement line." : "");
+		else
+			gd_finding_summary(f, "%s has %llu uncorrectable SRAM ECC errors over its life%s, past NVIDIA's usual "
+					   "replacement line (more than %.0f, or the driver's SRAM threshold flag).",
+					   gpu_name(g).s, (unsigned long long)g->ecc_uncorrected_aggregate_sram.v, awhere,
+					   sram_max);
+		if (over)
+			gd_finding_remedy(f, "Drain the GPU and have it replaced: uncorrectable errors in on-chip SRAM "
+					  "cannot be repaired by row remapping; run the vendor's field diagnostics for the "
+					  "RMA (nvidia-smi -q -d ECC shows the counts).");
+		else
+			gd_finding_remedy(f, "Drain the GPU's jobs and reset it (nvidia-smi -r -i %llu), then check remapped "
+					  "rows and retired pages (nvidia-smi -q -d ROW_REMAPPER,PAGE_RETIREMENT); replace the "
+					  "GPU if the errors recur.", (unsigned long long)g->index.v);
+		if (vol)
+			gd_finding_ev(f, "ecc_uncorrected_volatile", (double)g->ecc_uncorrected_volatile.v, "errors", 0);
+		if (g->ecc_uncorrected_volatile_sram.ok)
+			gd_finding_ev(f, "ecc_uncorrected_volatile_sram", (double)g->ecc_uncorrected_volatile_sram.v, "errors",
+				      NAN);
+		if (g->ecc_uncorrected_volatile_dram.ok)
+			gd_finding_ev(f, "ecc_uncorrected_volatile_dram", (double)g->ecc_uncorrected_volatile_dram.v, "errors",
+				      NAN);
 		if (rise[0])
 			gd_finding_ev(f, "ecc_uncorrected_new", (double)d, "errors", NAN);
 		if (g->ecc_uncorrected_aggregate.ok)
 			gd_finding_ev(f, "ecc_uncorrected_aggregate", (double)g->ecc_uncorrected_aggregate.v, "errors",
 				      NAN);
+		if (g->ecc_uncorrected_aggregate_sram.ok)
+			gd_finding_ev(f, "ecc_uncorrected_aggregate_sram", (double)g->ecc_uncorrected_aggregate_sram.v,
+				      "errors", sram_max);
+		if (g->ecc_sram_threshold_exceeded.ok)
+			gd_finding_ev(f, "ecc_sram_threshold_exceeded", (double)g->ecc_sram_threshold_exceeded.v, "", NAN);
 	}
 	if (fired)
 		return GD_VERDICT_FIRED;

@@ -48,6 +48,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "klog/xid.h"
 #include "rules/rule_util.h"
 
 /* Findings of one rule past this are counted in the last one. */
@@ -70,7 +71,23 @@ static const struct gd_snapshot *job_log_read(const struct gd_rule_ctx *rc)
 	GD_VEC_EACH(s->sources, const struct gd_source, src)
 		if (strcmp(src->name, "offline:job-log") == 0 && strcmp(src->status, "failed") != 0)
 			return s;
-	return s->job_log.n ? s : NULL;
+	/* a record of the job's own log (not dcgmi's verdicts, kept beside them) */
+	GD_VEC_EACH(s->job_log, const struct gd_job_log, r)
+		if (strncmp(r->kind, "dcgmi_", 6) != 0)
+			return s;
+	return NULL;
+}
+
+/* The last snapshot when it holds dcgmi's verdicts (dcgmi.c), else NULL. */
+static const struct gd_snapshot *dcgmi_read(const struct gd_rule_ctx *rc)
+{
+	const struct gd_snapshot *s = gd_window_last(rc->w);
+
+	if (s)
+		GD_VEC_EACH(s->job_log, const struct gd_job_log, r)
+			if (strncmp(r->kind, "dcgmi_", 6) == 0)
+				return s;
+	return NULL;
 }
 
 /* "rank 3 (node-a12)", "rank 3", "node-a12", or "" when the line names neither. */
@@ -89,7 +106,12 @@ static void subject_of(char *dst, size_t n, const struct gd_job_log *r, bool gpu
 	char w[96];
 
 	who(w, sizeof w, r);
-	if (gpu && r->gpu.ok)
+	/* dcgmi numbers GPUs as NVML does */
+	if (gpu && r->gpu.ok && strncmp(r->kind, "dcgmi_", 6) == 0)
+		snprintf(dst, n, "gpu%llu", (unsigned long long)r->gpu.v);
+	else if (strncmp(r->kind, "dcgmi_", 6) == 0)
+		snprintf(dst, n, "every GPU");
+	else if (gpu && r->gpu.ok)
 		snprintf(dst, n, w[0] ? "cuda:%llu (%s)" : "cuda:%llu", (unsigned long long)r->gpu.v, w);
 	else
 		snprintf(dst, n, "%s", w[0] ? w : "the job");
@@ -319,6 +341,69 @@ static void fill_no_gpus(struct gd_rule_ctx *rc, struct gd_finding *f, const str
 enum gd_verdict gd_rule_job_driver_nvml_unavailable(struct gd_rule_ctx *rc, struct gd_findings *out)
 {
 	return with_log(rc, out, gd_rule_driver_nvml_unavailable, "no_gpus", GD_SEV_WARNING, false, fill_no_gpus);
+}
+
+/* ---- what dcgmi says (dcgmi diag, dmon), beside the rule's own evidence ----------- */
+
+/* Runs the rule's own evaluation, then adds dcgmi's verdicts of that kind. */
+static enum gd_verdict with_dcgmi(struct gd_rule_ctx *rc, struct gd_findings *out, gd_rule_fn own, const char *kind,
+				  enum gd_severity sev, fill_fn fill)
+{
+	enum gd_verdict v = own(rc, out);
+	const struct gd_snapshot *s = dcgmi_read(rc);
+
+	if (s && per_subject(rc, out, s, kind, sev, true, fill)) {
+		rc->why[0] = '\0';
+		return GD_VERDICT_FIRED;
+	}
+	return v;
+}
+
+static void fill_dcgmi_nvlink(struct gd_rule_ctx *rc, struct gd_finding *f, const struct gd_job_log *r)
+{
+	(void)rc;
+	gd_finding_summary(f, "dcgmi diag (%s test) found NVLink links down on %s: \"%.160s\" (%s:%llu).",
+			   r->what[0] ? r->what : "a", f->subject, r->text, r->file, (unsigned long long)r->line.v);
+	gd_finding_remedy(f, "%s Check the links with nvidia-smi nvlink -s and nvidia-smi topo -m.", rc->rule->remedy);
+}
+
+enum gd_verdict gd_rule_job_gpu_nvlink_errors(struct gd_rule_ctx *rc, struct gd_findings *out)
+{
+	return with_dcgmi(rc, out, gd_rule_gpu_nvlink_errors, "dcgmi_nvlink_down", GD_SEV_WARNING, fill_dcgmi_nvlink);
+}
+
+static void fill_dcgmi_persistence(struct gd_rule_ctx *rc, struct gd_finding *f, const struct gd_job_log *r)
+{
+	gd_finding_summary(f, "dcgmi diag says persistence mode is disabled on %s (%s:%llu).", f->subject, r->file,
+			   (unsigned long long)r->line.v);
+	gd_finding_remedy(f, "%s", rc->rule->remedy);
+}
+
+enum gd_verdict gd_rule_job_gpu_persistence_off(struct gd_rule_ctx *rc, struct gd_findings *out)
+{
+	return with_dcgmi(rc, out, gd_rule_gpu_persistence_off, "dcgmi_persistence_off", GD_SEV_INFO,
+			  fill_dcgmi_persistence);
+}
+
+/* dcgmi dmon's XIDER field: the last Xid the GPU raised (no time, no count). */
+static void fill_dcgmi_xid(struct gd_rule_ctx *rc, struct gd_finding *f, const struct gd_job_log *r)
+{
+	const struct gd_xid_info *x = gd_xid_lookup(r->value.v);
+
+	(void)rc;
+	if (x)
+		f->severity = x->sev;
+	gd_finding_summary(f, "dcgmi dmon reports Xid %llu as the last Xid of %s (%s: %s; %s:%llu); dmon gives no time "
+			   "and no count: read the kernel log for both.",
+			   (unsigned long long)r->value.v, f->subject, x ? x->mnemonic : "not in gpudoctor's catalogue",
+			   x ? x->meaning : "see NVIDIA's Xid table", r->file, (unsigned long long)r->line.v);
+	gd_finding_remedy(f, "%s", x ? x->action : rc->rule->remedy);
+	gd_finding_ev(f, "code", (double)r->value.v, "", NAN);
+}
+
+enum gd_verdict gd_rule_job_gpu_xid(struct gd_rule_ctx *rc, struct gd_findings *out)
+{
+	return with_dcgmi(rc, out, gd_rule_gpu_xid, "dcgmi_xid", GD_SEV_WARNING, fill_dcgmi_xid);
 }
 
 /* ---- new causes ---------------------------------------------------------------- */

@@ -8,7 +8,8 @@
  * come from thresholds.def (rc->th), never from this file.
  *
  * mem.pressure: MemAvailable (the kernel's estimate of what can be had
- * without swapping, /proc/meminfo since 3.14) below 5% of MemTotal, or PSI
+ * without swapping, /proc/meminfo since 3.14; before 3.14 the collector
+ * estimates it the same way and the evidence says so) below 5% of MemTotal, or PSI
  * memory some avg10 >= 10% (tasks stalled on reclaim a tenth of the time).
  * One snapshot is enough.  Example: 2.0 GiB of 62.8 GiB available = 3.2%.
  *
@@ -101,10 +102,21 @@ enum gd_verdict gd_rule_mem_pressure(struct gd_rule_ctx *rc, struct gd_findings 
 		cat(sum, sizeof sum, " (threshold %g%%)", th_psi);
 	if (!isnan(full) && full > 0)
 		cat(sum, sizeof sum, ", full %.0f%%", full);
+	if (!isnan(avail) && m->available_estimated.ok && m->available_estimated.v)
+		cat(sum, sizeof sum, " (estimated: this kernel has no MemAvailable; %s)",
+		    m->low_watermark_bytes.ok ? "MemFree, page cache and reclaimable slab less the low watermarks"
+					      : "MemFree, page cache and reclaimable slab, low watermarks unread and taken as 0");
 	gd_finding_summary(f, "%s.", sum);
 	gd_finding_ev(f, "available_pct", avail, "%", th_avail);
 	if (m->available_bytes.ok)
 		gd_finding_ev(f, "available_bytes", (double)m->available_bytes.v, "bytes", NAN);
+	if (m->available_estimated.ok && m->available_estimated.v) {
+		gd_finding_ev_text(f, "available_source",
+				   m->low_watermark_bytes.ok ? "si_mem_available estimate (no MemAvailable); low watermarks from /proc/zoneinfo"
+							     : "si_mem_available estimate (no MemAvailable); low watermarks assumed 0 (no /proc/zoneinfo)");
+		if (m->low_watermark_bytes.ok)
+			gd_finding_ev(f, "low_watermark_bytes", (double)m->low_watermark_bytes.v, "bytes", NAN);
+	}
 	if (!isnan(psi))
 		gd_finding_ev(f, "psi_memory_some_pct", psi, "%", th_psi);
 	if (!isnan(full))

@@ -89,6 +89,9 @@ GD_RULE_FN(job_mem_shm_small)
 GD_RULE_FN(job_driver_cuda_too_new)
 GD_RULE_FN(job_gpu_shared_by_processes)
 GD_RULE_FN(job_driver_nvml_unavailable)
+GD_RULE_FN(job_gpu_nvlink_errors)
+GD_RULE_FN(job_gpu_persistence_off)
+GD_RULE_FN(job_gpu_xid)
 
 /* The rules whose evidence comes from two sources run both halves and
  * combine them (rule_parts.c): the NVML/sysfs half and the kernel-log half. */

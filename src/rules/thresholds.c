@@ -44,9 +44,9 @@ static int set_one(struct gd_thresholds *t, const char *rule, const char *key, c
 	}
 	if (!rule_known)
 		return gd_err_set(err, -EINVAL,
-				  "%sunknown rule \"%s\" (gpudoctor --list-thresholds shows the rules and keys)", where,
+				  "%sunknown rule \"%s\" (gpudoctor rules lists the rules and their keys)", where,
 				  rule);
-	return gd_err_set(err, -EINVAL, "%sunknown key \"%s\" for rule %s (gpudoctor --list-thresholds shows them)",
+	return gd_err_set(err, -EINVAL, "%sunknown key \"%s\" for rule %s (gpudoctor rules lists them)",
 			  where, key, rule);
 }
 

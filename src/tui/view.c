@@ -7,9 +7,11 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "output/rates.h"
+#include "output/subject.h"
 
 struct screen {
 	struct gd_vec *lines;
@@ -113,9 +115,42 @@ static const char *pair(char *buf, size_t size, bool aok, double a, bool bok, do
 	return buf;
 }
 
+/* How a GPU's row is drawn: by the worst severity of the active findings
+ * that name it (a stalled GPU at least as a warning), and marked '!' when
+ * it is the odd one out: a warning or critical finding that not every GPU
+ * has, or stalled while most of its siblings are not. */
+static enum gd_view_attr gpu_attr(const struct gd_view_model *m, const struct gd_snapshot *now, const struct gd_gpu *g,
+				  enum gd_ep_state st, size_t nstalled, bool *odd)
+{
+	enum gd_severity worst = 0;
+	size_t ngpu = now->gpus.n;
+
+	*odd = st != GD_EP_NONE && ngpu > 1 && 2 * nstalled < ngpu;
+	if (m->findings && g->index.ok)
+		GD_VEC_EACH(m->findings->items, const struct gd_finding, x) {
+			size_t same = 0;
+
+			if (gd_subject_gpu(x->subject) != (int)g->index.v)
+				continue;
+			if (x->severity > worst)
+				worst = x->severity;
+			if (x->severity < GD_SEV_WARNING)
+				continue;
+			GD_VEC_EACH(m->findings->items, const struct gd_finding, y)
+				same += strcmp(y->id, x->id) == 0 && gd_subject_gpu(y->subject) >= 0;
+			*odd |= ngpu > 1 && same < ngpu;
+		}
+	if (worst == GD_SEV_CRITICAL)
+		return GD_VA_CRIT;
+	if (worst == GD_SEV_WARNING || st != GD_EP_NONE)
+		return GD_VA_WARN;
+	return worst == GD_SEV_INFO ? GD_VA_INFO : GD_VA_NORMAL;
+}
+
 static void gpu_rows(struct screen *sc, const struct gd_view_model *m, const struct gd_snapshot *now, bool wide)
 {
 	char util[16], sm[24], temp[24], pw[24], mem[32], pcie[16], rs[160], b[40];
+	size_t nstalled = 0;
 
 	if (!now->gpus.n) {
 		add(sc, GD_VA_DIM, "no GPUs: NVML %s%s%s", now->nvml.status[0] ? now->nvml.status : "not read",
@@ -127,16 +162,21 @@ static void gpu_rows(struct screen *sc, const struct gd_view_model *m, const str
 		    "NAME", "");
 	else
 		add(sc, GD_VA_HEAD, "GPU UTIL SM MHz     TEMP/SLOW POWER/LIMIT MEMORY     PCIE  STATE REASONS");
+	GD_VEC_EACH(now->gpus, const struct gd_gpu, g)
+		nstalled += gd_gpu_stall_state(now, g, m->th) != GD_EP_NONE;
 	GD_VEC_EACH(now->gpus, const struct gd_gpu, g) {
 		enum gd_ep_state st = gd_gpu_stall_state(now, g, m->th);
-		const char *state = st == GD_EP_IDLE ? "idle" : st == GD_EP_SLOW ? "slow" : "";
-		char idx[8], row[512];
+		bool odd;
+		enum gd_view_attr attr = gpu_attr(m, now, g, st, nstalled, &odd);
+		char idx[8], row[512], state[8];
 
 		u64s(idx, sizeof idx, g->index, "");
 		if (g->lost.ok && g->lost.v) {
-			add(sc, GD_VA_CRIT, "%-3s lost: NVML answers GPU_IS_LOST (fell off the bus)", idx);
+			add(sc, GD_VA_CRIT, "%-3s lost: NVML answers GPU_IS_LOST (fell off the bus) !", idx);
 			continue;
 		}
+		snprintf(state, sizeof state, "%s%s", st == GD_EP_IDLE ? "idle" : st == GD_EP_SLOW ? "slow" : "",
+			 odd ? "!" : "");
 		u64s(util, sizeof util, g->util_gpu_pct, "%");
 		pair(sm, sizeof sm, g->sm_clock_mhz.ok, (double)g->sm_clock_mhz.v, g->sm_clock_max_mhz.ok,
 		     (double)g->sm_clock_max_mhz.v, "");
@@ -160,9 +200,9 @@ static void gpu_rows(struct screen *sc, const struct gd_view_model *m, const str
 			char name[24];
 
 			fit(name, sizeof name, g->name, 20);
-			add(sc, st ? GD_VA_WARN : GD_VA_NORMAL, "%-3s %-20s %s %s", idx, name, bar(b, 20, u), row);
+			add(sc, attr, "%-3s %-20s %s %s", idx, name, bar(b, 20, u), row);
 		} else {
-			add(sc, st ? GD_VA_WARN : GD_VA_NORMAL, "%-3s %s", idx, row);
+			add(sc, attr, "%-3s %s", idx, row);
 		}
 	}
 }

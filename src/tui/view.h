@@ -18,6 +18,13 @@
  *   14:03:12 +8.0 s gpu0-1 idle - io.checkpoint_stall: ...
  *   q quit | 42 samples | 3 rules not evaluated
  *
+ * A GPU's row takes the colour of the worst active finding that names it
+ * (critical, warning, info; a stalled GPU at least warning), and its STATE
+ * column ends in '!' when it is the odd one out: a warning or critical
+ * finding its siblings do not all share, or stalled while most of them are
+ * not ("slow!" for the one slowed GPU of eight).  A lost GPU's row reads
+ * "lost ... !".  Colour is never needed: the words and '!' say it.
+ *
  * Lines are cut to the width (counted in characters, UTF-8 aware); when the
  * height is short, findings lose their remedy lines first, then whole
  * findings ("... and 3 more").  Below 120 columns the GPU name and the

@@ -43,7 +43,8 @@
  *   hang = nvmlDeviceGetPowerUsage  ; that call sleeps forever on this GPU
  *
  * A missing key answers NOT_SUPPORTED.  GPUDOCTOR_FAKE_NVML_TRACE set: init
- * and shutdown print their counts on stderr.  fake_nvml_calls(name),
+ * and shutdown print their counts on stderr (=calls: and every function's
+ * call count, at shutdown).  fake_nvml_calls(name),
  * fake_nvml_inits() and fake_nvml_shutdowns() let a test check which symbols
  * were called and that shutdown balanced init.  This is a stand-in for a
  * library that has process-wide state by nature: the globals are the point.
@@ -385,9 +386,24 @@ nvmlReturn_t nvmlInit(void)
 	return do_init("nvmlInit");
 }
 
+/* GPUDOCTOR_FAKE_NVML_TRACE=calls: every function's call count so far, on
+ * stderr at shutdown, as "fake_nvml: calls NAME N" (bench/nvml/run.sh). */
+static void dump_calls(void)
+{
+	const char *t = getenv("GPUDOCTOR_FAKE_NVML_TRACE");
+
+	if (!t || strcmp(t, "calls") != 0)
+		return;
+	pthread_mutex_lock(&fake_mu);
+	for (size_t i = 0; i < sizeof calls / sizeof calls[0] && calls[i].name; i++)
+		fprintf(stderr, "fake_nvml: calls %s %u\n", calls[i].name, calls[i].n);
+	pthread_mutex_unlock(&fake_mu);
+}
+
 nvmlReturn_t nvmlShutdown(void)
 {
 	count_call("nvmlShutdown");
+	dump_calls();
 	if (shutdowns < inits)
 		__atomic_add_fetch(&shutdowns, 1, __ATOMIC_SEQ_CST);
 	if (getenv("GPUDOCTOR_FAKE_NVML_TRACE"))

@@ -14,9 +14,12 @@
  *                        an exact-size copy (no NUL after it), with a head
  *                        limit of 256 to 1279 bytes taken from the input's
  *                        length, checking what it returns;
- *   gd_nparsers + 3      gd_ipmi_dcmi_parse (`ipmitool dcmi power reading`,
+ *   gd_nparsers + 3      gd_parse_proc_zoneinfo (the low watermarks the
+ *                        MemAvailable estimate reads; after the others so
+ *                        that no seed's index moved);
+ *   gd_nparsers + 4      gd_ipmi_dcmi_parse (`ipmitool dcmi power reading`,
  *                        the host power probe) over an exact-size copy;
- *   gd_nparsers + 4      the PTX loader's checks before the driver's JIT
+ *   gd_nparsers + 5      the PTX loader's checks before the driver's JIT
  *                        (gd_ptx_header_parse over an exact-size copy, then
  *                        gd_ptx_loadable for a driver and GPU taken from
  *                        the input) and the cleaning of a JIT log the driver
@@ -44,6 +47,7 @@
 #include <unistd.h>
 
 #include "collect/collect.h"
+#include "collect/collectors.h"
 #include "model/snapshot.h"
 #include "model/snapshot_json.h"
 #include "rules/thresholds.h"
@@ -97,9 +101,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define TARGET_SERIES (gd_nparsers)
 #define TARGET_THRESHOLDS (gd_nparsers + 1)
 #define TARGET_HTTP (gd_nparsers + 2)
-#define TARGET_IPMI (gd_nparsers + 3)
-#define TARGET_PTX (gd_nparsers + 4)
-#define NTARGETS (gd_nparsers + 5)
+#define TARGET_ZONEINFO (gd_nparsers + 3)
+#define TARGET_IPMI (gd_nparsers + 4)
+#define TARGET_PTX (gd_nparsers + 5)
+#define NTARGETS (gd_nparsers + 6)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -114,6 +119,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	printf("%zu snapshot.jsonl\n", (size_t)TARGET_SERIES);
 	printf("%zu thresholds.ini\n", (size_t)TARGET_THRESHOLDS);
 	printf("%zu http request\n", (size_t)TARGET_HTTP);
+	printf("%zu proc/zoneinfo\n", (size_t)TARGET_ZONEINFO);
 	printf("%zu ipmitool dcmi power reading\n", (size_t)TARGET_IPMI);
 	printf("%zu ptx module\n", (size_t)TARGET_PTX);
 	fflush(stdout);
@@ -250,6 +256,8 @@ static void fuzz_ipmi(const uint8_t *data, size_t size)
 	free(buf);
 }
 
+static const struct gd_parser zoneinfo = { "proc/zoneinfo", gd_parse_proc_zoneinfo };
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	size_t target;
@@ -267,6 +275,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_thresholds(data, size);
 	else if (target == TARGET_HTTP)
 		fuzz_http(data, size);
+	else if (target == TARGET_ZONEINFO)
+		fuzz_parser(&zoneinfo, data, size);
 	else if (target == TARGET_IPMI)
 		fuzz_ipmi(data, size);
 	else

@@ -128,6 +128,7 @@ while read -r idx name; do
 		*lspci) set -- tests/offline/0008-*/lspci.txt tests/offline/0206-*/*.txt tests/offline/0208-*/*.txt ;;
 		*"job log") set -- tests/offline/0100-*/sglang-1693.log tests/offline/0105-*/gdr-net-16.log \
 			tests/offline/0111-*/nccl-tests-373.log tests/offline/0103-*/pytorch-16417.log ;;
+		*dcgmi) set -- tests/offline/0225-*/*.txt tests/offline/0227-*/*.txt tests/offline/0234-*/*.txt ;;
 		*) set -- tests/offline/0019-*/ticket.txt tests/offline/0028-*/stdin ;;
 		esac
 		# fixtures are large: their first 16 KiB mutate faster

@@ -644,6 +644,166 @@ static void test_csv(void **state)
 	gd_snapshot_release(&s);
 }
 
+/* Rows above their header, prose with commas, time(1)'s lines, a note after
+ * the last value, a one-column query, the recovery action and reset status,
+ * ECC counts split by memory. */
+static void test_csv_as_pasted(void **state)
+{
+	const char *below = "rows first, then the header (sorry):\n"
+			    "0, 00000000:07:00.0, 99 %, 8\n"
+			    "1, 00000000:0F:00.0, 98 %, 16     <-- fine\n"
+			    "the header, from a second run:\n"
+			    "index, pci.bus_id, utilization.gpu [%], pcie.link.width.current\n"
+			    "real\t0m0,031s\nuser\t0m0,002s\nsys\t0m0,012s\n";
+	const char *one = "clocks_throttle_reasons.supported\n0x00000000000001FF\n";
+	const char *rec = "index, gpu_recovery_action, reset_status.reset_required, "
+			  "reset_status.drain_and_reset_recommended, ecc.errors.uncorrected.aggregate.sram, "
+			  "ecc.errors.uncorrected.aggregate.dram\n"
+			  "0, None, No, No, 0, 0\n"
+			  "1, GPU Reset, Yes, No, 6, 1\n"
+			  "2, [N/A], Yes, Yes, [N/A], [N/A]\n";
+	struct gd_snapshot s;
+	struct gd_err err;
+
+	(void)state;
+	gd_snapshot_init(&s);
+	assert_int_equal(parse_lit(gd_parse_nvsmi_csv, below, &s, &err), 0); /* nothing skipped: prose is noise */
+	assert_int_equal(s.gpus.n, 2);
+	assert_int_equal(gpu_at(&s, 0)->pcie_width.v, 8);
+	assert_int_equal(gpu_at(&s, 1)->pcie_width.v, 16); /* the note after it cut off */
+	assert_int_equal(gpu_at(&s, 1)->util_gpu_pct.v, 98);
+	gd_snapshot_clear(&s);
+	assert_int_equal(parse_lit(gd_parse_nvsmi_csv, one, &s, &err), 0);
+	assert_int_equal(s.gpus.n, 1); /* read: a known field, nothing to judge */
+	gd_snapshot_clear(&s);
+	assert_int_equal(parse_lit(gd_parse_nvsmi_csv, rec, &s, &err), 0);
+	assert_int_equal(s.gpus.n, 3);
+	assert_int_equal(gpu_at(&s, 0)->recovery_action.v, 0);
+	assert_true(gpu_at(&s, 0)->recovery_action.ok);
+	assert_int_equal(gpu_at(&s, 1)->recovery_action.v, 1);
+	assert_int_equal(gpu_at(&s, 2)->recovery_action.v, 4); /* from reset_status: drain and reset */
+	assert_int_equal(gpu_at(&s, 1)->ecc_uncorrected_aggregate_sram.v, 6);
+	assert_int_equal(gpu_at(&s, 1)->ecc_uncorrected_aggregate.v, 7); /* the sum, no total column */
+	assert_false(gpu_at(&s, 2)->ecc_uncorrected_aggregate.ok);
+	gd_snapshot_clear(&s);
+	/* a CSV of some other tool's fields: not nvidia-smi's */
+	assert_true(parse_lit(gd_parse_nvsmi_csv, "timestamp, loss, lr\n1, 2.3, 0.1\n", &s, &err) < 0);
+	gd_snapshot_release(&s);
+}
+
+static void test_q_ecc_sram_dram(void **state)
+{
+	const char *q = "GPU 00000000:18:00.0\n"
+			"    ECC Errors\n"
+			"        Volatile\n"
+			"            SRAM Correctable                  : 0\n"
+			"            SRAM Uncorrectable Parity         : 1\n"
+			"            SRAM Uncorrectable SEC-DED        : 0\n"
+			"            DRAM Correctable                  : 12\n"
+			"            DRAM Uncorrectable                : 2\n"
+			"        Aggregate\n"
+			"            SRAM Correctable                  : 0\n"
+			"            SRAM Uncorrectable Parity         : 3\n"
+			"            SRAM Uncorrectable SEC-DED        : 2\n"
+			"            DRAM Correctable                  : 40\n"
+			"            DRAM Uncorrectable                : 1\n"
+			"            SRAM Threshold Exceeded           : Yes\n"
+			"        Aggregate Uncorrectable SRAM Sources\n"
+			"            SRAM L2                           : 5\n";
+	struct gd_snapshot s;
+	struct gd_err err;
+	const struct gd_gpu *g;
+
+	(void)state;
+	gd_snapshot_init(&s);
+	assert_int_equal(parse_lit(gd_parse_nvsmi_q, q, &s, &err), 0);
+	assert_int_equal(s.gpus.n, 1);
+	g = gpu_at(&s, 0);
+	assert_int_equal(g->ecc_uncorrected_volatile.v, 3);
+	assert_int_equal(g->ecc_uncorrected_volatile_sram.v, 1);
+	assert_int_equal(g->ecc_uncorrected_volatile_dram.v, 2);
+	assert_int_equal(g->ecc_uncorrected_aggregate.v, 6); /* the Sources section is not counted twice */
+	assert_int_equal(g->ecc_uncorrected_aggregate_sram.v, 5);
+	assert_int_equal(g->ecc_uncorrected_aggregate_dram.v, 1);
+	assert_int_equal(g->ecc_corrected_volatile.v, 12);
+	assert_true(g->ecc_sram_threshold_exceeded.ok && g->ecc_sram_threshold_exceeded.v == 1);
+	gd_snapshot_release(&s);
+}
+
+static const struct gd_job_log *jl_kind(const struct gd_snapshot *s, const char *kind, size_t nth)
+{
+	GD_VEC_EACH(s->job_log, const struct gd_job_log, r)
+		if (strcmp(r->kind, kind) == 0 && nth-- == 0)
+			return r;
+	return NULL;
+}
+
+/* dcgmi diag (a Warning wrapped mid-word, per-GPU results, a busy GPU),
+ * dmon (N/A, MIG instance rows, XIDER), and text that is neither. */
+static void test_dcgmi(void **state)
+{
+	const char *diag =
+		"+---------------------------+------------------------------------------------+\n"
+		"| Diagnostic                | Result                                         |\n"
+		"+===========================+================================================+\n"
+		"|-----  Metadata  ----------+------------------------------------------------|\n"
+		"| Driver Version Detected   | 550.54.15                                      |\n"
+		"+-----  Hardware  ----------+------------------------------------------------+\n"
+		"| GPU Memory                | Pass - GPU: 1                                  |\n"
+		"|                           | Fail - GPU: 0                                  |\n"
+		"| Warning                   | GPU 0 Unable to create CUDA context: 'CUDA-cap |\n"
+		"|                           | able device(s) is/are busy or unavailable'.    |\n"
+		"+-----  Integration  -------+------------------------------------------------+\n"
+		"| PCIe                      | Fail - GPU: 3                                  |\n"
+		"| Warning                   | GPU 3GPU 3's NvLink link 0 is currently down R |\n"
+		"|                           | un a field diagnostic on the GPU.              |\n"
+		"| Diagnostic                | Fail - GPU: 2                                  |\n"
+		"| Warning                   | GPU 2 miscompare in the GEMM results           |\n"
+		"+---------------------------+------------------------------------------------+\n";
+	const char *dmon = "#Entity    TMPTR        POWER        XIDER\n"
+			   "ID\n"
+			   "GPU 0      34           61.5         0\n"
+			   "GPU 1      N/A          70.2         79\n"
+			   "GPU-I 21   0.000        0.000        0\n"
+			   "GPU 0      35           62.0         0\n";
+	struct gd_snapshot s;
+	struct gd_err err;
+	const struct gd_job_log *r;
+
+	(void)state;
+	gd_snapshot_init(&s);
+	assert_int_equal(parse_lit(gd_parse_dcgmi, diag, &s, &err), 0);
+	assert_string_equal(s.nvml.driver_version, "550.54.15");
+	assert_non_null(r = jl_kind(&s, "dcgmi_busy", 0)); /* GPU 0 failed because it was busy: no hardware fail */
+	assert_int_equal(r->gpu.v, 0);
+	assert_non_null(r = jl_kind(&s, "dcgmi_nvlink_down", 0));
+	assert_int_equal(r->gpu.v, 3);
+	assert_non_null(strstr(r->text, "Run a field diagnostic")); /* the wrapped word joined again */
+	assert_string_equal(r->what, "PCIe");
+	assert_non_null(r = jl_kind(&s, "dcgmi_fail_pcie", 0));
+	assert_int_equal(r->gpu.v, 3);
+	assert_non_null(r = jl_kind(&s, "dcgmi_fail_mismatch", 0)); /* the GEMM results differ */
+	assert_int_equal(r->gpu.v, 2);
+	assert_string_equal(r->what, "Diagnostic");
+	assert_non_null(strstr(r->text, "miscompare"));
+	assert_null(jl_kind(&s, "dcgmi_fail_memory", 0)); /* not GPU 0: busy */
+	assert_null(jl_kind(&s, "dcgmi_fail_pcie", 1));
+	gd_snapshot_clear(&s);
+	assert_int_equal(parse_lit(gd_parse_dcgmi, dmon, &s, &err), 0);
+	assert_int_equal(s.gpus.n, 2); /* the MIG instance is not a GPU */
+	assert_true(gpu_at(&s, 0)->temp_c.v == 35); /* the latest sample */
+	assert_false(gpu_at(&s, 1)->temp_c.ok);     /* N/A */
+	assert_true(gpu_at(&s, 1)->power_w.v > 70.1);
+	assert_non_null(r = jl_kind(&s, "dcgmi_xid", 0));
+	assert_int_equal(r->value.v, 79);
+	assert_int_equal(r->gpu.v, 1);
+	assert_null(jl_kind(&s, "dcgmi_xid", 1));
+	gd_snapshot_clear(&s);
+	assert_true(parse_lit(gd_parse_dcgmi, "hello\nworld\n", &s, &err) < 0);
+	assert_non_null(strstr(err.msg, "dcgmi"));
+	gd_snapshot_release(&s);
+}
+
 /* A vGPU with MIG (shape of a real R470 GRID paste, values changed): power
  * "N/A /  N/A", ECC "On"; an H200 with MIG (R570): memory only "N/A". */
 static void test_table_mig_na(void **state)
@@ -751,6 +911,7 @@ int main(void)
 		cmocka_unit_test(test_table_mig_na), cmocka_unit_test(test_q_fragment_orphans),
 		cmocka_unit_test(test_q_fragment_sections), cmocka_unit_test(test_q_fragment_then_gpu),
 		cmocka_unit_test(test_table_handle_unknown_error), cmocka_unit_test(test_lspci_fragments),
+		cmocka_unit_test(test_csv_as_pasted), cmocka_unit_test(test_q_ecc_sram_dram), cmocka_unit_test(test_dcgmi),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

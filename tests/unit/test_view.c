@@ -197,12 +197,73 @@ static void tui_without_ncurses(void **state)
 	gd_tui_end(NULL);
 }
 
+/* Rows take their GPU's worst severity; the odd one out is marked '!'
+ * (its own warning, or stalled while most siblings are not), a stall that
+ * half the GPUs share is not. */
+static void odd_gpu_marked(void **state)
+{
+	struct fixture x;
+	struct gd_vec lines = { 0 };
+	struct gd_finding *f;
+	const struct gd_view_line *row0 = NULL, *row1 = NULL, *row2 = NULL;
+
+	(void)state;
+	fixture_init(&x, 0);
+	/* two GPUs, gpu1 idle: half of them, not odd */
+	gd_view_layout(&x.m, 200, 50, &lines);
+	GD_VEC_EACH(lines, const struct gd_view_line, l)
+		assert_null(strchr(l->text, '!'));
+	/* a third GPU, busy: gpu1 is now the one idle GPU of three */
+	{
+		struct gd_gpu *g = GD_PUSH(&x.b, gpus, struct gd_gpu);
+		struct gd_gpu_proc *gp = GD_PUSH(&x.b, gpu_procs, struct gd_gpu_proc);
+
+		*g = *GD_VEC_AT(x.b.gpus, struct gd_gpu, 0);
+		gd_u64_set(&g->index, 2);
+		gd_u64_set(&gp->gpu, 2);
+	}
+	/* gpu0 alone has a critical finding; every GPU has the same info */
+	f = gd_vec_push(&x.f.items, sizeof *f);
+	memset(f, 0, sizeof *f);
+	f->id = "gpu.row_remap_pending";
+	f->severity = GD_SEV_CRITICAL;
+	snprintf(f->subject, sizeof f->subject, "gpu0 (0000:3b:00.0)");
+	for (int i = 0; i < 3; i++) {
+		f = gd_vec_push(&x.f.items, sizeof *f);
+		memset(f, 0, sizeof *f);
+		f->id = "gpu.persistence_off";
+		f->severity = GD_SEV_INFO;
+		snprintf(f->subject, sizeof f->subject, "gpu%d", i);
+	}
+	gd_view_layout(&x.m, 80, 24, &lines);
+	GD_VEC_EACH(lines, const struct gd_view_line, l) {
+		if (strncmp(l->text, "0  ", 3) == 0)
+			row0 = l;
+		if (strncmp(l->text, "1  ", 3) == 0)
+			row1 = l;
+		if (strncmp(l->text, "2  ", 3) == 0)
+			row2 = l;
+	}
+	assert_non_null(row0);
+	assert_non_null(row1);
+	assert_non_null(row2);
+	assert_int_equal(row0->attr, GD_VA_CRIT);
+	assert_non_null(strstr(row0->text, "5x16  !     sw_"));   /* not stalled, but its own critical finding */
+	assert_int_equal(row1->attr, GD_VA_WARN);
+	assert_non_null(strstr(row1->text, "5x16  idle! sw_"));
+	assert_int_equal(row2->attr, GD_VA_INFO);        /* only the info every GPU shares */
+	assert_null(strchr(row2->text, '!'));
+	gd_vec_release(&lines);
+	fixture_release(&x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(layout_80x24),
 		cmocka_unit_test(short_and_narrow),
 		cmocka_unit_test(plain_line_and_reasons),
+		cmocka_unit_test(odd_gpu_marked),
 		cmocka_unit_test(tui_without_ncurses),
 	};
 

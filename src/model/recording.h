@@ -1,0 +1,52 @@
+/*
+ * recording.h - the file `gpudoctor record` writes and `report` / `check
+ * --from` read: snapshots as JSON lines, gzip-compressed unless the name
+ * ends in ".jsonl" (zlib; each snapshot is flushed with Z_SYNC_FLUSH, so a
+ * recording cut by power loss or kill -9 loses at most the snapshot being
+ * written, and zcat reads what is there).  Appending to an existing gzip
+ * recording adds a gzip member (zcat and the reader take members in a row).
+ *
+ * Rotation: with max_bytes (bytes on disk) or max_age_s set, the file is
+ * renamed to FILE.1 (replacing an older FILE.1) when it grows past either,
+ * and a new FILE started: a run of any length keeps at most about twice
+ * max_bytes on disk.  report FILE.1 FILE reads both, in time order.
+ */
+#ifndef GD_MODEL_RECORDING_H
+#define GD_MODEL_RECORDING_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "core/err.h"
+#include "model/snapshot.h"
+
+struct gd_rec {
+	char path[4096];
+	bool gz;
+	FILE *f;              /* snapshots are written here (through zlib when gz) */
+	void *z;              /* gzFile when gz */
+	double max_bytes;     /* 0: no size limit */
+	double max_age_s;     /* 0: no age limit */
+	double opened;        /* when the current file was started (the caller's clock) */
+	unsigned rotations;
+};
+
+/* "500M", "2G", "64k", "1000000" (bytes; k/M/G/T are powers of 1024). */
+int gd_rec_parse_size(const char *text, double *bytes, struct gd_err *err);
+/* Does a recording named path get gzip? (Not when it ends in ".jsonl".) */
+bool gd_rec_name_is_gzip(const char *path);
+/* Opens (appends to) path; now is the caller's clock, for max_age_s. */
+int gd_rec_open(struct gd_rec *r, const char *path, double max_bytes, double max_age_s, double now, struct gd_err *err);
+/* Writes one snapshot line, flushes it to the file, rotates when due. */
+int gd_rec_write(struct gd_rec *r, const struct gd_snapshot *s, double now, struct gd_err *err);
+int gd_rec_close(struct gd_rec *r, struct gd_err *err);
+
+/*
+ * Opens a recording for reading, plain or gzip (by its first bytes, not
+ * its name).  *truncated (may be NULL; it must outlive the stream) is
+ * set when the gzip data ends early: what came before is delivered, then
+ * the end of the stream.  fclose() releases everything.
+ */
+FILE *gd_rec_fopen_read(const char *path, bool *truncated, struct gd_err *err);
+
+#endif
