@@ -76,15 +76,17 @@ $(BUILD)/gpudoctor.conf: $(BUILD)/gpudoctor
 # systemd's directory) and the generator of alerts.yml.
 SHARE_FILES := $(sort $(filter-out systemd/% %.py,$(patsubst deploy/%,%,$(shell find deploy -type f 2>/dev/null))))
 COMPLETION := scripts/completion/gpudoctor
-UNIT := deploy/systemd/gpudoctor.service
+UNITS := deploy/systemd/gpudoctor.service deploy/systemd/gpudoctor-probe.service deploy/systemd/gpudoctor-probe.timer
 D := $(DESTDIR)
 
 install: all $(BUILD)/gpudoctor.conf
 	install -d $(D)$(BINDIR) $(D)$(MANDIR)/man1 $(D)$(SYSCONFDIR) $(D)$(SYSTEMDUNITDIR) $(D)$(BASHCOMPDIR)
 	install -m 0755 $(BUILD)/gpudoctor $(D)$(BINDIR)/gpudoctor
 	install -m 0644 docs/gpudoctor.1 $(D)$(MANDIR)/man1/gpudoctor.1
-	sed 's|/usr/local/bin/gpudoctor|$(BINDIR)/gpudoctor|g' $(UNIT) >$(BUILD)/gpudoctor.service
-	install -m 0644 $(BUILD)/gpudoctor.service $(D)$(SYSTEMDUNITDIR)/gpudoctor.service
+	for u in $(UNITS); do \
+		sed 's|/usr/local/bin/gpudoctor|$(BINDIR)/gpudoctor|g' $$u >$(BUILD)/$${u##*/} && \
+		install -m 0644 $(BUILD)/$${u##*/} $(D)$(SYSTEMDUNITDIR)/$${u##*/} || exit 1; \
+	done
 	install -m 0644 $(COMPLETION) $(D)$(BASHCOMPDIR)/gpudoctor
 	for f in $(SHARE_FILES); do m=0644; [ -x deploy/$$f ] && m=0755; install -D -m $$m deploy/$$f $(D)$(DATADIR)/gpudoctor/$$f || exit 1; done
 	@# a changed configuration is kept; the new sample goes beside it
@@ -114,7 +116,7 @@ uninstall:
 	elif [ -e "$$conf" ]; then echo "kept $$conf (changed, or no gpudoctor to compare it with)"; fi
 	rm -f $(D)$(SYSCONFDIR)/gpudoctor.conf.new
 	rm -f $(D)$(BINDIR)/gpudoctor $(D)$(MANDIR)/man1/gpudoctor.1 \
-	  $(D)$(SYSTEMDUNITDIR)/gpudoctor.service $(D)$(BASHCOMPDIR)/gpudoctor \
+	  $(addprefix $(D)$(SYSTEMDUNITDIR)/,$(notdir $(UNITS))) $(D)$(BASHCOMPDIR)/gpudoctor \
 	  $(D)$(LOCALEDIR)/*/LC_MESSAGES/gpudoctor.mo
 	rm -rf $(D)$(DATADIR)/gpudoctor
 

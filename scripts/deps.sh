@@ -4,8 +4,8 @@
 # are present.
 set -e
 PKGS="gcc make pkg-config libjansson-dev libinih-dev libcmocka-dev zlib1g-dev libxml2-dev libncurses-dev
-      jq clang libclang-rt-14-dev tmux chromium iproute2 nftables util-linux procps
-      iputils-ping netcat-openbsd curl libcurl4 shellcheck openssl prometheus prometheus-node-exporter python3
+      jq clang llvm libclang-rt-14-dev tmux chromium iproute2 nftables util-linux procps
+      iputils-ping netcat-openbsd curl libcurl4 shellcheck openssl prometheus prometheus-node-exporter fio ipmitool python3
       dpkg-dev debhelper fakeroot lintian systemd bash-completion man-db"
 missing=""
 for p in $PKGS; do

@@ -33,6 +33,11 @@
 #      framework (job.host_bound or cpu.input_bound fires); the driver's
 #      sub-second utilisation samples (gpu_samples[]) are present; the
 #      attribution is printed.
+#   7. `gpudoctor probe --quick` through the real libcuda.so.1 (about a
+#      minute on one GPU; killed at 3 minutes): the PTX modules JIT-compile,
+#      every probe reports ok, and achieved against expected is printed per
+#      probe, with the compute burns' share of the SKU's datasheet FP32 and
+#      BF16 figures (the number the SKU check for compute waits for).
 #
 # Status: written in a session that was lent no GPU, so it has not been run
 # on real hardware yet; run it where a GPU is lent and report what it prints.
@@ -361,5 +366,69 @@ if "$PY" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)'
 	*) bad "starved load: neither job.host_bound nor cpu.input_bound ($ids)" ;; esac
 else
 	skp "thread attribution under PyTorch: no PyTorch with CUDA here"
+fi
+
+# ---- 7. the probe through the real CUDA driver ------------------------------
+# Runs after the exporter so a GPU left busy by a stuck probe cannot spoil
+# steps 1-5.  --json for the figures; the text report is kept in $OUT.
+if command -v timeout >/dev/null; then
+	timeout -k 10 180 "$G" probe --quick --json -o "$OUT/probe.jsonl" >"$OUT/probe.json" 2>"$OUT/probe.err"
+	prc=$?
+	if [ "$prc" -ge 124 ]; then
+		bad "probe --quick did not finish within 3 minutes (exit $prc): $(tail -c 300 "$OUT/probe.err")"
+	elif [ "$prc" -eq 3 ]; then
+		bad "probe could not run: $(tail -c 400 "$OUT/probe.err")"
+	elif "$PY" - "$OUT/probe.json" "$OUT/probe.jsonl" <<'PYEOF'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+rows = doc.get("probe", [])
+# datasheet figures (PROBES.md 4.2): FP32 non-tensor and BF16 dense, GFLOP/s
+spec = {"H200": (67000, 989000), "H100 80GB HBM3": (67000, 989000), "H100 PCIe": (51000, 756000),
+        "A100": (19500, 312000), "L40S": (91600, 362000)}
+bad = 0
+for r in rows:
+    if r["probe"] == "p2p":
+        continue
+    exp = r.get("expected")
+    line = "  gpu%s %-14s %-8s achieved %s %s" % (r.get("gpu"), r["probe"], r["status"],
+        "%.1f" % r["achieved"] if r.get("achieved") is not None else "-", r["unit"])
+    if exp is not None:
+        line += "  expected %.1f (%s, %.0f%%)" % (exp, r.get("expected_from"), 100 * (r.get("achieved") or 0) / exp)
+    if r.get("errors"):
+        line += "  %d wrong" % r["errors"]
+    if r.get("reason"):
+        line += "  (%s)" % r["reason"]
+    print(line)
+    if r["status"] not in ("ok", "skipped"):
+        bad += 1
+for f in doc.get("findings", []):
+    if f["id"].startswith("probe."):
+        print("  finding: %s %s %s" % (f["severity"], f["id"], f["subject"]))
+try:
+    last = [l for l in open(sys.argv[2]) if '"probe":[{' in l][-1]
+    names = {g["index"]: g["name"] for g in json.loads(last).get("gpus", [])}
+except (OSError, IndexError, ValueError):
+    names = {}
+print("  datasheet share of the burns (what the SKU check of probe.gpu_compute_slow waits for):")
+for r in rows:
+    if not r["probe"].startswith("compute") or not r.get("achieved"):
+        continue
+    name = names.get(r.get("gpu"), "")
+    sk = [v for k, v in spec.items() if k in name]
+    if sk:
+        ref = sk[0][0] if r["probe"] == "compute_fp32" else sk[0][1]
+        print("    gpu%s %s %s: %.0f of %.0f GFLOP/s = %.0f%%" % (r["gpu"], name, r["probe"], r["achieved"], ref,
+                                                                100 * r["achieved"] / ref))
+    else:
+        print("    gpu%s %s %s: %.0f GFLOP/s (no datasheet figure here)" % (r["gpu"], name, r["probe"], r["achieved"]))
+sys.exit(1 if bad or not rows else 0)
+PYEOF
+	then
+		ok "probe --quick (exit $prc): every probe ran; figures above, report in $OUT/probe.json"
+	else
+		bad "probe --quick (exit $prc): a probe failed or nothing was measured (see above, $OUT/probe.err)"
+	fi
+else
+	skp "probe: timeout(1) not installed"
 fi
 finish

@@ -11,7 +11,7 @@ if ! diff -u docs/evidence.md <("$G" fields) >/dev/null; then
 	echo "docs/evidence.md is stale: run  build/gpudoctor fields > docs/evidence.md"
 	bad=1
 fi
-for c in check snapshot watch record report serve xid fleet rules fields config; do
+for c in check snapshot watch record report serve xid fleet probe rules fields config; do
 	"$G" "$c" --help | grep -q "Usage: gpudoctor $c" || { echo "$c --help prints no usage"; bad=1; }
 	grep -q "^\.B $c\$\|^\.B $c " docs/gpudoctor.1 || grep -q "^\.B $c" docs/gpudoctor.1 ||
 		{ echo "docs/gpudoctor.1 does not describe $c"; bad=1; }

@@ -56,6 +56,9 @@ update-under-runner~-~true~UPDATE=1 GD_SUITES=scenarios tests/run.sh~UPDATE=1 is
 update-under-ci~-~true~CI=true UPDATE=1 tests/offline/run.sh~UPDATE is refused
 update-scenarios-under-ci~-~true~CI=true UPDATE=1 tests/scenarios/run.sh 0000-healthy~refuse|refused
 skip-under-ci~-~true~CI=true PATH=$NOCHROMIUM GD_SUITES=timeline tests/run.sh~skipped under CI=true
+probe-storage-cached~src/probe/host_storage.c~s/fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC | O_NOATIME);/fd = open(path, O_RDONLY | O_CLOEXEC | O_NOATIME);/~tests/probe/host_storage.sh~outside 1/3..3
+probe-storage-floor-inverted~src/rules/rule_probe_host.c~s/seq_low = seq_ok \&\& s->seq_mb_s < b.seq_mb_s;/seq_low = seq_ok \&\& s->seq_mb_s > b.seq_mb_s;/~build-mut/tests/test_probe_host~FAILED.*test_storage_slow_rule
+probe-ipmi-state-ignored~src/probe/host_power.c~s/p->active = gd_tok_eq(v, "activated");/p->active = true;/~build-mut/tests/test_probe_host~FAILED.*test_ipmi_real_samples
 alerts-info-rule-alerted~deploy/prometheus/gen_alerts.py~s/in ("warning", "critical")/in ("warning", "critical", "info")/~sh -c '$GPUDOCTOR rules | deploy/prometheus/gen_alerts.py - >/dev/null && tests/exporter/alerts.sh'~alert for info rule
 alerts-yml-wrong-rule~deploy/prometheus/alerts.yml~s/rule=\\"cpu.cgroup_throttled\\"/rule=\\"cpu.governor_powersave\\"/~tests/exporter/alerts.sh~alerts.yml does not match the rules
 config-number-rounded~src/output/out_config.c~s/if (strtod(buf, NULL) == v)/if (prec == 6)/~build-mut/tests/test_out_config~FAILED.*test_uncommented_loads_to_defaults
@@ -92,6 +95,9 @@ fleet-no-timeout~src/cli/cli_fleet.c~s/p.http_opts.timeout_s = fmin(2 \* o.timeo
 fleet-node-repeats-its-gpu~src/fleet/fleet.c~s/\&\& most >= x->onsets)/\&\& most > x->onsets)/~tests/exporter/fleet.sh~repeat offenders
 npd-cut-inside-utf8~src/fleet/npd.c~s/if (in\[n\] \&\& ((unsigned char)in\[n\] \& 0xc0) == 0x80) {/if (0) {/~build-mut/tests/test_fleet_npd~FAILED.*test_cut
 fleet-alert-threshold~deploy/prometheus/fleet_alerts.yml~s/expr: gpudoctor:gpu_hw_onsets:7d >= 3/expr: gpudoctor:gpu_hw_onsets:7d >= 4/~tests/exporter/fleet_alerts.sh~FAILED
+probe-siblings-inverted~src/rules/rule_probe.c~s/if (r->achieved.v < med \* pct \/ 100) {/if (r->achieved.v > med * pct \/ 100) {/~tests/probe/gpu_faults.sh~probe.gpu_compute_slow did not fire
+probe-hung-not-marked~src/cli/cli_probe.c~s/r->status = i == hung_gpu ? GD_PR_HUNG : GD_PR_NOT_RUN;/r->status = GD_PR_NOT_RUN;/~tests/probe/gpu_safety.sh~probe.gpu_hung did not fire
+probe-copies-unverified~src/probe/gpu.c~s/r->errors = words_differ(host, back, bytes \/ 4);/r->errors = 0;/~tests/probe/gpu_faults.sh~probe.gpu_memory_errors did not fire for \^gpu5
 EOF
 )
 
@@ -110,7 +116,7 @@ export NOCHROMIUM
 
 want=("$@")
 pass=0 fail=0 rows=()
-FAKES="$BUILD/fake_nvml/libnvidia-ml.so.1 $BUILD/fake_nvml_old/libnvidia-ml.so.1"
+FAKES="$BUILD/fake_nvml/libnvidia-ml.so.1 $BUILD/fake_nvml_old/libnvidia-ml.so.1 $BUILD/fake_cuda/libcuda.so.1"
 while IFS='~' read -r id file expr cmd expect; do
 	[ -n "$id" ] || continue
 	if [ ${#want[@]} -gt 0 ] && [[ " ${want[*]} " != *" $id "* ]]; then
@@ -130,9 +136,10 @@ while IFS='~' read -r id file expr cmd expect; do
 		[ "$file" = Makefile ] && rm -rf "$BUILD/tests"
 	fi
 	# Build what the command runs (the mutant, or the tree as restored after
-	# the last mutation): the unit tests only for the runs of the unit suite.
+	# the last mutation): the unit tests only for the runs of the unit suite
+	# (and of tests/probe, whose scripts run a driver built with them).
 	targets="all $FAKES"
-	[[ $cmd == *GD_SUITES=unit* || $cmd == *"$BUILD/tests/"* ]] && targets="all unit"
+	[[ $cmd == *GD_SUITES=unit* || $cmd == *"$BUILD/tests/"* || $cmd == *tests/probe/* ]] && targets="all unit"
 	# shellcheck disable=SC2086
 	make -s BUILD=$BUILD $targets >"$work/mbuild.log" 2>&1 ||
 		echo "      (the build fails: $(grep -m 3 -E 'error|Error' "$work/mbuild.log" | tr '\n' ' '))"

@@ -12,10 +12,12 @@
 # kernel-log, lspci, job-log and bug-report evidence through check --from),
 # timeline (watch in tmux, record, report in headless chromium, episodes
 # from a fake-NVML series), e2e (real faults on this machine), exporter
-# (gpudoctor serve: promtool, a real Prometheus, bad requests), install
-# (make install DESTDIR, the build-dependency line, --version, the bash
-# completion), fuzz (a short run of each fuzz harness).  The Debian package
-# is tested by tests/package/run.sh (make package-test: root, apt-get).
+# (gpudoctor serve: promtool, a real Prometheus, bad requests), probe (every
+# tests/probe/*.sh: gpudoctor probe against a fake libcuda.so.1 and the fake
+# NVML, the host probes against dd and fio), install (make install DESTDIR,
+# the build-dependency line, --version, the bash completion), fuzz (a short
+# run of each fuzz harness).  The Debian package is tested by
+# tests/package/run.sh (make package-test: root, apt-get).
 #
 # The list of tests is derived from the sources, not from what happens to be
 # built: a unit test whose source exists but whose binary does not is a
@@ -37,7 +39,7 @@ BUILD=${BUILD:-build}
 export BUILD GPUDOCTOR="$PWD/$BUILD/gpudoctor"
 # the suites' own runners refuse UPDATE when they see this
 export GD_SUITE_RUN=1
-ALL_SUITES="unit docs scenarios offline timeline e2e exporter install fuzz"
+ALL_SUITES="unit docs scenarios offline timeline e2e exporter probe install fuzz"
 SUITES=${GD_SUITES:-$ALL_SUITES}
 in_ci=false
 [ "${CI:-}" = true ] && in_ci=true
@@ -93,13 +95,14 @@ for suite in $SUITES; do
 	timeline) scripts_of timeline tests/timeline 300 ;;
 	e2e) scripts_of e2e tests/e2e 300 ;;
 	exporter) scripts_of exporter tests/exporter 180 ;;
+	probe) scripts_of probe tests/probe 300 ;;
 	install) scripts_of install tests/install 120 ;;
 	fuzz)
 		add fuzz fuzz 600 "tests/fuzz/run.sh ${FUZZ_SECONDS:-5}" ;;
 	esac
 done
 # Floors: a suite that finds fewer tests than this has lost its sources.
-declare -A floor=([unit]=20 [timeline]=3 [e2e]=3 [exporter]=5 [install]=4)
+declare -A floor=([unit]=20 [timeline]=3 [e2e]=3 [exporter]=5 [probe]=4 [install]=4)
 declare -A found=()
 for p in "${plan[@]}"; do
 	s=${p%%$'\t'*}

@@ -42,6 +42,7 @@ struct opts {
 	const char *nvml_path;
 	double nvml_timeout_s;
 	const char *listen;
+	const char *probe_results;
 	const char *from[MAX_FROM];
 	size_t nfrom;
 	double window_s;
@@ -59,7 +60,7 @@ struct opts {
 };
 
 enum { OPT_ROOT = 256, OPT_CONFIG, OPT_SET, OPT_NO_COLOR, OPT_VERSION, OPT_NVML, OPT_NVML_TIMEOUT, OPT_LOOKBACK, OPT_LISTEN,
-       OPT_MAX_SIZE, OPT_MAX_AGE };
+       OPT_MAX_SIZE, OPT_MAX_AGE, OPT_PROBE_RESULTS };
 
 #define IS(cmd, name) (strcmp((cmd), (name)) == 0)
 
@@ -77,6 +78,7 @@ static const struct option long_opts[] = {
 	{ "duration", required_argument, NULL, 'd' },
 	{ "text", no_argument, NULL, 't' },
 	{ "listen", required_argument, NULL, OPT_LISTEN },
+	{ "probe-results", required_argument, NULL, OPT_PROBE_RESULTS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "nvml", required_argument, NULL, OPT_NVML },
@@ -126,6 +128,7 @@ static bool allowed(const char *cmd, int opt)
 	case OPT_LOOKBACK:
 		return IS(cmd, "check") || IS(cmd, "snapshot") || IS(cmd, "watch") || IS(cmd, "record") || IS(cmd, "serve");
 	case OPT_LISTEN:
+	case OPT_PROBE_RESULTS:
 		return IS(cmd, "serve");
 	default:
 		return true;
@@ -155,7 +158,7 @@ static int parse_args(int argc, char **argv, struct opts *o, const char ***sets,
 	if (strcmp(o->command, "version") == 0)
 		return gd_cli_version(stdout, getenv("GPUDOCTOR_NVML"));
 	if (!gd_cli_usage(o->command))
-		return fail("unknown command \"%s\" (commands: check, snapshot, watch, record, report, serve, xid, fleet, rules, "
+		return fail("unknown command \"%s\" (commands: check, snapshot, watch, record, report, serve, xid, fleet, probe, rules, "
 			    "fields, config, help, version)", o->command);
 	o->window_s = 2.0;
 	o->interval_s = IS(o->command, "watch") ? 0.5 : 1.0;
@@ -209,6 +212,9 @@ static int parse_args(int argc, char **argv, struct opts *o, const char ***sets,
 			break;
 		case OPT_LISTEN:
 			o->listen = optarg;
+			break;
+		case OPT_PROBE_RESULTS:
+			o->probe_results = optarg;
 			break;
 		case 'i':
 			if (gd_duration_parse(optarg, &o->interval_s, &err) < 0)
@@ -530,7 +536,7 @@ static int cmd_serve(const struct opts *o)
 {
 	struct gd_serve_opts so = { o->listen, o->root, o->interval_s, o->window_s, &o->th,
 				    o->nvml_path ? o->nvml_path : getenv("GPUDOCTOR_NVML"), o->nvml_timeout_s,
-				    o->lookback_s };
+				    o->lookback_s, o->probe_results };
 	struct gd_err err;
 
 	if (!o->window_given && so.window_s < so.interval_s)
@@ -633,6 +639,10 @@ int gd_cli_main(int argc, char **argv)
 			free(sets);
 			return gd_cli_npd(argc - 1, argv + 1);
 		}
+	if (argc > 1 && strcmp(argv[1], "probe") == 0) {
+		free(sets);
+		return gd_cli_probe(argc - 1, argv + 1);
+	}
 	if (!sets)
 		return EXIT_CANNOT_RUN;
 	memset(&o, 0, sizeof o);

@@ -22,6 +22,10 @@ extern const char gd_usage_fleet[];
 int gd_cli_npd(int argc, char **argv);
 extern const char gd_usage_npd[];
 
+/* `gpudoctor probe [OPTIONS]` (cli_probe.c): argv[0] is "probe". */
+int gd_cli_probe(int argc, char **argv);
+extern const char gd_usage_probe[];
+
 /* The build may set it (make SYSCONFDIR=...); the package's is /etc. */
 #ifndef GD_DEFAULT_CONFIG
 #define GD_DEFAULT_CONFIG "/etc/gpudoctor.conf"

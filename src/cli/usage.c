@@ -25,6 +25,7 @@ static const char usage_main[] =
 	"  config      print a configuration file: every threshold, commented, with its default\n"
 	"  xid [FILE]  count the kernel log's GPU errors (Xid) per GPU and code, say what to do\n"
 	"  fleet       the fleet's stall causes, outliers and nodes to drain, from Prometheus\n"
+	"  probe       load the GPUs on purpose (burn, memory, PCIe, P2P) and judge each one\n"
 	"  help [CMD]  show help for a command\n"
 	"  version     print the version, the commit and the optional libraries found\n"
 	"\n"
@@ -138,6 +139,8 @@ static const char usage_serve[] =
 	"                      0.0.0.0:9835 for every interface, port 0 picks a free one)\n"
 	"  --interval DUR      time between collection cycles (default 1s; 100ms to 1h)\n"
 	"  -w, --window DUR    span of the rates the rules judge (default 2s; at least --interval)\n"
+	"  --probe-results FILE  export the last gpudoctor probe's results from its -o FILE\n"
+	"                      (gpudoctor_probe_*{gpu,probe}, re-read when the file changes)\n"
 	"  --lookback DUR      kernel-log events this far back count (default 24h)\n"
 	"  --root, --config, --set as for every command\n"
 	"\n"
@@ -180,6 +183,8 @@ const char *gd_cli_usage(const char *cmd)
 		return gd_usage_xid;
 	if (strcmp(cmd, "fleet") == 0)
 		return gd_usage_fleet;
+	if (strcmp(cmd, "probe") == 0)
+		return gd_usage_probe;
 	if (strcmp(cmd, "watch") == 0)
 		return usage_watch;
 	if (strcmp(cmd, "record") == 0)

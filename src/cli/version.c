@@ -29,6 +29,7 @@
 #include "nvml/nvml.h"
 #include "offline/xml_dl.h"
 #include "output/output.h"
+#include "probe/cuda.h"
 #include "tui/tui.h"
 
 struct optlib {
@@ -39,7 +40,7 @@ struct optlib {
 
 static const struct optlib optlibs[] = {
 	{ "NVML", GD_NVML_SONAME, "GPU evidence (every command but xid)" },
-	{ "libcuda", "libcuda.so.1", "not used yet (planned: probe)" },
+	{ "libcuda", GD_CUDA_SONAME, "probe (the GPU burns and copies; --cuda or GPUDOCTOR_CUDA name another)" },
 	{ "libxml2", GD_XML_SONAME, "check --from of nvidia-smi -q -x" },
 	{ "ncursesw", GD_TUI_SONAME, "watch on a terminal" },
 	{ "libcurl", "libcurl.so.4", "not used yet (planned: fleet)" },

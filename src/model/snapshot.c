@@ -116,6 +116,9 @@ GD_TABLE(driver_fields, struct gd_driver, GD_DRIVER_FIELDS)
 #define GD_REC struct gd_job_log
 GD_TABLE(job_log_fields, struct gd_job_log, GD_JOB_LOG_FIELDS)
 #undef GD_REC
+#define GD_REC struct gd_probe_row
+GD_TABLE(probe_fields, struct gd_probe_row, GD_PROBE_FIELDS)
+#undef GD_REC
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 #define ONE(key, type, member, table) \
@@ -155,6 +158,7 @@ const struct gd_record_desc gd_sections[] = {
 	MANY("pci_nics", struct gd_pci_nic, pci_nics, pci_nic_fields),
 	ONE("driver", struct gd_driver, driver, driver_fields),
 	MANY("job_log", struct gd_job_log, job_log, job_log_fields),
+	MANY("probe", struct gd_probe_row, probe, probe_fields),
 };
 const size_t gd_nsections = N(gd_sections);
 

@@ -548,6 +548,28 @@
 	X(U64, allocated_bytes, "bytes", GAUGE, "out of memory: memory allocated by PyTorch") \
 	X(S256, text, "", LABEL, "the line (from the message when it is long; non-ASCII bytes as ?)")
 
+/* ---- probe[]: results of gpudoctor probe (src/probe, cli/cli_probe.c) -- */
+#define GD_PROBE_FIELDS(X) \
+	X(U64, gpu, "", LABEL, "NVML index of the GPU probed (absent: a host probe)") \
+	X(S32, pci_bus_id, "", LABEL, "its PCI address, dddd:bb:dd.f") \
+	X(S32, probe, "", LABEL, "compute_fp32, compute_bf16, mem_bandwidth, mem_pattern, h2d, d2h, h2d_all, d2h_all, p2p") \
+	X(U64, peer, "", LABEL, "p2p: NVML index of the GPU copied to") \
+	X(S16, unit, "", LABEL, "unit of achieved and sku_expected: GB/s (10^9 bytes copied per second) or GFLOP/s") \
+	X(S16, status, "", LABEL, "ok, failed, hung (killed at its deadline), skipped, not_run") \
+	X(F64, achieved, "", GAUGE, "the figure measured") \
+	X(F64, sku_expected, "", GAUGE, "what this GPU model reaches, from the probe SKU table (copies and PCIe only)") \
+	X(U64, errors, "", GAUGE, "words or results that came back wrong") \
+	X(U64, checked, "", GAUGE, "words or results compared") \
+	X(S32, digest, "", LABEL, "compute: hash of the first result (identical inputs on every GPU)") \
+	X(U64, link_gen, "", GAUGE, "PCIe generation while the probe ran (the highest NVML sample)") \
+	X(U64, link_width, "lanes", GAUGE, "PCIe width while the probe ran (the highest NVML sample)") \
+	X(F64, temp_c, "celsius", GAUGE, "compute: GPU temperature at the end of the burn") \
+	X(U64, sm_clock_mhz, "mhz", GAUGE, "compute: SM clock at the end of the burn") \
+	X(F64, power_w, "watts", GAUGE, "compute: power drawn at the end of the burn") \
+	X(F64, seconds, "seconds", GAUGE, "GPU time the figure was measured over") \
+	X(F64, finished_s, "seconds", GAUGE, "wall-clock time the probe run ended, seconds since the epoch") \
+	X(S256, reason, "", LABEL, "why failed, hung or skipped")
+
 /* ---- declare the structs --------------------------------------------- */
 #define GD_MEMBER_U64(n) struct gd_u64 n;
 #define GD_MEMBER_F64(n) struct gd_f64 n;
@@ -588,6 +610,7 @@ struct gd_pci_gpu { GD_PCI_GPU_FIELDS(GD_DECLARE) };
 struct gd_pci_nic { GD_PCI_NIC_FIELDS(GD_DECLARE) };
 struct gd_driver { GD_DRIVER_FIELDS(GD_DECLARE) };
 struct gd_job_log { GD_JOB_LOG_FIELDS(GD_DECLARE) };
+struct gd_probe_row { GD_PROBE_FIELDS(GD_DECLARE) };
 
 struct gd_snapshot {
 	struct gd_host host;
@@ -621,6 +644,7 @@ struct gd_snapshot {
 	struct gd_vec pci_nics;  /* struct gd_pci_nic */
 	struct gd_driver driver;
 	struct gd_vec job_log;   /* struct gd_job_log */
+	struct gd_vec probe;     /* struct gd_probe_row */
 };
 
 /* ---- field tables ------------------------------------------------------ */

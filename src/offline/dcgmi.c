@@ -45,6 +45,7 @@ struct dstate {
 	bool test_failed_all;     /* "Fail - All" */
 	bool explained_all;       /* ... and a Warning named the GPU it failed on */
 	bool busy;                /* a GPU was busy: "Fail - All" after it is that, not hardware */
+	bool busy_gpu[MAX_GPUS];  /* ... which: its later failures are the busy GPU's too */
 	bool failed[MAX_GPUS];    /* its per-GPU results */
 	bool any_failed;
 	char detail[1024];        /* a Warning's text, its wrapped lines joined */
@@ -168,7 +169,7 @@ static int gpu_named(const char *t)
 		const char *q = p + 3;
 		int n = 0, digits = 0;
 
-		if (*q == ' ')
+		while (*q == ' ' || *q == ':')
 			q++;
 		while (*q >= '0' && *q <= '9' && digits < 3)
 			n = n * 10 + (*q++ - '0'), digits++;
@@ -189,8 +190,13 @@ static void end_detail(struct dstate *d)
 	d->in_detail = false;
 	kind = cause_of(d->detail);
 	g = gpu_named(d->detail);
-	if (kind && strcmp(kind, "dcgmi_busy") == 0)
+	if (g >= 0 && d->test_failed_all)
+		d->explained_all = true; /* "Fail - All", and this text names the GPU */
+	if (kind && strcmp(kind, "dcgmi_busy") == 0) {
 		d->busy = true;
+		if (g >= 0)
+			d->busy_gpu[g] = true;
+	}
 	if (kind) {
 		struct gd_job_log *r = rec(d, kind, d->detail_line, d->detail);
 
@@ -198,8 +204,9 @@ static void end_detail(struct dstate *d)
 		if (g >= 0)
 			gd_u64_set(&r->gpu, (uint64_t)g);
 	}
-	/* a failed test's Warning: the failure on that GPU, and why */
-	if (g >= 0 && (d->failed[g] || d->test_failed_all) && (!kind || strcmp(kind, "dcgmi_busy") != 0)) {
+	/* a failed test's Warning: the failure on that GPU, and why (unless the
+	 * Warning names a cause the rules report on its own: an NVLink down) */
+	if (g >= 0 && (d->failed[g] || d->test_failed_all) && !d->busy_gpu[g] && !kind) {
 		struct gd_job_log *r = rec(d, fail_kind(d->test, d->detail), d->detail_line, d->detail);
 
 		GD_STRSET(r->what, d->test);
@@ -232,7 +239,7 @@ static void end_test(struct dstate *d, size_t ln)
 {
 	end_detail(d);
 	for (int g = 0; g < MAX_GPUS; g++)
-		if (d->failed[g]) {
+		if (d->failed[g] && !d->busy_gpu[g]) {
 			char t[96];
 			struct gd_job_log *r;
 

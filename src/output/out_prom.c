@@ -63,6 +63,8 @@ static const struct policy policies[] = {
 	{ "cgroups", EXPORT, { "path", "version", "self", NULL }, { { NULL, NULL } } },
 	/* Operators and dashboards know a GPU as gpu (its index) and model. */
 	{ "gpus", EXPORT, { "index", "uuid", "pci_bus_id", "name", NULL }, { { "index", "gpu" }, { "name", "model" } } },
+	/* gpudoctor probe's results (serve --probe-results FILE) */
+	{ "probe", EXPORT, { "gpu", "probe", "peer", "unit", "status", NULL }, { { NULL, NULL } } },
 };
 
 /* A unit of the field tables: which name suffixes carry it, what replaces

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "offline/offline.h"
+#include "probe/host.h"
 
 const char *gd_severity_name(enum gd_severity s)
 {
@@ -49,6 +50,10 @@ const struct gd_rule *gd_rule_find(const char *id)
 	for (size_t i = 0; i < gd_nrules; i++)
 		if (strcmp(gd_rules[i].id, id) == 0)
 			return &gd_rules[i];
+	/* the host probes' rules judge probe results, not windows (probe/host.h) */
+	for (size_t i = 0; i < gd_probe_host_nrules; i++)
+		if (strcmp(gd_probe_host_rules[i].id, id) == 0)
+			return &gd_probe_host_rules[i];
 	return NULL;
 }
 

@@ -406,6 +406,28 @@ enum gd_verdict gd_rule_job_gpu_xid(struct gd_rule_ctx *rc, struct gd_findings *
 	return with_dcgmi(rc, out, gd_rule_gpu_xid, "dcgmi_xid", GD_SEV_WARNING, fill_dcgmi_xid);
 }
 
+/* A dcgmi diag test that failed on a GPU: evidence for the probe rule of the
+ * same kind of test (DCGM's diag is an active probe, as gpudoctor probe is). */
+static void fill_dcgmi_fail(struct gd_rule_ctx *rc, struct gd_finding *f, const struct gd_job_log *r)
+{
+	gd_finding_summary(f, "dcgmi diag's %s test failed on %s: \"%.160s\" (%s:%llu).", r->what[0] ? r->what : "",
+			   f->subject, r->text, r->file, (unsigned long long)r->line.v);
+	gd_finding_remedy(f, "%s", rc->rule->remedy);
+	gd_finding_ev_text(f, "dcgmi_test", r->what);
+}
+
+#define DCGMI_PROBE(id, own, kind, sev)                                                   \
+	enum gd_verdict gd_rule_job_##id(struct gd_rule_ctx *rc, struct gd_findings *out) \
+	{                                                                                 \
+		return with_dcgmi(rc, out, own, kind, sev, fill_dcgmi_fail);               \
+	}
+DCGMI_PROBE(probe_gpu_memory_errors, gd_rule_probe_gpu_memory_errors, "dcgmi_fail_memory", GD_SEV_CRITICAL)
+DCGMI_PROBE(probe_gpu_mem_bandwidth_low, gd_rule_probe_gpu_mem_bandwidth_low, "dcgmi_fail_mem_bandwidth", GD_SEV_WARNING)
+DCGMI_PROBE(probe_pcie_bandwidth_low, gd_rule_probe_pcie_bandwidth_low, "dcgmi_fail_pcie", GD_SEV_WARNING)
+DCGMI_PROBE(probe_gpu_compute_slow, gd_rule_probe_gpu_compute_slow, "dcgmi_fail_compute", GD_SEV_WARNING)
+DCGMI_PROBE(probe_gpu_compute_mismatch, gd_rule_probe_gpu_compute_mismatch, "dcgmi_fail_mismatch", GD_SEV_CRITICAL)
+DCGMI_PROBE(gpu_row_remap_pending, gd_rule_gpu_row_remap_pending, "dcgmi_fail_row_remap", GD_SEV_CRITICAL)
+
 /* ---- new causes ---------------------------------------------------------------- */
 
 static void fill_fault(struct gd_rule_ctx *rc, struct gd_finding *f, const struct gd_job_log *r)

@@ -21,6 +21,7 @@
  */
 #include "serve/serve.h"
 #include "serve/gz.h"
+#include "serve/probe_results.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -257,7 +258,9 @@ static void *collector_main(void *arg)
 	const struct gd_snapshot **order = gd_xcalloc(srv->nsnaps, sizeof *order);
 	size_t count = 0, next = 0;
 	struct gd_err err;
+	struct gd_probe_results probe;
 
+	gd_probe_results_init(&probe, srv->opts->probe_results);
 	gd_err_clear(&err);
 	/* opened again here: the thread owns its root (checked in gd_serve_run) */
 	if (gd_root_open(&root, srv->opts->root ? srv->opts->root : "/", &err) < 0) {
@@ -284,6 +287,7 @@ static void *collector_main(void *arg)
 		gd_snapshot_release(&ring[next]);
 		gd_snapshot_init(&ring[next]);
 		gd_collect_all(&ctx, &ring[next]);
+		gd_probe_results_apply(&probe, &ring[next]);
 		next = (next + 1) % srv->nsnaps;
 		if (count < srv->nsnaps)
 			count++;
@@ -313,6 +317,7 @@ static void *collector_main(void *arg)
 	gd_root_release(&root);
 	gd_finding_tracks_release(&srv->ftrack);
 out:
+	gd_probe_results_release(&probe);
 	free(order);
 	free(ring);
 	return NULL;

@@ -34,6 +34,7 @@ struct gd_serve_opts {
 	const char *nvml_path;    /* --nvml or GPUDOCTOR_NVML; NULL: the default search */
 	double nvml_timeout_s;    /* --nvml-timeout; 0: the default */
 	double lookback_s;        /* --lookback; 0: the default */
+	const char *probe_results; /* --probe-results: a gpudoctor probe -o file, or NULL */
 };
 
 /* One collection cycle's rendered result; never changed once published. */

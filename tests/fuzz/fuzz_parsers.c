@@ -19,7 +19,16 @@
  *                        that no seed's index moved).
  *   gd_nparsers + 4      gd_prom_parse (an answer of the Prometheus query
  *                        API, src/fleet/prom.c), the HTTP status and the
- *                        series limit taken from the input's first and last bytes.
+ *                        series limit taken from the input's first and last bytes;
+ *   gd_nparsers + 5      gd_ipmi_dcmi_parse (`ipmitool dcmi power reading`,
+ *                        the host power probe) over an exact-size copy;
+ *   gd_nparsers + 6      the PTX loader's checks before the driver's JIT
+ *                        (gd_ptx_header_parse over an exact-size copy, then
+ *                        gd_ptx_loadable for a driver and GPU taken from
+ *                        the input) and the cleaning of a JIT log the driver
+ *                        wrote (gd_ptx_log_clean with a capacity and a
+ *                        reported length that may lie), checking the
+ *                        cleaned line is printable and bounded.
  *
  * A byte beyond the last target wraps around (modulo), so every input
  * reaches some target.  Each run starts from a fresh snapshot, series or
@@ -46,9 +55,51 @@
 #include "model/snapshot_json.h"
 #include "rules/thresholds.h"
 #include "fleet/prom.h"
+#include "probe/host.h"
+#include "probe/ptx.h"
 #include "serve/http_parse.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
+static void fuzz_ptx(const uint8_t *data, size_t size)
+{
+	char *buf = malloc(size ? size : 1), why[256], line[200];
+	struct gd_ptx_header h;
+	struct gd_err err;
+	int rc;
+	size_t n;
+
+	if (!buf)
+		return;
+	memcpy(buf, data, size);
+	gd_err_clear(&err);
+	rc = gd_ptx_header_parse(buf, size, &h, &err);
+	if (rc < 0 && err.msg[0] == '\0') {
+		fprintf(stderr, "gd_ptx_header_parse returned %d with an empty message\n", rc);
+		abort();
+	}
+	if (rc == 0) {
+		int driver = size ? (int)data[0] * 100 : 0, cc = size > 1 ? data[1] % 130 : 0;
+
+		why[0] = '\0';
+		if (!gd_ptx_loadable(&h, driver, cc, why, sizeof why) && !why[0]) {
+			fprintf(stderr, "gd_ptx_loadable refused without a reason\n");
+			abort();
+		}
+	}
+	/* the log: the capacity is the buffer, the reported length anything */
+	n = gd_ptx_log_clean(buf, size, size > 2 ? (size_t)data[2] * 64 : size, line, sizeof line);
+	if (n >= sizeof line || strlen(line) != n) {
+		fprintf(stderr, "gd_ptx_log_clean returned %zu for a line of %zu\n", n, strlen(line));
+		abort();
+	}
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)line[i] < 0x20 || (unsigned char)line[i] >= 0x7f) {
+			fprintf(stderr, "gd_ptx_log_clean left byte 0x%02x\n", (unsigned char)line[i]);
+			abort();
+		}
+	free(buf);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define TARGET_SERIES (gd_nparsers)
@@ -56,7 +107,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define TARGET_HTTP (gd_nparsers + 2)
 #define TARGET_ZONEINFO (gd_nparsers + 3)
 #define TARGET_PROM (gd_nparsers + 4)
-#define NTARGETS (gd_nparsers + 5)
+#define TARGET_IPMI (gd_nparsers + 5)
+#define TARGET_PTX (gd_nparsers + 6)
+#define NTARGETS (gd_nparsers + 7)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -73,6 +126,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	printf("%zu http request\n", (size_t)TARGET_HTTP);
 	printf("%zu proc/zoneinfo\n", (size_t)TARGET_ZONEINFO);
 	printf("%zu prometheus answer\n", (size_t)TARGET_PROM);
+	printf("%zu ipmitool dcmi power reading\n", (size_t)TARGET_IPMI);
+	printf("%zu ptx module\n", (size_t)TARGET_PTX);
 	fflush(stdout);
 	exit(0);
 }
@@ -184,6 +239,29 @@ static void fuzz_http(const uint8_t *data, size_t size)
 	free(buf);
 }
 
+static void fuzz_ipmi(const uint8_t *data, size_t size)
+{
+	char *buf = malloc(size ? size : 1);
+	struct gd_ipmi_power p;
+	struct gd_err err;
+	int rc;
+
+	if (!buf)
+		return;
+	memcpy(buf, data, size);
+	gd_err_clear(&err);
+	rc = gd_ipmi_dcmi_parse(buf, size, &p, &err);
+	if (rc < 0 && err.msg[0] == '\0') {
+		fprintf(stderr, "gd_ipmi_dcmi_parse returned %d with an empty message\n", rc);
+		abort();
+	}
+	if (rc == 0 && !(p.inst_w >= 0)) {
+		fprintf(stderr, "gd_ipmi_dcmi_parse succeeded without an instantaneous reading\n");
+		abort();
+	}
+	free(buf);
+}
+
 static const struct gd_parser zoneinfo = { "proc/zoneinfo", gd_parse_proc_zoneinfo };
 /* An answer of the Prometheus query API (src/fleet/prom.c): a failure
  * always says why, and a success holds no more than the limit. */
@@ -226,11 +304,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_series(data, size);
 	else if (target == TARGET_THRESHOLDS)
 		fuzz_thresholds(data, size);
-	else if (target == TARGET_ZONEINFO)
-		fuzz_parser(&zoneinfo, data, size);
 	else if (target == TARGET_HTTP)
 		fuzz_http(data, size);
-	else
+	else if (target == TARGET_ZONEINFO)
+		fuzz_parser(&zoneinfo, data, size);
+	else if (target == TARGET_PROM)
 		fuzz_prom(data, size);
+	else if (target == TARGET_IPMI)
+		fuzz_ipmi(data, size);
+	else
+		fuzz_ptx(data, size);
 	return 0;
 }

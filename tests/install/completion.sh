@@ -35,7 +35,7 @@ got=$(comp "gpudoctor ")
 [ "$(comp "gpudoctor help wa")" = watch ] || die "help wa<TAB>"
 
 global=$(help_opts "")
-for c in check snapshot watch record report serve rules fields config xid; do
+for c in check snapshot watch record report serve probe rules fields config xid; do
 	got=$(comp "gpudoctor $c --")
 	missing=$(comm -23 <(help_opts $c) <(echo "$got"))
 	[ -z "$missing" ] || die "$c: gpudoctor help $c lists $(echo $missing), the completion does not"
@@ -66,4 +66,4 @@ got=$(comp "gpudoctor check --from " "$TMP/files")
 [ "$got" = "dmesg.txt"$'\n'"node.jsonl" ] || die "--from <TAB> gave: $got"
 [ "$(comp "gpudoctor report no" "$TMP/files")" = node.jsonl ] || die "report no<TAB>"
 [ "$(comp "gpudoctor check --window 50")" = "500ms" ] || die "--window 50<TAB>"
-echo "ok: commands, options of $(echo check snapshot watch record report serve rules fields config xid | wc -w) commands, --set ($(echo "$want" | wc -l) keys), files"
+echo "ok: commands, options of $(echo check snapshot watch record report serve probe rules fields config xid | wc -w) commands, --set ($(echo "$want" | wc -l) keys), files"

@@ -19,7 +19,8 @@
 # (*.jsonl: what that line asks for), and
 # that the exit status matches the worst severity and the JSON's "exit".
 # The numbered fixtures 0001-0029 are synthetic: mkfixtures.py wrote them
-# (not run here).  Real samples, written by people outside this project,
+# (not run here); 04NN-probe-* are gpudoctor probe -o files of the fake
+# 8-GPU node (tests/fake_cuda/mkfixtures.sh wrote them).  Real samples, written by people outside this project,
 # are listed with their sources in MANIFEST.md.
 set -u
 
@@ -85,7 +86,7 @@ run_one() {
 			<"$stdin" >"$tmp/out.txt" 2>/dev/null)
 		trc=$?
 		[ "$trc" = "$rc" ] || problems+="  the text report exits $trc, the JSON one $rc"$'\n'
-		# a recording (snapshot JSONL only) is what it would ask for
+		# a recording (snapshot JSONL only, e.g. a probe's -o) is what it would ask for
 		$recording || grep -q '^to diagnose further, capture: gpudoctor snapshot --window 2s -o node.jsonl' "$tmp/out.txt" ||
 			problems+="  the text report does not say what to capture"$'\n'
 	fi
