@@ -28,6 +28,10 @@ FAKE_CUDA := $(BUILD)/fake_cuda/libcuda.so.1
 # The fake libnvidia-ml.so.1 of the tests, and an "old driver" build of it.
 FAKE_NVML := $(BUILD)/fake_nvml/libnvidia-ml.so.1 $(BUILD)/fake_nvml_old/libnvidia-ml.so.1
 
+# Parallel compiles inside make test and make check (the tests themselves
+# run one at a time): one job per CPU unless JOBS says otherwise.
+JOBS    ?= $(shell nproc 2>/dev/null || echo 1)
+
 .PHONY: all run test check unit scenarios e2e fuzz bench deps fmt fmt-check clean print-libs golden mutate
 
 all: $(BUILD)/gpudoctor
@@ -102,13 +106,13 @@ unit: $(BUILD)/gpudoctor $(TEST_BIN) $(BUILD)/bench/bench_collect $(FAKE_NVML) $
 
 # Every test, then the sanitizer build of the same suites.
 test: deps
-	$(MAKE) --no-print-directory all unit
+	$(MAKE) --no-print-directory -j$(JOBS) all unit
 	BUILD=$(BUILD) tests/run.sh
 	$(MAKE) --no-print-directory check
 
 # ASan + UBSan: every suite but docs and fuzz again, in their own build tree.
 check: deps
-	$(MAKE) --no-print-directory BUILD=build-asan \
+	$(MAKE) --no-print-directory -j$(JOBS) BUILD=build-asan \
 	  CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	  LDFLAGS="-fsanitize=address,undefined" all unit
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \

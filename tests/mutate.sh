@@ -12,6 +12,8 @@
 # (the code moved: update the table), and so is a command that still passes.
 # Not part of `make test` (it rebuilds once per mutation); CI runs it after.
 # MUTATE_TREE=HEAD mutates the last commit instead of the working tree.
+# MUTATE_SHARD=K/N runs only every Nth mutation from the Kth (0-based), so
+# that N copies can run side by side (.ci/run runs two).
 # Ends with "N passed, N failed": a pass is a mutation the tests caught.
 set -u
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,7 +35,7 @@ mkdir -p "$work/pristine" && (cd "$src" && tar -cf - .) | tar -xf - -C "$work/pr
 export BUILD=build-mut
 cd "$src" || exit 1
 echo "building the unmutated copy in $src/$BUILD ..."
-make -s BUILD=$BUILD all unit >"$work/build.log" 2>&1 || { tail -n 30 "$work/build.log"; echo "the unmutated tree does not build"; exit 1; }
+make -s -j"$(nproc)" BUILD=$BUILD all unit >"$work/build.log" 2>&1 || { tail -n 30 "$work/build.log"; echo "the unmutated tree does not build"; exit 1; }
 export GPUDOCTOR=$src/$BUILD/gpudoctor
 
 # id ~ file ~ sed expression (one line; must change the file) ~ command that
@@ -117,11 +119,19 @@ export NOCHROMIUM
 want=("$@")
 pass=0 fail=0 rows=()
 FAKES="$BUILD/fake_nvml/libnvidia-ml.so.1 $BUILD/fake_nvml_old/libnvidia-ml.so.1 $BUILD/fake_cuda/libcuda.so.1"
+shard=${MUTATE_SHARD:-0/1}
+shard_k=${shard%/*} shard_n=${shard#*/} nth=-1
+case "$shard_k/$shard_n" in
+[0-9]*/[1-9]*) [ "$shard_k" -lt "$shard_n" ] || { echo "MUTATE_SHARD=$shard: K must be below N"; exit 2; } ;;
+*) echo "MUTATE_SHARD=$shard: expected K/N, e.g. 0/2"; exit 2 ;;
+esac
 while IFS='~' read -r id file expr cmd expect; do
 	[ -n "$id" ] || continue
 	if [ ${#want[@]} -gt 0 ] && [[ " ${want[*]} " != *" $id "* ]]; then
 		continue
 	fi
+	nth=$((nth + 1))
+	[ $((nth % shard_n)) -eq "$shard_k" ] || continue
 	echo "== $id"
 	if [ "$file" != - ]; then
 		cp -p "$file" "$work/orig" || { echo "FAIL  $id: no file $file"; fail=$((fail + 1)); rows+=("$id|no file"); continue; }
@@ -141,7 +151,7 @@ while IFS='~' read -r id file expr cmd expect; do
 	targets="all $FAKES"
 	[[ $cmd == *GD_SUITES=unit* || $cmd == *"$BUILD/tests/"* || $cmd == *tests/probe/* ]] && targets="all unit"
 	# shellcheck disable=SC2086
-	make -s BUILD=$BUILD $targets >"$work/mbuild.log" 2>&1 ||
+	make -s -j"$(nproc)" BUILD=$BUILD $targets >"$work/mbuild.log" 2>&1 ||
 		echo "      (the build fails: $(grep -m 3 -E 'error|Error' "$work/mbuild.log" | tr '\n' ' '))"
 	if [ "$file" = - ]; then
 		# a change to the build or the environment, not to a source file
