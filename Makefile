@@ -28,13 +28,17 @@ FAKE_CUDA := $(BUILD)/fake_cuda/libcuda.so.1
 # The fake libnvidia-ml.so.1 of the tests, and an "old driver" build of it.
 FAKE_NVML := $(BUILD)/fake_nvml/libnvidia-ml.so.1 $(BUILD)/fake_nvml_old/libnvidia-ml.so.1
 
+# The message catalogues (po/, issue 15), compiled into the build tree.
+PO_FILES := $(wildcard po/*.po)
+MO_FILES := $(PO_FILES:po/%.po=$(BUILD)/locale/%/LC_MESSAGES/gpudoctor.mo)
+
 # Parallel compiles inside make test and make check (the tests themselves
 # run one at a time): one job per CPU unless JOBS says otherwise.
 JOBS    ?= $(shell nproc 2>/dev/null || echo 1)
 
 .PHONY: all run test check unit scenarios e2e fuzz bench deps fmt fmt-check clean print-libs golden mutate
 
-all: $(BUILD)/gpudoctor
+all: $(BUILD)/gpudoctor $(MO_FILES)
 
 # install, uninstall, deb, package-test, and the one-line message of a
 # missing build dependency: mk/install.mk
@@ -64,6 +68,19 @@ $(BUILD)/gen/ptx_kernels.c: $(BUILD)/gen/base.ptx $(BUILD)/gen/tensor.ptx script
 $(BUILD)/obj/gen/ptx_kernels.o: $(BUILD)/gen/ptx_kernels.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) -c $< -o $@
+
+# ---- messages (issue 15): po/<lang>.po -> $(BUILD)/locale/<lang>/LC_MESSAGES
+# The binary finds locale/ beside itself, so the build tree speaks Chinese
+# without an install.  make pot extracts the messages into po/gpudoctor.pot
+# and merges them into every po/*.po (the result is a diff for review).
+$(BUILD)/locale/zh_CN/LC_MESSAGES/gpudoctor.mo: po/zh_CN.po $(wildcard po/parts/*.po) scripts/po.sh
+	scripts/po.sh mo $@
+
+$(BUILD)/obj/src/core/i18n.o: CPPFLAGS_ALL += -DGD_LOCALEDIR='"$(LOCALEDIR)"'
+
+.PHONY: pot
+pot:
+	scripts/po.sh pot
 
 $(BUILD)/libgd.a: $(LIB_OBJ)
 	@rm -f $@

@@ -18,11 +18,13 @@ fi
 all=""
 for p in $PAIRS; do all="$all#include <${p%%:*}>
 "; done
-printf '%s' "$all" | "$@" -E -x c - -o /dev/null 2>/dev/null && exit 0
 missing=""
+printf '%s' "$all" | "$@" -E -x c - -o /dev/null 2>/dev/null && { command -v msgfmt >/dev/null 2>&1 || echo "gpudoctor: missing build packages: gettext; run  make deps  (as root) or  apt-get install gettext"; exit 0; }
 for p in $PAIRS; do
 	printf '#include <%s>\n' "${p%%:*}" | "$@" -E -x c - -o /dev/null 2>/dev/null || missing="$missing ${p#*:}"
 done
+# the message catalogues are compiled by gettext's msgfmt
+command -v msgfmt >/dev/null 2>&1 || missing="$missing gettext"
 # the headers are there one by one, but not together: let the compiler say why
 [ -n "$missing" ] || exit 0
 echo "gpudoctor: missing build packages:$missing; run  make deps  (as root) or  apt-get install$missing"

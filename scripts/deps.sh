@@ -6,7 +6,7 @@ set -e
 PKGS="gcc make pkg-config libjansson-dev libinih-dev libcmocka-dev zlib1g-dev libxml2-dev libncurses-dev
       jq clang llvm libclang-rt-14-dev tmux chromium iproute2 nftables util-linux procps
       iputils-ping netcat-openbsd curl libcurl4 shellcheck openssl prometheus prometheus-node-exporter fio ipmitool python3
-      dpkg-dev debhelper fakeroot lintian systemd bash-completion man-db"
+      gettext fonts-noto-cjk dpkg-dev debhelper fakeroot lintian systemd bash-completion man-db"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

@@ -12,7 +12,8 @@
 # kernel-log, lspci, job-log and bug-report evidence through check --from),
 # timeline (watch in tmux, record, report in headless chromium, episodes
 # from a fake-NVML series), e2e (real faults on this machine), exporter
-# (gpudoctor serve: promtool, a real Prometheus, bad requests), probe (every
+# (gpudoctor serve: promtool, a real Prometheus, bad requests), i18n (the
+# Chinese catalogue is complete, zh_CN renders, LANG=C changes nothing), probe (every
 # tests/probe/*.sh: gpudoctor probe against a fake libcuda.so.1 and the fake
 # NVML, the host probes against dd and fio), install (make install DESTDIR,
 # the build-dependency line, --version, the bash completion), fuzz (a short
@@ -39,7 +40,11 @@ BUILD=${BUILD:-build}
 export BUILD GPUDOCTOR="$PWD/$BUILD/gpudoctor"
 # the suites' own runners refuse UPDATE when they see this
 export GD_SUITE_RUN=1
-ALL_SUITES="unit docs scenarios offline timeline e2e exporter probe install fuzz"
+# English messages whatever the caller's locale (the golden files are
+# English; tests/i18n sets the language it tests)
+unset LANGUAGE LC_ALL LC_MESSAGES
+export LANG=C.UTF-8
+ALL_SUITES="unit docs scenarios offline timeline e2e exporter probe i18n install fuzz"
 SUITES=${GD_SUITES:-$ALL_SUITES}
 in_ci=false
 [ "${CI:-}" = true ] && in_ci=true
@@ -97,6 +102,7 @@ for suite in $SUITES; do
 	exporter) scripts_of exporter tests/exporter 180 ;;
 	probe) scripts_of probe tests/probe 300 ;;
 	install) scripts_of install tests/install 120 ;;
+	i18n) scripts_of i18n tests/i18n 300 ;;
 	fuzz)
 		add fuzz fuzz 600 "tests/fuzz/run.sh ${FUZZ_SECONDS:-5}" ;;
 	esac
@@ -165,9 +171,12 @@ for p in "${plan[@]}"; do
 		record_fail "$name" "$bin is not executable (chmod +x it: a test that is not run is not a pass)"
 		continue
 	fi
+	t0=${EPOCHREALTIME/./}
 	# shellcheck disable=SC2086
 	out=$(timeout --kill-after=10 "$t" $cmd 2>&1)
 	rc=$?
+	ms=$(((${EPOCHREALTIME/./} - t0) / 1000))
+	took="$((ms / 1000)).$((ms % 1000 / 100)) s"
 	if [ $rc -eq 0 ] && [ "$name" = scenarios ]; then
 		msg=$(check_count scenarios "$out" "$(ndirs tests/scenarios)") || rc=1 out="$out"$'\n'"$msg"
 	elif [ $rc -eq 0 ] && [ "$name" = offline ]; then
@@ -175,7 +184,7 @@ for p in "${plan[@]}"; do
 	fi
 	if [ $rc -eq 0 ]; then
 		pass=$((pass + 1))
-		echo "PASS  $name"
+		echo "PASS  $name ($took)"
 	elif [ $rc -eq 77 ] && ! $in_ci; then
 		skip=$((skip + 1))
 		echo "SKIP  $name: $(printf '%s\n' "$out" | tail -n 1)"
@@ -183,7 +192,7 @@ for p in "${plan[@]}"; do
 		record_fail "$name" "$out"$'\n'"(skipped under CI=true: every prerequisite is installed by make deps, so a skip here hides a test)"
 	else
 		[ $rc -eq 124 ] && out="$out"$'\n'"(timed out after ${t}s)"
-		record_fail "$name (exit $rc)" "$out"
+		record_fail "$name (exit $rc, $took)" "$out"
 	fi
 done
 

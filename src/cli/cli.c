@@ -89,21 +89,6 @@ static const struct option long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* Prints "gpudoctor: <message>" to stderr; returns the could-not-run code. */
-static int fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("gpudoctor: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return EXIT_CANNOT_RUN;
-}
-
 /* Options that only some commands take are rejected elsewhere, by name. */
 static bool allowed(const char *cmd, int opt)
 {
@@ -151,14 +136,14 @@ static int parse_args(int argc, char **argv, struct opts *o, const char ***sets,
 		const char *u = gd_cli_usage(argc > 1 ? argv[1] : NULL);
 
 		if (!u)
-			return fail("help: unknown command \"%s\"", argv[1]);
+			return gd_cli_fail("help: unknown command \"%s\"", argv[1]);
 		fputs(u, stdout);
 		return 0;
 	}
 	if (strcmp(o->command, "version") == 0)
 		return gd_cli_version(stdout, getenv("GPUDOCTOR_NVML"));
 	if (!gd_cli_usage(o->command))
-		return fail("unknown command \"%s\" (commands: check, snapshot, watch, record, report, serve, xid, fleet, probe, rules, "
+		return gd_cli_fail("unknown command \"%s\" (commands: check, snapshot, watch, record, report, serve, xid, fleet, probe, rules, "
 			    "fields, config, help, version)", o->command);
 	o->window_s = 2.0;
 	o->interval_s = IS(o->command, "watch") ? 0.5 : 1.0;
@@ -167,7 +152,7 @@ static int parse_args(int argc, char **argv, struct opts *o, const char ***sets,
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":w:jf:o:hi:d:t", long_opts, NULL)) != -1) {
 		if (c != '?' && c != ':' && !allowed(o->command, c))
-			return fail("%s: option %s does not apply to this command (see gpudoctor help)", o->command,
+			return gd_cli_fail("%s: option %s does not apply to this command (see gpudoctor help)", o->command,
 				    argv[optind - 1]);
 		gd_err_clear(&err);
 		switch (c) {
@@ -188,27 +173,27 @@ static int parse_args(int argc, char **argv, struct opts *o, const char ***sets,
 			break;
 		case OPT_NVML_TIMEOUT:
 			if (gd_duration_parse(optarg, &o->nvml_timeout_s, &err) < 0)
-				return fail("--nvml-timeout: %s", err.msg);
+				return gd_cli_fail("--nvml-timeout: %s", err.msg);
 			if (o->nvml_timeout_s <= 0 || o->nvml_timeout_s > 600)
-				return fail("--nvml-timeout %s: between 1ms and 10m", optarg);
+				return gd_cli_fail("--nvml-timeout %s: between 1ms and 10m", optarg);
 			break;
 		case 'w':
 			if (gd_duration_parse(optarg, &o->window_s, &err) < 0)
-				return fail("--window: %s", err.msg);
+				return gd_cli_fail("--window: %s", err.msg);
 			if (o->window_s > 3600)
-				return fail("--window %s: at most 1h", optarg);
+				return gd_cli_fail("--window %s: at most 1h", optarg);
 			/* /proc/stat and /proc/<pid>/stat count 10 ms ticks: over a
 			 * few ticks one busy tick reads as 100% */
 			if (o->window_s < 0.1)
-				return fail("--window %s: at least 100ms (CPU counters tick every 10 ms; a shorter "
+				return gd_cli_fail("--window %s: at least 100ms (CPU counters tick every 10 ms; a shorter "
 					    "window gives noise, not rates)", optarg);
 			o->window_given = true;
 			break;
 		case OPT_LOOKBACK:
 			if (gd_duration_parse(optarg, &o->lookback_s, &err) < 0)
-				return fail("--lookback: %s", err.msg);
+				return gd_cli_fail("--lookback: %s", err.msg);
 			if (o->lookback_s <= 0)
-				return fail("--lookback %s: must be more than 0", optarg);
+				return gd_cli_fail("--lookback %s: must be more than 0", optarg);
 			break;
 		case OPT_LISTEN:
 			o->listen = optarg;
@@ -218,21 +203,21 @@ static int parse_args(int argc, char **argv, struct opts *o, const char ***sets,
 			break;
 		case 'i':
 			if (gd_duration_parse(optarg, &o->interval_s, &err) < 0)
-				return fail("--interval: %s", err.msg);
+				return gd_cli_fail("--interval: %s", err.msg);
 			if (o->interval_s < 0.05 || o->interval_s > 3600)
-				return fail("--interval %s: between 50ms and 1h", optarg);
+				return gd_cli_fail("--interval %s: between 50ms and 1h", optarg);
 			break;
 		case 'd':
 			if (gd_duration_parse(optarg, &o->duration_s, &err) < 0)
-				return fail("--duration: %s", err.msg);
+				return gd_cli_fail("--duration: %s", err.msg);
 			break;
 		case OPT_MAX_SIZE:
 			if (gd_rec_parse_size(optarg, &o->max_bytes, &err) < 0)
-				return fail("--max-size: %s", err.msg);
+				return gd_cli_fail("--max-size: %s", err.msg);
 			break;
 		case OPT_MAX_AGE:
 			if (gd_duration_parse(optarg, &o->max_age_s, &err) < 0 || o->max_age_s <= 0)
-				return fail("--max-age: %s", err.msg[0] ? err.msg : "must be more than 0");
+				return gd_cli_fail("--max-age: %s", err.msg[0] ? err.msg : "must be more than 0");
 			break;
 		case 't':
 			o->text = true;
@@ -242,7 +227,7 @@ static int parse_args(int argc, char **argv, struct opts *o, const char ***sets,
 			break;
 		case 'f':
 			if (o->nfrom >= MAX_FROM)
-				return fail("--from: at most %d files", MAX_FROM);
+				return gd_cli_fail("--from: at most %d files", MAX_FROM);
 			o->from[o->nfrom++] = optarg;
 			break;
 		case 'o':
@@ -254,23 +239,23 @@ static int parse_args(int argc, char **argv, struct opts *o, const char ***sets,
 		case OPT_VERSION:
 			return gd_cli_version(stdout, o->nvml_path ? o->nvml_path : getenv("GPUDOCTOR_NVML"));
 		case ':':
-			return fail("option %s needs a value (see gpudoctor help %s)", argv[optind - 1], o->command);
+			return gd_cli_fail("option %s needs a value (see gpudoctor help %s)", argv[optind - 1], o->command);
 		default:
-			return fail("unknown option %s (see gpudoctor help %s)", argv[optind - 1], o->command);
+			return gd_cli_fail("unknown option %s (see gpudoctor help %s)", argv[optind - 1], o->command);
 		}
 	}
 	if (IS(o->command, "report")) {
 		while (optind < argc && o->nfrom < MAX_FROM)
 			o->from[o->nfrom++] = argv[optind++];
 		if (o->text && o->json)
-			return fail("report: --text and --json exclude each other");
+			return gd_cli_fail("report: --text and --json exclude each other");
 	}
 	if (IS(o->command, "serve") && o->interval_s < 0.1)
-		return fail("serve: --interval must be at least 100ms");
+		return gd_cli_fail("serve: --interval must be at least 100ms");
 	if (strcmp(o->command, "serve") == 0 && o->window_given && o->window_s < o->interval_s)
-		return fail("serve: --window must be at least --interval");
+		return gd_cli_fail("serve: --window must be at least --interval");
 	if (optind < argc)
-		return fail("unexpected argument \"%s\" (see gpudoctor help %s)", argv[optind], o->command);
+		return gd_cli_fail("unexpected argument \"%s\" (see gpudoctor help %s)", argv[optind], o->command);
 	return -1;
 }
 
@@ -281,17 +266,17 @@ static int load_thresholds(struct opts *o, const char **sets, size_t nsets)
 	gd_err_clear(&err);
 	gd_thresholds_init(&o->th);
 	if (gd_thresholds_load(&o->th, o->config ? o->config : GD_DEFAULT_CONFIG, !o->config, &err) < 0)
-		return fail("%s", err.msg);
+		return gd_cli_fail("%s", err.msg);
 	for (size_t i = 0; i < nsets; i++) {
 		char name[128];
 		const char *eq = strchr(sets[i], '=');
 
 		if (!eq || (size_t)(eq - sets[i]) >= sizeof name)
-			return fail("--set %s: expected RULE.KEY=VALUE, e.g. cpu.saturated.busy_pct=95", sets[i]);
+			return gd_cli_fail("--set %s: expected RULE.KEY=VALUE, e.g. cpu.saturated.busy_pct=95", sets[i]);
 		memcpy(name, sets[i], (size_t)(eq - sets[i]));
 		name[eq - sets[i]] = '\0';
 		if (gd_thresholds_set(&o->th, name, eq + 1, &err) < 0)
-			return fail("%s", err.msg);
+			return gd_cli_fail("%s", err.msg);
 	}
 	return -1;
 }
@@ -310,7 +295,7 @@ static int open_root(const struct opts *o, struct gd_root *root)
 
 	gd_err_clear(&err);
 	if (gd_root_open(root, o->root ? o->root : "/", &err) < 0)
-		return fail("%s", err.msg);
+		return gd_cli_fail("%s", err.msg);
 	return -1;
 }
 
@@ -346,7 +331,7 @@ static int cmd_snapshot(const struct opts *o)
 	if ((rc = open_root(o, &root)) >= 0)
 		return rc;
 	if (o->output && !(out = fopen(o->output, "a"))) {
-		rc = fail("%s: %s", o->output, strerror(errno));
+		rc = gd_cli_fail("%s: %s", o->output, strerror(errno));
 		goto release_root;
 	}
 	ctx_open(o, &root, &ctx);
@@ -358,14 +343,14 @@ static int cmd_snapshot(const struct opts *o)
 		gd_snapshot_init(&s);
 		gd_collect_all(&ctx, &s);
 		if (gd_snapshot_write_line(&s, out) < 0 || fflush(out) == EOF)
-			rc = fail("writing the snapshot: %s", strerror(errno));
+			rc = gd_cli_fail("writing the snapshot: %s", strerror(errno));
 		gd_snapshot_release(&s);
 		if (rc >= 0)
 			break;
 	}
 	ctx_close(&ctx);
 	if (out != stdout && fclose(out) == EOF && rc < 0)
-		rc = fail("%s: %s", o->output, strerror(errno));
+		rc = gd_cli_fail("%s: %s", o->output, strerror(errno));
 release_root:
 	gd_root_release(&root);
 	return rc < 0 ? 0 : rc;
@@ -389,7 +374,7 @@ static int diagnose(const struct opts *o, struct gd_series *ser, const char *ori
 	int code;
 
 	if (!snaps)
-		return fail("out of memory");
+		return gd_cli_fail("out of memory");
 	for (size_t i = 0; i < ser->n; i++)
 		snaps[i] = &ser->items[i];
 	w.snaps = snaps;
@@ -410,7 +395,7 @@ static int diagnose(const struct opts *o, struct gd_series *ser, const char *ori
 		gd_out_text(stdout, &r);
 	}
 	if (fflush(stdout) == EOF)
-		code = fail("writing the report: %s", strerror(errno));
+		code = gd_cli_fail("writing the report: %s", strerror(errno));
 	gd_findings_release(&f);
 	free(snaps);
 	return code;
@@ -499,7 +484,7 @@ static int cmd_check(const struct opts *o)
 		if (!ser.n) {
 			if (o->json)
 				print_no_evidence_json(origin, bad, nbad);
-			rc = fail("%s: no evidence could be read", origin);
+			rc = gd_cli_fail("%s: no evidence could be read", origin);
 			goto out;
 		}
 		for (size_t i = 0; i < nbad; i++)
@@ -514,7 +499,7 @@ static int cmd_check(const struct opts *o)
 		/* a --root without proc/ (a typo, the wrong mount) would read
 		 * nothing and report a healthy host */
 		if (!gd_root_exists(&root, "proc")) {
-			rc = fail("--root %s: no proc/ under it: point --root at the host's / (e.g. /host)",
+			rc = gd_cli_fail("--root %s: no proc/ under it: point --root at the host's / (e.g. /host)",
 				  root.path);
 			gd_root_release(&root);
 			goto out;
@@ -543,7 +528,7 @@ static int cmd_serve(const struct opts *o)
 		so.window_s = 2 * so.interval_s;
 	gd_err_clear(&err);
 	if (gd_serve_run(&so, &err) < 0)
-		return fail("%s", err.msg);
+		return gd_cli_fail("%s", err.msg);
 	return 0;
 }
 
@@ -626,6 +611,13 @@ int gd_cli_main(int argc, char **argv)
 	size_t nsets = 0;
 	int rc;
 
+	if (!sets)
+		return EXIT_CANNOT_RUN;
+	argc = gd_cli_lang(argc, argv);
+	if (argc < 0) {
+		free(sets);
+		return EXIT_CANNOT_RUN;
+	}
 	if (argc > 1 && strcmp(argv[1], "xid") == 0) {
 		free(sets);
 		return gd_cli_xid(argc - 1, argv + 1);
@@ -643,8 +635,6 @@ int gd_cli_main(int argc, char **argv)
 		free(sets);
 		return gd_cli_probe(argc - 1, argv + 1);
 	}
-	if (!sets)
-		return EXIT_CANNOT_RUN;
 	memset(&o, 0, sizeof o);
 	rc = parse_args(argc, argv, &o, &sets, &nsets);
 	if (rc < 0)
@@ -660,7 +650,7 @@ int gd_cli_main(int argc, char **argv)
 		return cmd_fields();
 	if (IS(o.command, "config")) {
 		gd_out_config(stdout, &o.th);
-		return fflush(stdout) == EOF ? fail("writing the configuration: %s", strerror(errno)) : 0;
+		return fflush(stdout) == EOF ? gd_cli_fail("writing the configuration: %s", strerror(errno)) : 0;
 	}
 	if (IS(o.command, "watch") || IS(o.command, "record") || IS(o.command, "report"))
 		return cmd_timeline(&o);

@@ -35,6 +35,17 @@ extern const char gd_usage_probe[];
  * found now (nvml_path: --nvml or GPUDOCTOR_NVML, may be NULL). */
 int gd_cli_version(FILE *out, const char *nvml_path);
 
+/* Prints "gpudoctor: <message>" and a newline to stderr; returns 3, the
+ * could-not-run exit code (usage.c). */
+int gd_cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Takes --lang LANG (or --lang=LANG) out of argv wherever it is and sets the
+ * language of the messages: LANG, else English when --json is asked for or
+ * the command's output is data (snapshot, record, serve: a script's input
+ * must not change with the user's locale), else the locale's.  Returns argc without the option, or -1 after an error message
+ * (an unknown language). */
+int gd_cli_lang(int argc, char **argv);
+
 /* The help text of cmd (NULL: the main one), or NULL for an unknown command. */
 const char *gd_cli_usage(const char *cmd);
 

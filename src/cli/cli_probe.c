@@ -105,19 +105,6 @@ struct watch {
 	double burn_max_w, max_w;    /* highest power inside a burn, and at all (0: none) */
 };
 
-static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("gpudoctor: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return EXIT_CANNOT_RUN;
-}
-
 static void on_signal(int sig)
 {
 	(void)sig;
@@ -154,7 +141,7 @@ static int probe_bits(const char *list, unsigned *bits)
 			if (strcmp(t, gd_pk_name(pk)) == 0)
 				b = 1u << pk;
 		if (!b)
-			return fail("unknown probe \"%s\" (probes: compute, compute_fp32, compute_bf16, mem_bandwidth, "
+			return gd_cli_fail("unknown probe \"%s\" (probes: compute, compute_fp32, compute_bf16, mem_bandwidth, "
 				    "mem_pattern, memory, pcie, h2d, d2h, h2d_all, d2h_all, p2p, storage, host_mem, power, host)", t);
 		*bits |= b;
 	}
@@ -176,15 +163,15 @@ static int gpu_list(const char *list, bool sel[64])
 		long a = strtol(t, &end, 10), b = a;
 
 		if (end == t || a < 0 || a > 63)
-			return fail("--gpus %s: expected NVML indices 0-63, e.g. 0,2-3", list);
+			return gd_cli_fail("--gpus %s: expected NVML indices 0-63, e.g. 0,2-3", list);
 		if (*end == '-') {
 			char *e2;
 
 			b = strtol(end + 1, &e2, 10);
 			if (e2 == end + 1 || *e2 || b < a || b > 63)
-				return fail("--gpus %s: bad range \"%s\"", list, t);
+				return gd_cli_fail("--gpus %s: bad range \"%s\"", list, t);
 		} else if (*end) {
-			return fail("--gpus %s: expected NVML indices 0-63, e.g. 0,2-3", list);
+			return gd_cli_fail("--gpus %s: expected NVML indices 0-63, e.g. 0,2-3", list);
 		}
 		for (long i = a; i <= b; i++)
 			sel[i] = true;
@@ -243,35 +230,35 @@ static int parse(int argc, char **argv, struct popts *o)
 			const char *eq = strchr(optarg, '=');
 
 			if (!eq || (size_t)(eq - optarg) >= sizeof name)
-				return fail("--set %s: expected RULE.KEY=VALUE", optarg);
+				return gd_cli_fail("--set %s: expected RULE.KEY=VALUE", optarg);
 			memcpy(name, optarg, (size_t)(eq - optarg));
 			name[eq - optarg] = '\0';
 			if (gd_thresholds_set(&o->th, name, eq + 1, &err) < 0)
-				return fail("%s", err.msg);
+				return gd_cli_fail("%s", err.msg);
 			break;
 		}
 		case O_NVML_TIMEOUT:
 			if (gd_duration_parse(optarg, &o->nvml_timeout_s, &err) < 0 || o->nvml_timeout_s <= 0)
-				return fail("--nvml-timeout %s: %s", optarg, err.msg[0] ? err.msg : "must be more than 0");
+				return gd_cli_fail("--nvml-timeout %s: %s", optarg, err.msg[0] ? err.msg : "must be more than 0");
 			break;
 		case 'd':
 			if (gd_duration_parse(optarg, &o->duration_s, &err) < 0)
-				return fail("--duration: %s", err.msg);
+				return gd_cli_fail("--duration: %s", err.msg);
 			if (o->duration_s < 5 || o->duration_s > 86400)
-				return fail("--duration %s: between 5s and 24h", optarg);
+				return gd_cli_fail("--duration %s: between 5s and 24h", optarg);
 			o->quick = false;
 			break;
 		case 'i':
 			if (gd_duration_parse(optarg, &o->interval_s, &err) < 0)
-				return fail("--interval: %s", err.msg);
+				return gd_cli_fail("--interval: %s", err.msg);
 			if (o->interval_s < 0.05 || o->interval_s > 10)
-				return fail("--interval %s: between 50ms and 10s", optarg);
+				return gd_cli_fail("--interval %s: between 50ms and 10s", optarg);
 			break;
 		case O_DEADLINE:
 			if (gd_duration_parse(optarg, &o->deadline_s, &err) < 0)
-				return fail("--deadline: %s", err.msg);
+				return gd_cli_fail("--deadline: %s", err.msg);
 			if (o->deadline_s < 0.1 || o->deadline_s > 3600)
-				return fail("--deadline %s: between 100ms and 1h", optarg);
+				return gd_cli_fail("--deadline %s: between 100ms and 1h", optarg);
 			break;
 		case O_GPUS:
 			if ((rc = gpu_list(optarg, o->gpu_sel)) >= 0)
@@ -287,17 +274,17 @@ static int parse(int argc, char **argv, struct popts *o)
 				return rc;
 			break;
 		case ':':
-			return fail("option %s needs a value (see gpudoctor help probe)", argv[optind - 1]);
+			return gd_cli_fail("option %s needs a value (see gpudoctor help probe)", argv[optind - 1]);
 		default:
-			return fail("unknown option %s (see gpudoctor help probe)", argv[optind - 1]);
+			return gd_cli_fail("unknown option %s (see gpudoctor help probe)", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
-		return fail("unexpected argument \"%s\" (see gpudoctor help probe)", argv[optind]);
+		return gd_cli_fail("unexpected argument \"%s\" (see gpudoctor help probe)", argv[optind]);
 	o->want = only ? only : ((1u << GD_PK_COUNT) - 1) | GD_PROBE_WANT_P2P | GD_PROBE_WANT_HOST;
 	o->want &= ~skip;
 	if (!o->want)
-		return fail("--only/--skip leave no probe to run");
+		return gd_cli_fail("--only/--skip leave no probe to run");
 	return -1;
 }
 
@@ -675,7 +662,7 @@ static int sample(struct run *r, bool final)
 	}
 	if (r->out && (gd_snapshot_write_line(&s, r->out) < 0 || fflush(r->out) == EOF)) {
 		gd_snapshot_release(&s);
-		return fail("writing %s: %s", r->o->output, strerror(errno));
+		return gd_cli_fail("writing %s: %s", r->o->output, strerror(errno));
 	}
 	r->prev = s;
 	r->have_prev = true;
@@ -748,7 +735,7 @@ static int report(struct run *r, bool interrupted, bool cannot_run)
 	int code;
 
 	if (!snaps)
-		return fail("out of memory");
+		return gd_cli_fail("out of memory");
 	for (size_t i = 0; i < r->kept.n; i++)
 		snaps[i] = &r->kept.items[i];
 	w.snaps = snaps;
@@ -782,7 +769,7 @@ static int report(struct run *r, bool interrupted, bool cannot_run)
 			puts("probe interrupted: the figures above are what was measured before the stop");
 	}
 	if (fflush(stdout) == EOF)
-		code = fail("writing the report: %s", strerror(errno));
+		code = gd_cli_fail("writing the report: %s", strerror(errno));
 	gd_findings_release(&f);
 	free(snaps);
 	return code;
@@ -856,26 +843,26 @@ int gd_cli_probe(int argc, char **argv)
 	gpu_work = (o.want & (((1u << GD_PK_COUNT) - 1) | GD_PROBE_WANT_P2P)) != 0;
 	gd_err_clear(&err);
 	if (gd_thresholds_load(&o.th, o.config ? o.config : GD_DEFAULT_CONFIG, !o.config, &err) < 0)
-		return fail("%s", err.msg);
+		return gd_cli_fail("%s", err.msg);
 	shm = mmap(NULL, sizeof *shm, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (shm == MAP_FAILED)
-		return fail("mmap: %s", strerror(errno));
+		return gd_cli_fail("mmap: %s", strerror(errno));
 	memset(shm, 0, sizeof *shm);
 	/* 1. the child, before any thread or CUDA call */
 	if ((child = start_child(shm, &go_fd)) < 0) {
 		munmap(shm, sizeof *shm);
-		return fail("fork: %s", strerror(errno));
+		return gd_cli_fail("fork: %s", strerror(errno));
 	}
 	memset(&r, 0, sizeof r);
 	r.o = &o;
 	gd_series_init(&r.kept);
 	gd_err_clear(&err);
 	if (gd_root_open(&r.root, o.root ? o.root : "/", &err) < 0) {
-		code = fail("%s", err.msg);
+		code = gd_cli_fail("%s", err.msg);
 		goto out_child;
 	}
 	if (o.output && !(r.out = fopen(o.output, "a"))) {
-		code = fail("%s: %s", o.output, strerror(errno));
+		code = gd_cli_fail("%s: %s", o.output, strerror(errno));
 		goto out_root;
 	}
 	r.ctx.root = &r.root;
@@ -910,9 +897,9 @@ int gd_cli_probe(int argc, char **argv)
 		shm->ngpus = 0;
 	} else if (!shm->ngpus) {
 		if (!r.prev.gpus.n)
-			code = fail("no GPU to probe: NVML lists none (%s)", r.prev.nvml.reason[0] ? r.prev.nvml.reason : r.prev.nvml.status);
+			code = gd_cli_fail("no GPU to probe: NVML lists none (%s)", r.prev.nvml.reason[0] ? r.prev.nvml.reason : r.prev.nvml.status);
 		else
-			code = fail("no GPU to probe: every GPU was skipped (gpudoctor probe --json shows why; --force probes busy ones)");
+			code = gd_cli_fail("no GPU to probe: every GPU was skipped (gpudoctor probe --json shows why; --force probes busy ones)");
 		GD_VEC_EACH(r.prev.sources, const struct gd_source, src)
 			if (!strncmp(src->name, "probe:gpu", 9))
 				fprintf(stderr, "gpudoctor: %s: %s\n", src->name + 6, src->reason);
@@ -939,7 +926,7 @@ int gd_cli_probe(int argc, char **argv)
 			;
 		reaped = true;
 	} else if (write(go_fd, "g", 1) != 1) {
-		code = fail("cannot start the probe process: %s", strerror(errno));
+		code = gd_cli_fail("cannot start the probe process: %s", strerror(errno));
 		goto out_sig;
 	}
 	if (go_fd >= 0)
@@ -1015,7 +1002,7 @@ int gd_cli_probe(int argc, char **argv)
 			if (!strncmp(src->name, "probe:gpu", 9))
 				add_source(last, src->name, src->status, src->reason);
 		if (r.out && (gd_snapshot_write_line(last, r.out) < 0 || fflush(r.out) == EOF))
-			fail("writing %s: %s", o.output, strerror(errno));
+			gd_cli_fail("writing %s: %s", o.output, strerror(errno));
 	}
 	{
 		bool measured = false;
@@ -1025,9 +1012,9 @@ int gd_cli_probe(int argc, char **argv)
 		if (!gpu_work)
 			measured = gd_cli_host_ran(&r.host);
 		if (shm->fatal[0])
-			fail("the probe could not run: %s", shm->fatal);
+			gd_cli_fail("the probe could not run: %s", shm->fatal);
 		else if (!measured)
-			fail("no probe could run on any GPU (the report says why)");
+			gd_cli_fail("no probe could run on any GPU (the report says why)");
 		code = report(&r, interrupted, !measured);
 	}
 out_sig:
@@ -1040,7 +1027,7 @@ out_nvml:
 		gd_snapshot_release(&r.prev);
 	gd_series_release(&r.kept);
 	if (r.out && fclose(r.out) == EOF)
-		code = fail("%s: %s", o.output, strerror(errno));
+		code = gd_cli_fail("%s: %s", o.output, strerror(errno));
 out_root:
 	gd_root_release(&r.root);
 out_child:

@@ -123,19 +123,6 @@ static void on_event(void *arg, enum gd_klog_kind kind, const struct gd_klog_eve
 	*(struct gd_klog_event *)gd_vec_push(&r->events, sizeof ev) = ev;
 }
 
-static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("gpudoctor: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return EXIT_CANNOT_RUN;
-}
-
 static double clock_s(clockid_t id)
 {
 	struct timespec ts;
@@ -327,22 +314,22 @@ static int read_live(struct gd_klog_feed *f, const char *root_path)
 
 	gd_err_clear(&err);
 	if (gd_root_open(&root, root_path ? root_path : "/", &err) < 0)
-		return fail("%s", err.msg);
+		return gd_cli_fail("%s", err.msg);
 	fd = gd_root_openat(&root, "dev/kmsg", O_RDONLY | O_NONBLOCK);
 	gd_root_release(&root);
 	if (fd == -EACCES || fd == -EPERM)
-		return fail("cannot read the kernel log (/dev/kmsg: %s): %s; or give a log file (journalctl -k > "
+		return gd_cli_fail("cannot read the kernel log (/dev/kmsg: %s): %s; or give a log file (journalctl -k > "
 			    "k.log; gpudoctor xid k.log)",
 			    strerror(-fd), GD_KLOG_DENIED_HINT);
 	if (fd < 0)
-		return fail("/dev/kmsg: %s (no kernel ring buffer here: give a log file, e.g. /var/log/kern.log)",
+		return gd_cli_fail("/dev/kmsg: %s (no kernel ring buffer here: give a log file, e.g. /var/log/kern.log)",
 			    strerror(-fd));
 	rc = gd_klog_read_kmsg(f, fd, &err);
 	close(fd);
 	if (rc == -EACCES || rc == -EPERM)
-		return fail("cannot read the kernel log (/dev/kmsg: %s): %s", strerror(-rc), GD_KLOG_DENIED_HINT);
+		return gd_cli_fail("cannot read the kernel log (/dev/kmsg: %s): %s", strerror(-rc), GD_KLOG_DENIED_HINT);
 	if (rc < 0)
-		return fail("%s", err.msg);
+		return gd_cli_fail("%s", err.msg);
 	return -1;
 }
 
@@ -376,7 +363,7 @@ int gd_cli_xid(int argc, char **argv)
 		case 's':
 			if (gd_klog_parse_since(optarg, (double)time(NULL), &r.since, &err) < 0) {
 				json_decref(sources);
-				return fail("--since: %s", err.msg);
+				return gd_cli_fail("--since: %s", err.msg);
 			}
 			break;
 		case 'r':
@@ -390,10 +377,10 @@ int gd_cli_xid(int argc, char **argv)
 			return 0;
 		case ':':
 			json_decref(sources);
-			return fail("option %s needs a value (see gpudoctor help xid)", argv[optind - 1]);
+			return gd_cli_fail("option %s needs a value (see gpudoctor help xid)", argv[optind - 1]);
 		default:
 			json_decref(sources);
-			return fail("xid: unknown option %s (see gpudoctor help xid)", argv[optind - 1]);
+			return gd_cli_fail("xid: unknown option %s (see gpudoctor help xid)", argv[optind - 1]);
 		}
 	}
 	gd_xid_summary_init(&r.sum);
@@ -414,7 +401,7 @@ int gd_cli_xid(int argc, char **argv)
 		int got;
 
 		if (fd < 0) {
-			fail("%s: %s", path, strerror(errno));
+			gd_cli_fail("%s: %s", path, strerror(errno));
 			continue;
 		}
 		gd_err_clear(&err);
@@ -422,7 +409,7 @@ int gd_cli_xid(int argc, char **argv)
 		if (fd != STDIN_FILENO)
 			close(fd);
 		if (got < 0) {
-			fail("%s", err.msg);
+			gd_cli_fail("%s", err.msg);
 			continue;
 		}
 		if (got > 0)
@@ -446,7 +433,7 @@ int gd_cli_xid(int argc, char **argv)
 		print_text(&r, origin, f.lines);
 	}
 	if (fflush(stdout) == EOF)
-		rc = fail("writing the report: %s", strerror(errno));
+		rc = gd_cli_fail("writing the report: %s", strerror(errno));
 out:
 	json_decref(sources);
 	gd_xid_summary_release(&r.sum);

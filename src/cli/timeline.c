@@ -15,6 +15,7 @@
  * (tui.h); when libncursesw cannot be loaded it says so on stderr and prints
  * the plain lines it prints to a pipe.
  */
+#include "cli/cli.h"
 #include "cli/timeline.h"
 #include "model/recording.h"
 
@@ -84,20 +85,6 @@ static void sleep_until(double t)
 	}
 }
 
-static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("gpudoctor: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return EXIT_CANNOT_RUN;
-}
-
 /* The collectors' context over an open root; NVML opened once. */
 static int sampler_open(const struct gd_run_opts *o, struct gd_root *root, struct gd_collect_ctx *ctx)
 {
@@ -105,7 +92,7 @@ static int sampler_open(const struct gd_run_opts *o, struct gd_root *root, struc
 
 	gd_err_clear(&err);
 	if (gd_root_open(root, o->root ? o->root : "/", &err) < 0)
-		return fail("%s", err.msg);
+		return gd_cli_fail("%s", err.msg);
 	memset(ctx, 0, sizeof *ctx);
 	ctx->root = root;
 	ctx->nvml_path = o->nvml_path;
@@ -237,7 +224,7 @@ int gd_cmd_watch(const struct gd_run_opts *o)
 	wa = calloc(1, sizeof *wa);
 	if (!wa) {
 		sampler_close(&root, &ctx);
-		return fail("out of memory");
+		return gd_cli_fail("out of memory");
 	}
 	install_stop();
 	gd_err_clear(&err);
@@ -247,7 +234,7 @@ int gd_cmd_watch(const struct gd_run_opts *o)
 	} else if (rc < 0) {
 		free(wa);
 		sampler_close(&root, &ctx);
-		return fail("watch: %s", err.msg);
+		return gd_cli_fail("watch: %s", err.msg);
 	}
 	start = next = mono();
 	while (!quit && !stop_flag) {
@@ -301,7 +288,7 @@ int gd_cmd_record(const struct gd_run_opts *o)
 	int rc = 0;
 
 	if (!o->output)
-		return fail("record: name the output file with -o FILE (e.g. -o run.jsonl.gz)");
+		return gd_cli_fail("record: name the output file with -o FILE (e.g. -o run.jsonl.gz)");
 	if ((rc = sampler_open(o, &root, &ctx)) >= 0)
 		return rc;
 	rc = 0;
@@ -309,7 +296,7 @@ int gd_cmd_record(const struct gd_run_opts *o)
 	start = next = mono();
 	if (gd_rec_open(&rec, o->output, o->max_bytes, o->max_age_s, start, &err) < 0) {
 		sampler_close(&root, &ctx);
-		return fail("%s", err.msg);
+		return gd_cli_fail("%s", err.msg);
 	}
 	install_stop();
 	while (!stop_flag) {
@@ -318,7 +305,7 @@ int gd_cmd_record(const struct gd_run_opts *o)
 		gd_snapshot_init(&s);
 		gd_collect_all(&ctx, &s);
 		if (gd_rec_write(&rec, &s, mono(), &err) < 0)
-			rc = fail("writing snapshot %zu: %s", count + 1, err.msg);
+			rc = gd_cli_fail("writing snapshot %zu: %s", count + 1, err.msg);
 		gd_snapshot_release(&s);
 		if (rc)
 			break;
@@ -334,7 +321,7 @@ int gd_cmd_record(const struct gd_run_opts *o)
 	if (progress)
 		fputc('\n', stderr);
 	if (gd_rec_close(&rec, &err) < 0 && !rc)
-		rc = fail("%s", err.msg);
+		rc = gd_cli_fail("%s", err.msg);
 	sampler_close(&root, &ctx);
 	if (!rc) {
 		fprintf(stderr, "gpudoctor: recorded %zu snapshot%s to %s%s%s", count, count == 1 ? "" : "s", o->output,
@@ -371,12 +358,12 @@ int gd_cmd_report(const struct gd_run_opts *o)
 	int rc = 0;
 
 	if (!o->ninputs)
-		return fail("report: name the recording, e.g. gpudoctor report run.jsonl -o run.html");
+		return gd_cli_fail("report: name the recording, e.g. gpudoctor report run.jsonl -o run.html");
 	gd_series_init(&ser);
 	gd_err_clear(&err);
 	for (size_t i = 0; i < o->ninputs; i++) {
 		if (gd_series_load_jsonl(&ser, o->inputs[i], &err) < 0) {
-			rc = fail("%s", err.msg);
+			rc = gd_cli_fail("%s", err.msg);
 			goto out;
 		}
 		snprintf(origin + strlen(origin), sizeof origin - strlen(origin), "%s%s", i ? ", " : "", o->inputs[i]);
@@ -384,12 +371,12 @@ int gd_cmd_report(const struct gd_run_opts *o)
 	if (ser.note[0])
 		fprintf(stderr, "gpudoctor: note: %s\n", ser.note);
 	if (!ser.n) {
-		rc = fail("%s: no snapshots in the recording", origin);
+		rc = gd_cli_fail("%s: no snapshots in the recording", origin);
 		goto out;
 	}
 	qsort(ser.items, ser.n, sizeof *ser.items, by_uptime);
 	if (!(snaps = calloc(ser.n, sizeof *snaps))) {
-		rc = fail("out of memory");
+		rc = gd_cli_fail("out of memory");
 		goto out;
 	}
 	for (size_t i = 0; i < ser.n; i++)
@@ -406,7 +393,7 @@ int gd_cmd_report(const struct gd_run_opts *o)
 	t.origin = origin;
 	t.th = o->th;
 	if (o->output && !(out = fopen(o->output, "w"))) {
-		rc = fail("%s: %s", o->output, strerror(errno));
+		rc = gd_cli_fail("%s: %s", o->output, strerror(errno));
 	} else {
 		if (o->json) {
 			json_t *doc = gd_out_timeline_json(&t);
@@ -420,7 +407,7 @@ int gd_cmd_report(const struct gd_run_opts *o)
 			gd_out_html(out, &t);
 		}
 		if ((out == stdout ? fflush(out) : fclose(out)) == EOF)
-			rc = fail("%s: %s", o->output ? o->output : "standard output", strerror(errno));
+			rc = gd_cli_fail("%s: %s", o->output ? o->output : "standard output", strerror(errno));
 		else if (o->output)
 			fprintf(stderr, "gpudoctor: wrote %s: %zu snapshots, %zu episode%s, %zu finding%s\n", o->output,
 				ser.n, e.items.n, e.items.n == 1 ? "" : "s", f.items.n, f.items.n == 1 ? "" : "s");
