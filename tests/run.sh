@@ -108,7 +108,7 @@ for suite in $SUITES; do
 	esac
 done
 # Floors: a suite that finds fewer tests than this has lost its sources.
-declare -A floor=([unit]=20 [timeline]=3 [e2e]=3 [exporter]=5 [probe]=4 [install]=4)
+declare -A floor=([unit]=20 [timeline]=3 [e2e]=3 [exporter]=5 [probe]=4 [install]=4 [i18n]=3)
 declare -A found=()
 for p in "${plan[@]}"; do
 	s=${p%%$'\t'*}
@@ -154,47 +154,118 @@ check_count() {
 	return 1
 }
 
+# Two tests run side by side (GD_TEST_JOBS, default: the CPUs, at most 2);
+# a test whose script says "# gd-test: exclusive" in its first lines (it
+# measures time, load or throughput: a real fault, a tmux screen, a disk
+# speed) runs alone.  Results print in plan order, each with its time.
+slots=${GD_TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
+[ "$slots" -gt 2 ] && slots=2
+[ "$slots" -lt 1 ] && slots=1
+res=$(mktemp -d "${TMPDIR:-/tmp}/gd-run.XXXXXX") || exit 1
+trap 'kill $(jobs -p) 2>/dev/null; wait; rm -rf "$res"' EXIT
+trap 'exit 130' INT TERM
+# Whole suites run alone too: e2e (real faults: load, namespaces, a network
+# delay), install (make in the build tree), fuzz (a build of its own).
+exclusive_test() { # suite cmd: must it run alone?
+	local f=${2%% *}
+	[ "$slots" -gt 1 ] || return 0
+	case $1 in e2e | install | fuzz) return 0 ;; esac
+	[ -f "$f" ] && head -n 20 "$f" 2>/dev/null | grep -aq '^# gd-test: exclusive'
+}
+# start I SUITE NAME T CMD: runs one test in the background; its output,
+# status and time land in $res/I.*
+start() {
+	local i=$1 t=$4 cmd=$5
+	(
+		t0=${EPOCHREALTIME/./}
+		# shellcheck disable=SC2086
+		timeout --kill-after=10 "$t" $cmd >"$res/$i.out" 2>&1
+		rc=$?
+		echo $(((${EPOCHREALTIME/./} - t0) / 1000)) >"$res/$i.ms"
+		echo "$rc" >"$res/$i.rc.tmp" && mv "$res/$i.rc.tmp" "$res/$i.rc"
+	) &
+}
+# report I: the verdict of test I, once it has finished
 cur=""
-for p in "${plan[@]}"; do
-	IFS=$'\t' read -r suite name t cmd <<<"$p"
+report() {
+	local i=$1 suite name t cmd out rc ms took msg
+	IFS=$'\t' read -r suite name t cmd <<<"${plan[$i]}"
 	if [ "$suite" != "$cur" ]; then
 		echo "== $suite"
 		cur=$suite
 	fi
 	ran=$((ran + 1))
+	if [ -e "$res/$i.pre" ]; then
+		record_fail "$name" "$(cat "$res/$i.pre")"
+		return
+	fi
+	out=$(cat "$res/$i.out")
+	rc=$(cat "$res/$i.rc")
+	ms=$(cat "$res/$i.ms")
+	took="$((ms / 1000)).$((ms % 1000 / 100)) s"
+	if [ "$rc" -eq 0 ] && [ "$name" = scenarios ]; then
+		msg=$(check_count scenarios "$out" "$(ndirs tests/scenarios)") || rc=1 out="$out"$'\n'"$msg"
+	elif [ "$rc" -eq 0 ] && [ "$name" = offline ]; then
+		msg=$(check_count offline "$out" "$(ndirs tests/offline)") || rc=1 out="$out"$'\n'"$msg"
+	fi
+	if [ "$rc" -eq 0 ]; then
+		pass=$((pass + 1))
+		echo "PASS  $name ($took)"
+	elif [ "$rc" -eq 77 ] && ! $in_ci; then
+		skip=$((skip + 1))
+		echo "SKIP  $name: $(printf '%s\n' "$out" | tail -n 1)"
+	elif [ "$rc" -eq 77 ]; then
+		record_fail "$name" "$out"$'\n'"(skipped under CI=true: every prerequisite is installed by make deps, so a skip here hides a test)"
+	else
+		[ "$rc" -eq 124 ] && out="$out"$'\n'"(timed out after ${t}s)"
+		record_fail "$name (exit $rc, $took)" "$out"
+	fi
+}
+next=0 started=()
+running_count() {
+	local c=0 k
+	for k in "${started[@]}"; do [ -e "$res/$k.rc" ] || c=$((c + 1)); done
+	echo "$c"
+}
+# flush: reports every finished test in plan order, as far as it can
+flush() {
+	while [ "$next" -lt "${#plan[@]}" ] && { [ -e "$res/$next.rc" ] || [ -e "$res/$next.pre" ]; }; do
+		report "$next"
+		next=$((next + 1))
+	done
+}
+# drain N: waits until at most N tests run
+drain() {
+	while [ "$(running_count)" -gt "$1" ]; do
+		wait -n 2>/dev/null || sleep 0.2
+	done
+	flush
+}
+for i in "${!plan[@]}"; do
+	IFS=$'\t' read -r suite name t cmd <<<"${plan[$i]}"
 	bin=${cmd%% *}
 	if [ ! -e "$bin" ]; then
-		record_fail "$name" "$bin does not exist$([ "$suite" = unit ] && echo " (its source is there: the build did not make it; run make unit)")"
+		echo "$bin does not exist$([ "$suite" = unit ] && echo " (its source is there: the build did not make it; run make unit)")" >"$res/$i.pre"
 		continue
 	fi
 	if [ ! -x "$bin" ]; then
-		record_fail "$name" "$bin is not executable (chmod +x it: a test that is not run is not a pass)"
+		echo "$bin is not executable (chmod +x it: a test that is not run is not a pass)" >"$res/$i.pre"
 		continue
 	fi
-	t0=${EPOCHREALTIME/./}
-	# shellcheck disable=SC2086
-	out=$(timeout --kill-after=10 "$t" $cmd 2>&1)
-	rc=$?
-	ms=$(((${EPOCHREALTIME/./} - t0) / 1000))
-	took="$((ms / 1000)).$((ms % 1000 / 100)) s"
-	if [ $rc -eq 0 ] && [ "$name" = scenarios ]; then
-		msg=$(check_count scenarios "$out" "$(ndirs tests/scenarios)") || rc=1 out="$out"$'\n'"$msg"
-	elif [ $rc -eq 0 ] && [ "$name" = offline ]; then
-		msg=$(check_count offline "$out" "$(ndirs tests/offline)") || rc=1 out="$out"$'\n'"$msg"
-	fi
-	if [ $rc -eq 0 ]; then
-		pass=$((pass + 1))
-		echo "PASS  $name ($took)"
-	elif [ $rc -eq 77 ] && ! $in_ci; then
-		skip=$((skip + 1))
-		echo "SKIP  $name: $(printf '%s\n' "$out" | tail -n 1)"
-	elif [ $rc -eq 77 ]; then
-		record_fail "$name" "$out"$'\n'"(skipped under CI=true: every prerequisite is installed by make deps, so a skip here hides a test)"
+	if exclusive_test "$suite" "$cmd"; then
+		drain 0
+		start "$i" "$suite" "$name" "$t" "$cmd"
+		started+=("$i")
+		drain 0
 	else
-		[ $rc -eq 124 ] && out="$out"$'\n'"(timed out after ${t}s)"
-		record_fail "$name (exit $rc, $took)" "$out"
+		drain $((slots - 1))
+		start "$i" "$suite" "$name" "$t" "$cmd"
+		started+=("$i")
 	fi
+	flush
 done
+drain 0
+flush
 
 if [ $((pass + fail + skip)) -ne "$expected" ] || [ "$ran" -ne "$expected" ]; then
 	record_fail runner "ran $ran of $expected expected tests ($pass passed, $fail failed, $skip skipped)"

@@ -128,7 +128,14 @@ int gd_i18n_init(const char *lang)
 	 * user still reads Chinese (the catalogue is ours, not the system's) */
 	if (!lang && !have_locale) {
 		const char *c = canonical(env_lang());
+		const char *l = getenv("LANGUAGE");
+		char first[32];
 
+		/* gettext's order: LANGUAGE (its first language) before the rest */
+		if (c && *c && l && *l) {
+			snprintf(first, sizeof first, "%.*s", (int)strcspn(l, ":"), l);
+			c = canonical(first) ? canonical(first) : c;
+		}
 		if (c && *c)
 			lang = c;
 	}

@@ -1,4 +1,5 @@
 #!/bin/bash
+# gd-test: exclusive (it measures time, load or throughput: tests/run.sh runs it alone)
 # tests/exporter/chaos.sh - the HTTP front under 20 s of chaos.py: 24
 # workers from 127.0.0.2-9 sending well-formed, pipelined, trickled,
 # malformed, abandoned (half of them with a reset) and slow-read requests,

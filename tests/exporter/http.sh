@@ -1,4 +1,5 @@
 #!/bin/bash
+# gd-test: exclusive (it measures time, load or throughput: tests/run.sh runs it alone)
 # tests/exporter/http.sh - bad requests get errors while the server keeps
 # serving others: wrong methods (405), unknown paths (404), huge headers
 # (4xx), garbage (400), HTTP/2 (505), no Host or a body (400), keep-alive

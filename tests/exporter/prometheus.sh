@@ -1,4 +1,5 @@
 #!/bin/bash
+# gd-test: exclusive (it measures time, load or throughput: tests/run.sh runs it alone)
 # tests/exporter/prometheus.sh - gpudoctor serve under a real Prometheus.
 #
 # Three instances on ephemeral loopback ports: the healthy fixture tree, the

@@ -2,9 +2,8 @@
 # tests/exporter/slurm.sh - deploy/slurm/gpudoctor-slurm (HealthCheckProgram,
 # prolog, epilog) and deploy/slurm/nhc/gpudoctor.nhc against a running
 # `gpudoctor serve` and a recording stand-in for scontrol
-# (tests/exporter/fake_scontrol).  A real Slurm is not started: Debian's
-# slurm-wlm needs munge, a slurmctld and a slurmd with a node that matches
-# this host's hardware, more than this suite's minute (docs/fleet.md).
+# (tests/exporter/fake_scontrol), case by case; slurm_real.sh runs the
+# helper under a real slurmctld and slurmd.
 #   faulty node (gpu0 lost)       health: drains with "gpu.lost gpu0 [gpudoctor]"
 #                                 (the rule id in the 20 characters sinfo -R shows),
 #                                 once; prolog: exit 1; epilog: exit 0

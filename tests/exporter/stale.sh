@@ -1,4 +1,5 @@
 #!/bin/bash
+# gd-test: exclusive (it measures time, load or throughput: tests/run.sh runs it alone)
 # tests/exporter/stale.sh - a collector that hangs makes the exporter withdraw
 # its numbers, and it recovers when the collector does.
 #

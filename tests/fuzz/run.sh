@@ -30,7 +30,7 @@ rm -f "$B/probe" "$B/probe.c" "$B/probe.log"
 
 # The library, with the Makefile's rules and warnings (not -Werror: clang
 # warns about things gcc does not, and that is not this test's business).
-make --no-print-directory -s BUILD="$B" CC="$CLANG" CPPFLAGS=-Wno-error \
+make --no-print-directory -s -j"$(nproc)" BUILD="$B" CC="$CLANG" CPPFLAGS=-Wno-error \
 	CFLAGS="-O1 -g -fsanitize=fuzzer-no-link $SAN" LDFLAGS="$SAN" "$B/libgd.a" ||
 	{ echo "fuzz: building $B/libgd.a failed"; exit 1; }
 "$CLANG" -std=gnu11 -D_GNU_SOURCE -Isrc -Wall -Wextra -O1 -g -fsanitize=fuzzer $SAN \

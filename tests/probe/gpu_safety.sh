@@ -1,4 +1,5 @@
 #!/bin/bash
+# gd-test: exclusive (it measures time, load or throughput: tests/run.sh runs it alone)
 # tests/probe/gpu_safety.sh - what the probe will not do, and how it stops:
 # a busy GPU (a compute process NVML lists) is skipped unless --force; a
 # MIG-enabled GPU is skipped; a kernel that never finishes gets its GPU

@@ -1,4 +1,5 @@
 #!/bin/bash
+# gd-test: exclusive (it measures time, load or throughput: tests/run.sh runs it alone)
 # tests/probe/host_mem_power.sh - the host memory and power probes on this
 # machine, for real, through the test driver.
 #

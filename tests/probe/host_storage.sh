@@ -1,4 +1,5 @@
 #!/bin/bash
+# gd-test: exclusive (it measures time, load or throughput: tests/run.sh runs it alone)
 # tests/probe/host_storage.sh - the storage probe of `gpudoctor probe --data`
 # against what operators measure with: dd iflag=direct and fio, on the same
 # files, on this machine, for real.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# gd-test: exclusive (it measures time, load or throughput: tests/run.sh runs it alone)
 # tests/timeline/watch.sh - `gpudoctor watch` driven in tmux at 80x24 and
 # 200x50: the GPUs of a fake-NVML scenario whose values change every sample
 # (stall.ini: both GPUs idle for samples 3-6, gpu1 slowed for 10-12), a
