@@ -73,16 +73,19 @@ $(BUILD)/gpudoctor.conf: $(BUILD)/gpudoctor
 	$(BUILD)/gpudoctor config --config /dev/null >$@.tmp && mv $@.tmp $@
 
 # deploy/ goes to share/gpudoctor/ as it is, but for the unit (installed in
-# systemd's directory) and the generator of alerts.yml.
+# systemd's directory) and the generator of alerts.yml (and alerts.zh_CN.yml).
+# The man page in Chinese (docs/gpudoctor.zh_CN.1) goes where man looks for
+# it under a zh_CN locale: $(MANDIR)/zh_CN/man1/gpudoctor.1.
 SHARE_FILES := $(sort $(filter-out systemd/% %.py,$(patsubst deploy/%,%,$(shell find deploy -type f 2>/dev/null))))
 COMPLETION := scripts/completion/gpudoctor
 UNITS := deploy/systemd/gpudoctor.service deploy/systemd/gpudoctor-probe.service deploy/systemd/gpudoctor-probe.timer
 D := $(DESTDIR)
 
 install: all $(BUILD)/gpudoctor.conf
-	install -d $(D)$(BINDIR) $(D)$(MANDIR)/man1 $(D)$(SYSCONFDIR) $(D)$(SYSTEMDUNITDIR) $(D)$(BASHCOMPDIR)
+	install -d $(D)$(BINDIR) $(D)$(MANDIR)/man1 $(D)$(MANDIR)/zh_CN/man1 $(D)$(SYSCONFDIR) $(D)$(SYSTEMDUNITDIR) $(D)$(BASHCOMPDIR)
 	install -m 0755 $(BUILD)/gpudoctor $(D)$(BINDIR)/gpudoctor
 	install -m 0644 docs/gpudoctor.1 $(D)$(MANDIR)/man1/gpudoctor.1
+	install -m 0644 docs/gpudoctor.zh_CN.1 $(D)$(MANDIR)/zh_CN/man1/gpudoctor.1
 	for u in $(UNITS); do \
 		sed 's|/usr/local/bin/gpudoctor|$(BINDIR)/gpudoctor|g' $$u >$(BUILD)/$${u##*/} && \
 		install -m 0644 $(BUILD)/$${u##*/} $(D)$(SYSTEMDUNITDIR)/$${u##*/} || exit 1; \
@@ -115,7 +118,7 @@ uninstall:
 		echo "rm -f $$conf"; rm -f "$$conf"; \
 	elif [ -e "$$conf" ]; then echo "kept $$conf (changed, or no gpudoctor to compare it with)"; fi
 	rm -f $(D)$(SYSCONFDIR)/gpudoctor.conf.new
-	rm -f $(D)$(BINDIR)/gpudoctor $(D)$(MANDIR)/man1/gpudoctor.1 \
+	rm -f $(D)$(BINDIR)/gpudoctor $(D)$(MANDIR)/man1/gpudoctor.1 $(D)$(MANDIR)/zh_CN/man1/gpudoctor.1 \
 	  $(addprefix $(D)$(SYSTEMDUNITDIR)/,$(notdir $(UNITS))) $(D)$(BASHCOMPDIR)/gpudoctor \
 	  $(D)$(LOCALEDIR)/*/LC_MESSAGES/gpudoctor.mo
 	rm -rf $(D)$(DATADIR)/gpudoctor
