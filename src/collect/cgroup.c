@@ -34,6 +34,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/i18n.h"
+
 /* v1 prints "unlimited" as LONG_MAX rounded down to a page; anything this
  * large is no limit a host could reach. */
 #define V1_UNLIMITED (1ull << 62)
@@ -62,7 +64,7 @@ static int parse_flat(const char *buf, size_t len, struct gd_snapshot *s, struct
 	size_t lines = 0, bad = 0;
 
 	if (gd_tok_is_binary(buf, len))
-		return gd_err_set(err, -EINVAL, "holds binary data (a NUL byte)");
+		return gd_err_set(err, -EINVAL, _("holds binary data (a NUL byte)"));
 	gd_lines_init(&it, buf, len);
 	while (gd_tok_line(&it, &line)) {
 		uint64_t v;
@@ -71,7 +73,7 @@ static int parse_flat(const char *buf, size_t len, struct gd_snapshot *s, struct
 			continue;
 		if (gd_tok_split(line, f, 3) != 2) {
 			if (!bad++)
-				gd_err_set(err, -EINVAL, "line %zu: not \"key value\"", it.lineno);
+				gd_err_set(err, -EINVAL, _("line %zu: not \"key value\""), it.lineno);
 			continue;
 		}
 		lines++;
@@ -80,7 +82,7 @@ static int parse_flat(const char *buf, size_t len, struct gd_snapshot *s, struct
 				continue;
 			if (!gd_tok_u64(f[1], &v)) {
 				if (!bad++)
-					gd_err_set(err, -EINVAL, "line %zu: %s \"%.*s\" is not a number", it.lineno,
+					gd_err_set(err, -EINVAL, _("line %zu: %s \"%.*s\" is not a number"), it.lineno,
 						   keys[i].key, (int)(f[1].n > 32 ? 32 : f[1].n), f[1].p);
 				break;
 			}
@@ -89,7 +91,7 @@ static int parse_flat(const char *buf, size_t len, struct gd_snapshot *s, struct
 		}
 	}
 	if (lines == 0)
-		return bad ? -EINVAL : gd_err_set(err, -ENODATA, "empty");
+		return bad ? -EINVAL : gd_err_set(err, -ENODATA, _("empty"));
 	return bad ? 1 : 0;
 }
 
@@ -263,7 +265,7 @@ static int read_value(const struct gd_collect_ctx *ctx, const char *dir, const c
 	if (strcmp(line, "max") == 0)
 		return 2;
 	if (!gd_tok_i64(gd_tok_trim((struct gd_slice){ line, strlen(line) }), v)) {
-		note(t, -EINVAL, "%s: \"%s\" is not a number", rel, line);
+		note(t, -EINVAL, _("%s: \"%s\" is not a number"), rel, line);
 		return -1;
 	}
 	return 1;
@@ -304,7 +306,7 @@ static void read_field(const struct gd_collect_ctx *ctx, const char *dir, const 
 	if (v >= 0)
 		gd_u64_set(f, (uint64_t)v);
 	else if (!(v == -1 && minus_one_unlimited))
-		note(t, -EINVAL, "%s/%s: %lld is negative", dir, file, (long long)v);
+		note(t, -EINVAL, _("%s/%s: %lld is negative"), dir, file, (long long)v);
 }
 
 static void fill_v2(const struct gd_collect_ctx *ctx, struct gd_snapshot *s, const char *dir, struct cg_tally *t)
@@ -329,7 +331,7 @@ static void fill_v2(const struct gd_collect_ctx *ctx, struct gd_snapshot *s, con
 				gd_u64_set(&cg->cpu_quota_us, quota);
 			gd_u64_set(&cg->cpu_period_us, u);
 		} else {
-			note(t, -EINVAL, "%s: \"%s\" is not \"QUOTA PERIOD\"", rel, line);
+			note(t, -EINVAL, _("%s: \"%s\" is not \"QUOTA PERIOD\""), rel, line);
 		}
 	} else if (rc != -ENOENT) {
 		note(t, rc, "%s: %s", rel, strerror(-rc));
@@ -393,7 +395,7 @@ static void add_group(const struct gd_collect_ctx *ctx, struct gd_snapshot *s, s
 		version = "v2";
 		path = mpath = p.v2;
 	} else {
-		note(t, -ENOENT, "/%s: %s", rel, "no group on a mounted cpu or memory hierarchy");
+		note(t, -ENOENT, "/%s: %s", rel, _("no group on a mounted cpu or memory hierarchy"));
 		return;
 	}
 	for (size_t i = first; i < s->cgroups.n; i++) {
@@ -412,24 +414,24 @@ static void add_group(const struct gd_collect_ctx *ctx, struct gd_snapshot *s, s
 	gd_u64_set(&cg->self, self ? 1 : 0);
 	if (version[1] == '2') {
 		if (!group_dir(&h->v2, p.v2, cpudir, sizeof cpudir)) {
-			note(t, -ENOENT, "cgroup %s: %s", p.v2, "outside the cgroup2 mount this namespace sees");
+			note(t, -ENOENT, "cgroup %s: %s", p.v2, _("outside the cgroup2 mount this namespace sees"));
 			return;
 		}
 		if (!gd_root_exists(ctx->root, cpudir)) {
-			note(t, -ENOENT, "%s: %s", cpudir, "cgroup directory not found");
+			note(t, -ENOENT, "%s: %s", cpudir, _("cgroup directory not found"));
 			return;
 		}
 		fill_v2(ctx, s, cpudir, t);
 		return;
 	}
 	if ((p.has_cpu && h->cpu.mount[0] && !v1cpu) || (p.has_mem && h->mem.mount[0] && !v1mem))
-		note(t, -ENOENT, "cgroup %s: %s", p.has_mem ? p.mem : p.cpu, "outside the v1 mount this namespace sees");
+		note(t, -ENOENT, "cgroup %s: %s", p.has_mem ? p.mem : p.cpu, _("outside the v1 mount this namespace sees"));
 	if (v1cpu && !gd_root_exists(ctx->root, cpudir)) {
-		note(t, -ENOENT, "%s: %s", cpudir, "cgroup directory not found");
+		note(t, -ENOENT, "%s: %s", cpudir, _("cgroup directory not found"));
 		v1cpu = false;
 	}
 	if (v1mem && !gd_root_exists(ctx->root, memdir)) {
-		note(t, -ENOENT, "%s: %s", memdir, "cgroup directory not found");
+		note(t, -ENOENT, "%s: %s", memdir, _("cgroup directory not found"));
 		v1mem = false;
 	}
 	fill_v1(ctx, s, v1cpu ? cpudir : NULL, v1mem ? memdir : NULL, t);
@@ -452,7 +454,7 @@ enum gd_src_status gd_collect_cgroups(const struct gd_collect_ctx *ctx, struct g
 	find_hiers(buf, len, &h);
 	free(buf);
 	if (!h.v2.mount[0] && !h.cpu.mount[0] && !h.mem.mount[0]) {
-		gd_err_set(err, -ENOENT, "no cgroup2 mount and no v1 cpu or memory mount in /proc/self/mountinfo");
+		gd_err_set(err, -ENOENT, _("no cgroup2 mount and no v1 cpu or memory mount in /proc/self/mountinfo"));
 		return GD_SRC_ABSENT;
 	}
 	GD_VEC_EACH(s->procs, const struct gd_proc, p) {
@@ -469,7 +471,7 @@ enum gd_src_status gd_collect_cgroups(const struct gd_collect_ctx *ctx, struct g
 	if (t.problems == 0)
 		return GD_SRC_OK;
 	if (t.problems > 1)
-		gd_err_set(err, t.first_code, "%s (and %zu more problems)", t.first_msg, t.problems - 1);
+		gd_err_set(err, t.first_code, _("%s (and %zu more problems)"), t.first_msg, t.problems - 1);
 	else
 		gd_err_set(err, t.first_code, "%s", t.first_msg);
 	return s->cgroups.n > first ? GD_SRC_PARTIAL : gd_src_status_of_errno(t.first_code);

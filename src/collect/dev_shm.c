@@ -28,6 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/i18n.h"
+
 /* include/uapi/linux/magic.h */
 #define GD_TMPFS_MAGIC 0x01021994ul
 
@@ -137,7 +139,7 @@ int gd_parse_proc_pid_mountinfo(const char *buf, size_t len, struct gd_snapshot 
 	bool found = false;
 
 	if (gd_tok_is_binary(buf, len))
-		return gd_err_set(err, -EINVAL, "holds binary data (a NUL byte), not mountinfo");
+		return gd_err_set(err, -EINVAL, _("holds binary data (a NUL byte), not mountinfo"));
 	gd_lines_init(&it, buf, len);
 	while (gd_tok_line(&it, &line)) {
 		if (gd_tok_trim(line).n == 0)
@@ -145,7 +147,7 @@ int gd_parse_proc_pid_mountinfo(const char *buf, size_t len, struct gd_snapshot 
 		if (!gd_mountinfo_split(line, &m)) {
 			if (!bad++)
 				gd_err_set(err, -EINVAL,
-					   "line %zu: not \"id parent maj:min root mountpoint options ... - fstype source options\"",
+					   _("line %zu: not \"id parent maj:min root mountpoint options ... - fstype source options\""),
 					   it.lineno);
 			continue;
 		}
@@ -158,10 +160,10 @@ int gd_parse_proc_pid_mountinfo(const char *buf, size_t len, struct gd_snapshot 
 		gd_tok_copy(fstype, sizeof fstype, m.fstype);
 		have_size = super_size(m.superopts, &size);
 		if (have_size < 0 && !bad++)
-			gd_err_set(err, -EINVAL, "line %zu: size option of /dev/shm is not a number", it.lineno);
+			gd_err_set(err, -EINVAL, _("line %zu: size option of /dev/shm is not a number"), it.lineno);
 	}
 	if (entries == 0)
-		return bad ? -EINVAL : gd_err_set(err, -ENODATA, "no mount entries");
+		return bad ? -EINVAL : gd_err_set(err, -ENODATA, _("no mount entries"));
 	sh->size_bytes.ok = false;
 	gd_u64_set(&sh->mounted, found ? 1 : 0);
 	GD_STRSET(sh->fstype, fstype);
@@ -286,7 +288,7 @@ enum gd_src_status gd_collect_dev_shm(const struct gd_collect_ctx *ctx, struct g
 	if (t.failed == 0)
 		return GD_SRC_OK;
 	if (t.failed > 1)
-		gd_err_set(err, t.first_code, "%s (and %zu more namespaces)", t.first_msg, t.failed - 1);
+		gd_err_set(err, t.first_code, _("%s (and %zu more namespaces)"), t.first_msg, t.failed - 1);
 	else
 		gd_err_set(err, t.first_code, "%s", t.first_msg);
 	if (s->shm.n == first)

@@ -40,6 +40,7 @@
 
 #include "collect/collectors.h"
 #include "collect/job_threads.h"
+#include "core/i18n.h"
 #include "core/xalloc.h"
 
 #define DATA_PAGES 2
@@ -263,8 +264,8 @@ static void denied_reason(const struct gd_collect_ctx *ctx, int e, char *buf, si
 
 	if (gd_root_read_i64(ctx->root, "proc/sys/kernel/perf_event_paranoid", &paranoid) == 0)
 		snprintf(level, sizeof level, " (kernel.perf_event_paranoid = %lld)", paranoid);
-	snprintf(buf, sz, "perf_event_open: %s%s: run gpudoctor as root or with CAP_PERFMON (a container: --cap-add "
-		 "PERFMON); as the job's own user, perf_event_paranoid 2 allows user-space samples, 1 kernel ones too",
+	snprintf(buf, sz, _("perf_event_open: %s%s: run gpudoctor as root or with CAP_PERFMON (a container: --cap-add "
+		   "PERFMON); as the job's own user, perf_event_paranoid 2 allows user-space samples, 1 kernel ones too"),
 		 strerror(-e), level);
 }
 
@@ -275,14 +276,14 @@ enum gd_src_status gd_collect_job_samples(const struct gd_collect_ctx *ctx, stru
 	int first_err = 0;
 
 	if (!ctx->root->is_host) {
-		gd_err_set(err, -ENOENT, "not sampled: the root is not this host's / (a fixture or a copied tree): its "
-			   "threads cannot be sampled");
+		gd_err_set(err, -ENOENT, _("not sampled: the root is not this host's / (a fixture or a copied tree): its "
+			     "threads cannot be sampled"));
 		return s->job_threads.n ? GD_SRC_ABSENT : GD_SRC_OK;
 	}
 	if (!js) {
 		if (s->job_threads.n)
-			gd_err_set(err, -ENOENT, "not sampled: a single snapshot has no window to sample over (check, "
-				   "watch, record and serve sample the job's threads)");
+			gd_err_set(err, -ENOENT, _("not sampled: a single snapshot has no window to sample over (check, "
+				     "watch, record and serve sample the job's threads)"));
 		return s->job_threads.n ? GD_SRC_ABSENT : GD_SRC_OK;
 	}
 	/* drain every ring, then attribute per process */
@@ -359,18 +360,18 @@ enum gd_src_status gd_collect_job_samples(const struct gd_collect_ctx *ctx, stru
 			gd_err_set(err, first_err, "%s", why);
 			return GD_SRC_DENIED;
 		}
-		gd_err_set(err, first_err, "perf_event_open of %zu threads failed: %s", failed, strerror(-first_err));
+		gd_err_set(err, first_err, _("perf_event_open of %zu threads failed: %s"), failed, strerror(-first_err));
 		return gd_src_status_of_errno(first_err) == GD_SRC_ABSENT ? GD_SRC_ABSENT : GD_SRC_FAILED;
 	}
 	if (failed || capped) {
-		gd_err_set(err, failed ? first_err : -E2BIG, "%zu threads not sampled (%zu past the cap of %d%s%s)",
+		gd_err_set(err, failed ? first_err : -E2BIG, _("%zu threads not sampled (%zu past the cap of %d%s%s)"),
 			   failed + capped, capped, GD_SAMPLE_MAX_THREADS, failed ? "; perf_event_open: " : "",
 			   failed ? strerror(-first_err) : "");
 		return GD_SRC_PARTIAL;
 	}
 	if (js->user_only && js->n) {
-		gd_err_set(err, -EACCES, "user-space samples only: kernel samples refused (kernel.perf_event_paranoid "
-			   "> 1 without CAP_PERFMON): time in system calls counts as other");
+		gd_err_set(err, -EACCES, _("user-space samples only: kernel samples refused (kernel.perf_event_paranoid "
+			     "> 1 without CAP_PERFMON): time in system calls counts as other"));
 		return GD_SRC_PARTIAL;
 	}
 	return GD_SRC_OK;

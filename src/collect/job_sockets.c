@@ -30,6 +30,7 @@
 
 #include "collect/collectors.h"
 #include "collect/proc_pid.h"
+#include "core/i18n.h"
 #include "core/xalloc.h"
 #include "model/jobs.h"
 
@@ -105,7 +106,7 @@ static int parse_dump(const char *buf, size_t len, struct gd_snapshot *s, struct
 
 		memcpy(&h, buf + off, sizeof h);
 		if (h.nlmsg_len < sizeof h || off + h.nlmsg_len > len) {
-			gd_err_set(err, -EINVAL, "netlink message of %u bytes at offset %zu past the %zu received",
+			gd_err_set(err, -EINVAL, _("netlink message of %u bytes at offset %zu past the %zu received"),
 				   h.nlmsg_len, off, len);
 			return -EINVAL;
 		}
@@ -126,7 +127,7 @@ static int parse_dump(const char *buf, size_t len, struct gd_snapshot *s, struct
 			memcpy(m, buf + off, h.nlmsg_len);
 			if (!one_msg(m, s)) {
 				free(m);
-				gd_err_set(err, -EINVAL, "malformed inet_diag message at offset %zu", off);
+				gd_err_set(err, -EINVAL, _("malformed inet_diag message at offset %zu"), off);
 				return -EINVAL;
 			}
 			free(m);
@@ -217,7 +218,7 @@ static int dump(int fd, int family, struct gd_snapshot *s, struct gd_err *err)
 			continue;
 		if (got <= 0) {
 			rc = got < 0 ? -errno : -EPROTO;
-			gd_err_set(err, rc, "sock_diag reply: %s", got < 0 ? strerror(errno) : "closed");
+			gd_err_set(err, rc, "sock_diag reply: %s", got < 0 ? strerror(errno) : _("closed"));
 			break;
 		}
 		rc = parse_dump(buf, (size_t)got, s, err);
@@ -242,8 +243,8 @@ enum gd_src_status gd_collect_job_sockets(const struct gd_collect_ctx *ctx, stru
 	}
 	if (!ctx->root->is_host) {
 		free(marks);
-		gd_err_set(err, -ENOENT, "not read: the root is not this host's / (a fixture or a copied tree): its "
-			   "sockets cannot be asked for");
+		gd_err_set(err, -ENOENT, _("not read: the root is not this host's / (a fixture or a copied tree): its "
+			     "sockets cannot be asked for"));
 		return GD_SRC_ABSENT;
 	}
 	for (size_t i = 0; i < s->procs.n; i++) {

@@ -29,6 +29,7 @@
 
 #include "collect/collectors.h"
 #include "collect/proc_pid.h"
+#include "core/i18n.h"
 #include "core/xalloc.h"
 #include "model/jobs.h"
 
@@ -329,7 +330,7 @@ int gd_parse_proc_pid_task_schedstat(const char *buf, size_t len, struct gd_snap
 
 	if (gd_tok_split(one_line(buf, len), f, 4) != 3 || !gd_tok_u64(f[0], &v[0]) ||
 	    !gd_tok_u64(f[1], &v[1]) || !gd_tok_u64(f[2], &v[2])) {
-		gd_err_set(err, -EINVAL, "not three counters (run ns, wait ns, timeslices): \"%.40s\"", len ? buf : "");
+		gd_err_set(err, -EINVAL, _("not three counters (run ns, wait ns, timeslices): \"%.40s\""), len ? buf : "");
 		return -EINVAL;
 	}
 	t = last_job_thread(s);
@@ -352,7 +353,7 @@ int gd_parse_proc_pid_task_syscall(const char *buf, size_t len, struct gd_snapsh
 	}
 	/* "nr arg1 .. arg6 sp pc" (9 fields) or "-1 sp pc" (3) */
 	if (gd_tok_split(t, f, 2) < 2 || !gd_tok_i64(f[0], &nr) || nr < -1 || !gd_tok_prefix(f[1], "0x")) {
-		gd_err_set(err, -EINVAL, "not \"running\" nor \"NR 0x...\": \"%.40s\"", buf);
+		gd_err_set(err, -EINVAL, _("not \"running\" nor \"NR 0x...\": \"%.40s\""), buf);
 		return -EINVAL;
 	}
 	jt = last_job_thread(s);
@@ -472,12 +473,12 @@ enum gd_src_status gd_collect_job_threads(const struct gd_collect_ctx *ctx, stru
 	}
 	free(kinds);
 	if (t.malformed) {
-		gd_err_set(err, -EINVAL, "%zu task files malformed, first %s", t.malformed, t.first_bad);
+		gd_err_set(err, -EINVAL, _("%zu task files malformed, first %s"), t.malformed, t.first_bad);
 		return GD_SRC_PARTIAL;
 	}
 	if (t.denied) {
-		gd_err_set(err, -EACCES, "%zu task files of GPU jobs denied (syscall needs ptrace access: run as the "
-			   "job's user or as root)", t.denied);
+		gd_err_set(err, -EACCES, _("%zu task files of GPU jobs denied (syscall needs ptrace access: run as the "
+			     "job's user or as root)"), t.denied);
 		return GD_SRC_PARTIAL;
 	}
 	return GD_SRC_OK;

@@ -40,6 +40,7 @@
 
 #include "collect/collectors.h"
 #include "collect/dirlist.h"
+#include "core/i18n.h"
 #include "core/tok.h"
 #include "klog/klog.h"
 
@@ -78,7 +79,7 @@ int gd_parse_klog(const char *buf, size_t len, struct gd_snapshot *s, struct gd_
 	if (k.dropped)
 		gd_u64_set(&s->klog_info.dropped, k.dropped);
 	if (len && memchr(buf, '\0', len)) {
-		gd_err_set(err, -EINVAL, "NUL bytes in the kernel log: lines around them may be lost");
+		gd_err_set(err, -EINVAL, _("NUL bytes in the kernel log: lines around them may be lost"));
 		return 1;
 	}
 	return 0;
@@ -119,7 +120,7 @@ enum gd_src_status gd_collect_klog(const struct gd_collect_ctx *ctx, struct gd_s
 	fd = gd_root_openat(ctx->root, "dev/kmsg", O_RDONLY | O_NONBLOCK);
 	if (fd < 0) {
 		if (fd == -EACCES || fd == -EPERM)
-			gd_err_set(err, fd, "/dev/kmsg: %s: %s", strerror(-fd), GD_KLOG_DENIED_HINT);
+			gd_err_set(err, fd, "/dev/kmsg: %s: %s", strerror(-fd), _(GD_KLOG_DENIED_HINT));
 		else
 			gd_err_set(err, fd, "/dev/kmsg: %s", strerror(-fd));
 		return gd_src_status_of_errno(fd);
@@ -128,7 +129,7 @@ enum gd_src_status gd_collect_klog(const struct gd_collect_ctx *ctx, struct gd_s
 	rc = gd_klog_read_kmsg(&f, fd, err);
 	close(fd);
 	if (rc == -EACCES || rc == -EPERM)
-		gd_err_set(err, rc, "/dev/kmsg: %s: %s", strerror(-rc), GD_KLOG_DENIED_HINT);
+		gd_err_set(err, rc, "/dev/kmsg: %s: %s", strerror(-rc), _(GD_KLOG_DENIED_HINT));
 	gd_u64_set(&s->klog_info.lines, f.lines);
 	gd_u64_set(&s->klog_info.events, k.kept);
 	gd_u64_set(&s->klog_info.dropped, k.dropped);
@@ -150,7 +151,7 @@ enum gd_src_status gd_collect_edac(const struct gd_collect_ctx *ctx, struct gd_s
 
 	if (rc < 0) {
 		gd_dirlist_release(&l);
-		gd_err_set(err, rc, "/sys/devices/system/edac/mc: %s (no EDAC driver loaded)", strerror(-rc));
+		gd_err_set(err, rc, _("/sys/devices/system/edac/mc: %s (no EDAC driver loaded)"), strerror(-rc));
 		return gd_src_status_of_errno(rc);
 	}
 	for (size_t i = 0; i < l.n; i++) {
@@ -177,11 +178,11 @@ enum gd_src_status gd_collect_edac(const struct gd_collect_ctx *ctx, struct gd_s
 	}
 	gd_dirlist_release(&l);
 	if (!s->edac.n) {
-		gd_err_set(err, -ENOENT, "/sys/devices/system/edac/mc: no memory controllers");
+		gd_err_set(err, -ENOENT, _("/sys/devices/system/edac/mc: no memory controllers"));
 		return GD_SRC_ABSENT;
 	}
 	if (partial) {
-		gd_err_set(err, -EIO, "/sys/devices/system/edac/mc: some ce_count/ue_count files unreadable");
+		gd_err_set(err, -EIO, _("/sys/devices/system/edac/mc: some ce_count/ue_count files unreadable"));
 		return GD_SRC_PARTIAL;
 	}
 	return GD_SRC_OK;

@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/i18n.h"
+
 #define VERSION_FILE "proc/driver/nvidia/version"
 
 int gd_nvidia_version_parse(const char *buf, size_t len, char *version, size_t versz, char *flavor, size_t flsz,
@@ -31,16 +33,16 @@ int gd_nvidia_version_parse(const char *buf, size_t len, char *version, size_t v
 
 	version[0] = flavor[0] = '\0';
 	if (gd_tok_is_binary(buf, len))
-		return gd_err_set(err, -EINVAL, "holds binary data (a NUL byte)");
+		return gd_err_set(err, -EINVAL, _("holds binary data (a NUL byte)"));
 	gd_lines_init(&it, buf, len);
 	if (!gd_tok_line(&it, &line) || !gd_tok_prefix(line, "NVRM version:"))
-		return gd_err_set(err, -EINVAL, "line 1 does not start with \"NVRM version:\"");
+		return gd_err_set(err, -EINVAL, _("line 1 does not start with \"NVRM version:\""));
 	n = gd_tok_split(line, f, 32);
 	for (i = 0; i < n && !gd_tok_eq(f[i], "Module"); i++)
 		if (gd_tok_eq(f[i], "Open"))
 			open_module = true;
 	if (i == n)
-		return gd_err_set(err, -EINVAL, "line 1: no \"Kernel Module\"");
+		return gd_err_set(err, -EINVAL, _("line 1: no \"Kernel Module\""));
 	for (i++; i < n; i++) {
 		if (gd_tok_eq(f[i], "for")) {
 			i++;   /* "for x86_64" */
@@ -50,10 +52,10 @@ int gd_nvidia_version_parse(const char *buf, size_t len, char *version, size_t v
 			break;
 	}
 	if (i >= n)
-		return gd_err_set(err, -EINVAL, "line 1: no version number after \"Kernel Module\"");
+		return gd_err_set(err, -EINVAL, _("line 1: no version number after \"Kernel Module\""));
 	for (size_t k = 0; k < f[i].n; k++)
 		if (!((f[i].p[k] >= '0' && f[i].p[k] <= '9') || f[i].p[k] == '.'))
-			return gd_err_set(err, -EINVAL, "line 1: version \"%.*s\" is not dotted numbers",
+			return gd_err_set(err, -EINVAL, _("line 1: version \"%.*s\" is not dotted numbers"),
 					  (int)(f[i].n > 32 ? 32 : f[i].n), f[i].p);
 	gd_tok_copy(version, versz, f[i]);
 	gd_strlcpy(flavor, open_module ? "open" : "proprietary", flsz);
@@ -79,7 +81,7 @@ enum gd_src_status gd_collect_nvidia_driver(const struct gd_collect_ctx *ctx, st
 
 	if (rc == -ENOENT) {
 		gd_u64_set(&s->driver.loaded, 0);
-		gd_err_set(err, rc, "/" VERSION_FILE ": no such file (the nvidia kernel module is not loaded)");
+		gd_err_set(err, rc, _("/%s: no such file (the nvidia kernel module is not loaded)"), VERSION_FILE);
 		return GD_SRC_ABSENT;
 	}
 	if (rc < 0) {

@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "collect/nvml_gpu.h"
+#include "core/i18n.h"
 
 struct gd_gpu *gd_nv_gpu(struct gd_gpu_run *r)
 {
@@ -491,7 +492,7 @@ static enum gd_src_status collect_with(struct gd_nvml *nv, struct gd_snapshot *s
 	case GD_NVML_OK:
 		if (!errors)
 			return GD_SRC_OK;
-		gd_err_set(err, -EIO, "%zu GPU fields denied or failed (see nvml_errors)", errors);
+		gd_err_set(err, -EIO, _("%zu GPU fields denied or failed (see nvml_errors)"), errors);
 		return GD_SRC_PARTIAL;
 	case GD_NVML_ABSENT:
 		gd_err_set(err, -ENOENT, "%s", gd_nvml_reason(nv));

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "collect/nvml_gpu.h"
+#include "core/i18n.h"
 #include "core/xalloc.h"
 
 THUNK_ENUM(t_retired_pending, retired_pending, nvmlEnableState_t)
@@ -238,7 +239,7 @@ static bool list_call(struct gd_gpu_run *r, const void *fnptr, const char *field
 		GD_STRSET(e->field, field);
 		GD_STRSET(e->status, "failed");
 		gd_u64_set(&e->code, NVML_ERROR_INSUFFICIENT_SIZE);
-		snprintf(e->reason, sizeof e->reason, "%s: the list kept growing (%u entries after %d tries)", what,
+		snprintf(e->reason, sizeof e->reason, _("%s: the list kept growing (%u entries after %d tries)"), what,
 			 io->count, LIST_TRIES);
 		r->errors++;
 		return false;

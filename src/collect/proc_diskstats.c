@@ -31,6 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/i18n.h"
+
 #define DISK_MIN_FIELDS 14
 #define DISK_MAX_FIELDS 32
 
@@ -60,7 +62,7 @@ int gd_parse_proc_diskstats(const char *buf, size_t len, struct gd_snapshot *s, 
 	struct gd_tok_tally tally = { 0 };
 
 	if (gd_tok_is_binary(buf, len))
-		return gd_err_set(err, -EINVAL, "binary data, not a diskstats table");
+		return gd_err_set(err, -EINVAL, _("binary data, not a diskstats table"));
 	gd_lines_init(&it, buf, len);
 	while (gd_tok_line(&it, &line)) {
 		uint64_t v[DISK_MAX_FIELDS];
@@ -72,17 +74,17 @@ int gd_parse_proc_diskstats(const char *buf, size_t len, struct gd_snapshot *s, 
 		if (n == 0)
 			continue;
 		if (n < DISK_MIN_FIELDS)
-			bad = "fewer than 14 fields";
+			bad = _("fewer than 14 fields");
 		for (size_t i = 0; !bad && i < n; i++) {
 			if (i == 2)
 				continue;
 			if (!gd_tok_u64(f[i], &v[i]))
-				bad = "malformed number";
+				bad = _("malformed number");
 			else if (i >= 3 && v[i] != 0)
 				all_zero = false;
 		}
 		if (!bad && (f[2].n == 0 || f[2].n >= sizeof(((struct gd_disk *)0)->name)))
-			bad = "device name too long";
+			bad = _("device name too long");
 		if (bad) {
 			gd_tok_tally_skip(&tally, it.lineno, bad);
 			continue;
@@ -104,7 +106,7 @@ int gd_parse_proc_diskstats(const char *buf, size_t len, struct gd_snapshot *s, 
 		gd_u64_set(&d->io_ms, v[12]);
 		gd_u64_set(&d->weighted_io_ms, v[13]);
 	}
-	return gd_tok_tally_result(&tally, "no block devices listed", err);
+	return gd_tok_tally_result(&tally, _("no block devices listed"), err);
 }
 
 /* The sysfs name of a block device: '/' in a diskstats name ("cciss/c0d0")

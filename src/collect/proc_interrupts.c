@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "collect/collectors.h"
+#include "core/i18n.h"
 #include "core/tok.h"
 #include "core/xalloc.h"
 
@@ -158,15 +159,15 @@ int gd_parse_proc_interrupts_nics(const char *buf, size_t len, const struct gd_i
 	int rc = 0;
 
 	if (gd_tok_is_binary(buf, len))
-		return gd_err_set(err, -EINVAL, "binary data, not an interrupt table");
+		return gd_err_set(err, -EINVAL, _("binary data, not an interrupt table"));
 	gd_lines_init(&it, buf, len);
 	while (gd_tok_line(&it, &line) && gd_tok_trim(line).n == 0)
 		;
 	if (it.lineno == 0 || gd_tok_trim(line).n == 0)
-		return gd_err_set(err, -EINVAL, "empty file");
+		return gd_err_set(err, -EINVAL, _("empty file"));
 	ncpu = parse_header(line, &cpus);
 	if (!ncpu)
-		return gd_err_set(err, -EINVAL, "line %zu: not a header of CPU columns", it.lineno);
+		return gd_err_set(err, -EINVAL, _("line %zu: not a header of CPU columns"), it.lineno);
 	f = gd_xcalloc(ncpu + 1, sizeof *f);
 	counts = gd_xcalloc(ncpu, sizeof *counts);
 	while (gd_tok_line(&it, &line)) {
@@ -211,10 +212,10 @@ int gd_parse_proc_interrupts_nics(const char *buf, size_t len, const struct gd_i
 		}
 	}
 	if (skipped && !parsed)
-		rc = gd_err_set(err, -EINVAL, "line %zu: fewer counts than CPU columns, or a malformed count (no usable line)",
+		rc = gd_err_set(err, -EINVAL, _("line %zu: fewer counts than CPU columns, or a malformed count (no usable line)"),
 				first_bad);
 	else if (skipped) {
-		gd_err_set(err, -EINVAL, "line %zu: fewer counts than CPU columns, or a malformed count; %zu line(s) skipped",
+		gd_err_set(err, -EINVAL, _("line %zu: fewer counts than CPU columns, or a malformed count; %zu line(s) skipped"),
 			   first_bad, skipped);
 		rc = 1;
 	}
@@ -301,7 +302,7 @@ enum gd_src_status gd_collect_proc_interrupts(const struct gd_collect_ctx *ctx, 
 		return gd_parse_status(rc);
 	}
 	if (s->netifs.n == 0) {
-		gd_err_set(err, -ENOENT, "no network interfaces known (proc_net_dev failed?): NIC interrupts cannot be identified");
+		gd_err_set(err, -ENOENT, _("no network interfaces known (proc_net_dev failed?): NIC interrupts cannot be identified"));
 		return GD_SRC_PARTIAL;
 	}
 	return GD_SRC_OK;

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 
+#include "core/i18n.h"
 #include "core/tok.h"
 
 int gd_parse_proc_loadavg(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err)
@@ -23,25 +24,25 @@ int gd_parse_proc_loadavg(const char *buf, size_t len, struct gd_snapshot *s, st
 	uint64_t threads, r;
 
 	if (gd_tok_is_binary(buf, len))
-		return gd_err_set(err, -EINVAL, "binary data, not the text of /proc/loadavg");
+		return gd_err_set(err, -EINVAL, _("binary data, not the text of /proc/loadavg"));
 	gd_lines_init(&it, buf, len);
 	if (!gd_tok_line(&it, &line) || (n = gd_tok_split(line, f, 6)) == 0)
-		return gd_err_set(err, -ENODATA, "empty file");
+		return gd_err_set(err, -ENODATA, _("empty file"));
 	if (n < 3)
-		return gd_err_set(err, -EINVAL, "line 1: %zu fields, expected \"load1 load5 load15 running/total lastpid\"",
+		return gd_err_set(err, -EINVAL, _("line 1: %zu fields, expected \"load1 load5 load15 running/total lastpid\""),
 				  n);
 	for (size_t i = 0; i < 3; i++)
 		if (!gd_tok_f64(f[i], &v[i]) || v[i] < 0)
-			return gd_err_set(err, -EINVAL, "line 1: load average \"%.*s\" is not a number", (int)f[i].n,
+			return gd_err_set(err, -EINVAL, _("line 1: load average \"%.*s\" is not a number"), (int)f[i].n,
 					  f[i].p);
 	for (size_t i = 0; i < 3; i++)
 		gd_f64_set(load[i], v[i]);
 	if (n < 4) {
-		gd_err_set(err, -EINVAL, "line 1: no running/total field after the load averages");
+		gd_err_set(err, -EINVAL, _("line 1: no running/total field after the load averages"));
 		return 1;
 	}
 	if (!gd_tok_kv(f[3], '/', &running, &total) || !gd_tok_u64(running, &r) || !gd_tok_u64(total, &threads)) {
-		gd_err_set(err, -EINVAL, "line 1: \"%.*s\" is not running/total", (int)f[3].n, f[3].p);
+		gd_err_set(err, -EINVAL, _("line 1: \"%.*s\" is not running/total"), (int)f[3].n, f[3].p);
 		return 1;
 	}
 	gd_u64_set(&s->cpu.threads_total, threads);

@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "core/i18n.h"
 #include "core/tok.h"
 
 #define FILE_LRU SIZE_MAX
@@ -82,7 +83,7 @@ int gd_parse_proc_meminfo(const char *buf, size_t len, struct gd_snapshot *s, st
 	char msg[GD_ERR_MSG_MAX];
 
 	if (gd_tok_is_binary(buf, len))
-		return gd_err_set(err, -EINVAL, "binary data, not the text of /proc/meminfo");
+		return gd_err_set(err, -EINVAL, _("binary data, not the text of /proc/meminfo"));
 	gd_lines_init(&it, buf, len);
 	while (gd_tok_line(&it, &line)) {
 		size_t n, i;
@@ -92,7 +93,7 @@ int gd_parse_proc_meminfo(const char *buf, size_t len, struct gd_snapshot *s, st
 			continue;
 		if (!gd_tok_kv(line, ':', &key, &val) || key.n == 0 || (n = gd_tok_split(val, f, 3)) == 0 || n > 2) {
 			if (!bad++)
-				gd_err_set(err, -EINVAL, "line %zu: \"%.*s\" is not \"Key: value [kB]\"", it.lineno,
+				gd_err_set(err, -EINVAL, _("line %zu: \"%.*s\" is not \"Key: value [kB]\""), it.lineno,
 					   (int)(line.n > 80 ? 80 : line.n), line.p);
 			continue;
 		}
@@ -102,7 +103,7 @@ int gd_parse_proc_meminfo(const char *buf, size_t len, struct gd_snapshot *s, st
 			continue;
 		if (n != 2 || !gd_tok_eq(f[1], "kB") || !gd_tok_u64(f[0], &v) || v > UINT64_MAX / 1024) {
 			if (!bad++)
-				gd_err_set(err, -EINVAL, "line %zu: %s is \"%.*s\", not a number of kB", it.lineno,
+				gd_err_set(err, -EINVAL, _("line %zu: %s is \"%.*s\", not a number of kB"), it.lineno,
 					   keys[i].key, (int)(val.n > 80 ? 80 : val.n), val.p);
 			continue;
 		}
@@ -126,13 +127,13 @@ int gd_parse_proc_meminfo(const char *buf, size_t len, struct gd_snapshot *s, st
 	if (!used) {
 		if (bad)
 			return err->code;
-		return gd_err_set(err, -ENODATA, "none of MemTotal, MemFree, ... found");
+		return gd_err_set(err, -ENODATA, _("none of MemTotal, MemFree, ... found"));
 	}
 	if (!s->mem.total_bytes.ok && !bad++)
-		gd_err_set(err, -EINVAL, "no MemTotal line");
+		gd_err_set(err, -EINVAL, _("no MemTotal line"));
 	if (bad > 1) {
 		snprintf(msg, sizeof msg, "%s", err->msg);
-		gd_err_set(err, -EINVAL, "%s (and %zu more problems)", msg, bad - 1);
+		gd_err_set(err, -EINVAL, _("%s (and %zu more problems)"), msg, bad - 1);
 	}
 	return bad ? 1 : 0;
 }
@@ -163,7 +164,7 @@ int gd_parse_proc_zoneinfo(const char *buf, size_t len, struct gd_snapshot *s, s
 	if (page == 0 || page > (1u << 30))
 		page = 4096;
 	if (gd_tok_is_binary(buf, len))
-		return gd_err_set(err, -EINVAL, "binary data, not the text of /proc/zoneinfo");
+		return gd_err_set(err, -EINVAL, _("binary data, not the text of /proc/zoneinfo"));
 	gd_lines_init(&it, buf, len);
 	while (gd_tok_line(&it, &line)) {
 		size_t n = gd_tok_split(line, f, 3);
@@ -173,13 +174,13 @@ int gd_parse_proc_zoneinfo(const char *buf, size_t len, struct gd_snapshot *s, s
 		if (n != 2 || !gd_tok_eq(f[0], "low"))
 			continue;
 		if (!gd_tok_u64(f[1], &v) || v > UINT64_MAX / page - pages)
-			return gd_err_set(err, -EINVAL, "line %zu: \"%.*s\" is not \"low N\" (pages)", it.lineno,
+			return gd_err_set(err, -EINVAL, _("line %zu: \"%.*s\" is not \"low N\" (pages)"), it.lineno,
 					  (int)(line.n > 80 ? 80 : line.n), line.p);
 		pages += v;
 		lows++;
 	}
 	if (!zones || !lows)
-		return gd_err_set(err, -ENODATA, "no zone with a low watermark");
+		return gd_err_set(err, -ENODATA, _("no zone with a low watermark"));
 	gd_u64_set(&s->mem.low_watermark_bytes, pages * page);
 	return 0;
 }

@@ -23,6 +23,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include "core/i18n.h"
+
 #define MOUNT_FIELDS 6
 
 /* Copies field s into dst decoding \ooo octal escapes. */
@@ -103,7 +105,7 @@ int gd_parse_proc_mounts(const char *buf, size_t len, struct gd_snapshot *s, str
 	const char *why = "";
 
 	if (gd_tok_is_binary(buf, len))
-		return gd_err_set(err, -EINVAL, "binary data, not a mount table");
+		return gd_err_set(err, -EINVAL, _("binary data, not a mount table"));
 	gd_lines_init(&it, buf, len);
 	while (gd_tok_line(&it, &line)) {
 		size_t n = gd_tok_split(line, f, MOUNT_FIELDS);
@@ -116,7 +118,7 @@ int gd_parse_proc_mounts(const char *buf, size_t len, struct gd_snapshot *s, str
 		if (n < 4) {
 			if (!skipped++) {
 				first_bad = it.lineno;
-				why = "fewer than 4 fields";
+				why = _("fewer than 4 fields");
 			}
 			continue;
 		}
@@ -130,15 +132,15 @@ int gd_parse_proc_mounts(const char *buf, size_t len, struct gd_snapshot *s, str
 			gd_u64_set(&m->size_bytes, size);
 		} else if (rc < 0 && !skipped++) {
 			first_bad = it.lineno;
-			why = "malformed size= option";
+			why = _("malformed size= option");
 		}
 	}
 	if (!skipped && !kept)
-		return gd_err_set(err, -ENODATA, "empty: no mounts listed");
+		return gd_err_set(err, -ENODATA, _("empty: no mounts listed"));
 	if (skipped && !kept)
-		return gd_err_set(err, -EINVAL, "line %zu: %s (no usable line)", first_bad, why);
+		return gd_err_set(err, -EINVAL, _("line %zu: %s (no usable line)"), first_bad, why);
 	if (skipped) {
-		gd_err_set(err, -EINVAL, "line %zu: %s; %zu line(s) not fully parsed", first_bad, why, skipped);
+		gd_err_set(err, -EINVAL, _("line %zu: %s; %zu line(s) not fully parsed"), first_bad, why, skipped);
 		return 1;
 	}
 	return 0;

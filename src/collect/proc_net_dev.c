@@ -40,6 +40,8 @@
 #include <linux/ethtool.h>
 #include <linux/sockios.h>
 
+#include "core/i18n.h"
+
 #define NETDEV_COLS 16
 
 int gd_parse_proc_net_dev(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err)
@@ -49,7 +51,7 @@ int gd_parse_proc_net_dev(const char *buf, size_t len, struct gd_snapshot *s, st
 	struct gd_tok_tally tally = { 0 };
 
 	if (gd_tok_is_binary(buf, len))
-		return gd_err_set(err, -EINVAL, "binary data, not an interface table");
+		return gd_err_set(err, -EINVAL, _("binary data, not an interface table"));
 	gd_lines_init(&it, buf, len);
 	while (gd_tok_line(&it, &line)) {
 		uint64_t v[NETDEV_COLS];
@@ -62,14 +64,14 @@ int gd_parse_proc_net_dev(const char *buf, size_t len, struct gd_snapshot *s, st
 		if (it.lineno <= 2 && memchr(line.p, '|', line.n))
 			continue;
 		if (!gd_tok_kv(line, ':', &key, &val))
-			bad = "no ':' after the interface name";
+			bad = _("no ':' after the interface name");
 		else if (key.n == 0 || key.n >= sizeof(((struct gd_netif *)0)->name))
-			bad = "bad interface name";
+			bad = _("bad interface name");
 		else if (gd_tok_split(val, f, NETDEV_COLS + 1) < NETDEV_COLS)
-			bad = "fewer than 16 counters";
+			bad = _("fewer than 16 counters");
 		for (size_t i = 0; !bad && i < NETDEV_COLS; i++)
 			if (!gd_tok_u64(f[i], &v[i]))
-				bad = "malformed number";
+				bad = _("malformed number");
 		if (bad) {
 			gd_tok_tally_skip(&tally, it.lineno, bad);
 			continue;
@@ -91,7 +93,7 @@ int gd_parse_proc_net_dev(const char *buf, size_t len, struct gd_snapshot *s, st
 		gd_u64_set(&nif->tx_colls, v[13]);
 		gd_u64_set(&nif->tx_carrier, v[14]);
 	}
-	return gd_tok_tally_result(&tally, "no interfaces listed", err);
+	return gd_tok_tally_result(&tally, _("no interfaces listed"), err);
 }
 
 /* ---- ethtool: fastest supported link mode ------------------------------ */

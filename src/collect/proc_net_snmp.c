@@ -26,6 +26,8 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "core/i18n.h"
+
 #define SNMP_MAX_COLS 256
 
 struct tcp_key {
@@ -64,7 +66,7 @@ static int parse_pair(const char *buf, size_t len, const char *prefix, const str
 	size_t nn, nv, hdr_line = 0;
 
 	if (gd_tok_is_binary(buf, len))
-		return gd_err_set(err, -EINVAL, "binary data, not a table of counters");
+		return gd_err_set(err, -EINVAL, _("binary data, not a table of counters"));
 	gd_lines_init(&it, buf, len);
 	while (gd_tok_line(&it, &line)) {
 		if (!gd_tok_prefix(line, prefix))
@@ -79,7 +81,7 @@ static int parse_pair(const char *buf, size_t len, const char *prefix, const str
 		nn = gd_tok_split(hdr, names, SNMP_MAX_COLS);
 		nv = gd_tok_split(line, vals, SNMP_MAX_COLS);
 		if (nn != nv)
-			return gd_err_set(err, -EINVAL, "line %zu: %zu values under %zu names (line %zu)",
+			return gd_err_set(err, -EINVAL, _("line %zu: %zu values under %zu names (line %zu)"),
 					  it.lineno, nv, nn, hdr_line);
 		for (size_t i = 0; i < nv; i++) {
 			const struct tcp_key *k;
@@ -90,12 +92,12 @@ static int parse_pair(const char *buf, size_t len, const char *prefix, const str
 				;
 			if (k->name) {
 				if (!gd_tok_u64(vals[i], &u))
-					return gd_err_set(err, -EINVAL, "line %zu: %s: malformed value \"%.*s\"",
+					return gd_err_set(err, -EINVAL, _("line %zu: %s: malformed value \"%.*s\""),
 							  it.lineno, k->name, (int)(vals[i].n > 32 ? 32 : vals[i].n),
 							  vals[i].p);
 				gd_u64_set((struct gd_u64 *)((char *)tcp + k->offset), u);
 			} else if (!gd_tok_u64(vals[i], &u) && !gd_tok_i64(vals[i], &sv)) {
-				return gd_err_set(err, -EINVAL, "line %zu: %.*s: malformed value \"%.*s\"", it.lineno,
+				return gd_err_set(err, -EINVAL, _("line %zu: %.*s: malformed value \"%.*s\""), it.lineno,
 						  (int)(names[i].n > 32 ? 32 : names[i].n), names[i].p,
 						  (int)(vals[i].n > 32 ? 32 : vals[i].n), vals[i].p);
 			}
@@ -103,8 +105,8 @@ static int parse_pair(const char *buf, size_t len, const char *prefix, const str
 		return 0;
 	}
 	if (hdr.p)
-		return gd_err_set(err, -EINVAL, "line %zu: %s header without a value line", hdr_line, prefix);
-	return gd_err_set(err, -ENOENT, "no %s lines", prefix);
+		return gd_err_set(err, -EINVAL, _("line %zu: %s header without a value line"), hdr_line, prefix);
+	return gd_err_set(err, -ENOENT, _("no %s lines"), prefix);
 }
 
 /* Parses into a scratch copy so a failure leaves the snapshot untouched. */
@@ -145,14 +147,14 @@ enum gd_src_status gd_collect_proc_net_snmp(const struct gd_collect_ctx *ctx, st
 	if (st == GD_SRC_OK && nst == GD_SRC_OK)
 		return GD_SRC_OK;
 	if (usable(st) && !usable(nst)) {
-		gd_err_set(err, nerr.code, "%s (tcp.timeouts absent)", nerr.msg);
+		gd_err_set(err, nerr.code, _("%s (tcp.timeouts absent)"), nerr.msg);
 		return GD_SRC_PARTIAL;
 	}
 	if (!usable(st) && usable(nst)) {
 		char msg[GD_ERR_MSG_MAX];
 
 		gd_strlcpy(msg, err->msg, sizeof msg);
-		gd_err_set(err, err->code, "%s (only tcp.timeouts read)", msg);
+		gd_err_set(err, err->code, _("%s (only tcp.timeouts read)"), msg);
 		return GD_SRC_PARTIAL;
 	}
 	return st;

@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "core/cpulist.h"
+#include "core/i18n.h"
 #include "core/xalloc.h"
 
 #define BUF_CAP 16384
@@ -119,32 +120,32 @@ int gd_pid_stat_parse(const char *buf, size_t len, struct gd_pid_stat *st, struc
 
 	memset(st, 0, sizeof *st);
 	if (gd_tok_is_binary(buf, len))
-		return gd_err_set(err, -EINVAL, "holds binary data (a NUL byte), not a stat line");
+		return gd_err_set(err, -EINVAL, _("holds binary data (a NUL byte), not a stat line"));
 	while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
 		len--;
 	if (len == 0)
-		return gd_err_set(err, -EINVAL, "empty");
+		return gd_err_set(err, -EINVAL, _("empty"));
 	open = memchr(buf, '(', len);
 	close = memrchr(buf, ')', len);
 	if (!open || !close || close < open)
-		return gd_err_set(err, -EINVAL, "no \"(comm)\" field");
+		return gd_err_set(err, -EINVAL, _("no \"(comm)\" field"));
 	head = gd_tok_trim((struct gd_slice){ buf, (size_t)(open - buf) });
 	if (!gd_tok_u64(head, &st->pid))
-		return gd_err_set(err, -EINVAL, "pid \"%.*s\" is not a number", (int)(head.n > 32 ? 32 : head.n),
+		return gd_err_set(err, -EINVAL, _("pid \"%.*s\" is not a number"), (int)(head.n > 32 ? 32 : head.n),
 				  head.p);
 	gd_tok_copy(st->comm, sizeof st->comm, (struct gd_slice){ open + 1, (size_t)(close - open - 1) });
 	rest.p = close + 1;
 	rest.n = (size_t)(buf + len - rest.p);
 	n = gd_tok_split(rest, f, 22);
 	if (n < 22)
-		return gd_err_set(err, -EINVAL, "only %zu fields after the command name, 22 needed (through rss)", n);
+		return gd_err_set(err, -EINVAL, _("only %zu fields after the command name, 22 needed (through rss)"), n);
 	if (f[0].n != 1)
-		return gd_err_set(err, -EINVAL, "state \"%.*s\" is not one letter", (int)(f[0].n > 8 ? 8 : f[0].n),
+		return gd_err_set(err, -EINVAL, _("state \"%.*s\" is not one letter"), (int)(f[0].n > 8 ? 8 : f[0].n),
 				  f[0].p);
 	gd_tok_copy(st->state, sizeof st->state, f[0]);
 	for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
 		if (!gd_tok_u64(f[nums[i].idx], nums[i].dst))
-			return gd_err_set(err, -EINVAL, "field %zu (%s) \"%.*s\" is not a number", nums[i].idx + 3,
+			return gd_err_set(err, -EINVAL, _("field %zu (%s) \"%.*s\" is not a number"), nums[i].idx + 3,
 					  nums[i].name, (int)(f[nums[i].idx].n > 32 ? 32 : f[nums[i].idx].n),
 					  f[nums[i].idx].p);
 	return 0;
@@ -199,7 +200,7 @@ int gd_parse_proc_pid_status(const char *buf, size_t len, struct gd_snapshot *s,
 	bool have_uid = false;
 
 	if (gd_tok_is_binary(buf, len))
-		return gd_err_set(err, -EINVAL, "holds binary data (a NUL byte)");
+		return gd_err_set(err, -EINVAL, _("holds binary data (a NUL byte)"));
 	gd_lines_init(&it, buf, len);
 	while (gd_tok_line(&it, &line)) {
 		if (!gd_tok_kv(line, ':', &key, &val))
@@ -208,7 +209,7 @@ int gd_parse_proc_pid_status(const char *buf, size_t len, struct gd_snapshot *s,
 			/* "0-7" or "0-3,8-11"; kept verbatim when it fits, else
 			 * absent (a cut list would be a guess).  Rules parse it. */
 			if (!gd_cpulist_valid(val))
-				return gd_err_set(err, -EINVAL, "line %zu: Cpus_allowed_list \"%.*s\" is not a CPU list",
+				return gd_err_set(err, -EINVAL, _("line %zu: Cpus_allowed_list \"%.*s\" is not a CPU list"),
 						  it.lineno, (int)(val.n > 40 ? 40 : val.n), val.p);
 			if (val.n < sizeof p->cpus_allowed)
 				gd_tok_copy(p->cpus_allowed, sizeof p->cpus_allowed, val);
@@ -218,12 +219,12 @@ int gd_parse_proc_pid_status(const char *buf, size_t len, struct gd_snapshot *s,
 			continue;
 		/* Real, effective, saved set, filesystem: the first is real. */
 		if (gd_tok_split(val, f, 4) < 1 || !gd_tok_u64(f[0], &uid))
-			return gd_err_set(err, -EINVAL, "line %zu: Uid \"%.*s\" is not a number", it.lineno,
+			return gd_err_set(err, -EINVAL, _("line %zu: Uid \"%.*s\" is not a number"), it.lineno,
 					  (int)(val.n > 40 ? 40 : val.n), val.p);
 		gd_u64_set(&p->uid, uid);
 		have_uid = true;
 	}
-	return have_uid ? 0 : gd_err_set(err, -ENODATA, "no Uid line");
+	return have_uid ? 0 : gd_err_set(err, -ENODATA, _("no Uid line"));
 }
 
 int gd_parse_proc_pid_io(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err)
@@ -243,7 +244,7 @@ int gd_parse_proc_pid_io(const char *buf, size_t len, struct gd_snapshot *s, str
 	size_t found = 0, bad = 0;
 
 	if (gd_tok_is_binary(buf, len))
-		return gd_err_set(err, -EINVAL, "holds binary data (a NUL byte)");
+		return gd_err_set(err, -EINVAL, _("holds binary data (a NUL byte)"));
 	gd_lines_init(&it, buf, len);
 	while (gd_tok_line(&it, &line)) {
 		uint64_t v;
@@ -252,7 +253,7 @@ int gd_parse_proc_pid_io(const char *buf, size_t len, struct gd_snapshot *s, str
 			continue;
 		if (!gd_tok_kv(line, ':', &key, &val)) {
 			if (!bad++)
-				gd_err_set(err, -EINVAL, "line %zu: no \"key: value\"", it.lineno);
+				gd_err_set(err, -EINVAL, _("line %zu: no \"key: value\""), it.lineno);
 			continue;
 		}
 		for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
@@ -260,7 +261,7 @@ int gd_parse_proc_pid_io(const char *buf, size_t len, struct gd_snapshot *s, str
 				continue;
 			if (!gd_tok_u64(val, &v)) {
 				if (!bad++)
-					gd_err_set(err, -EINVAL, "line %zu: %s \"%.*s\" is not a number", it.lineno,
+					gd_err_set(err, -EINVAL, _("line %zu: %s \"%.*s\" is not a number"), it.lineno,
 						   keys[i].key, (int)(val.n > 32 ? 32 : val.n), val.p);
 				break;
 			}
@@ -270,7 +271,7 @@ int gd_parse_proc_pid_io(const char *buf, size_t len, struct gd_snapshot *s, str
 		}
 	}
 	if (found == 0)
-		return bad ? -EINVAL : gd_err_set(err, -ENODATA, "no rchar, wchar, read_bytes or write_bytes");
+		return bad ? -EINVAL : gd_err_set(err, -ENODATA, _("no rchar, wchar, read_bytes or write_bytes"));
 	return bad ? 1 : 0;
 }
 
@@ -282,7 +283,7 @@ int gd_parse_proc_pid_cgroup(const char *buf, size_t len, struct gd_snapshot *s,
 	size_t bad = 0;
 
 	if (gd_tok_is_binary(buf, len))
-		return gd_err_set(err, -EINVAL, "holds binary data (a NUL byte)");
+		return gd_err_set(err, -EINVAL, _("holds binary data (a NUL byte)"));
 	gd_lines_init(&it, buf, len);
 	while (gd_tok_line(&it, &line)) {
 		const char *c1, *c2;
@@ -295,7 +296,7 @@ int gd_parse_proc_pid_cgroup(const char *buf, size_t len, struct gd_snapshot *s,
 		c2 = c1 ? memchr(c1 + 1, ':', (size_t)(line.p + line.n - c1 - 1)) : NULL;
 		if (!c2 || c2 + 1 >= line.p + line.n || c2[1] != '/') {
 			if (!bad++)
-				gd_err_set(err, -EINVAL, "line %zu: not \"id:controllers:/path\"", it.lineno);
+				gd_err_set(err, -EINVAL, _("line %zu: not \"id:controllers:/path\""), it.lineno);
 			continue;
 		}
 		hier = (struct gd_slice){ line.p, (size_t)(c1 - line.p) };
@@ -311,7 +312,7 @@ int gd_parse_proc_pid_cgroup(const char *buf, size_t len, struct gd_snapshot *s,
 	else if (v1.p)
 		gd_tok_copy(p->cgroup, sizeof p->cgroup, v1);
 	else
-		return bad ? -EINVAL : gd_err_set(err, -ENODATA, "no v2 \"0::\" line and no v1 cpu controller");
+		return bad ? -EINVAL : gd_err_set(err, -ENODATA, _("no v2 \"0::\" line and no v1 cpu controller"));
 	return bad ? 1 : 0;
 }
 
@@ -550,15 +551,18 @@ enum gd_src_status gd_collect_processes(const struct gd_collect_ctx *ctx, struct
 	/* The advice depends on who we are: as root, what is left unreadable
 	 * is refused by the kernel itself (a sandbox, Yama, another pid
 	 * namespace's init), and "run as root" would be wrong. */
-	hint = geteuid() == 0 ? "refused by the kernel even to root" : "run as root for process attribution";
+	hint = geteuid() == 0 ? _("refused by the kernel even to root") : _("run as root for process attribution");
 	if (t.denied && t.malformed)
-		gd_err_set(err, -EACCES, "fd/io of %zu process%s not readable (%s); %zu files malformed, first %s",
-			   t.denied, t.denied == 1 ? "" : "es", hint, t.malformed, t.first_bad);
+		gd_err_set(err, -EACCES,
+			   P_("fd/io of %zu process not readable (%s); %zu files malformed, first %s",
+			      "fd/io of %zu processes not readable (%s); %zu files malformed, first %s", t.denied),
+			   t.denied, hint, t.malformed, t.first_bad);
 	else if (t.denied)
-		gd_err_set(err, -EACCES, "fd/io of %zu process%s not readable (%s)", t.denied, t.denied == 1 ? "" : "es",
-			   hint);
+		gd_err_set(err, -EACCES, P_("fd/io of %zu process not readable (%s)", "fd/io of %zu processes not readable (%s)",
+					    t.denied),
+			   t.denied, hint);
 	else if (t.malformed)
-		gd_err_set(err, -EINVAL, "%zu files malformed, first %s", t.malformed, t.first_bad);
+		gd_err_set(err, -EINVAL, _("%zu files malformed, first %s"), t.malformed, t.first_bad);
 	else
 		return GD_SRC_OK;
 	return s->procs.n > before ? GD_SRC_PARTIAL : GD_SRC_FAILED;

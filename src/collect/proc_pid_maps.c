@@ -25,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/i18n.h"
 #include "core/xalloc.h"
 #include "model/jobs.h"
 
@@ -116,7 +117,7 @@ static void scan_lines(const char *buf, size_t len, struct scan *sc)
 		n = gd_tok_split(line, f, 6);
 		if (n < 5 || !memchr(f[0].p, '-', f[0].n) || f[1].n != 4) {
 			if (!sc->bad++)
-				snprintf(sc->why, sizeof sc->why, "line %zu: not \"address perms offset dev inode [path]\"",
+				snprintf(sc->why, sizeof sc->why, _("line %zu: not \"address perms offset dev inode [path]\""),
 					 sc->lineno);
 			continue;
 		}
@@ -136,12 +137,12 @@ int gd_parse_proc_pid_maps(const char *buf, size_t len, struct gd_snapshot *s, s
 	struct scan sc = { .best = "" };
 
 	if (gd_tok_is_binary(buf, len))
-		return gd_err_set(err, -EINVAL, "holds binary data (a NUL byte)");
+		return gd_err_set(err, -EINVAL, _("holds binary data (a NUL byte)"));
 	scan_lines(buf, len, &sc);
 	if (sc.best[0])
 		GD_STRSET(p->cuda_runtime, sc.best);
 	if (sc.bad) {
-		gd_err_set(err, -EINVAL, "%s (%zu malformed line(s))", sc.why, sc.bad);
+		gd_err_set(err, -EINVAL, _("%s (%zu malformed line(s))"), sc.why, sc.bad);
 		return sc.lineno > sc.bad ? 1 : -EINVAL;
 	}
 	return 0;
@@ -179,7 +180,7 @@ static int scan_file(const struct gd_root *r, uint64_t pid, char *buf, struct sc
 		if (!nl) {
 			if (have == BUF_CAP) {   /* a line longer than the buffer: not maps */
 				if (!sc->bad++)
-					snprintf(sc->why, sizeof sc->why, "a line longer than %d bytes", BUF_CAP);
+					snprintf(sc->why, sizeof sc->why, _("a line longer than %d bytes"), BUF_CAP);
 				have = 0;
 			}
 			continue;
@@ -227,11 +228,11 @@ enum gd_src_status gd_collect_cuda_runtime(const struct gd_collect_ctx *ctx, str
 	}
 	free(buf);
 	if (denied && denied == jobs) {
-		gd_err_set(err, -EACCES, "maps of %zu GPU job(s) not readable (needs root or CAP_SYS_PTRACE)", denied);
+		gd_err_set(err, -EACCES, _("maps of %zu GPU job(s) not readable (needs root or CAP_SYS_PTRACE)"), denied);
 		return GD_SRC_DENIED;
 	}
 	if (denied) {
-		gd_err_set(err, -EACCES, "maps of %zu of %zu GPU jobs not readable (needs root)", denied, jobs);
+		gd_err_set(err, -EACCES, _("maps of %zu of %zu GPU jobs not readable (needs root)"), denied, jobs);
 		return GD_SRC_PARTIAL;
 	}
 	if (bad || failed) {

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/i18n.h"
 #include "core/xalloc.h"
 #include "model/jobs.h"
 
@@ -102,15 +103,15 @@ enum gd_src_status gd_collect_threads(const struct gd_collect_ctx *ctx, struct g
 	}
 	free(marks);
 	if (t.dropped) {
-		gd_err_set(err, -E2BIG, "GPU jobs have more than %d threads: %zu not read", GD_MAX_THREADS, t.dropped);
+		gd_err_set(err, -E2BIG, _("GPU jobs have more than %d threads: %zu not read"), GD_MAX_THREADS, t.dropped);
 		return GD_SRC_PARTIAL;
 	}
 	if (t.unreadable || t.malformed) {
 		if (t.malformed)
-			gd_err_set(err, -EINVAL, "%zu task directories not readable, %zu stat files malformed, first %s",
+			gd_err_set(err, -EINVAL, _("%zu task directories not readable, %zu stat files malformed, first %s"),
 				   t.unreadable, t.malformed, t.first_bad);
 		else
-			gd_err_set(err, -EACCES, "%zu task directories of GPU jobs not readable", t.unreadable);
+			gd_err_set(err, -EACCES, _("%zu task directories of GPU jobs not readable"), t.unreadable);
 		return GD_SRC_PARTIAL;
 	}
 	return GD_SRC_OK;

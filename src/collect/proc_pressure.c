@@ -18,9 +18,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/i18n.h"
 #include "core/tok.h"
 
-#define PSI_OFF "PSI not enabled in this kernel (needs CONFIG_PSI and psi=1)"
+#define PSI_OFF _("PSI not enabled in this kernel (needs CONFIG_PSI and psi=1)")
 
 struct psi_line {
 	bool seen;
@@ -42,7 +43,7 @@ static int parse_psi(const char *buf, size_t len, struct psi_file *out, struct g
 
 	memset(out, 0, sizeof *out);
 	if (gd_tok_is_binary(buf, len))
-		return gd_err_set(err, -EINVAL, "binary data, not the text of a pressure file");
+		return gd_err_set(err, -EINVAL, _("binary data, not the text of a pressure file"));
 	gd_lines_init(&it, buf, len);
 	while (gd_tok_line(&it, &line)) {
 		size_t n = gd_tok_split(line, f, 8);
@@ -57,7 +58,7 @@ static int parse_psi(const char *buf, size_t len, struct psi_file *out, struct g
 			pl = &out->full;
 		} else {
 			if (!bad++)
-				gd_err_set(err, -EINVAL, "line %zu: \"%.*s\" is neither some nor full", it.lineno,
+				gd_err_set(err, -EINVAL, _("line %zu: \"%.*s\" is neither some nor full"), it.lineno,
 					   (int)f[0].n, f[0].p);
 			continue;
 		}
@@ -86,23 +87,23 @@ static int parse_psi(const char *buf, size_t len, struct psi_file *out, struct g
 			else if (avg)
 				line_bad = true;
 			if (line_bad && !bad++)
-				gd_err_set(err, -EINVAL, "line %zu: \"%.*s\" is not key=number", it.lineno, (int)f[i].n,
+				gd_err_set(err, -EINVAL, _("line %zu: \"%.*s\" is not key=number"), it.lineno, (int)f[i].n,
 					   f[i].p);
 		}
 		if (!line_bad && (!pl->avg10.ok || !pl->total.ok) && !bad++) {
 			line_bad = true;
-			gd_err_set(err, -EINVAL, "line %zu: %.*s line lacks avg10 or total", it.lineno, (int)f[0].n,
+			gd_err_set(err, -EINVAL, _("line %zu: %.*s line lacks avg10 or total"), it.lineno, (int)f[0].n,
 				   f[0].p);
 		}
 	}
 	if (!out->some.seen && !out->full.seen) {
 		if (bad)
 			return err->code;
-		return gd_err_set(err, -ENODATA, "no some or full line");
+		return gd_err_set(err, -ENODATA, _("no some or full line"));
 	}
 	if (bad > 1) {
 		snprintf(msg, sizeof msg, "%s", err->msg);
-		gd_err_set(err, -EINVAL, "%s (and %zu more bad lines)", msg, bad - 1);
+		gd_err_set(err, -EINVAL, _("%s (and %zu more bad lines)"), msg, bad - 1);
 	}
 	return bad ? 1 : 0;
 }
@@ -115,7 +116,7 @@ int gd_parse_proc_pressure_cpu(const char *buf, size_t len, struct gd_snapshot *
 	if (rc < 0)
 		return rc;
 	if (!p.some.seen)
-		return gd_err_set(err, -EINVAL, "no some line");
+		return gd_err_set(err, -EINVAL, _("no some line"));
 	s->psi.cpu_some_avg10 = p.some.avg10;
 	s->psi.cpu_some_avg60 = p.some.avg60;
 	s->psi.cpu_some_total_us = p.some.total;
@@ -132,13 +133,13 @@ static int parse_some_full(const char *buf, size_t len, struct gd_f64 *some10, s
 	if (rc < 0)
 		return rc;
 	if (!p.some.seen)
-		return gd_err_set(err, -EINVAL, "no some line");
+		return gd_err_set(err, -EINVAL, _("no some line"));
 	*some10 = p.some.avg10;
 	*some_total = p.some.total;
 	*full10 = p.full.avg10;
 	*full_total = p.full.total;
 	if (!p.full.seen && rc == 0) {
-		gd_err_set(err, -EINVAL, "no full line");
+		gd_err_set(err, -EINVAL, _("no full line"));
 		rc = 1;
 	}
 	return rc;

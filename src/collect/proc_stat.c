@@ -25,6 +25,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "core/i18n.h"
 #include "core/tok.h"
 
 /* name + up to 10 counters, plus one to notice more. */
@@ -84,7 +85,7 @@ static int finish(struct gd_err *err, size_t bad)
 
 	if (bad > 1) {
 		snprintf(msg, sizeof msg, "%s", err->msg);
-		gd_err_set(err, -EINVAL, "%s (and %zu more bad lines)", msg, bad - 1);
+		gd_err_set(err, -EINVAL, _("%s (and %zu more bad lines)"), msg, bad - 1);
 	}
 	return bad ? 1 : 0;
 }
@@ -97,7 +98,7 @@ int gd_parse_proc_stat(const char *buf, size_t len, struct gd_snapshot *s, struc
 	uint64_t online = 0;
 
 	if (gd_tok_is_binary(buf, len))
-		return gd_err_set(err, -EINVAL, "binary data, not the text of /proc/stat");
+		return gd_err_set(err, -EINVAL, _("binary data, not the text of /proc/stat"));
 	gd_lines_init(&it, buf, len);
 	while (gd_tok_line(&it, &line)) {
 		size_t n = gd_tok_split(line, f, MAXF), i;
@@ -111,20 +112,20 @@ int gd_parse_proc_stat(const char *buf, size_t len, struct gd_snapshot *s, struc
 
 			total = num.n == 0;
 			if (!total && !gd_tok_u64(num, &cpu)) {
-				bad_line(err, &bad, it.lineno, "\"%.*s\" is not a CPU name", (int)f[0].n, f[0].p);
+				bad_line(err, &bad, it.lineno, _("\"%.*s\" is not a CPU name"), (int)f[0].n, f[0].p);
 				continue;
 			}
 			if (!total)
 				online++;
 			if (n < 5) {
-				bad_line(err, &bad, it.lineno, "%.*s has %zu counters, fewer than the 4 of any kernel",
+				bad_line(err, &bad, it.lineno, _("%.*s has %zu counters, fewer than the 4 of any kernel"),
 					 (int)f[0].n, f[0].p, n - 1);
 				continue;
 			}
 			for (i = 1; i < n && ok; i++)
 				ok = gd_tok_u64(f[i], &v[i - 1]);
 			if (!ok) {
-				bad_line(err, &bad, it.lineno, "counter %zu of %.*s, \"%.*s\", is not a number", i - 1,
+				bad_line(err, &bad, it.lineno, _("counter %zu of %.*s, \"%.*s\", is not a number"), i - 1,
 					 (int)f[0].n, f[0].p, (int)f[i - 1].n, f[i - 1].p);
 				continue;
 			}
@@ -140,7 +141,7 @@ int gd_parse_proc_stat(const char *buf, size_t len, struct gd_snapshot *s, struc
 										: &s->cpu.procs_blocked;
 
 			if (n != 2 || !gd_tok_u64(f[1], &v[0])) {
-				bad_line(err, &bad, it.lineno, "%.*s needs one number", (int)f[0].n, f[0].p);
+				bad_line(err, &bad, it.lineno, _("%.*s needs one number"), (int)f[0].n, f[0].p);
 				continue;
 			}
 			gd_u64_set(dst, v[0]);
@@ -152,7 +153,7 @@ int gd_parse_proc_stat(const char *buf, size_t len, struct gd_snapshot *s, struc
 	if (!used) {
 		if (bad)
 			return err->code;
-		return gd_err_set(err, -ENODATA, "no cpu, ctxt or procs_* lines");
+		return gd_err_set(err, -ENODATA, _("no cpu, ctxt or procs_* lines"));
 	}
 	return finish(err, bad);
 }

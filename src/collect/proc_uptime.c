@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/i18n.h"
 #include "core/tok.h"
 
 /* Appends one "; "-separated reason to why. */
@@ -59,16 +60,16 @@ int gd_parse_proc_uptime(const char *buf, size_t len, struct gd_snapshot *s, str
 	double up, idle;
 
 	if (gd_tok_is_binary(buf, len))
-		return gd_err_set(err, -EINVAL, "binary data, not the text of /proc/uptime");
+		return gd_err_set(err, -EINVAL, _("binary data, not the text of /proc/uptime"));
 	gd_lines_init(&it, buf, len);
 	if (!gd_tok_line(&it, &line) || (n = gd_tok_split(line, f, 3)) == 0)
-		return gd_err_set(err, -ENODATA, "empty file");
+		return gd_err_set(err, -ENODATA, _("empty file"));
 	if (!gd_tok_f64(f[0], &up) || up < 0)
-		return gd_err_set(err, -EINVAL, "line 1: uptime \"%.*s\" is not a number of seconds", (int)f[0].n,
+		return gd_err_set(err, -EINVAL, _("line 1: uptime \"%.*s\" is not a number of seconds"), (int)f[0].n,
 				  f[0].p);
 	gd_f64_set(&s->host.uptime_s, up);
 	if (n >= 2 && (!gd_tok_f64(f[1], &idle) || idle < 0)) {
-		gd_err_set(err, -EINVAL, "line 1: idle time \"%.*s\" is not a number of seconds", (int)f[1].n, f[1].p);
+		gd_err_set(err, -EINVAL, _("line 1: idle time \"%.*s\" is not a number of seconds"), (int)f[1].n, f[1].p);
 		return 1;
 	}
 	return 0;
@@ -130,10 +131,10 @@ static void collect_cgroup_mode(const struct gd_root *root, struct gd_snapshot *
 			GD_STRSET(s->host.cgroup_mode, mode);
 			return;
 		}
-		note(why, whysz, "no cgroup filesystem mounted (/%s)", files[i]);
+		note(why, whysz, _("no cgroup filesystem mounted (/%s)"), files[i]);
 		return;
 	}
-	note(why, whysz, "cgroup mode unknown: /proc/self/mountinfo and /proc/mounts: %s", strerror(-rc));
+	note(why, whysz, _("cgroup mode unknown: /proc/self/mountinfo and /proc/mounts: %s"), strerror(-rc));
 }
 
 /* Reads a one-line string file into dst (dstsz bytes); notes failures. */
@@ -146,7 +147,7 @@ static void read_label(const struct gd_root *root, const char *rel, char *dst, s
 		dst[0] = '\0';
 		note(why, whysz, "/%s: %s", rel, strerror(-rc));
 	} else if (!dst[0]) {
-		note(why, whysz, "/%s is empty", rel);
+		note(why, whysz, _("/%s is empty"), rel);
 	}
 }
 
@@ -164,7 +165,7 @@ static void collect_self_pid(const struct gd_root *root, struct gd_snapshot *s, 
 	sl.p = link;
 	sl.n = strlen(link);
 	if (!gd_tok_u64(sl, &pid) || pid == 0) {
-		note(why, whysz, "/proc/self links to \"%s\", not a pid", link);
+		note(why, whysz, _("/proc/self links to \"%s\", not a pid"), link);
 		return;
 	}
 	gd_u64_set(&s->host.self_pid, pid);
@@ -188,12 +189,12 @@ enum gd_src_status gd_collect_host(const struct gd_collect_ctx *ctx, struct gd_s
 	if (v > 0)
 		gd_u64_set(&s->host.clk_tck, (uint64_t)v);
 	else
-		note(why, sizeof why, "sysconf(_SC_CLK_TCK) failed");
+		note(why, sizeof why, _("sysconf(_SC_CLK_TCK) failed"));
 	v = sysconf(_SC_PAGESIZE);
 	if (v > 0)
 		gd_u64_set(&s->host.page_size_bytes, (uint64_t)v);
 	else
-		note(why, sizeof why, "sysconf(_SC_PAGESIZE) failed");
+		note(why, sizeof why, _("sysconf(_SC_PAGESIZE) failed"));
 	collect_self_pid(ctx->root, s, why, sizeof why);
 	collect_cgroup_mode(ctx->root, s, why, sizeof why);
 

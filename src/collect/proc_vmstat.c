@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <stdio.h>
 
+#include "core/i18n.h"
 #include "core/tok.h"
 
 int gd_parse_proc_vmstat(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err)
@@ -32,7 +33,7 @@ int gd_parse_proc_vmstat(const char *buf, size_t len, struct gd_snapshot *s, str
 	char msg[GD_ERR_MSG_MAX];
 
 	if (gd_tok_is_binary(buf, len))
-		return gd_err_set(err, -EINVAL, "binary data, not the text of /proc/vmstat");
+		return gd_err_set(err, -EINVAL, _("binary data, not the text of /proc/vmstat"));
 	gd_lines_init(&it, buf, len);
 	while (gd_tok_line(&it, &line)) {
 		size_t n = gd_tok_split(line, f, 3);
@@ -45,7 +46,7 @@ int gd_parse_proc_vmstat(const char *buf, size_t len, struct gd_snapshot *s, str
 		is_stall = gd_tok_eq(f[0], "allocstall") || gd_tok_prefix(f[0], "allocstall_");
 		if (n != 2) {
 			if (!bad++)
-				gd_err_set(err, -EINVAL, "line %zu: \"%.*s\" is not \"name value\"", it.lineno,
+				gd_err_set(err, -EINVAL, _("line %zu: \"%.*s\" is not \"name value\""), it.lineno,
 					   (int)(line.n > 80 ? 80 : line.n), line.p);
 			continue;
 		}
@@ -61,7 +62,7 @@ int gd_parse_proc_vmstat(const char *buf, size_t len, struct gd_snapshot *s, str
 			continue;
 		if (!gd_tok_u64(f[1], &v)) {
 			if (!bad++)
-				gd_err_set(err, -EINVAL, "line %zu: %.*s is \"%.*s\", not a number", it.lineno,
+				gd_err_set(err, -EINVAL, _("line %zu: %.*s is \"%.*s\", not a number"), it.lineno,
 					   (int)f[0].n, f[0].p, (int)f[1].n, f[1].p);
 			stall_bad |= is_stall;
 			continue;
@@ -70,7 +71,7 @@ int gd_parse_proc_vmstat(const char *buf, size_t len, struct gd_snapshot *s, str
 			gd_u64_set(dst, v);
 		} else if (stall > UINT64_MAX - v) {
 			if (!bad++)
-				gd_err_set(err, -EINVAL, "line %zu: the allocstall counters overflow 64 bits", it.lineno);
+				gd_err_set(err, -EINVAL, _("line %zu: the allocstall counters overflow 64 bits"), it.lineno);
 			stall_bad = true;
 		} else {
 			stall += v;
@@ -84,11 +85,11 @@ int gd_parse_proc_vmstat(const char *buf, size_t len, struct gd_snapshot *s, str
 	if (!used) {
 		if (bad)
 			return err->code;
-		return gd_err_set(err, -ENODATA, "none of pswpin, pswpout, pgmajfault, oom_kill, allocstall found");
+		return gd_err_set(err, -ENODATA, _("none of pswpin, pswpout, pgmajfault, oom_kill, allocstall found"));
 	}
 	if (bad > 1) {
 		snprintf(msg, sizeof msg, "%s", err->msg);
-		gd_err_set(err, -EINVAL, "%s (and %zu more bad lines)", msg, bad - 1);
+		gd_err_set(err, -EINVAL, _("%s (and %zu more bad lines)"), msg, bad - 1);
 	}
 	return bad ? 1 : 0;
 }

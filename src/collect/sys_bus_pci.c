@@ -35,6 +35,7 @@
 
 #include "collect/dirlist.h"
 #include "core/cpulist.h"
+#include "core/i18n.h"
 
 #define DEVICES "sys/bus/pci/devices"
 
@@ -70,7 +71,7 @@ int gd_pci_aer_total(const char *buf, size_t len, const char *key, uint64_t *out
 	struct gd_slice line, f[16];
 
 	if (gd_tok_is_binary(buf, len))
-		return gd_err_set(err, -EINVAL, "holds binary data (a NUL byte)");
+		return gd_err_set(err, -EINVAL, _("holds binary data (a NUL byte)"));
 	gd_lines_init(&it, buf, len);
 	while (gd_tok_line(&it, &line)) {
 		size_t n = gd_tok_split(line, f, 16);
@@ -78,11 +79,11 @@ int gd_pci_aer_total(const char *buf, size_t len, const char *key, uint64_t *out
 		if (n == 0 || !gd_tok_eq(f[0], key))
 			continue;
 		if (n != 2 || !gd_tok_u64(f[1], out))
-			return gd_err_set(err, -EINVAL, "line %zu: %s count \"%.*s\" is not a number", it.lineno, key,
+			return gd_err_set(err, -EINVAL, _("line %zu: %s count \"%.*s\" is not a number"), it.lineno, key,
 					  (int)(line.n > 40 ? 40 : line.n), line.p);
 		return 0;
 	}
-	return gd_err_set(err, -ENODATA, "no %s line", key);
+	return gd_err_set(err, -ENODATA, _("no %s line"), key);
 }
 
 bool gd_pci_path_of(const char *link, char *out, size_t outsz)
@@ -146,10 +147,10 @@ int gd_parse_pci_link_speed(const char *buf, size_t len, struct gd_snapshot *s, 
 	int rc;
 
 	if (gd_tok_is_binary(buf, len))
-		return gd_err_set(err, -EINVAL, "holds binary data (a NUL byte)");
+		return gd_err_set(err, -EINVAL, _("holds binary data (a NUL byte)"));
 	rc = gd_pci_speed_parse(text, &gts, &gen);
 	if (rc < 0)
-		return gd_err_set(err, rc, "\"%.*s\" is not a link speed (\"16.0 GT/s PCIe\")",
+		return gd_err_set(err, rc, _("\"%.*s\" is not a link speed (\"16.0 GT/s PCIe\")"),
 				  (int)(len > 40 ? 40 : len), buf);
 	if (rc == 0) {
 		gd_f64_set(&g->link_speed_gts, gts);
@@ -195,7 +196,7 @@ static void read_numa(const struct gd_root *r, const char *bdf, struct gd_u64 *d
 	if (rc == 0 && v >= 0)
 		gd_u64_set(dst, (uint64_t)v);
 	else if (rc == -EINVAL || rc == -ERANGE || (rc == 0 && v < -1))
-		note_bad(t, bdf, "numa_node", "not a node number");
+		note_bad(t, bdf, "numa_node", _("not a node number"));
 }
 
 static void read_path(const struct gd_root *r, const char *bdf, char *out, size_t outsz)
@@ -240,7 +241,7 @@ static void read_link_attrs(const struct gd_root *r, const char *bdf, struct gd_
 				gd_f64_set(gts[i], v);
 				gd_u64_set(gen[i], n);
 			} else if (rc < 0) {
-				note_bad(t, bdf, speed_files[i], "not a link speed");
+				note_bad(t, bdf, speed_files[i], _("not a link speed"));
 			}
 		}
 		if (read_num(r, bdf, width_files[i], &n) == 0)
@@ -300,7 +301,7 @@ static void read_gpu(const struct gd_root *r, const char *bdf, uint64_t cls, str
 		if (gd_cpulist_valid((struct gd_slice){ text, strlen(text) }))
 			GD_STRSET(g->local_cpus, text);
 		else
-			note_bad(t, bdf, "local_cpulist", "not a CPU list");
+			note_bad(t, bdf, "local_cpulist", _("not a CPU list"));
 	}
 	read_link_attrs(r, bdf, g, t);
 	read_aer(r, bdf, g, t);
@@ -328,7 +329,7 @@ enum gd_src_status gd_collect_pci(const struct gd_collect_ctx *ctx, struct gd_sn
 
 	if (rc < 0) {
 		gd_dirlist_release(&devs);
-		gd_err_set(err, rc, "/" DEVICES ": %s", rc == -ENOENT ? "no PCI bus in sysfs" : strerror(-rc));
+		gd_err_set(err, rc, "/" DEVICES ": %s", rc == -ENOENT ? _("no PCI bus in sysfs") : strerror(-rc));
 		return gd_src_status_of_errno(rc);
 	}
 	for (size_t i = 0; i < devs.n; i++) {
@@ -349,11 +350,11 @@ enum gd_src_status gd_collect_pci(const struct gd_collect_ctx *ctx, struct gd_sn
 	}
 	gd_dirlist_release(&devs);
 	if (t.bad) {
-		gd_err_set(err, -EINVAL, "%s (%zu malformed attribute(s))", t.first_bad, t.bad);
+		gd_err_set(err, -EINVAL, _("%s (%zu malformed attribute(s))"), t.first_bad, t.bad);
 		return GD_SRC_PARTIAL;
 	}
 	if (unreadable) {
-		gd_err_set(err, -EIO, "vendor or class of %zu PCI function(s) not readable", unreadable);
+		gd_err_set(err, -EIO, _("vendor or class of %zu PCI function(s) not readable"), unreadable);
 		return GD_SRC_PARTIAL;
 	}
 	return GD_SRC_OK;

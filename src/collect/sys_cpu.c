@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/i18n.h"
 #include "core/tok.h"
 #include "core/xalloc.h"
 
@@ -184,7 +185,7 @@ int gd_parse_proc_cpuinfo(const char *buf, size_t len, struct gd_snapshot *s, st
 	char msg[GD_ERR_MSG_MAX];
 
 	if (gd_tok_is_binary(buf, len))
-		return gd_err_set(err, -EINVAL, "binary data, not the text of /proc/cpuinfo");
+		return gd_err_set(err, -EINVAL, _("binary data, not the text of /proc/cpuinfo"));
 	gd_lines_init(&it, buf, len);
 	while (gd_tok_line(&it, &line)) {
 		struct gd_u64 *dst = NULL;
@@ -194,7 +195,7 @@ int gd_parse_proc_cpuinfo(const char *buf, size_t len, struct gd_snapshot *s, st
 			continue;
 		if (!gd_tok_kv(line, ':', &key, &val)) {
 			if (!bad++)
-				gd_err_set(err, -EINVAL, "line %zu: \"%.*s\" is not \"key : value\"", it.lineno,
+				gd_err_set(err, -EINVAL, _("line %zu: \"%.*s\" is not \"key : value\""), it.lineno,
 					   (int)(line.n > 80 ? 80 : line.n), line.p);
 			continue;
 		}
@@ -222,7 +223,7 @@ int gd_parse_proc_cpuinfo(const char *buf, size_t len, struct gd_snapshot *s, st
 		}
 		if (!gd_tok_u64(val, &v)) {
 			if (!bad++)
-				gd_err_set(err, -EINVAL, "line %zu: %.*s is \"%.*s\", not a number", it.lineno,
+				gd_err_set(err, -EINVAL, _("line %zu: %.*s is \"%.*s\", not a number"), it.lineno,
 					   (int)key.n, key.p, (int)(val.n > 40 ? 40 : val.n), val.p);
 			continue;
 		}
@@ -233,11 +234,11 @@ int gd_parse_proc_cpuinfo(const char *buf, size_t len, struct gd_snapshot *s, st
 	if (!n && !model) {
 		if (bad)
 			return err->code;
-		return gd_err_set(err, -ENODATA, "no processor or model name lines");
+		return gd_err_set(err, -ENODATA, _("no processor or model name lines"));
 	}
 	if (bad > 1) {
 		snprintf(msg, sizeof msg, "%s", err->msg);
-		gd_err_set(err, -EINVAL, "%s (and %zu more bad lines)", msg, bad - 1);
+		gd_err_set(err, -EINVAL, _("%s (and %zu more bad lines)"), msg, bad - 1);
 	}
 	return bad ? 1 : 0;
 }
@@ -287,12 +288,12 @@ static void sysfs_topology(const struct gd_root *root, struct gd_snapshot *s, ch
 		}
 		if (rc < 0 && !missing++)
 			note(why, whysz, "/%s: %s", rel,
-			     rc == -EINVAL ? "not an integer" : rc == -ENODATA ? "-1 (unknown)" : strerror(-rc));
+			     rc == -EINVAL ? _("not an integer") : rc == -ENODATA ? _("-1 (unknown)") : strerror(-rc));
 	}
 	if (!s->cpus.n)
-		note(why, whysz, "no cpuN directory in /" CPU_DIR);
+		note(why, whysz, _("no cpuN directory in /%s"), CPU_DIR);
 	if (missing > 1)
-		note(why, whysz, "topology unreadable for %zu of %zu CPUs", missing, s->cpus.n);
+		note(why, whysz, _("topology unreadable for %zu of %zu CPUs"), missing, s->cpus.n);
 	if (n && !missing) {
 		gd_u64_set(&s->cpu.cores, distinct(p, n, false));
 		gd_u64_set(&s->cpu.sockets, distinct(p, n, true));
@@ -363,7 +364,7 @@ static void sysfs_numa(const struct gd_root *root, struct gd_snapshot *s, char *
 	char rel[128], list[4096];
 
 	if (!d) {
-		note(why, whysz, "/" NODE_DIR ": %s", errno == ENOENT ? "absent (kernel without CONFIG_NUMA?)" :
+		note(why, whysz, "/" NODE_DIR ": %s", errno == ENOENT ? _("absent (kernel without CONFIG_NUMA?)") :
 								      strerror(errno));
 		return;
 	}
@@ -377,7 +378,7 @@ static void sysfs_numa(const struct gd_root *root, struct gd_snapshot *s, char *
 		rc = gd_root_read_line(root, rel, list, sizeof list);
 		if (rc < 0 || !apply_cpulist(s, list, node)) {
 			if (lists_ok)
-				note(why, whysz, "/%s: %s", rel, rc < 0 ? strerror(-rc) : "not a CPU list");
+				note(why, whysz, "/%s: %s", rel, rc < 0 ? strerror(-rc) : _("not a CPU list"));
 			lists_ok = false;
 		}
 	}
@@ -385,13 +386,13 @@ static void sysfs_numa(const struct gd_root *root, struct gd_snapshot *s, char *
 	if (nodes)
 		gd_u64_set(&s->cpu.numa_nodes, nodes);
 	else
-		note(why, whysz, "no nodeN directory in /" NODE_DIR);
+		note(why, whysz, _("no nodeN directory in /%s"), NODE_DIR);
 	if (!lists_ok)
 		node_links(root, s);
 	GD_VEC_EACH(s->cpus, struct gd_cpus, c)
 		unplaced += !c->numa_node.ok;
 	if (nodes && unplaced)
-		note(why, whysz, "%llu CPUs in no NUMA node", (unsigned long long)unplaced);
+		note(why, whysz, _("%llu CPUs in no NUMA node"), (unsigned long long)unplaced);
 }
 
 enum gd_src_status gd_collect_cpu_topology(const struct gd_collect_ctx *ctx, struct gd_snapshot *s,
@@ -408,7 +409,7 @@ enum gd_src_status gd_collect_cpu_topology(const struct gd_collect_ctx *ctx, str
 			list_sysfs_cpus(ctx->root, s);
 		sysfs_topology(ctx->root, s, why, sizeof why);
 	} else {
-		note(why, sizeof why, "/" CPU_DIR " absent: topology from /proc/cpuinfo");
+		note(why, sizeof why, _("/%s absent: topology from /proc/cpuinfo"), CPU_DIR);
 	}
 	sysfs_numa(ctx->root, s, why, sizeof why);
 

@@ -24,10 +24,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/i18n.h"
 #include "core/tok.h"
 
 #define CPU_DIR "sys/devices/system/cpu"
-#define NO_CPUFREQ "no cpufreq in /sys/devices/system/cpu (virtual machine or driver not loaded)"
+#define NO_CPUFREQ _("no cpufreq in /sys/devices/system/cpu (virtual machine or driver not loaded)")
 
 struct fq_state {
 	size_t problems;
@@ -53,7 +54,7 @@ static void read_str(const struct gd_root *root, const char *rel, char *dst, siz
 		dst[0] = '\0';
 		problem(st, "/%s: %s", rel, strerror(-rc));
 	} else if (!dst[0]) {
-		problem(st, "/%s is empty", rel);
+		problem(st, _("/%s is empty"), rel);
 	}
 }
 
@@ -70,7 +71,7 @@ static void read_num(const struct gd_root *root, const char *rel, struct gd_u64 
 	}
 	s.n = strlen(line);
 	if (!gd_tok_u64(gd_tok_trim(s), &v)) {
-		problem(st, "/%s is \"%.40s\", not a number", rel, line);
+		problem(st, _("/%s is \"%.40s\", not a number"), rel, line);
 		return;
 	}
 	gd_u64_set(dst, v);
@@ -83,7 +84,7 @@ enum gd_src_status gd_collect_cpufreq(const struct gd_collect_ctx *ctx, struct g
 	char dir[96], rel[160];
 
 	if (!s->cpus.n) {
-		gd_err_set(err, -ENOENT, "no CPU list (from /proc/stat) to look up cpufreq for");
+		gd_err_set(err, -ENOENT, _("no CPU list (from /proc/stat) to look up cpufreq for"));
 		return GD_SRC_ABSENT;
 	}
 	GD_VEC_EACH(s->cpus, struct gd_cpus, c) {
@@ -115,12 +116,14 @@ enum gd_src_status gd_collect_cpufreq(const struct gd_collect_ctx *ctx, struct g
 		return GD_SRC_ABSENT;
 	}
 	if (!nfreq) {
-		gd_err_set(err, -ENOENT, "%s%s%s", NO_CPUFREQ " (thermal_throttle read)", st.problems ? "; " : "",
-			   st.why);
+		gd_err_set(err, -ENOENT, "%s%s%s",
+			   _("no cpufreq in /sys/devices/system/cpu (virtual machine or driver not loaded) "
+			       "(thermal_throttle read)"),
+			   st.problems ? "; " : "", st.why);
 		return GD_SRC_PARTIAL;
 	}
 	if (st.problems > 1) {
-		gd_err_set(err, -EINVAL, "%s (and %zu more problems)", st.why, st.problems - 1);
+		gd_err_set(err, -EINVAL, _("%s (and %zu more problems)"), st.why, st.problems - 1);
 		return GD_SRC_PARTIAL;
 	}
 	if (st.problems) {
@@ -128,7 +131,7 @@ enum gd_src_status gd_collect_cpufreq(const struct gd_collect_ctx *ctx, struct g
 		return GD_SRC_PARTIAL;
 	}
 	if (nfreq < s->cpus.n) {
-		gd_err_set(err, -ENOENT, "cpufreq present for %zu of %zu CPUs", nfreq, s->cpus.n);
+		gd_err_set(err, -ENOENT, _("cpufreq present for %zu of %zu CPUs"), nfreq, s->cpus.n);
 		return GD_SRC_PARTIAL;
 	}
 	return GD_SRC_OK;

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "collect/dirlist.h"
+#include "core/i18n.h"
 
 struct ib_counter {
 	const char *file;
@@ -92,18 +93,18 @@ static bool read_port(const struct gd_root *root, const char *dev, const char *p
 	if (gd_root_read_line(root, path, text, sizeof text) == 0 &&
 	    !parse_state(text, &p->state, p->state_name, sizeof p->state_name) && ok) {
 		ok = false;
-		snprintf(bad, badsz, "/%.300s: malformed \"%.100s\"", path, text);
+		snprintf(bad, badsz, _("/%.300s: malformed \"%.100s\""), path, text);
 	}
 	snprintf(path, sizeof path, "sys/class/infiniband/%s/ports/%s/phys_state", dev, port);
 	if (gd_root_read_line(root, path, text, sizeof text) == 0 &&
 	    !parse_state(text, &p->phys_state, p->phys_state_name, sizeof p->phys_state_name) && ok) {
 		ok = false;
-		snprintf(bad, badsz, "/%.300s: malformed \"%.100s\"", path, text);
+		snprintf(bad, badsz, _("/%.300s: malformed \"%.100s\""), path, text);
 	}
 	snprintf(path, sizeof path, "sys/class/infiniband/%s/ports/%s/rate", dev, port);
 	if (gd_root_read_line(root, path, text, sizeof text) == 0 && !parse_rate(text, &p->rate_gbps) && ok) {
 		ok = false;
-		snprintf(bad, badsz, "/%.300s: malformed \"%.100s\"", path, text);
+		snprintf(bad, badsz, _("/%.300s: malformed \"%.100s\""), path, text);
 	}
 	snprintf(path, sizeof path, "sys/class/infiniband/%s/ports/%s/link_layer", dev, port);
 	if (gd_root_read_line(root, path, text, sizeof text) == 0)
@@ -121,7 +122,7 @@ static bool read_port(const struct gd_root *root, const char *dev, const char *p
 			gd_u64_set((struct gd_u64 *)((char *)p + c->offset), v * c->mult);
 		} else if ((rc == -EINVAL || rc == -ERANGE || rc == 0) && ok) {
 			ok = false;
-			snprintf(bad, badsz, "/%.300s: malformed or out of range", path);
+			snprintf(bad, badsz, _("/%.300s: malformed or out of range"), path);
 		}
 	}
 	return ok;
@@ -136,7 +137,7 @@ enum gd_src_status gd_collect_infiniband(const struct gd_collect_ctx *ctx, struc
 
 	if (rc == -ENOENT || (rc == 0 && devs.n == 0)) {
 		gd_dirlist_release(&devs);
-		gd_err_set(err, -ENOENT, "no RDMA devices");
+		gd_err_set(err, -ENOENT, _("no RDMA devices"));
 		return GD_SRC_ABSENT;
 	}
 	if (rc < 0) {
@@ -161,11 +162,11 @@ enum gd_src_status gd_collect_infiniband(const struct gd_collect_ctx *ctx, struc
 	}
 	gd_dirlist_release(&devs);
 	if (nports == 0) {
-		gd_err_set(err, -ENOENT, "RDMA devices without ports");
+		gd_err_set(err, -ENOENT, _("RDMA devices without ports"));
 		return GD_SRC_ABSENT;
 	}
 	if (nbad) {
-		gd_err_set(err, -EINVAL, "%s (%zu port(s) with malformed attributes)", bad, nbad);
+		gd_err_set(err, -EINVAL, _("%s (%zu port(s) with malformed attributes)"), bad, nbad);
 		return GD_SRC_PARTIAL;
 	}
 	return GD_SRC_OK;

@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "collect/dirlist.h"
+#include "core/i18n.h"
 
 #define MAX_TRIPS 64
 
@@ -47,7 +48,7 @@ static void note_bad(struct scan *sc, const char *path, int rc)
 {
 	if (!sc->nbad++)
 		snprintf(sc->bad, sizeof sc->bad, "/%s: %s", path,
-			 rc == -EINVAL || rc == -ERANGE ? "malformed value" : strerror(-rc));
+			 rc == -EINVAL || rc == -ERANGE ? _("malformed value") : strerror(-rc));
 }
 
 /* Reads a millidegree file into *out.  Missing is silent (absent); any
@@ -165,11 +166,11 @@ enum gd_src_status gd_collect_thermal(const struct gd_collect_ctx *ctx, struct g
 			gd_err_set(err, rc, "/sys/class/%s: %s", rc == zrc ? "thermal" : "hwmon", strerror(-rc));
 			return gd_src_status_of_errno(rc);
 		}
-		gd_err_set(err, -ENOENT, "no thermal zones or hwmon sensors (virtual machine?)");
+		gd_err_set(err, -ENOENT, _("no thermal zones or hwmon sensors (virtual machine?)"));
 		return GD_SRC_ABSENT;
 	}
 	if (sc.nbad) {
-		gd_err_set(err, -EINVAL, "%s (%zu value(s) unreadable)", sc.bad, sc.nbad);
+		gd_err_set(err, -EINVAL, _("%s (%zu value(s) unreadable)"), sc.bad, sc.nbad);
 		return GD_SRC_PARTIAL;
 	}
 	return GD_SRC_OK;

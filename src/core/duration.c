@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/i18n.h"
+
 int gd_duration_parse(const char *text, double *seconds, struct gd_err *err)
 {
 	static const struct {
@@ -17,12 +19,12 @@ int gd_duration_parse(const char *text, double *seconds, struct gd_err *err)
 	errno = 0;
 	v = strtod(text, &end);
 	if (end == text || errno || !isfinite(v) || v < 0)
-		return gd_err_set(err, -EINVAL, "\"%s\" is not a duration (examples: 2s, 500ms, 1m)", text);
+		return gd_err_set(err, -EINVAL, _("\"%s\" is not a duration (examples: 2s, 500ms, 1m)"), text);
 	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
 		if (strcmp(end, units[i].unit) == 0) {
 			*seconds = v * units[i].scale;
 			return 0;
 		}
 	}
-	return gd_err_set(err, -EINVAL, "\"%s\": unknown unit \"%s\" (use ms, s, m or h)", text, end);
+	return gd_err_set(err, -EINVAL, _("\"%s\": unknown unit \"%s\" (use ms, s, m or h)"), text, end);
 }

@@ -10,6 +10,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include "core/i18n.h"
 #include "core/xalloc.h"
 
 static const char *strip(const char *rel)
@@ -28,7 +29,7 @@ int gd_root_open(struct gd_root *r, const char *path, struct gd_err *err)
 	if (!path || !*path)
 		path = "/";
 	if (snprintf(r->path, sizeof r->path, "%s", path) >= (int)sizeof r->path)
-		return gd_err_set(err, -ENAMETOOLONG, "--root %s: path too long", path);
+		return gd_err_set(err, -ENAMETOOLONG, _("--root %s: path too long"), path);
 	r->dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (r->dirfd < 0)
 		return gd_err_set(err, -errno, "--root %s: %s", path, strerror(errno));

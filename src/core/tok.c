@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/i18n.h"
+
 void gd_lines_init(struct gd_lines *it, const char *buf, size_t len)
 {
 	it->p = buf;
@@ -169,14 +171,14 @@ void gd_tok_tally_skip(struct gd_tok_tally *t, size_t lineno, const char *why)
 
 int gd_tok_tally_result(const struct gd_tok_tally *t, const char *what, struct gd_err *err)
 {
-	const char *why = t->why ? t->why : "malformed line";
+	const char *why = t->why ? t->why : _("malformed line");
 
 	if (!t->skipped && !t->parsed)
-		return gd_err_set(err, -ENODATA, "empty: %s", what);
+		return gd_err_set(err, -ENODATA, _("empty: %s"), what);
 	if (!t->parsed)
-		return gd_err_set(err, -EINVAL, "line %zu: %s (no usable line)", t->first_bad, why);
+		return gd_err_set(err, -EINVAL, _("line %zu: %s (no usable line)"), t->first_bad, why);
 	if (t->skipped) {
-		gd_err_set(err, -EINVAL, "line %zu: %s; %zu line(s) skipped", t->first_bad, why, t->skipped);
+		gd_err_set(err, -EINVAL, _("line %zu: %s; %zu line(s) skipped"), t->first_bad, why, t->skipped);
 		return 1;
 	}
 	return 0;

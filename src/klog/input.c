@@ -31,6 +31,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "core/i18n.h"
+
 #define CHUNK (256u << 10)
 #define ZIN (256u << 10)
 
@@ -91,7 +93,7 @@ static ssize_t src_read(struct src *s, char *dst, size_t n, const char *name, st
 			if (s->zs.avail_in == 0 && s->eof)
 				return 0;
 			if (s->zs.avail_in && s->zs.next_in[0] != 0x1f) {
-				gd_err_set(err, -EIO, "%s: junk after the end of the gzip data", name);
+				gd_err_set(err, -EIO, _("%s: junk after the end of the gzip data"), name);
 				return -EIO;
 			}
 			if (s->zs.avail_in == 0)
@@ -100,14 +102,14 @@ static ssize_t src_read(struct src *s, char *dst, size_t n, const char *name, st
 			s->zend = false;
 		}
 		if (s->zs.avail_in == 0 && s->eof) {
-			gd_err_set(err, -EIO, "%s: the gzip data ends early (truncated file)", name);
+			gd_err_set(err, -EIO, _("%s: the gzip data ends early (truncated file)"), name);
 			return -EIO;
 		}
 		zr = inflate(&s->zs, Z_NO_FLUSH);
 		if (zr == Z_STREAM_END) {
 			s->zend = true;
 		} else if (zr != Z_OK && zr != Z_BUF_ERROR) {
-			gd_err_set(err, -EIO, "%s: damaged gzip data (%s)", name, s->zs.msg ? s->zs.msg : zError(zr));
+			gd_err_set(err, -EIO, _("%s: damaged gzip data (%s)"), name, s->zs.msg ? s->zs.msg : zError(zr));
 			return -EIO;
 		}
 	}
@@ -414,7 +416,7 @@ int gd__klog_read_fd_workers(struct gd_klog_feed *f, int fd, const char *name, s
 			if (m == 0)
 				return 0;
 			if (m == -EIO)
-				return gd_err_set(err, -EIO, "%s: could not map the rest of the file", name);
+				return gd_err_set(err, -EIO, _("%s: could not map the rest of the file"), name);
 			/* not mappable: read it */
 			if (lseek(fd, 0, SEEK_SET) < 0)
 				return gd_err_set(err, -errno, "%s: %s", name, strerror(errno));
@@ -427,7 +429,7 @@ int gd__klog_read_fd_workers(struct gd_klog_feed *f, int fd, const char *name, s
 	if (!buf || !s.in) {
 		free(buf);
 		free(s.in);
-		return gd_err_set(err, -ENOMEM, "%s: out of memory", name);
+		return gd_err_set(err, -ENOMEM, _("%s: out of memory"), name);
 	}
 	/* the magic bytes decide, not the name */
 	r = read_full(fd, s.in, ZIN);
@@ -438,7 +440,7 @@ int gd__klog_read_fd_workers(struct gd_klog_feed *f, int fd, const char *name, s
 	if (r >= 2 && s.in[0] == 0x1f && s.in[1] == 0x8b) {
 		s.gz = true;
 		if (inflateInit2(&s.zs, 15 + 16) != Z_OK) {
-			rc = gd_err_set(err, -ENOMEM, "%s: cannot start zlib", name);
+			rc = gd_err_set(err, -ENOMEM, _("%s: cannot start zlib"), name);
 			goto out;
 		}
 		s.zs.next_in = s.in;
@@ -516,7 +518,7 @@ int gd_klog_read_kmsg(struct gd_klog_feed *f, int fd, struct gd_err *err)
 		return gd_klog_read_fd(f, fd, "/dev/kmsg", err);
 	rec = malloc(16384);
 	if (!rec)
-		return gd_err_set(err, -ENOMEM, "/dev/kmsg: out of memory");
+		return gd_err_set(err, -ENOMEM, _("/dev/kmsg: out of memory"));
 	for (;;) {
 		ssize_t r = read(fd, rec, 16384);
 		char *nl;

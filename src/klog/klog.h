@@ -144,9 +144,14 @@ int gd_klog_read_fd(struct gd_klog_feed *f, int fd, const char *name, struct gd_
  */
 int gd_klog_read_kmsg(struct gd_klog_feed *f, int fd, struct gd_err *err);
 
-/* Text that says how to get permission to read the kernel log. */
+/* Text that says how to get permission to read the kernel log: a literal
+ * (it is concatenated), marked for the catalogue; a person reads
+ * _(GD_KLOG_DENIED_HINT). */
+#ifndef gettext_noop
+#define gettext_noop(s) s
+#endif
 #define GD_KLOG_DENIED_HINT \
-	"run as root, grant CAP_SYSLOG (setcap cap_syslog+ep), or allow all users with sysctl kernel.dmesg_restrict=0"
+	gettext_noop("run as root, grant CAP_SYSLOG (setcap cap_syslog+ep), or allow all users with sysctl kernel.dmesg_restrict=0")
 
 /* Parses "2026-11-30T01:00[:SS]" / "2026-11-30 01:00" (local time) or a
  * duration ("24h", "90m") before now into seconds since the epoch. */

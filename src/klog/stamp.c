@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "core/i18n.h"
+
 static int month_of(const char *p)
 {
 	static const char m[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
@@ -288,5 +290,5 @@ int gd_klog_parse_since(const char *text, double now_wall, double *since, struct
 	return 0;
 bad:
 	return gd_err_set(err, -EINVAL,
-			  "\"%s\" is neither a time (2026-11-30T01:00, local time) nor a duration (24h, 90m)", text);
+			  _("\"%s\" is neither a time (2026-11-30T01:00, local time) nor a duration (24h, 90m)"), text);
 }

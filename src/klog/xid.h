@@ -32,11 +32,11 @@
 struct gd_xid_info {
 	unsigned code;
 	const char *mnemonic;
-	const char *meaning;
+	const char *meaning;      /* marked N_(): a person reads _(meaning) */
 	const char *cls;          /* APP, DRV, HW, MEM, BUS, NVL, THERM, PWR, GSP, info */
 	enum gd_severity sev;     /* before context */
 	const char *bucket;       /* the catalogue's immediate resolution bucket */
-	const char *action;       /* what the operator does */
+	const char *action;       /* what the operator does; N_(), read as _(action) */
 };
 
 /* The catalogue row of code, or NULL when gpudoctor does not know it. */
@@ -76,8 +76,8 @@ struct gd_xid_entry {
 	bool pseudo;              /* a "fallen off the bus" without an Xid 79 line */
 	/* after gd_xid_summary_finish */
 	enum gd_severity sev;
-	char action[384];
-	char notes[256];
+	char action[384];         /* translated: _(info->action) or a note of the context */
+	char notes[512];          /* translated (a Chinese character is three bytes) */
 };
 
 struct gd_xid_gpu {

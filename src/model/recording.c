@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "core/i18n.h"
 #include "model/snapshot_json.h"
 
 int gd_rec_parse_size(const char *text, double *bytes, struct gd_err *err)
@@ -23,7 +24,7 @@ int gd_rec_parse_size(const char *text, double *bytes, struct gd_err *err)
 	errno = 0;
 	v = strtod(text, &end);
 	if (end == text || errno || !(v > 0))
-		return gd_err_set(err, -EINVAL, "\"%s\" is not a size (500M, 2G)", text);
+		return gd_err_set(err, -EINVAL, _("\"%s\" is not a size (500M, 2G)"), text);
 	switch (*end) {
 	case 'k': case 'K': v *= 1024; end++; break;
 	case 'm': case 'M': v *= 1024.0 * 1024; end++; break;
@@ -34,7 +35,7 @@ int gd_rec_parse_size(const char *text, double *bytes, struct gd_err *err)
 	if (*end == 'B' || *end == 'b')
 		end++;
 	if (*end || v < 4096)
-		return gd_err_set(err, -EINVAL, "\"%s\" is not a size of at least 4 KiB (500M, 2G)", text);
+		return gd_err_set(err, -EINVAL, _("\"%s\" is not a size of at least 4 KiB (500M, 2G)"), text);
 	*bytes = v;
 	return 0;
 }
@@ -75,12 +76,12 @@ static int open_file(struct gd_rec *r, double now, struct gd_err *err)
 	}
 	r->z = gzopen(r->path, "ab6");
 	if (!r->z)
-		return gd_err_set(err, errno ? -errno : -ENOMEM, "%s: %s", r->path, errno ? strerror(errno) : "cannot start zlib");
+		return gd_err_set(err, errno ? -errno : -ENOMEM, "%s: %s", r->path, errno ? strerror(errno) : _("cannot start zlib"));
 	r->f = fopencookie(r->z, "w", (cookie_io_functions_t){ NULL, gz_write, NULL, gz_close_w });
 	if (!r->f) {
 		gzclose(r->z);
 		r->z = NULL;
-		return gd_err_set(err, -ENOMEM, "%s: out of memory", r->path);
+		return gd_err_set(err, -ENOMEM, _("%s: out of memory"), r->path);
 	}
 	return 0;
 }
@@ -89,7 +90,7 @@ int gd_rec_open(struct gd_rec *r, const char *path, double max_bytes, double max
 {
 	memset(r, 0, sizeof *r);
 	if (strlen(path) + 3 > sizeof r->path)
-		return gd_err_set(err, -ENAMETOOLONG, "%s: name too long", path);
+		return gd_err_set(err, -ENAMETOOLONG, _("%s: name too long"), path);
 	gd_strlcpy(r->path, path, sizeof r->path);
 	r->max_bytes = max_bytes;
 	r->max_age_s = max_age_s;
@@ -198,7 +199,7 @@ FILE *gd_rec_fopen_read(const char *path, bool *truncated, struct gd_err *err)
 	if (!g || !(g->z = gzdopen(fd, "rb"))) {
 		free(g);
 		close(fd);
-		gd_err_set(err, -ENOMEM, "%s: cannot start zlib", path);
+		gd_err_set(err, -ENOMEM, _("%s: cannot start zlib"), path);
 		return NULL;
 	}
 	gzbuffer(g->z, 256u << 10);
@@ -207,7 +208,7 @@ FILE *gd_rec_fopen_read(const char *path, bool *truncated, struct gd_err *err)
 	if (!f) {
 		gzclose(g->z);
 		free(g);
-		gd_err_set(err, -ENOMEM, "%s: out of memory", path);
+		gd_err_set(err, -ENOMEM, _("%s: out of memory"), path);
 	}
 	return f;
 }

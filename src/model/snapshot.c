@@ -202,8 +202,13 @@ void gd_strlcpy(char *dst, const char *src, size_t dstsz)
 {
 	size_t n = strlen(src);
 
-	if (n >= dstsz)
+	if (n >= dstsz) {
+		/* cut before a character, not inside one (a Chinese reason is
+		 * three bytes a character) */
 		n = dstsz - 1;
+		while (n > 0 && ((unsigned char)src[n] & 0xc0) == 0x80)
+			n--;
+	}
 	memcpy(dst, src, n);
 	dst[n] = '\0';
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/i18n.h"
 #include "core/xalloc.h"
 
 /* Strings read from /proc (a comm, a command line) may hold any byte; JSON
@@ -127,7 +128,7 @@ static int record_from_json(const struct gd_record_desc *d, const json_t *o, cha
 			    struct gd_err *err)
 {
 	if (!json_is_object(o))
-		return gd_err_set(err, -EINVAL, "%s: expected an object", where);
+		return gd_err_set(err, -EINVAL, _("%s: expected an object"), where);
 	for (size_t i = 0; i < d->nfields; i++) {
 		const struct gd_field *f = &d->fields[i];
 		const json_t *v = json_object_get(o, f->name);
@@ -146,20 +147,20 @@ static int record_from_json(const struct gd_record_desc *d, const json_t *o, cha
 			else if (json_is_string(v) && u64_of_digits(json_string_value(v), &x->v))
 				x->ok = true;
 			else
-				return gd_err_set(err, -EINVAL, "%s.%s: expected a non-negative integer", where, f->name);
+				return gd_err_set(err, -EINVAL, _("%s.%s: expected a non-negative integer"), where, f->name);
 			break;
 		}
 		case GD_FT_F64: {
 			struct gd_f64 *x = (void *)p;
 
 			if (!json_is_number(v))
-				return gd_err_set(err, -EINVAL, "%s.%s: expected a number", where, f->name);
+				return gd_err_set(err, -EINVAL, _("%s.%s: expected a number"), where, f->name);
 			gd_f64_set(x, json_number_value(v));
 			break;
 		}
 		case GD_FT_STR:
 			if (!json_is_string(v))
-				return gd_err_set(err, -EINVAL, "%s.%s: expected a string", where, f->name);
+				return gd_err_set(err, -EINVAL, _("%s.%s: expected a string"), where, f->name);
 			gd_strlcpy(p, json_string_value(v), f->size);
 			break;
 		}
@@ -172,12 +173,12 @@ int gd_snapshot_from_json(const json_t *obj, struct gd_snapshot *s, struct gd_er
 	const json_t *ver;
 
 	if (!json_is_object(obj))
-		return gd_err_set(err, -EINVAL, "not a snapshot: expected a JSON object");
+		return gd_err_set(err, -EINVAL, _("not a snapshot: expected a JSON object"));
 	ver = json_object_get(obj, "version");
 	if (!json_is_integer(ver) || !json_object_get(obj, "host"))
-		return gd_err_set(err, -EINVAL, "not a gpudoctor snapshot: no \"version\" and \"host\" keys");
+		return gd_err_set(err, -EINVAL, _("not a gpudoctor snapshot: no \"version\" and \"host\" keys"));
 	if (json_integer_value(ver) > GD_SNAPSHOT_VERSION || json_integer_value(ver) < 1)
-		return gd_err_set(err, -EINVAL, "snapshot version %lld is not supported (this gpudoctor reads up to %d)",
+		return gd_err_set(err, -EINVAL, _("snapshot version %lld is not supported (this gpudoctor reads up to %d)"),
 				  (long long)json_integer_value(ver), GD_SNAPSHOT_VERSION);
 	for (size_t i = 0; i < gd_nsections; i++) {
 		const struct gd_record_desc *d = &gd_sections[i];
@@ -194,7 +195,7 @@ int gd_snapshot_from_json(const json_t *obj, struct gd_snapshot *s, struct gd_er
 			continue;
 		}
 		if (!json_is_array(v))
-			return gd_err_set(err, -EINVAL, "%s: expected an array", d->name);
+			return gd_err_set(err, -EINVAL, _("%s: expected an array"), d->name);
 		for (size_t j = 0; j < json_array_size(v); j++) {
 			char where[64];
 
@@ -269,7 +270,7 @@ int gd_series_load_stream(struct gd_series *ser, FILE *f, const char *name, stru
 		o = json_loadb(line, (size_t)n, JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES, &jerr);
 		if (!o && line[n - 1] != '\n' && ser->n > before) {
 			/* the last line, cut, after whole ones: an interrupted recording */
-			series_note(ser, "%s:%zu: the last line is cut (an interrupted recording?): that snapshot is left out",
+			series_note(ser, _("%s:%zu: the last line is cut (an interrupted recording?): that snapshot is left out"),
 				    name, lineno);
 			break;
 		}
@@ -287,7 +288,7 @@ int gd_series_load_stream(struct gd_series *ser, FILE *f, const char *name, stru
 		json_decref(o);
 	}
 	if (rc == 0 && ferror(f))
-		rc = gd_err_set(err, -EIO, "%s: read error: %s", name, strerror(errno));
+		rc = gd_err_set(err, -EIO, _("%s: read error: %s"), name, strerror(errno));
 	free(line);
 	return rc;
 }
@@ -306,6 +307,6 @@ int gd_series_load_jsonl(struct gd_series *ser, const char *path, struct gd_err 
 	rc = gd_series_load_stream(ser, f, path, err);
 	fclose(f);
 	if (rc == 0 && truncated)
-		series_note(ser, "%s: the gzip data ends early (an interrupted recording?): what came before is loaded", path);
+		series_note(ser, _("%s: the gzip data ends early (an interrupted recording?): what came before is loaded"), path);
 	return rc;
 }

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/i18n.h"
 #include "core/xalloc.h"
 #include "model/snapshot.h"
 
@@ -211,7 +212,7 @@ int gd_nvml_call(struct gd_nvml *nv, const char *what, int gpu, gd_nvml_fn fn, s
 		else
 			snprintf(nv->stuck_call, sizeof nv->stuck_call, "%s", what);
 		snprintf(nv->reason, sizeof nv->reason,
-			 "%s did not return within %g s: the driver is hung; no further NVML calls were made",
+			 _("%s did not return within %g s: the driver is hung; no further NVML calls were made"),
 			 nv->stuck_call, nv->timeout_s);
 		return GD_NVML_RC_STUCK;
 	}
@@ -234,8 +235,9 @@ static void *try_dlopen(struct gd_nvml *nv, const char *name, bool *not_found)
 		const char *e = dlerror();
 
 		*not_found = strchr(name, '/') ? access(name, F_OK) != 0 && errno == ENOENT
-					       : !e || strstr(e, "No such file") != NULL;
-		snprintf(nv->reason, sizeof nv->reason, "%s", e ? e : "dlopen failed");
+					       : !e || strstr(e, "No such file") != NULL ||
+						 strstr(e, strerror(ENOENT)) != NULL; /* dlerror() speaks the locale */
+		snprintf(nv->reason, sizeof nv->reason, "%s", e ? e : _("dlopen failed"));
 	}
 	return h;
 }
@@ -250,7 +252,7 @@ static void *open_library(struct gd_nvml *nv, const char *path)
 		h = try_dlopen(nv, path, &not_found);
 		if (!h && not_found) {
 			nv->state = GD_NVML_ABSENT;
-			snprintf(nv->reason, sizeof nv->reason, "%s: no such file (given by --nvml or GPUDOCTOR_NVML)",
+			snprintf(nv->reason, sizeof nv->reason, _("%s: no such file (given by --nvml or GPUDOCTOR_NVML)"),
 				 path);
 		} else if (!h) {
 			nv->state = GD_NVML_FAILED;
@@ -271,7 +273,7 @@ static void *open_library(struct gd_nvml *nv, const char *path)
 		nv->state = GD_NVML_ABSENT;
 		GD_STRSET(nv->library, GD_NVML_SONAME);
 		snprintf(nv->reason, sizeof nv->reason,
-			 GD_NVML_SONAME " not found (no NVIDIA driver, or a container without the NVIDIA runtime)");
+			 _("%s not found (no NVIDIA driver, or a container without the NVIDIA runtime)"), GD_NVML_SONAME);
 	} else {
 		nv->state = GD_NVML_FAILED;
 	}
@@ -322,7 +324,7 @@ static bool resolve(struct gd_nvml *nv, void *dl, struct gd_nvml_api *api)
 			append(nv->missing, sizeof nv->missing, sym_table[i].names[0]);
 	}
 	if (req_missing[0]) {
-		snprintf(nv->reason, sizeof nv->reason, "%s lacks required NVML functions: %s", nv->library,
+		snprintf(nv->reason, sizeof nv->reason, _("%s lacks required NVML functions: %s"), nv->library,
 			 req_missing);
 		return false;
 	}
@@ -365,7 +367,7 @@ static bool start_worker(struct gd_nvml *nv, void *dl, const struct gd_nvml_api 
 	rc = pthread_create(&nv->thread, NULL, worker_main, w);
 	if (rc != 0) {
 		w->refs = 1;
-		snprintf(nv->reason, sizeof nv->reason, "cannot start the NVML thread: %s", strerror(rc));
+		snprintf(nv->reason, sizeof nv->reason, _("cannot start the NVML thread: %s"), strerror(rc));
 		return false;
 	}
 	nv->have_thread = true;
@@ -389,18 +391,18 @@ static void init_library(struct gd_nvml *nv)
 	switch (nv->init_rc) {
 	case NVML_ERROR_DRIVER_NOT_LOADED:
 		nv->state = GD_NVML_ABSENT;
-		snprintf(nv->reason, sizeof nv->reason, "nvmlInit: %s: the nvidia kernel module is not loaded", desc);
+		snprintf(nv->reason, sizeof nv->reason, _("nvmlInit: %s: the nvidia kernel module is not loaded"), desc);
 		break;
 	case NVML_ERROR_LIB_RM_VERSION_MISMATCH:
 		nv->state = GD_NVML_FAILED;
 		snprintf(nv->reason, sizeof nv->reason,
-			 "nvmlInit: %s: %s does not match the loaded nvidia kernel module (driver/library version "
-			 "mismatch; compare /proc/driver/nvidia/version)",
+			 _("nvmlInit: %s: %s does not match the loaded nvidia kernel module (driver/library version "
+			   "mismatch; compare /proc/driver/nvidia/version)"),
 			 desc, nv->library);
 		break;
 	case NVML_ERROR_NO_PERMISSION:
 		nv->state = GD_NVML_DENIED;
-		snprintf(nv->reason, sizeof nv->reason, "nvmlInit: %s: no access to /dev/nvidiactl or /dev/nvidia*",
+		snprintf(nv->reason, sizeof nv->reason, _("nvmlInit: %s: no access to /dev/nvidiactl or /dev/nvidia*"),
 			 desc);
 		break;
 	default:

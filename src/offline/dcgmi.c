@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/i18n.h"
 #include "offline/offline.h"
 #include "offline/ofl.h"
 #include "offline/split.h"
@@ -353,7 +354,7 @@ static bool dmon_row(struct dstate *d, struct gd_slice l, size_t ln)
 		return ofl_ieq(f[0], "GPU-I") || ofl_ieq(f[0], "GPU-CI") || ofl_ieq(f[0], "Switch") ||
 		       ofl_ieq(f[0], "Link") || ofl_ieq(f[0], "CPU");
 	if (ofl_u64(f[1], NULL, 1, &idx) != OFL_SET || idx.v >= MAX_GPUS) {
-		gd_tok_tally_skip(&d->t, ln, "a dmon row without a GPU number");
+		gd_tok_tally_skip(&d->t, ln, _("a dmon row without a GPU number"));
 		return true;
 	}
 	g = gpu_of(d->s, idx.v);
@@ -394,7 +395,7 @@ static bool dmon_row(struct dstate *d, struct gd_slice l, size_t ln)
 					gd_u64_set((struct gd_u64 *)(void *)base,
 						   (uint64_t)(x.v * (double)dmon_cols[k].scale + 0.5));
 				else
-					gd_tok_tally_skip(&d->t, ln, "a dmon value that is not a number");
+					gd_tok_tally_skip(&d->t, ln, _("a dmon value that is not a number"));
 			}
 		}
 	}
@@ -423,7 +424,7 @@ int gd_parse_dcgmi(const char *buf, size_t len, struct gd_snapshot *s, struct gd
 	while (gd_tok_line(&it, &l)) {
 		l = ofl_chomp(l);
 		if (gd_tok_is_binary(l.p, l.n)) {
-			gd_tok_tally_skip(&d.t, it.lineno, "binary bytes");
+			gd_tok_tally_skip(&d.t, it.lineno, _("binary bytes"));
 			continue;
 		}
 		l = gd_tok_trim(l);
@@ -446,7 +447,7 @@ int gd_parse_dcgmi(const char *buf, size_t len, struct gd_snapshot *s, struct gd
 	}
 	end_test(&d, it.lineno);
 	if (!d.known)
-		return gd_err_set(err, -EINVAL, "no dcgmi diag table, dmon header or health report in it");
+		return gd_err_set(err, -EINVAL, _("no dcgmi diag table, dmon header or health report in it"));
 	if (s->gpus.n) {
 		ofl_nvml_ok(s, "dcgmi dmon");
 		gd_u64_set(&s->nvml.device_count, s->gpus.n);

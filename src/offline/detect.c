@@ -26,6 +26,7 @@
 #include <ctype.h>
 #include <string.h>
 
+#include "core/i18n.h"
 #include "klog/klog.h"
 #include "offline/offline.h"
 #include "offline/ofl.h"
@@ -37,9 +38,9 @@ static const char *const names[GD_OFL_NKINDS] = {
 };
 
 static const char *const titles[GD_OFL_NKINDS] = {
-	"unknown text", "snapshot JSON lines", "nvidia-smi -q", "nvidia-smi -q -x", "nvidia-smi --query-gpu",
-	"nvidia-smi", "kernel log", "lspci -vv", "/proc/driver/nvidia/version", "nvidia-bug-report.log",
-	"job log", "dcgmi",
+	N_("unknown text"), N_("snapshot JSON lines"), "nvidia-smi -q", "nvidia-smi -q -x", "nvidia-smi --query-gpu",
+	"nvidia-smi", N_("kernel log"), "lspci -vv", "/proc/driver/nvidia/version", "nvidia-bug-report.log",
+	N_("job log"), "dcgmi",
 };
 
 const char *gd_ofl_kind_name(enum gd_ofl_kind k)
@@ -49,7 +50,7 @@ const char *gd_ofl_kind_name(enum gd_ofl_kind k)
 
 const char *gd_ofl_kind_title(enum gd_ofl_kind k)
 {
-	return k < GD_OFL_NKINDS ? titles[k] : "unknown text";
+	return _(k < GD_OFL_NKINDS ? titles[k] : "unknown text");
 }
 
 static bool has(const char *buf, size_t len, const char *lit)

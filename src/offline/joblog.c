@@ -49,6 +49,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/i18n.h"
 #include "offline/offline.h"
 #include "offline/ofl.h"
 
@@ -488,9 +489,9 @@ int gd_parse_joblog(const char *buf, size_t len, struct gd_snapshot *s, struct g
 	while (gd_tok_line(&it, &l))
 		known += one_line(&j, l, it.lineno);
 	if (!known)
-		return gd_err_set(err, -ENODATA, "no line of a job's log (PyTorch, CUDA, NCCL or DataLoader message) in it");
+		return gd_err_set(err, -ENODATA, _("no line of a job's log (PyTorch, CUDA, NCCL or DataLoader message) in it"));
 	if (j.dropped)
-		return gd_err_set(err, 1, "line %zu: %zu more messages past %d not kept", it.lineno, j.dropped,
+		return gd_err_set(err, 1, _("line %zu: %zu more messages past %d not kept"), it.lineno, j.dropped,
 				  JOBLOG_MAX);
 	return 0;
 }

@@ -21,6 +21,7 @@
 
 #include "collect/collectors.h"
 #include "collect/klog.h"
+#include "core/i18n.h"
 #include "core/xalloc.h"
 #include "offline/merge.h"
 #include "offline/offline.h"
@@ -48,24 +49,31 @@ struct load {
 	size_t known;          /* parts of a known kind */
 };
 
-/* "line N: ..." in a part's message -> the file's line, prefixed by the file. */
+/* "line N: ..." in a part's message -> the file's line, prefixed by the file.
+ * The Chinese messages say "第 N 行" where the English ones say "line N". */
 static void file_msg(char *dst, size_t n, const char *name, size_t line0, const char *msg)
 {
-	const char *l = strstr(msg, "line ");
+	static const char zh_line[] = "\xe7\xac\xac "; /* "第 " */
+	const char *l = strstr(msg, "line "), *z = strstr(msg, zh_line);
+	size_t skip = 5;
 	unsigned long long k;
-	int used;
+	size_t used;
 
-	if (l && sscanf(l + 5, "%llu", &k) == 1) {
-		const char *rest = l + 5;
+	if (z && (!l || z < l)) {
+		l = z;
+		skip = sizeof zh_line - 1;
+	}
+	if (l && sscanf(l + skip, "%llu", &k) == 1) {
+		const char *rest = l + skip;
 
 		while (*rest >= '0' && *rest <= '9')
 			rest++;
-		snprintf(dst, n, "%s: %.*sline %llu%s", name, (int)(l - msg), msg, k + line0 - 1, rest);
+		snprintf(dst, n, "%s: %.*s%llu%s", name, (int)(l + skip - msg), msg, k + line0 - 1, rest);
 		return;
 	}
-	used = snprintf(dst, n, "%s: %s (from line %zu)", name, msg, line0);
-	if (used < 0)
-		dst[0] = '\0';
+	snprintf(dst, n, "%s: ", name);
+	used = strlen(dst);
+	snprintf(dst + used, n - used, _("%s (from line %zu)"), msg, line0);
 }
 
 /* A kernel log in memory, through the streaming reader of src/klog. */
@@ -81,7 +89,7 @@ static int parse_klog(struct load *L, const char *buf, size_t len, struct gd_sna
 
 		if (w <= 0) {
 			close(fd);
-			return gd_err_set(err, -EIO, "cannot buffer the kernel log");
+			return gd_err_set(err, -EIO, _("cannot buffer the kernel log"));
 		}
 		off += (size_t)w;
 	}
@@ -135,7 +143,7 @@ static int parse_kind(struct load *L, enum gd_ofl_kind kind, const char *buf, si
 	case GD_OFL_DCGMI:
 		return gd_parse_dcgmi(buf, len, t, err);
 	default:
-		return gd_err_set(err, -EINVAL, "not a format gpudoctor reads");
+		return gd_err_set(err, -EINVAL, _("not a format gpudoctor reads"));
 	}
 }
 
@@ -366,8 +374,8 @@ int gd_ofl_load_buf(struct gd_ofl *o, struct gd_series *jsonl, const char *buf, 
 		zeros += buf[i] == '\0';
 	if (zeros * 8 > (len < 4096 ? len : 4096) && zeros) {
 		free(u);
-		return gd_err_set(err, -EINVAL, "%s: line 1: binary data, or UTF-16 without a byte-order mark (convert it: "
-				  "iconv -f UTF-16LE -t UTF-8)", name);
+		return gd_err_set(err, -EINVAL, _("%s: line 1: binary data, or UTF-16 without a byte-order mark (convert it: "
+				    "iconv -f UTF-16LE -t UTF-8)"), name);
 	}
 	whole = gd_ofl_detect(buf, len);
 	if (whole == GD_OFL_JSONL) {
@@ -390,7 +398,7 @@ int gd_ofl_load_buf(struct gd_ofl *o, struct gd_series *jsonl, const char *buf, 
 		src = GD_PUSH(&o->shared, sources, struct gd_source);
 		snprintf(src->name, sizeof src->name, "offline:%s", gd_ofl_kind_name((enum gd_ofl_kind)k));
 		if (s->parts > 1)
-			snprintf(src->path, sizeof src->path, "%.200s (%zu parts)", name, s->parts);
+			snprintf(src->path, sizeof src->path, _("%.200s (%zu parts)"), name, s->parts);
 		else
 			GD_STRSET(src->path, name);
 		/* a bug report holds outputs that are not the GPU report (nvidia-smi
@@ -406,11 +414,11 @@ int gd_ofl_load_buf(struct gd_ofl *o, struct gd_series *jsonl, const char *buf, 
 		GD_STRSET(src->name, "offline:unknown");
 		GD_STRSET(src->path, name);
 		GD_STRSET(src->status, "failed");
-		GD_STRSET(src->reason, "not a format gpudoctor reads");
+		GD_STRSET(src->reason, _("not a format gpudoctor reads"));
 		rc = gd_err_set(err, len ? -EINVAL : -ENODATA,
-				"%s: %s (expected snapshot JSON lines, nvidia-smi -q, -q -x, --query-gpu CSV or table "
-				"output, a kernel log, lspci -vv, nvidia-bug-report.log, a job's log or dcgmi output)",
-				name, len ? "line 1: not a format gpudoctor reads" : "empty");
+				_("%s: %s (expected snapshot JSON lines, nvidia-smi -q, -q -x, --query-gpu CSV or table "
+				  "output, a kernel log, lspci -vv, nvidia-bug-report.log, a job's log or dcgmi output)"),
+				name, len ? _("line 1: not a format gpudoctor reads") : _("empty"));
 	} else if (L.first.msg[0]) {
 		bool none = true;
 
@@ -441,7 +449,7 @@ int gd_ofl_load_file(struct gd_ofl *o, struct gd_series *jsonl, const char *path
 	 * would otherwise be reported as an empty file */
 	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
 		close(fd);
-		return gd_err_set(err, -EISDIR, "%s: is a directory (give the files in it)", name);
+		return gd_err_set(err, -EISDIR, _("%s: is a directory (give the files in it)"), name);
 	}
 	zfd = dup(fd);
 	z = zfd >= 0 ? gzdopen(zfd, "rb") : NULL;
@@ -449,7 +457,7 @@ int gd_ofl_load_file(struct gd_ofl *o, struct gd_series *jsonl, const char *path
 		if (zfd >= 0)
 			close(zfd);
 		close(fd);
-		return gd_err_set(err, -ENOMEM, "%s: cannot open for reading", name);
+		return gd_err_set(err, -ENOMEM, _("%s: cannot open for reading"), name);
 	}
 	buf = gd_xmalloc(cap + 1);
 	while ((n = gzread(z, buf + len, (unsigned)(cap - len))) > 0) {
@@ -465,7 +473,7 @@ int gd_ofl_load_file(struct gd_ofl *o, struct gd_series *jsonl, const char *path
 		const char *m = gzerror(z, &zerr);
 
 		rc = len ? 1 : -EIO;
-		gd_err_set(err, rc < 0 ? -EIO : 1, "%s: %s after %zu bytes (the rest is not read)", name,
+		gd_err_set(err, rc < 0 ? -EIO : 1, _("%s: %s after %zu bytes (the rest is not read)"), name,
 			   zerr == Z_ERRNO ? strerror(errno) : m, len);
 	}
 	gzclose(z);
@@ -483,7 +491,7 @@ int gd_ofl_load_file(struct gd_ofl *o, struct gd_series *jsonl, const char *path
 		}
 		gd_snapshot_release(&t);
 	} else if (len >= OFL_MAX_INPUT) {
-		rc = gd_err_set(err, -EFBIG, "%s: larger than %u MiB and not a kernel log", name, OFL_MAX_INPUT >> 20);
+		rc = gd_err_set(err, -EFBIG, _("%s: larger than %u MiB and not a kernel log"), name, OFL_MAX_INPUT >> 20);
 	} else {
 		struct gd_err e2;
 		int r2;

@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/i18n.h"
 #include "offline/offline.h"
 #include "offline/ofl.h"
 
@@ -189,7 +190,7 @@ int gd_parse_lspci(const char *buf, size_t len, struct gd_snapshot *s, struct gd
 		if (!line.n)
 			continue;
 		if (gd_tok_is_binary(line.p, line.n)) {
-			gd_tok_tally_skip(&t, it.lineno, "binary bytes");
+			gd_tok_tally_skip(&t, it.lineno, _("binary bytes"));
 			continue;
 		}
 		tl = gd_tok_trim(line);
@@ -237,10 +238,10 @@ int gd_parse_lspci(const char *buf, size_t len, struct gd_snapshot *s, struct gd
 			t.parsed++;
 			if (strcmp(lk, "LnkCap:") == 0) {
 				if (!link(v, &p->link_speed_max_gts, &p->link_gen_max, &p->link_width_max, NULL))
-					gd_tok_tally_skip(&t, it.lineno, "LnkCap without Speed and Width");
+					gd_tok_tally_skip(&t, it.lineno, _("LnkCap without Speed and Width"));
 			} else if (strcmp(lk, "LnkSta:") == 0) {
 				if (!link(v, &p->link_speed_gts, &p->link_gen, &p->link_width, &p->link_downgraded))
-					gd_tok_tally_skip(&t, it.lineno, "LnkSta without Speed and Width");
+					gd_tok_tally_skip(&t, it.lineno, _("LnkSta without Speed and Width"));
 			} else if (strcmp(lk, "LnkCap2:") == 0) {
 				speeds2(v, p);
 			}
@@ -258,8 +259,8 @@ int gd_parse_lspci(const char *buf, size_t len, struct gd_snapshot *s, struct gd
 		}
 	}
 	if (!devices && !links)
-		return gd_err_set(err, -EINVAL, "no PCI device line (\"3b:00.0 3D controller: ...\") and no LnkCap/LnkSta "
-				  "line: not lspci output");
+		return gd_err_set(err, -EINVAL, _("no PCI device line (\"3b:00.0 3D controller: ...\") and no LnkCap/LnkSta "
+				    "line: not lspci output"));
 	rc = gd_tok_tally_result(&t, "lspci", err);
 	return rc < 0 && s->pci_gpus.n ? 1 : rc;
 }

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/i18n.h"
 #include "offline/merge.h"
 #include "offline/offline.h"
 #include "offline/ofl.h"
@@ -141,7 +142,7 @@ void gd_ofl_finish(struct gd_ofl *o, struct gd_series *ser)
 		struct gd_snapshot *s = &o->inst.items[i];
 
 		if (!s->nvml.status[0] && !s->nvml.reason[0])
-			GD_STRSET(s->nvml.reason, "no nvidia-smi output in the input");
+			GD_STRSET(s->nvml.reason, _("no nvidia-smi output in the input"));
 		*gd_series_push(ser) = *s;
 	}
 	free(o->inst.items);

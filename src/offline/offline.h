@@ -44,7 +44,7 @@ enum gd_ofl_kind {
 
 /* "nvidia-smi-q", "kernel-log", ...: the <kind> of "offline:<kind>". */
 const char *gd_ofl_kind_name(enum gd_ofl_kind k);
-/* What a person calls it in a message: "nvidia-smi -q", "lspci -vv". */
+/* What a person calls it in a message: "nvidia-smi -q", "lspci -vv" (translated). */
 const char *gd_ofl_kind_title(enum gd_ofl_kind k);
 /* The kind of one output (a part of a paste), from its content. */
 enum gd_ofl_kind gd_ofl_detect(const char *buf, size_t len);

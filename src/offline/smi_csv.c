@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/i18n.h"
 #include "offline/offline.h"
 #include "offline/ofl.h"
 #include "offline/split.h"
@@ -300,7 +301,7 @@ static void set_col(struct gd_snapshot *s, struct gd_gpu *g, struct rowx *x, con
 		break;
 	}
 	if (r == OFL_BAD)
-		gd_tok_tally_skip(t, ln, "a value that does not fit its column");
+		gd_tok_tally_skip(t, ln, _("a value that does not fit its column"));
 	else if (r == OFL_ERRVAL)
 		ofl_note_errval(s, g->index.ok ? g->index.v : UINT64_MAX, "csv", "nvidia-smi csv", ln, key, v);
 }
@@ -329,7 +330,7 @@ static void app_row(struct gd_snapshot *s, struct gd_slice *names, struct gd_sli
 			ofl_str(f[i], uuid, sizeof uuid);
 	}
 	if (!p.pid.ok) {
-		gd_tok_tally_skip(t, ln, "a compute-apps row without a pid");
+		gd_tok_tally_skip(t, ln, _("a compute-apps row without a pid"));
 		return;
 	}
 	g = ofl_gpu_find(s, uuid, bus);
@@ -533,8 +534,8 @@ int gd_parse_nvsmi_csv(const char *buf, size_t len, struct gd_snapshot *s, struc
 		gd_lines_init(&it, buf, len);
 		while (next_line(&it, &line) && gd_tok_is_binary(line.p, line.n))
 			;
-		return gd_err_set(err, -EINVAL, "line %zu: CSV without a header naming its columns (paste the "
-				  "header, or the nvidia-smi --query-gpu=... command line before the values)",
+		return gd_err_set(err, -EINVAL, _("line %zu: CSV without a header naming its columns (paste the "
+				    "header, or the nvidia-smi --query-gpu=... command line before the values)"),
 				  it.lineno);
 	}
 	gd_lines_init(&it, buf, len);
@@ -543,7 +544,7 @@ int gd_parse_nvsmi_csv(const char *buf, size_t len, struct gd_snapshot *s, struc
 		size_t n;
 
 		if (gd_tok_is_binary(line.p, line.n)) {
-			gd_tok_tally_skip(&t, it.lineno, "binary bytes");
+			gd_tok_tally_skip(&t, it.lineno, _("binary bytes"));
 			continue;
 		}
 		if (header_line(line, &h2)) {
@@ -567,7 +568,7 @@ int gd_parse_nvsmi_csv(const char *buf, size_t len, struct gd_snapshot *s, struc
 		}
 		if (n != h.n) {
 			if (row_like(f, n))
-				gd_tok_tally_skip(&t, it.lineno, "a row with another number of fields than the header");
+				gd_tok_tally_skip(&t, it.lineno, _("a row with another number of fields than the header"));
 			continue;
 		}
 		f[n - 1] = ofl_note_cut(f[n - 1]);
@@ -575,7 +576,7 @@ int gd_parse_nvsmi_csv(const char *buf, size_t len, struct gd_snapshot *s, struc
 		for (size_t i = 0; i < h.n; i++)
 			known |= h.map[i] != NULL;
 		if (!known)
-			return gd_err_set(err, -EINVAL, "line %zu: none of the CSV columns is one gpudoctor reads",
+			return gd_err_set(err, -EINVAL, _("line %zu: none of the CSV columns is one gpudoctor reads"),
 					  it.lineno);
 		if (h.apps) {
 			app_row(s, h.names, f, n, it.lineno, &t);

@@ -60,6 +60,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/i18n.h"
 #include "offline/offline.h"
 #include "offline/ofl.h"
 
@@ -198,7 +199,7 @@ static void outcome(struct qstate *q, enum ofl_v r, const char *field, size_t li
 	struct gd_gpu *g = cur(q);
 
 	if (r == OFL_BAD)
-		gd_tok_tally_skip(&q->t, lineno, "a value that is not a number of the expected unit");
+		gd_tok_tally_skip(&q->t, lineno, _("a value that is not a number of the expected unit"));
 	else if (r == OFL_ERRVAL)
 		ofl_note_errval(q->s, g && g->index.ok ? g->index.v : UINT64_MAX, field, "nvidia-smi -q", lineno, k, v);
 }
@@ -565,7 +566,7 @@ static void top_line(struct qstate *q, struct gd_slice line, struct gd_slice k, 
 		if (ofl_u64(v, NULL, 1, &x) == OFL_SET)
 			q->s->nvml.device_count = x;
 		else
-			gd_tok_tally_skip(&q->t, ln, "Attached GPUs is not a number");
+			gd_tok_tally_skip(&q->t, ln, _("Attached GPUs is not a number"));
 	} else if (has_v && (ofl_ieq(k, "Timestamp") || ofl_ieq(k, "NVML Version"))) {
 		if (ofl_ieq(k, "NVML Version"))
 			ofl_str(v, q->s->nvml.nvml_version, sizeof q->s->nvml.nvml_version);
@@ -580,7 +581,7 @@ static void top_line(struct qstate *q, struct gd_slice line, struct gd_slice k, 
 		end_gpu(q);
 		if (gd_tok_prefix(line, "GPU "))
 			q->sections++; /* a garbled section header still takes its index */
-		gd_tok_tally_skip(&q->t, ln, "not a line of nvidia-smi -q (a GPU section header was expected)");
+		gd_tok_tally_skip(&q->t, ln, _("not a line of nvidia-smi -q (a GPU section header was expected)"));
 	}
 }
 
@@ -606,7 +607,7 @@ int gd_parse_nvsmi_q(const char *buf, size_t len, struct gd_snapshot *s, struct 
 		line = ofl_chomp(line);
 		last_line = it.lineno;
 		if (gd_tok_is_binary(line.p, line.n)) {
-			gd_tok_tally_skip(&q.t, it.lineno, "binary bytes");
+			gd_tok_tally_skip(&q.t, it.lineno, _("binary bytes"));
 			continue;
 		}
 		for (; i < line.n && (line.p[i] == ' ' || line.p[i] == '\t'); i++)
@@ -643,7 +644,7 @@ int gd_parse_nvsmi_q(const char *buf, size_t len, struct gd_snapshot *s, struct 
 			if (q.header_sec)
 				continue;
 			if (!q.ended)
-				gd_tok_tally_skip(&q.t, it.lineno, "indented line outside a GPU section");
+				gd_tok_tally_skip(&q.t, it.lineno, _("indented line outside a GPU section"));
 			q.ended = true;
 			continue;
 		}
@@ -663,8 +664,8 @@ int gd_parse_nvsmi_q(const char *buf, size_t len, struct gd_snapshot *s, struct 
 	}
 	end_gpu(&q);
 	if (!q.ngpus && !s->nvml.device_count.ok)
-		return gd_err_set(err, -ENODATA, "no \"Attached GPUs\" line and no GPU section: not the GPU report of "
-				  "nvidia-smi -q");
+		return gd_err_set(err, -ENODATA, _("no \"Attached GPUs\" line and no GPU section: not the GPU report of "
+				    "nvidia-smi -q"));
 	ofl_nvml_ok(s, "nvidia-smi -q");
 	if (!s->nvml.device_count.ok)
 		gd_u64_set(&s->nvml.device_count, s->gpus.n);
@@ -672,13 +673,13 @@ int gd_parse_nvsmi_q(const char *buf, size_t len, struct gd_snapshot *s, struct 
 	if (rc < 0 && q.ngpus)
 		rc = 1;
 	if (rc == 0 && s->nvml.device_count.v > q.ngpus && (q.procs || !q.full))
-		rc = gd_err_set(err, 1, "%zu of %llu GPUs (Attached GPUs) in the output: the others were left out "
-				"(nvidia-smi -i) or not pasted", q.ngpus, (unsigned long long)s->nvml.device_count.v);
+		rc = gd_err_set(err, 1, _("%zu of %llu GPUs (Attached GPUs) in the output: the others were left out "
+				  "(nvidia-smi -i) or not pasted"), q.ngpus, (unsigned long long)s->nvml.device_count.v);
 	else if (rc == 0 && s->nvml.device_count.v > q.ngpus)
-		rc = gd_err_set(err, 1, "line %zu: %zu of %llu GPU sections (Attached GPUs): the output is cut short or a "
-				"section is garbled", last_line, q.ngpus, (unsigned long long)s->nvml.device_count.v);
+		rc = gd_err_set(err, 1, _("line %zu: %zu of %llu GPU sections (Attached GPUs): the output is cut short or a "
+				  "section is garbled"), last_line, q.ngpus, (unsigned long long)s->nvml.device_count.v);
 	else if (rc == 0 && q.ngpus && q.full && !q.procs)
-		rc = gd_err_set(err, 1, "line %zu: the last GPU section ends before its Processes: the output is cut short",
+		rc = gd_err_set(err, 1, _("line %zu: the last GPU section ends before its Processes: the output is cut short"),
 				last_line);
 	return rc;
 }

@@ -40,6 +40,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/i18n.h"
 #include "offline/offline.h"
 #include "offline/ofl.h"
 #include "offline/split.h"
@@ -80,7 +81,7 @@ static size_t cells(struct gd_slice line, struct gd_slice *c, size_t max)
 static void note(struct tstate *q, enum ofl_v r, const char *field, struct gd_slice v)
 {
 	if (r == OFL_BAD)
-		gd_tok_tally_skip(&q->t, q->ln, "a cell that is not a value of its column");
+		gd_tok_tally_skip(&q->t, q->ln, _("a cell that is not a value of its column"));
 	else if (r == OFL_ERRVAL)
 		ofl_note_errval(q->s, q->g && q->g->index.ok ? q->g->index.v : UINT64_MAX, field, "nvidia-smi", q->ln,
 				(struct gd_slice){ field, strlen(field) }, v);
@@ -110,7 +111,7 @@ static void row1(struct tstate *q, struct gd_slice *c, size_t n)
 
 	nb = n > 1 ? gd_tok_split(c[1], b, 4) : 0;
 	if (nf < 2 || ofl_u64(f[0], NULL, 1, &idx) != OFL_SET || !nb || !ofl_bus_id(b[0], bus, sizeof bus)) {
-		gd_tok_tally_skip(&q->t, q->ln, "a GPU row without its index and bus id");
+		gd_tok_tally_skip(&q->t, q->ln, _("a GPU row without its index and bus id"));
 		q->g = NULL;
 		return;
 	}
@@ -175,7 +176,7 @@ static void row2(struct tstate *q, struct gd_slice *c, size_t n)
 			note(q, ofl_f64(f[nf - 1], "W", 1, &g->power_w), "power_w", f[nf - 1]);
 		note(q, ofl_f64(b, "W", 1, &g->power_limit_w), "power_limit_w", b);
 	} else {
-		gd_tok_tally_skip(&q->t, q->ln, "the fan/temperature/power cell has no \"draw / cap\"");
+		gd_tok_tally_skip(&q->t, q->ln, _("the fan/temperature/power cell has no \"draw / cap\""));
 	}
 	if (n > 1 && halves(c[1], &a, &b)) {
 		note(q, ofl_u64(a, "MiB", 1048576, &g->mem_used_bytes), "mem_used_bytes", a);
@@ -222,7 +223,7 @@ static void proc_row(struct tstate *q, struct gd_slice line)
 			break;
 		}
 	if (nf < 4 || !ti || ofl_u64(f[0], NULL, 1, &gpu) != OFL_SET || ofl_u64(f[ti - 1], NULL, 1, &pid) != OFL_SET) {
-		gd_tok_tally_skip(&q->t, q->ln, "a process row without GPU, PID and type");
+		gd_tok_tally_skip(&q->t, q->ln, _("a process row without GPU, PID and type"));
 		return;
 	}
 	p = ofl_gpu_proc(q->s, gpu.v, pid.v, ofl_ieq(f[ti], "G"));
@@ -340,7 +341,7 @@ int gd_parse_nvsmi_table(const char *buf, size_t len, struct gd_snapshot *s, str
 		if (!line.n)
 			continue;
 		if (gd_tok_is_binary(line.p, line.n)) {
-			gd_tok_tally_skip(&q.t, q.ln, "binary bytes");
+			gd_tok_tally_skip(&q.t, q.ln, _("binary bytes"));
 			continue;
 		}
 		if (line.p[0] != '|' && line.p[0] != '+') {
@@ -404,7 +405,7 @@ int gd_parse_nvsmi_table(const char *buf, size_t len, struct gd_snapshot *s, str
 			continue;
 		n = cells(line, c, MAX_CELLS);
 		if (n < 3) {
-			gd_tok_tally_skip(&q.t, q.ln, "a GPU row with fewer than three cells");
+			gd_tok_tally_skip(&q.t, q.ln, _("a GPU row with fewer than three cells"));
 			continue;
 		}
 		if (q.row == 0)
@@ -419,7 +420,7 @@ int gd_parse_nvsmi_table(const char *buf, size_t len, struct gd_snapshot *s, str
 		}
 	}
 	if (!table && !failed_line)
-		return gd_err_set(err, -EINVAL, "no nvidia-smi banner and no nvidia-smi failure line: not nvidia-smi output");
+		return gd_err_set(err, -EINVAL, _("no nvidia-smi banner and no nvidia-smi failure line: not nvidia-smi output"));
 	if (table)
 		ofl_nvml_ok(s, "nvidia-smi");
 	if (table && !s->nvml.device_count.ok)

@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/i18n.h"
 #include "offline/offline.h"
 #include "offline/ofl.h"
 #include "offline/xml_dl.h"
@@ -333,13 +334,13 @@ int gd_parse_nvsmi_xml(const char *buf, size_t len, struct gd_snapshot *s, struc
 	int rc = 0;
 
 	if (len > INT_MAX)
-		return gd_err_set(err, -EFBIG, "XML larger than 2 GiB");
+		return gd_err_set(err, -EFBIG, _("XML larger than 2 GiB"));
 	if ((rc = gd_xml_open(&xml, GD_XML_SONAME, err)) < 0)
 		return rc;
 	ctxt = xml.new_ctxt();
 	if (!ctxt) {
 		gd_xml_close(&xml);
-		return gd_err_set(err, -ENOMEM, "out of memory for the XML parser");
+		return gd_err_set(err, -ENOMEM, _("out of memory for the XML parser"));
 	}
 	doc = xml.read_memory(ctxt, buf, (int)len, "nvidia-smi.xml", NULL,
 			      XML_PARSE_RECOVER | XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
@@ -347,10 +348,10 @@ int gd_parse_nvsmi_xml(const char *buf, size_t len, struct gd_snapshot *s, struc
 	root = doc ? xml.root(doc) : NULL;
 	if (!root || strcmp((const char *)root->name, "nvidia_smi_log") != 0) {
 		if (xe && xe->code)
-			rc = gd_err_set(err, -EINVAL, "line %d: %s (no <nvidia_smi_log> document)", xe->line,
-					xe->message ? xe->message : "malformed XML");
+			rc = gd_err_set(err, -EINVAL, _("line %d: %s (no <nvidia_smi_log> document)"), xe->line,
+					xe->message ? xe->message : _("malformed XML"));
 		else
-			rc = gd_err_set(err, -EINVAL, "no <nvidia_smi_log> root element: not nvidia-smi -q -x output");
+			rc = gd_err_set(err, -EINVAL, _("no <nvidia_smi_log> root element: not nvidia-smi -q -x output"));
 		goto out;
 	}
 	memset(&x, 0, sizeof x);
@@ -375,16 +376,16 @@ int gd_parse_nvsmi_xml(const char *buf, size_t len, struct gd_snapshot *s, struc
 	if (xe && xe->code && xe->level >= XML_ERR_ERROR) {
 		size_t l = xe->message ? strlen(xe->message) : 0;
 
-		rc = gd_err_set(err, 1, "line %d: %.*s (the XML is cut short or malformed; %zu GPU section(s) read)",
+		rc = gd_err_set(err, 1, _("line %d: %.*s (the XML is cut short or malformed; %zu GPU section(s) read)"),
 				xe->line, (int)(l && xe->message[l - 1] == '\n' ? l - 1 : l),
-				xe->message ? xe->message : "malformed XML", n);
+				xe->message ? xe->message : _("malformed XML"), n);
 	} else if (x.bad) {
-		rc = gd_err_set(err, 1, "%s: a value that is not a number of the expected unit; %zu value(s) skipped",
+		rc = gd_err_set(err, 1, _("%s: a value that is not a number of the expected unit; %zu value(s) skipped"),
 				x.first_bad, x.bad);
 	} else if (s->nvml.device_count.v > n) {
 		/* the document is whole (an XML cut short is an error above) */
-		rc = gd_err_set(err, 1, "%zu of %llu GPUs (attached_gpus) in the output: the others were left out "
-				"(nvidia-smi -i) or not pasted", n,
+		rc = gd_err_set(err, 1, _("%zu of %llu GPUs (attached_gpus) in the output: the others were left out "
+				  "(nvidia-smi -i) or not pasted"), n,
 				(unsigned long long)s->nvml.device_count.v);
 	}
 out:

@@ -24,6 +24,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/i18n.h"
+
 struct gd_slice ofl_chomp(struct gd_slice s)
 {
 	while (s.n && (s.p[s.n - 1] == '\r' || s.p[s.n - 1] == ' ' || s.p[s.n - 1] == '\t'))
@@ -279,7 +281,7 @@ void ofl_note_errval(struct gd_snapshot *s, uint64_t gpu, const char *field, con
 		gd_u64_set(&e->gpu, gpu);
 	GD_STRSET(e->field, field);
 	GD_STRSET(e->status, "failed");
-	snprintf(e->reason, sizeof e->reason, "%s line %zu: %.*s: %.*s", what, lineno, (int)(key.n > 64 ? 64 : key.n),
+	snprintf(e->reason, sizeof e->reason, _("%s line %zu: %.*s: %.*s"), what, lineno, (int)(key.n > 64 ? 64 : key.n),
 		 key.p, (int)(v.n > 64 ? 64 : v.n), v.p);
 }
 

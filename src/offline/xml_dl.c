@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "core/i18n.h"
+
 static const struct {
 	const char *name;
 	size_t off;
@@ -41,11 +43,11 @@ int gd_xml_open(struct gd_xml_api *api, const char *soname, struct gd_err *err)
 	api->dl = dlopen(soname, RTLD_LAZY | RTLD_LOCAL | RTLD_NODELETE);
 	if (!api->dl) {
 		e = dlerror();
-		if (!e || strstr(e, "No such file"))
+		if (!e || strstr(e, "No such file") || strstr(e, strerror(ENOENT))) /* dlerror() speaks the locale */
 			return gd_err_set(err, -ENOENT,
-					  "%s is not installed: cannot read nvidia-smi -q -x output (apt-get install libxml2)",
+					  _("%s is not installed: cannot read nvidia-smi -q -x output (apt-get install libxml2)"),
 					  soname);
-		return gd_err_set(err, -ELIBBAD, "%s cannot be loaded (%s): cannot read nvidia-smi -q -x output",
+		return gd_err_set(err, -ELIBBAD, _("%s cannot be loaded (%s): cannot read nvidia-smi -q -x output"),
 				  soname, e);
 	}
 	for (size_t i = 0; i < sizeof xml_syms / sizeof xml_syms[0]; i++) {
@@ -53,7 +55,7 @@ int gd_xml_open(struct gd_xml_api *api, const char *soname, struct gd_err *err)
 
 		if (!p) {
 			gd_xml_close(api);
-			return gd_err_set(err, -ELIBBAD, "%s has no %s: cannot read nvidia-smi -q -x output", soname,
+			return gd_err_set(err, -ELIBBAD, _("%s has no %s: cannot read nvidia-smi -q -x output"), soname,
 					  xml_syms[i].name);
 		}
 		/* POSIX: a function pointer and void * have the same size. */
