@@ -1,7 +1,8 @@
 #!/bin/sh
 # scripts/po.sh - the message catalogues (GNU gettext; issue 15).
 #
-#   scripts/po.sh pot               extracts every message of src/ into
+#   scripts/po.sh pot               extracts every message of src/ (and of
+#                                   deploy/prometheus/gen_alerts.py) into
 #                                   po/gpudoctor.pot and merges it into
 #                                   po/zh_CN.po (make pot; review the diff)
 #   scripts/po.sh part NAME FILE... extracts the messages of FILEs into
@@ -20,6 +21,19 @@ XGETTEXT="xgettext --language=C --from-code=UTF-8 --keyword=_ --keyword=N_ --key
   --flag=gd_finding_add:4:c-format --flag=gd_rule_unknown:2:c-format --flag=gd_err_set:3:c-format
   --add-comments=TRANSLATORS: --package-name=gpudoctor --msgid-bugs-address=maintainers@users.noreply.a-seed-d2b29cb5.example --sort-by-file --no-wrap"
 sources() { find src -name '*.c' -o -name '*.h' -o -name '*.def' | LC_ALL=C sort; }
+# the generator of the Chinese alert rules translates its own texts (N_())
+PY_SOURCES="deploy/prometheus/gen_alerts.py"
+# extract OUT: every message of the sources, C and Python, into one .pot
+extract() {
+	# shellcheck disable=SC2046
+	$XGETTEXT -o "$1" $(sources)
+	xgettext --language=Python --from-code=UTF-8 -k -kN_ --no-wrap --sort-by-file \
+		--package-name=gpudoctor -o "$1.py" $PY_SOURCES
+	sed -i 's/charset=CHARSET/charset=UTF-8/' "$1" "$1.py"
+	msgcat --use-first --no-wrap -o "$1" "$1" "$1.py"
+	rm -f "$1.py"
+	sed -i 's/charset=CHARSET/charset=UTF-8/' "$1"
+}
 catalogue() { # the whole catalogue on stdout: po/zh_CN.po, then the parts
 	set -- po/zh_CN.po
 	for p in po/parts/*.po; do [ -e "$p" ] && set -- "$@" "$p"; done
@@ -27,9 +41,7 @@ catalogue() { # the whole catalogue on stdout: po/zh_CN.po, then the parts
 }
 case ${1:-} in
 pot)
-	# shellcheck disable=SC2046
-	$XGETTEXT -o po/gpudoctor.pot $(sources)
-	sed -i 's/charset=CHARSET/charset=UTF-8/' po/gpudoctor.pot
+	extract po/gpudoctor.pot
 	msgmerge --quiet --update --backup=off --no-fuzzy-matching --no-wrap po/zh_CN.po po/gpudoctor.pot ;;
 part)
 	[ $# -ge 3 ] || { echo "usage: scripts/po.sh part NAME FILE..." >&2; exit 2; }
@@ -52,9 +64,7 @@ mo)
 check)
 	pot=$(mktemp) all=$(mktemp)
 	trap 'rm -f "$pot" "$all"' EXIT
-	# shellcheck disable=SC2046
-	$XGETTEXT -o "$pot" $(sources)
-	sed -i 's/charset=CHARSET/charset=UTF-8/' "$pot"
+	extract "$pot"
 	catalogue >"$all"
 	# what the sources say, with the catalogue's translations: nothing may
 	# be left untranslated or fuzzy (obsolete entries do no harm)
