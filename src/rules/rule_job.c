@@ -48,13 +48,21 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/i18n.h"
 #include "klog/xid.h"
 #include "rules/rule_util.h"
 
 /* Findings of one rule past this are counted in the last one. */
 #define MAX_SUBJECTS 8
 
-static const char NO_LOG[] = "no log of the job in the input: give it with check --from train.log";
+static const char *const NO_LOG = N_("no log of the job in the input: give it with check --from train.log");
+
+/* _() of a string kept elsewhere (a rule's remedy, a table's text): "" stays
+ * "", since dgettext("") is the catalogue's header. */
+static const char *tr(const char *s)
+{
+	return s[0] ? _(s) : s;
+}
 
 static bool is(const struct gd_job_log *r, const char *kind)
 {
@@ -214,7 +222,7 @@ static void gib(char *dst, size_t n, struct gd_u64 v)
 	else if (v.ok)
 		snprintf(dst, n, "%.2f MiB", (double)v.v / 1048576.0);
 	else
-		snprintf(dst, n, "n/a");
+		snprintf(dst, n, "%s", _("n/a"));
 }
 
 /* ---- causes already in the catalogue ------------------------------------- */
@@ -222,11 +230,11 @@ static void gib(char *dst, size_t n, struct gd_u64 v)
 static void fill_ecc(struct gd_rule_ctx *rc, struct gd_finding *f, const struct gd_job_log *r)
 {
 	(void)rc;
-	gd_finding_summary(f, "The job's CUDA calls failed with \"uncorrectable ECC error encountered\" (%s:%llu): "
-			   "the GPU's memory returned data it could not correct.",
+	gd_finding_summary(f, _("The job's CUDA calls failed with \"uncorrectable ECC error encountered\" (%s:%llu): "
+			     "the GPU's memory returned data it could not correct."),
 			   r->file, (unsigned long long)r->line.v);
-	gd_finding_remedy(f, "%s Find which GPU it was (nvidia-smi -q -d ECC on the job's host: the volatile uncorrectable count).",
-			  rc->rule->remedy);
+	gd_finding_remedy(f, _("%s Find which GPU it was (nvidia-smi -q -d ECC on the job's host: the volatile uncorrectable count)."),
+			  tr(rc->rule->remedy));
 }
 
 enum gd_verdict gd_rule_job_gpu_ecc_uncorrectable(struct gd_rule_ctx *rc, struct gd_findings *out)
@@ -236,7 +244,7 @@ enum gd_verdict gd_rule_job_gpu_ecc_uncorrectable(struct gd_rule_ctx *rc, struct
 
 static void fill_oom(struct gd_rule_ctx *rc, struct gd_finding *f, const struct gd_job_log *r)
 {
-	char tried[32], total[32], free_[32], alloc[32], pct[48] = "";
+	char tried[32], total[32], free_[32], alloc[32];
 	double used = NAN;
 
 	gib(tried, sizeof tried, r->tried_bytes);
@@ -249,13 +257,14 @@ static void fill_oom(struct gd_rule_ctx *rc, struct gd_finding *f, const struct 
 		else if (r->allocated_bytes.ok)
 			used = 100.0 * (double)r->allocated_bytes.v / (double)r->total_bytes.v;
 	}
-	if (isfinite(used))
-		snprintf(pct, sizeof pct, " (%.0f%% in use)", used);
-	if (r->tried_bytes.ok)
-		gd_finding_summary(f, "The job ran out of device memory: it tried to allocate %s with %s of %s free%s; "
-				   "PyTorch had %s allocated.", tried, free_, total, pct, alloc);
+	if (r->tried_bytes.ok && isfinite(used))
+		gd_finding_summary(f, _("The job ran out of device memory: it tried to allocate %s with %s of %s free "
+					"(%.0f%% in use); PyTorch had %s allocated."), tried, free_, total, used, alloc);
+	else if (r->tried_bytes.ok)
+		gd_finding_summary(f, _("The job ran out of device memory: it tried to allocate %s with %s of %s free; "
+					"PyTorch had %s allocated."), tried, free_, total, alloc);
 	else
-		gd_finding_summary(f, "The job ran out of device memory (CUDA error: out of memory).");
+		gd_finding_summary(f, "%s", _("The job ran out of device memory (CUDA error: out of memory)."));
 	gd_finding_ev(f, "used_pct", used, "%", TH(rc, GPU_MEMORY_FULL_PCT));
 	if (r->tried_bytes.ok)
 		gd_finding_ev(f, "tried_bytes", (double)r->tried_bytes.v, "bytes", NAN);
@@ -267,9 +276,9 @@ static void fill_oom(struct gd_rule_ctx *rc, struct gd_finding *f, const struct 
 		gd_finding_ev(f, "allocated_bytes", (double)r->allocated_bytes.v, "bytes", NAN);
 	if (r->allocated_bytes.ok && r->total_bytes.ok && r->free_bytes.ok &&
 	    r->allocated_bytes.v + r->free_bytes.v + r->total_bytes.v / 20 < r->total_bytes.v)
-		gd_finding_remedy(f, "%s PyTorch holds only %s of the %s in use: another process shares this GPU, or "
-				  "the allocator's cache is fragmented (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True).",
-				  rc->rule->remedy, alloc, total);
+		gd_finding_remedy(f, _("%s PyTorch holds only %s of the %s in use: another process shares this GPU, or "
+				       "the allocator's cache is fragmented (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True)."),
+				  tr(rc->rule->remedy), alloc, total);
 }
 
 enum gd_verdict gd_rule_job_gpu_memory_full(struct gd_rule_ctx *rc, struct gd_findings *out)
@@ -280,8 +289,8 @@ enum gd_verdict gd_rule_job_gpu_memory_full(struct gd_rule_ctx *rc, struct gd_fi
 static void fill_shm(struct gd_rule_ctx *rc, struct gd_finding *f, const struct gd_job_log *r)
 {
 	(void)rc;
-	gd_finding_summary(f, "A DataLoader worker failed for want of shared memory (%s:%llu): /dev/shm is too small "
-			   "or full for the batches the workers pass through it.",
+	gd_finding_summary(f, _("A DataLoader worker failed for want of shared memory (%s:%llu): /dev/shm is too small "
+			     "or full for the batches the workers pass through it."),
 			   r->file, (unsigned long long)r->line.v);
 }
 
@@ -294,14 +303,14 @@ static void fill_cuda_too_new(struct gd_rule_ctx *rc, struct gd_finding *f, cons
 {
 	(void)rc;
 	if (r->value.ok) {
-		gd_finding_summary(f, "The job's CUDA runtime is newer than the driver supports: the driver found is for "
-				   "CUDA %llu.%llu (%s:%llu).",
+		gd_finding_summary(f, _("The job's CUDA runtime is newer than the driver supports: the driver found is for "
+					"CUDA %llu.%llu (%s:%llu)."),
 				   (unsigned long long)r->value.v / 1000, (unsigned long long)r->value.v % 1000 / 10,
 				   r->file, (unsigned long long)r->line.v);
 		gd_finding_ev(f, "driver_cuda_version", (double)r->value.v, "", NAN);
 	} else {
-		gd_finding_summary(f, "The job's CUDA runtime is newer than the driver supports: \"CUDA driver version "
-				   "is insufficient for CUDA runtime version\" (%s:%llu).",
+		gd_finding_summary(f, _("The job's CUDA runtime is newer than the driver supports: \"CUDA driver version "
+					"is insufficient for CUDA runtime version\" (%s:%llu)."),
 				   r->file, (unsigned long long)r->line.v);
 	}
 }
@@ -314,12 +323,12 @@ enum gd_verdict gd_rule_job_driver_cuda_too_new(struct gd_rule_ctx *rc, struct g
 static void fill_busy(struct gd_rule_ctx *rc, struct gd_finding *f, const struct gd_job_log *r)
 {
 	(void)rc;
-	gd_finding_summary(f, "The job could not get a GPU: \"all CUDA-capable devices are busy or unavailable\" "
-			   "(%s:%llu): another process holds it in an exclusive compute mode, or the GPU is unusable.",
+	gd_finding_summary(f, _("The job could not get a GPU: \"all CUDA-capable devices are busy or unavailable\" "
+			     "(%s:%llu): another process holds it in an exclusive compute mode, or the GPU is unusable."),
 			   r->file, (unsigned long long)r->line.v);
-	gd_finding_remedy(f, "See which processes hold the GPUs (nvidia-smi) and their compute mode (nvidia-smi -q -d "
-			  "COMPUTE); give each job its own GPUs, or set the DEFAULT mode (nvidia-smi -i N -c 0); if no "
-			  "process holds the GPU, look for gpu.* findings and reset it.");
+	gd_finding_remedy(f, "%s", _("See which processes hold the GPUs (nvidia-smi) and their compute mode (nvidia-smi -q -d "
+				     "COMPUTE); give each job its own GPUs, or set the DEFAULT mode (nvidia-smi -i N -c 0); if no "
+				     "process holds the GPU, look for gpu.* findings and reset it."));
 }
 
 enum gd_verdict gd_rule_job_gpu_shared_by_processes(struct gd_rule_ctx *rc, struct gd_findings *out)
@@ -330,12 +339,12 @@ enum gd_verdict gd_rule_job_gpu_shared_by_processes(struct gd_rule_ctx *rc, stru
 static void fill_no_gpus(struct gd_rule_ctx *rc, struct gd_finding *f, const struct gd_job_log *r)
 {
 	(void)rc;
-	gd_finding_summary(f, "The job found no GPU at all (%s:%llu): CUDA_VISIBLE_DEVICES hides them, the container "
-			   "was started without GPUs, or the driver is not loaded.",
+	gd_finding_summary(f, _("The job found no GPU at all (%s:%llu): CUDA_VISIBLE_DEVICES hides them, the container "
+			     "was started without GPUs, or the driver is not loaded."),
 			   r->file, (unsigned long long)r->line.v);
-	gd_finding_remedy(f, "Check CUDA_VISIBLE_DEVICES (empty or wrong ids hide every GPU), that the container has "
-			  "GPUs (docker run --gpus all, the NVIDIA container runtime, a GPU request in Kubernetes), and "
-			  "that nvidia-smi works on the host.");
+	gd_finding_remedy(f, "%s", _("Check CUDA_VISIBLE_DEVICES (empty or wrong ids hide every GPU), that the container has "
+				     "GPUs (docker run --gpus all, the NVIDIA container runtime, a GPU request in Kubernetes), and "
+				     "that nvidia-smi works on the host."));
 }
 
 enum gd_verdict gd_rule_job_driver_nvml_unavailable(struct gd_rule_ctx *rc, struct gd_findings *out)
@@ -362,9 +371,14 @@ static enum gd_verdict with_dcgmi(struct gd_rule_ctx *rc, struct gd_findings *ou
 static void fill_dcgmi_nvlink(struct gd_rule_ctx *rc, struct gd_finding *f, const struct gd_job_log *r)
 {
 	(void)rc;
-	gd_finding_summary(f, "dcgmi diag (%s test) found NVLink links down on %s: \"%.160s\" (%s:%llu).",
-			   r->what[0] ? r->what : "a", f->subject, r->text, r->file, (unsigned long long)r->line.v);
-	gd_finding_remedy(f, "%s Check the links with nvidia-smi nvlink -s and nvidia-smi topo -m.", rc->rule->remedy);
+	if (r->what[0])
+		gd_finding_summary(f, _("dcgmi diag (%s test) found NVLink links down on %s: \"%.160s\" (%s:%llu)."),
+				   r->what, f->subject, r->text, r->file, (unsigned long long)r->line.v);
+	else
+		gd_finding_summary(f, _("dcgmi diag (a test) found NVLink links down on %s: \"%.160s\" (%s:%llu)."),
+				   f->subject, r->text, r->file, (unsigned long long)r->line.v);
+	gd_finding_remedy(f, _("%s Check the links with nvidia-smi nvlink -s and nvidia-smi topo -m."),
+			  tr(rc->rule->remedy));
 }
 
 enum gd_verdict gd_rule_job_gpu_nvlink_errors(struct gd_rule_ctx *rc, struct gd_findings *out)
@@ -374,9 +388,9 @@ enum gd_verdict gd_rule_job_gpu_nvlink_errors(struct gd_rule_ctx *rc, struct gd_
 
 static void fill_dcgmi_persistence(struct gd_rule_ctx *rc, struct gd_finding *f, const struct gd_job_log *r)
 {
-	gd_finding_summary(f, "dcgmi diag says persistence mode is disabled on %s (%s:%llu).", f->subject, r->file,
+	gd_finding_summary(f, _("dcgmi diag says persistence mode is disabled on %s (%s:%llu)."), f->subject, r->file,
 			   (unsigned long long)r->line.v);
-	gd_finding_remedy(f, "%s", rc->rule->remedy);
+	gd_finding_remedy(f, "%s", tr(rc->rule->remedy));
 }
 
 enum gd_verdict gd_rule_job_gpu_persistence_off(struct gd_rule_ctx *rc, struct gd_findings *out)
@@ -393,11 +407,11 @@ static void fill_dcgmi_xid(struct gd_rule_ctx *rc, struct gd_finding *f, const s
 	(void)rc;
 	if (x)
 		f->severity = x->sev;
-	gd_finding_summary(f, "dcgmi dmon reports Xid %llu as the last Xid of %s (%s: %s; %s:%llu); dmon gives no time "
-			   "and no count: read the kernel log for both.",
-			   (unsigned long long)r->value.v, f->subject, x ? x->mnemonic : "not in gpudoctor's catalogue",
-			   x ? x->meaning : "see NVIDIA's Xid table", r->file, (unsigned long long)r->line.v);
-	gd_finding_remedy(f, "%s", x ? x->action : rc->rule->remedy);
+	gd_finding_summary(f, _("dcgmi dmon reports Xid %llu as the last Xid of %s (%s: %s; %s:%llu); dmon gives no time "
+				"and no count: read the kernel log for both."),
+			   (unsigned long long)r->value.v, f->subject, x ? x->mnemonic : _("not in gpudoctor's catalogue"),
+			   x ? tr(x->meaning) : _("see NVIDIA's Xid table"), r->file, (unsigned long long)r->line.v);
+	gd_finding_remedy(f, "%s", x ? tr(x->action) : tr(rc->rule->remedy));
 	gd_finding_ev(f, "code", (double)r->value.v, "", NAN);
 }
 
@@ -410,9 +424,9 @@ enum gd_verdict gd_rule_job_gpu_xid(struct gd_rule_ctx *rc, struct gd_findings *
  * same kind of test (DCGM's diag is an active probe, as gpudoctor probe is). */
 static void fill_dcgmi_fail(struct gd_rule_ctx *rc, struct gd_finding *f, const struct gd_job_log *r)
 {
-	gd_finding_summary(f, "dcgmi diag's %s test failed on %s: \"%.160s\" (%s:%llu).", r->what[0] ? r->what : "",
+	gd_finding_summary(f, _("dcgmi diag's %s test failed on %s: \"%.160s\" (%s:%llu)."), r->what[0] ? r->what : "",
 			   f->subject, r->text, r->file, (unsigned long long)r->line.v);
-	gd_finding_remedy(f, "%s", rc->rule->remedy);
+	gd_finding_remedy(f, "%s", tr(rc->rule->remedy));
 	gd_finding_ev_text(f, "dcgmi_test", r->what);
 }
 
@@ -433,19 +447,19 @@ DCGMI_PROBE(gpu_row_remap_pending, gd_rule_gpu_row_remap_pending, "dcgmi_fail_ro
 static void fill_fault(struct gd_rule_ctx *rc, struct gd_finding *f, const struct gd_job_log *r)
 {
 	static const struct { const char *what, *says; } says[] = {
-		{ "illegal_address", "an illegal memory access" },
-		{ "device_assert", "a device-side assert" },
-		{ "misaligned_address", "a misaligned address" },
+		{ "illegal_address", N_("an illegal memory access") },
+		{ "device_assert", N_("a device-side assert") },
+		{ "misaligned_address", N_("a misaligned address") },
 	};
-	const char *w = "a fault";
+	const char *w = N_("a fault");
 
 	(void)rc;
 	for (size_t i = 0; i < sizeof says / sizeof says[0]; i++)
 		if (strcmp(r->what, says[i].what) == 0)
 			w = says[i].says;
-	gd_finding_summary(f, "The job's own code faulted on the GPU: %s (%s:%llu). This is an application or "
-			   "framework bug, not a hardware fault.",
-			   w, r->file, (unsigned long long)r->line.v);
+	gd_finding_summary(f, _("The job's own code faulted on the GPU: %s (%s:%llu). This is an application or "
+			     "framework bug, not a hardware fault."),
+			   _(w), r->file, (unsigned long long)r->line.v);
 	gd_finding_ev_text(f, "fault", r->what);
 }
 
@@ -454,7 +468,7 @@ enum gd_verdict gd_rule_job_app_fault(struct gd_rule_ctx *rc, struct gd_findings
 	const struct gd_snapshot *s = job_log_read(rc);
 
 	if (!s)
-		return gd_rule_unknown(rc, "%s", NO_LOG);
+		return gd_rule_unknown(rc, "%s", _(NO_LOG));
 	return per_subject(rc, out, s, "app_fault", GD_SEV_WARNING, false, fill_fault) ? GD_VERDICT_FIRED
 											 : GD_VERDICT_CLEAR;
 }
@@ -475,7 +489,7 @@ enum gd_verdict gd_rule_job_collective_timeout(struct gd_rule_ctx *rc, struct gd
 	size_t ng = 0, more = 0, from = out->items.n;
 
 	if (!s)
-		return gd_rule_unknown(rc, "%s", NO_LOG);
+		return gd_rule_unknown(rc, "%s", _(NO_LOG));
 	GD_VEC_EACH(s->job_log, const struct gd_job_log, r) {
 		char key[64], rank[24] = "";
 		size_t i;
@@ -503,11 +517,12 @@ enum gd_verdict gd_rule_job_collective_timeout(struct gd_rule_ctx *rc, struct gd
 			g[ng] = (struct coll){ .f = f };
 			GD_STRSET(g[ng].key, key);
 			ng++;
-			gd_finding_summary(f, "The NCCL watchdog timed out %s (SeqNum %llu) after %.0f s (timeout %.0f s)%s: "
-					   "a rank stopped calling collectives or a link failed.",
-					   r->what[0] ? r->what : "a collective", (unsigned long long)r->seq.v,
-					   r->ran_s.ok ? r->ran_s.v : NAN, r->timeout_s.ok ? r->timeout_s.v : NAN,
-					   died ? ", and the job was taken down" : "");
+			gd_finding_summary(f, died ? _("The NCCL watchdog timed out %s (SeqNum %llu) after %.0f s (timeout %.0f s), "
+						       "and the job was taken down: a rank stopped calling collectives or a link failed.")
+						   : _("The NCCL watchdog timed out %s (SeqNum %llu) after %.0f s (timeout %.0f s): "
+						       "a rank stopped calling collectives or a link failed."),
+					   r->what[0] ? r->what : _("a collective"), (unsigned long long)r->seq.v,
+					   r->ran_s.ok ? r->ran_s.v : NAN, r->timeout_s.ok ? r->timeout_s.v : NAN);
 			gd_finding_ev(f, "messages", 0, "", NAN);
 			if (r->seq.ok)
 				gd_finding_ev(f, "seq", (double)r->seq.v, "", NAN);
@@ -551,15 +566,17 @@ static void fill_loader(struct gd_rule_ctx *rc, struct gd_finding *f, const stru
 {
 	(void)rc;
 	if (strcmp(r->what, "exited unexpectedly") == 0)
-		gd_finding_summary(f, "A DataLoader worker exited unexpectedly (%s:%llu), with no shared-memory message: it "
-				   "ran out of host memory or crashed.",
+		gd_finding_summary(f, _("A DataLoader worker exited unexpectedly (%s:%llu), with no shared-memory message: it "
+					"ran out of host memory or crashed."),
 				   r->file, (unsigned long long)r->line.v);
+	else if (strcmp(r->what, "Killed") == 0)
+		gd_finding_summary(f, _("A DataLoader worker was killed by signal %s (%s:%llu), with no shared-memory "
+					"message: SIGKILL is what the OOM killer sends: host memory ran out."),
+				   r->what, r->file, (unsigned long long)r->line.v);
 	else
-		gd_finding_summary(f, "A DataLoader worker was killed by signal %s (%s:%llu), with no shared-memory "
-				   "message: %s.",
-				   r->what[0] ? r->what : "?", r->file, (unsigned long long)r->line.v,
-				   strcmp(r->what, "Killed") == 0 ? "SIGKILL is what the OOM killer sends: host memory ran out"
-								  : "it crashed");
+		gd_finding_summary(f, _("A DataLoader worker was killed by signal %s (%s:%llu), with no shared-memory "
+					"message: it crashed."),
+				   r->what[0] ? r->what : "?", r->file, (unsigned long long)r->line.v);
 	if (r->pid.ok)
 		gd_finding_ev(f, "worker_pid", (double)r->pid.v, "", NAN);
 	gd_finding_ev_text(f, "signal", r->what);
@@ -570,7 +587,7 @@ enum gd_verdict gd_rule_job_loader_worker_killed(struct gd_rule_ctx *rc, struct 
 	const struct gd_snapshot *s = job_log_read(rc);
 
 	if (!s)
-		return gd_rule_unknown(rc, "%s", NO_LOG);
+		return gd_rule_unknown(rc, "%s", _(NO_LOG));
 	/* a shared-memory message makes it mem.shm_small */
 	GD_VEC_EACH(s->job_log, const struct gd_job_log, r)
 		if (is(r, "shm_exhausted"))
@@ -595,7 +612,7 @@ enum gd_verdict gd_rule_net_rdma_unused(struct gd_rule_ctx *rc, struct gd_findin
 	struct gd_finding *f;
 
 	if (!s)
-		return gd_rule_unknown(rc, "%s", NO_LOG);
+		return gd_rule_unknown(rc, "%s", _(NO_LOG));
 	GD_VEC_EACH(s->job_log, const struct gd_job_log, r) {
 		if (strncmp(r->kind, "nccl_", 5) != 0)
 			continue;
@@ -621,7 +638,7 @@ enum gd_verdict gd_rule_net_rdma_unused(struct gd_rule_ctx *rc, struct gd_findin
 			noib = r;
 	}
 	if (!nccl)
-		return gd_rule_unknown(rc, "no NCCL_DEBUG=INFO lines in the job's log (rerun the job with NCCL_DEBUG=INFO)");
+		return gd_rule_unknown(rc, "%s", _("no NCCL_DEBUG=INFO lines in the job's log (rerun the job with NCCL_DEBUG=INFO)"));
 	if (rdma && (!sock || !is(sock, "nccl_channel")))
 		return GD_VERDICT_CLEAR; /* NCCL selected an RDMA network */
 	if (!sock && !off && !noib)
@@ -629,21 +646,23 @@ enum gd_verdict gd_rule_net_rdma_unused(struct gd_rule_ctx *rc, struct gd_findin
 	if (!(nnodes > 1 || via_net || nhosts > 1)) {
 		if (nnodes == 1)
 			return GD_VERDICT_CLEAR;
-		return gd_rule_unknown(rc, "NCCL's lines do not show whether the job spans nodes (no nNodes, no channel "
-				       "via NET/, one host)");
+		return gd_rule_unknown(rc, "%s", _("NCCL's lines do not show whether the job spans nodes (no nNodes, no channel "
+						   "via NET/, one host)"));
 	}
 	if (off)
 		snprintf(why, sizeof why, "NCCL_IB_DISABLE=%llu", (unsigned long long)off->value.v);
 	else if (noib)
-		snprintf(why, sizeof why, "NCCL found no IB device");
+		snprintf(why, sizeof why, "%s", _("NCCL found no IB device"));
 	else
-		snprintf(why, sizeof why, "NCCL chose the socket network");
+		snprintf(why, sizeof why, "%s", _("NCCL chose the socket network"));
 	f = gd_finding_add(rc, out, GD_SEV_WARNING, "%s", hosts[0] ? hosts : "the job");
 	if (nhosts > 3)
 		cat(f->subject, sizeof f->subject, " (+%zu)", nhosts - 3);
-	gd_finding_summary(f, "The multi-node job's NCCL traffic goes over TCP sockets (%s%s%s): gradients cross the "
-			   "network without RDMA.",
-			   why, nnodes > 1 ? ", " : "", nnodes > 1 ? "several nodes" : "");
+	gd_finding_summary(f, nnodes > 1 ? _("The multi-node job's NCCL traffic goes over TCP sockets (%s, several nodes): "
+					     "gradients cross the network without RDMA.")
+				       : _("The multi-node job's NCCL traffic goes over TCP sockets (%s): gradients cross the "
+					   "network without RDMA."),
+			   why);
 	if (nnodes)
 		gd_finding_ev(f, "nodes", (double)nnodes, "", NAN);
 	if (nhosts)

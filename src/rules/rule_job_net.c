@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/i18n.h"
 #include "model/jobs.h"
 #include "rules/rule_util.h"
 #include "rules/rules.h"
@@ -55,10 +56,10 @@ enum gd_verdict gd_rule_net_remote_data_latency(struct gd_rule_ctx *rc, struct g
 	size_t fired = 0;
 
 	if (!b || rc->w->n < 2)
-		return gd_rule_unknown(rc, "needs a window");
+		return gd_rule_unknown(rc, "%s", _("needs a window"));
 	src = source(b, "job_sockets");
 	if (src && strcmp(src->status, "ok") != 0 && strcmp(src->status, "partial") != 0)
-		return gd_rule_unknown(rc, "the GPU jobs' TCP connections were not read: job_sockets %s: %s", src->status,
+		return gd_rule_unknown(rc, _("the GPU jobs' TCP connections were not read: job_sockets %s: %s"), src->status,
 				       src->reason[0] ? src->reason : src->status);
 	GD_VEC_EACH(b->procs, const struct gd_proc, p) {
 		const struct gd_job_socket *worst = NULL;
@@ -78,10 +79,13 @@ enum gd_verdict gd_rule_net_remote_data_latency(struct gd_rule_ctx *rc, struct g
 		if (!worst)
 			continue;
 		f = gd_finding_add(rc, out, rc->rule->severity, "pid %llu (%s)", (unsigned long long)p->pid.v, p->comm);
-		gd_finding_summary(f, "pid %llu (%s) of a GPU job moves data over %zu TCP connection%s with a round-trip "
-				   "time of %g ms or more; the farthest, to %s, at %.1f ms (lowest seen %.2f ms): every "
-				   "request waits on the distance.", (unsigned long long)p->pid.v, p->comm, far,
-				   far == 1 ? "" : "s", th, worst->peer, (double)worst->rtt_us.v / 1e3,
+		gd_finding_summary(f, P_("pid %llu (%s) of a GPU job moves data over %zu TCP connection with a round-trip "
+					 "time of %g ms or more; the farthest, to %s, at %.1f ms (lowest seen %.2f ms): every "
+					 "request waits on the distance.",
+					 "pid %llu (%s) of a GPU job moves data over %zu TCP connections with a round-trip "
+					 "time of %g ms or more; the farthest, to %s, at %.1f ms (lowest seen %.2f ms): every "
+					 "request waits on the distance.", far),
+				   (unsigned long long)p->pid.v, p->comm, far, th, worst->peer, (double)worst->rtt_us.v / 1e3,
 				   worst->min_rtt_us.ok ? (double)worst->min_rtt_us.v / 1e3 : (double)worst->rtt_us.v / 1e3);
 		gd_finding_ev(f, "rtt_ms", (double)worst->rtt_us.v / 1e3, "ms", th);
 		if (worst->min_rtt_us.ok)

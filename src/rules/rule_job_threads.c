@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/i18n.h"
 #include "model/jobs.h"
 #include "rules/rule_gpu.h"
 #include "rules/rule_gpu_pci.h"
@@ -145,12 +146,12 @@ void gd_jt_shares(const struct gd_jt_use *u, char *buf, size_t sz)
 
 void gd_jt_sampler_why(const struct gd_snapshot *b, char *buf, size_t sz)
 {
-	snprintf(buf, sz, "the job's threads were not sampled (no job_samples source in the snapshot)");
+	snprintf(buf, sz, "%s", _("the job's threads were not sampled (no job_samples source in the snapshot)"));
 	GD_VEC_EACH(b->sources, const struct gd_source, src) {
 		if (strcmp(src->name, "job_samples") != 0)
 			continue;
 		if (strcmp(src->status, "ok") == 0)
-			snprintf(buf, sz, "too few samples: the thread was sampled for only part of the window");
+			snprintf(buf, sz, "%s", _("too few samples: the thread was sampled for only part of the window"));
 		else
 			snprintf(buf, sz, "job_samples %s: %s", src->status, src->reason[0] ? src->reason : src->status);
 		return;
@@ -180,8 +181,8 @@ static bool peers_share(struct gd_rule_ctx *rc, const struct gd_snapshot *a, con
 	return true;
 }
 
-size_t gd_jt_explain(struct gd_rule_ctx *rc, const struct gd_snapshot *a, const struct gd_snapshot *b, double dt,
-		     uint64_t pid, char *buf, size_t sz)
+size_t gd_jt_explain_lang(struct gd_rule_ctx *rc, const struct gd_snapshot *a, const struct gd_snapshot *b, double dt,
+			  uint64_t pid, char *buf, size_t sz, bool say)
 {
 	struct gd_jt_use m;
 	double pct, total;
@@ -191,16 +192,26 @@ size_t gd_jt_explain(struct gd_rule_ctx *rc, const struct gd_snapshot *a, const 
 		char shares[96];
 
 		gd_jt_shares(&m, shares, sizeof shares);
-		cat(buf, sz, "%sjob.host_bound (main thread at %.0f%% of a core: %s)", buf[0] ? "; " : "", m.busy_pct,
-		    shares);
+		cat(buf, sz, "%s", buf[0] ? "; " : "");
+		cat(buf, sz, say ? _("job.host_bound (main thread at %.0f%% of a core: %s)")
+				 : "job.host_bound (main thread at %.0f%% of a core: %s)",
+		    m.busy_pct, shares);
 		n++;
 	}
 	if (peers_share(rc, a, b, pid, &pct, &total) && pct >= TH(rc, JOB_PEERS_NCCL_PCT)) {
-		cat(buf, sz, "%sjob.waiting_for_peers (%.0f%% of the main and NCCL threads' samples in NCCL)",
-		    buf[0] ? "; " : "", pct);
+		cat(buf, sz, "%s", buf[0] ? "; " : "");
+		cat(buf, sz, say ? _("job.waiting_for_peers (%.0f%% of the main and NCCL threads' samples in NCCL)")
+				 : "job.waiting_for_peers (%.0f%% of the main and NCCL threads' samples in NCCL)",
+		    pct);
 		n++;
 	}
 	return n;
+}
+
+size_t gd_jt_explain(struct gd_rule_ctx *rc, const struct gd_snapshot *a, const struct gd_snapshot *b, double dt,
+		     uint64_t pid, char *buf, size_t sz)
+{
+	return gd_jt_explain_lang(rc, a, b, dt, pid, buf, sz, true);
 }
 
 /* The GPU job process p uses that idles most (mean utilisation below th),
@@ -234,7 +245,7 @@ static bool begin(struct gd_rule_ctx *rc, const struct gd_snapshot **a, const st
 	if (gpu_none(rc, *b, v))
 		return false;
 	if (!gd_window_dt(rc->w, dt)) {
-		*v = gd_rule_unknown(rc, "needs a window");
+		*v = gd_rule_unknown(rc, "%s", _("needs a window"));
 		return false;
 	}
 	return true;
@@ -288,10 +299,10 @@ enum gd_verdict gd_rule_job_host_bound(struct gd_rule_ctx *rc, struct gd_finding
 		outside = 100.0 * (m.total - m.samples[JT_CUDA] - m.samples[JT_NCCL]) / m.total;
 		gd_jt_shares(&m, shares, sizeof shares);
 		f = gd_finding_add(rc, out, rc->rule->severity, "pid %llu (%s)", (unsigned long long)p->pid.v, p->comm);
-		gd_finding_summary(f, "The main thread of pid %llu (%s) wants %.0f%% of a core (threshold %g%%: %.0f%% on a "
-				   "CPU, %.0f%% waiting for one), %.0f%% of its samples outside the CUDA and NCCL "
-				   "libraries (%s), while %s averages %.0f%% utilisation: the host loop cannot launch GPU "
-				   "work fast enough.", (unsigned long long)p->pid.v, p->comm, m.busy_pct,
+		gd_finding_summary(f, _("The main thread of pid %llu (%s) wants %.0f%% of a core (threshold %g%%: %.0f%% on a "
+					"CPU, %.0f%% waiting for one), %.0f%% of its samples outside the CUDA and NCCL "
+					"libraries (%s), while %s averages %.0f%% utilisation: the host loop cannot launch GPU "
+					"work fast enough."), (unsigned long long)p->pid.v, p->comm, m.busy_pct,
 				   TH(rc, JOB_HOST_MAIN_CORE_PCT), m.core_pct, isnan(m.runq_pct) ? 0.0 : m.runq_pct, outside,
 				   shares, gpu_name(g).s, avg);
 		gd_finding_ev(f, "main_core_pct", m.busy_pct, "% of a core", TH(rc, JOB_HOST_MAIN_CORE_PCT));
@@ -306,8 +317,8 @@ enum gd_verdict gd_rule_job_host_bound(struct gd_rule_ctx *rc, struct gd_finding
 	if (fired)
 		return GD_VERDICT_FIRED;
 	if (un.n)
-		return gd_rule_unknown(rc, "the main thread of %s is busy while its GPU idles, but where its time goes is "
-				       "not known: %s", un.who, un.why);
+		return gd_rule_unknown(rc, _("the main thread of %s is busy while its GPU idles, but where its time goes is "
+					     "not known: %s"), un.who, un.why);
 	return GD_VERDICT_CLEAR;
 }
 
@@ -345,9 +356,9 @@ enum gd_verdict gd_rule_job_waiting_for_peers(struct gd_rule_ctx *rc, struct gd_
 		    (gd_jt_main(a, b, dt, p->pid.v, &m) && gd_jt_host_bound(rc, &m)))
 			continue;   /* a local cause explains the idle GPU */
 		f = gd_finding_add(rc, out, rc->rule->severity, "pid %llu (%s)", (unsigned long long)p->pid.v, p->comm);
-		gd_finding_summary(f, "%.0f%% of the samples of pid %llu (%s)'s main and NCCL threads are in NCCL "
-				   "(threshold %g%%) while %s averages %.0f%% utilisation and no local cause is found: "
-				   "this node waits in a collective for another rank.", pct,
+		gd_finding_summary(f, _("%.0f%% of the samples of pid %llu (%s)'s main and NCCL threads are in NCCL "
+					"(threshold %g%%) while %s averages %.0f%% utilisation and no local cause is found: "
+					"this node waits in a collective for another rank."), pct,
 				   (unsigned long long)p->pid.v, p->comm, TH(rc, JOB_PEERS_NCCL_PCT), gpu_name(g).s, avg);
 		gd_finding_ev(f, "nccl_pct", pct, "% of samples", TH(rc, JOB_PEERS_NCCL_PCT));
 		gd_finding_ev(f, "samples", total, "", TH(rc, JOB_MIN_SAMPLES));
@@ -357,7 +368,7 @@ enum gd_verdict gd_rule_job_waiting_for_peers(struct gd_rule_ctx *rc, struct gd_
 	if (fired)
 		return GD_VERDICT_FIRED;
 	if (un.n)
-		return gd_rule_unknown(rc, "%s's GPU idles, but whether its threads wait in NCCL is not known: %s", un.who,
+		return gd_rule_unknown(rc, _("%s's GPU idles, but whether its threads wait in NCCL is not known: %s"), un.who,
 				       un.why);
 	return GD_VERDICT_CLEAR;
 }

@@ -52,7 +52,11 @@ void gd_jt_sampler_why(const struct gd_snapshot *b, char *buf, size_t sz);
 
 /* The job's own causes of an idle GPU that job.host_bound and
  * job.waiting_for_peers find, as "job.host_bound (...)" parts appended to
- * buf for gpu.idle_while_job_runs; returns how many. */
+ * buf for gpu.idle_while_job_runs; returns how many.  The parts are in the
+ * reader's language when say (a summary), else in English (an evidence
+ * text, which does not change with the language); gd_jt_explain says them. */
+size_t gd_jt_explain_lang(struct gd_rule_ctx *rc, const struct gd_snapshot *a, const struct gd_snapshot *b, double dt,
+			  uint64_t pid, char *buf, size_t sz, bool say);
 size_t gd_jt_explain(struct gd_rule_ctx *rc, const struct gd_snapshot *a, const struct gd_snapshot *b, double dt,
 		     uint64_t pid, char *buf, size_t sz);
 

@@ -19,12 +19,14 @@
 #include "rules/rules.h"
 #include "rules/rule_probe.h"
 
+#include "core/i18n.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char NO_PROBE[] = "no probe results in the input: run gpudoctor probe";
+static const char *const NO_PROBE = N_("no probe results in the input: run gpudoctor probe");
 
 double gd_pcie_lane_gbps(unsigned gen)
 {
@@ -104,13 +106,13 @@ bool gd_probe_expected(const struct gd_snapshot *s, const struct gd_probe_row *r
 
 	if (pcie_row(row) && row->link_gen.ok && row->link_width.ok && gd_pcie_lane_gbps((unsigned)row->link_gen.v) > 0) {
 		*value = gd_pcie_lane_gbps((unsigned)row->link_gen.v) * (double)row->link_width.v * GD_PROBE_PCIE_REACHED;
-		snprintf(from, size, "link Gen%llu x%llu", (unsigned long long)row->link_gen.v,
+		snprintf(from, size, _("link Gen%llu x%llu"), (unsigned long long)row->link_gen.v,
 			 (unsigned long long)row->link_width.v);
 		return true;
 	}
 	if (pcie_row(row) && row->sku_expected.ok) {
 		*value = row->sku_expected.v;
-		snprintf(from, size, "SKU table");
+		snprintf(from, size, "%s", _("SKU table"));
 		return true;
 	}
 	if (is(row, "mem_pattern"))
@@ -119,7 +121,10 @@ bool gd_probe_expected(const struct gd_snapshot *s, const struct gd_probe_row *r
 	if (!n)
 		return false;
 	*value = med;
-	snprintf(from, size, "median of %zu %s", n, is(row, "p2p") ? "other pairs" : n == 1 ? "sibling" : "siblings");
+	if (is(row, "p2p"))
+		snprintf(from, size, _("median of %zu other pairs"), n);
+	else
+		snprintf(from, size, P_("median of %zu sibling", "median of %zu siblings", n), n);
 	return true;
 }
 
@@ -142,7 +147,7 @@ static enum gd_verdict vs_siblings(struct gd_rule_ctx *rc, struct gd_findings *o
 	bool any = false, judged = false, fired = false;
 
 	if (!s)
-		return gd_rule_unknown(rc, NO_PROBE);
+		return gd_rule_unknown(rc, "%s", _(NO_PROBE));
 	GD_VEC_EACH(s->probe, const struct gd_probe_row, r) {
 		size_t n;
 		double med;
@@ -160,9 +165,10 @@ static enum gd_verdict vs_siblings(struct gd_rule_ctx *rc, struct gd_findings *o
 		if (r->achieved.v < med * pct / 100) {
 			struct gd_finding *f = add(rc, out, GD_SEV_WARNING, r);
 
-			gd_finding_summary(f, "%s reached %.0f %s, %.0f%% of the median of its %zu same-model sibling%s (%.0f %s).",
-					   r->probe, r->achieved.v, r->unit, 100 * r->achieved.v / med, n, n == 1 ? "" : "s", med,
-					   r->unit);
+			gd_finding_summary(f, P_("%s reached %.0f %s, %.0f%% of the median of its %zu same-model sibling (%.0f %s).",
+						 "%s reached %.0f %s, %.0f%% of the median of its %zu same-model siblings (%.0f %s).",
+						 n),
+					   r->probe, r->achieved.v, r->unit, 100 * r->achieved.v / med, n, med, r->unit);
 			gd_finding_ev(f, "achieved", r->achieved.v, r->unit, med * pct / 100);
 			gd_finding_ev(f, "siblings_median", med, r->unit, NAN);
 			gd_finding_ev(f, "pct_of_siblings", 100 * r->achieved.v / med, "%", pct);
@@ -178,10 +184,10 @@ static enum gd_verdict vs_siblings(struct gd_rule_ctx *rc, struct gd_findings *o
 	if (fired)
 		return GD_VERDICT_FIRED;
 	if (!any)
-		return gd_rule_unknown(rc, "no %s figure in the probe results (not run, or failed)", probes[0]);
+		return gd_rule_unknown(rc, _("no %s figure in the probe results (not run, or failed)"), probes[0]);
 	if (!judged)
-		return gd_rule_unknown(rc, "one GPU of its model: %s is judged against siblings only (the datasheet "
-				       "share of our kernels is not measured yet)", probes[0]);
+		return gd_rule_unknown(rc, _("one GPU of its model: %s is judged against siblings only (the datasheet "
+					     "share of our kernels is not measured yet)"), probes[0]);
 	return GD_VERDICT_CLEAR;
 }
 
@@ -228,7 +234,7 @@ enum gd_verdict gd_rule_probe_gpu_compute_mismatch(struct gd_rule_ctx *rc, struc
 	bool any = false, fired = false;
 
 	if (!s)
-		return gd_rule_unknown(rc, NO_PROBE);
+		return gd_rule_unknown(rc, "%s", _(NO_PROBE));
 	GD_VEC_EACH(s->probe, const struct gd_probe_row, r) {
 		size_t votes;
 		const char *maj;
@@ -245,12 +251,12 @@ enum gd_verdict gd_rule_probe_gpu_compute_mismatch(struct gd_rule_ctx *rc, struc
 			struct gd_finding *f = add(rc, out, GD_SEV_CRITICAL, r);
 
 			if (r->errors.ok && r->errors.v > 0)
-				gd_finding_summary(f, "The %s burn gave different results for the same inputs: %llu of %llu results "
-						   "differ from its first run.", r->probe, (unsigned long long)r->errors.v,
+				gd_finding_summary(f, _("The %s burn gave different results for the same inputs: %llu of %llu results "
+							"differ from its first run."), r->probe, (unsigned long long)r->errors.v,
 						   (unsigned long long)r->checked.v);
 			else
-				gd_finding_summary(f, "The %s burn's results differ from those of %zu same-model GPUs given the same "
-						   "inputs.", r->probe, votes);
+				gd_finding_summary(f, _("The %s burn's results differ from those of %zu same-model GPUs given the same "
+							"inputs."), r->probe, votes);
 			if (r->errors.ok)
 				gd_finding_ev(f, "results_differing", (double)r->errors.v, "", 0);
 			if (r->checked.ok)
@@ -262,7 +268,7 @@ enum gd_verdict gd_rule_probe_gpu_compute_mismatch(struct gd_rule_ctx *rc, struc
 	}
 	if (fired)
 		return GD_VERDICT_FIRED;
-	return any ? GD_VERDICT_CLEAR : gd_rule_unknown(rc, "no compute burn in the probe results");
+	return any ? GD_VERDICT_CLEAR : gd_rule_unknown(rc, "%s", _("no compute burn in the probe results"));
 }
 
 enum gd_verdict gd_rule_probe_gpu_hung(struct gd_rule_ctx *rc, struct gd_findings *out)
@@ -271,14 +277,14 @@ enum gd_verdict gd_rule_probe_gpu_hung(struct gd_rule_ctx *rc, struct gd_finding
 	bool fired = false;
 
 	if (!s)
-		return gd_rule_unknown(rc, NO_PROBE);
+		return gd_rule_unknown(rc, "%s", _(NO_PROBE));
 	GD_VEC_EACH(s->probe, const struct gd_probe_row, r) {
 		struct gd_finding *f;
 
 		if (strcmp(r->status, "hung") != 0)
 			continue;
 		f = add(rc, out, GD_SEV_CRITICAL, r);
-		gd_finding_summary(f, "The %s probe did not finish within its deadline; the probe's process was killed.",
+		gd_finding_summary(f, _("The %s probe did not finish within its deadline; the probe's process was killed."),
 				   r->probe);
 		gd_finding_ev_text(f, "probe", r->probe);
 		if (r->reason[0])
@@ -313,7 +319,7 @@ enum gd_verdict gd_rule_probe_gpu_memory_errors(struct gd_rule_ctx *rc, struct g
 	uint64_t seen[64] = { 0 };
 
 	if (!s)
-		return gd_rule_unknown(rc, NO_PROBE);
+		return gd_rule_unknown(rc, "%s", _(NO_PROBE));
 	GD_VEC_EACH(s->probe, const struct gd_probe_row, r) {
 		uint64_t d = 0;
 		bool copy = pcie_row(r), ecc;
@@ -329,12 +335,12 @@ enum gd_verdict gd_rule_probe_gpu_memory_errors(struct gd_rule_ctx *rc, struct g
 			seen[r->gpu.v] = 1;
 		f = add(rc, out, GD_SEV_CRITICAL, r);
 		if (r->errors.ok && r->errors.v > 0)
-			gd_finding_summary(f, copy ? "%s copies came back altered: %llu of %llu words differ from what was written "
-					   "(the link or the GPU's memory corrupts data)."
-						   : "The %s test read back what it did not write: %llu of %llu words wrong.",
+			gd_finding_summary(f, copy ? _("%s copies came back altered: %llu of %llu words differ from what was written "
+						       "(the link or the GPU's memory corrupts data).")
+						   : _("The %s test read back what it did not write: %llu of %llu words wrong."),
 					   r->probe, (unsigned long long)r->errors.v, (unsigned long long)r->checked.v);
 		else
-			gd_finding_summary(f, "Uncorrectable ECC errors rose by %llu while the probe ran.", (unsigned long long)d);
+			gd_finding_summary(f, _("Uncorrectable ECC errors rose by %llu while the probe ran."), (unsigned long long)d);
 		if (r->errors.ok)
 			gd_finding_ev(f, "words_wrong", (double)r->errors.v, "", 0);
 		if (r->checked.ok)
@@ -345,7 +351,7 @@ enum gd_verdict gd_rule_probe_gpu_memory_errors(struct gd_rule_ctx *rc, struct g
 	}
 	if (fired)
 		return GD_VERDICT_FIRED;
-	return any ? GD_VERDICT_CLEAR : gd_rule_unknown(rc, "no memory pattern test or copy in the probe results");
+	return any ? GD_VERDICT_CLEAR : gd_rule_unknown(rc, "%s", _("no memory pattern test or copy in the probe results"));
 }
 
 enum gd_verdict gd_rule_probe_pcie_bandwidth_low(struct gd_rule_ctx *rc, struct gd_findings *out)
@@ -355,7 +361,7 @@ enum gd_verdict gd_rule_probe_pcie_bandwidth_low(struct gd_rule_ctx *rc, struct 
 	bool any = false, fired = false;
 
 	if (!s)
-		return gd_rule_unknown(rc, NO_PROBE);
+		return gd_rule_unknown(rc, "%s", _(NO_PROBE));
 	GD_VEC_EACH(s->probe, const struct gd_probe_row, r) {
 		double exp = NAN, med;
 		char from[64] = "";
@@ -375,10 +381,10 @@ enum gd_verdict gd_rule_probe_pcie_bandwidth_low(struct gd_rule_ctx *rc, struct 
 			continue;
 		f = add(rc, out, GD_SEV_WARNING, r);
 		if (low_link)
-			gd_finding_summary(f, "%s copies ran at %.1f GB/s, %.0f%% of the %.1f GB/s the %s carries.", r->probe,
+			gd_finding_summary(f, _("%s copies ran at %.1f GB/s, %.0f%% of the %.1f GB/s the %s carries."), r->probe,
 					   r->achieved.v, 100 * r->achieved.v / exp, exp, from);
 		else
-			gd_finding_summary(f, "%s copies ran at %.1f GB/s, %.0f%% of the median of %zu siblings (%.1f GB/s).",
+			gd_finding_summary(f, _("%s copies ran at %.1f GB/s, %.0f%% of the median of %zu siblings (%.1f GB/s)."),
 					   r->probe, r->achieved.v, 100 * r->achieved.v / med, n, med);
 		gd_finding_ev(f, "achieved", r->achieved.v, "GB/s", low_link ? exp * link_pct / 100 : med * sib_pct / 100);
 		if (!isnan(exp))
@@ -393,7 +399,7 @@ enum gd_verdict gd_rule_probe_pcie_bandwidth_low(struct gd_rule_ctx *rc, struct 
 	}
 	if (fired)
 		return GD_VERDICT_FIRED;
-	return any ? GD_VERDICT_CLEAR : gd_rule_unknown(rc, "no host<->device copy figure in the probe results");
+	return any ? GD_VERDICT_CLEAR : gd_rule_unknown(rc, "%s", _("no host<->device copy figure in the probe results"));
 }
 
 enum gd_verdict gd_rule_probe_p2p_bandwidth_low(struct gd_rule_ctx *rc, struct gd_findings *out)
@@ -403,7 +409,7 @@ enum gd_verdict gd_rule_probe_p2p_bandwidth_low(struct gd_rule_ctx *rc, struct g
 	bool any = false, judged = false, fired = false;
 
 	if (!s)
-		return gd_rule_unknown(rc, NO_PROBE);
+		return gd_rule_unknown(rc, "%s", _(NO_PROBE));
 	GD_VEC_EACH(s->probe, const struct gd_probe_row, r) {
 		size_t n;
 		double med;
@@ -419,8 +425,8 @@ enum gd_verdict gd_rule_probe_p2p_bandwidth_low(struct gd_rule_ctx *rc, struct g
 		if (r->achieved.v >= med * pct / 100)
 			continue;
 		f = add(rc, out, GD_SEV_WARNING, r);
-		gd_finding_summary(f, "Peer copies ran at %.1f GB/s, %.0f%% of the median of the node's %zu other pairs "
-				   "(%.1f GB/s).", r->achieved.v, 100 * r->achieved.v / med, n, med);
+		gd_finding_summary(f, _("Peer copies ran at %.1f GB/s, %.0f%% of the median of the node's %zu other pairs "
+					"(%.1f GB/s)."), r->achieved.v, 100 * r->achieved.v / med, n, med);
 		gd_finding_ev(f, "achieved", r->achieved.v, "GB/s", med * pct / 100);
 		gd_finding_ev(f, "pairs_median", med, "GB/s", NAN);
 		fired = true;
@@ -428,6 +434,7 @@ enum gd_verdict gd_rule_probe_p2p_bandwidth_low(struct gd_rule_ctx *rc, struct g
 	if (fired)
 		return GD_VERDICT_FIRED;
 	if (!any)
-		return gd_rule_unknown(rc, "no peer copy in the probe results (one GPU, or no pair can reach another)");
-	return judged ? GD_VERDICT_CLEAR : gd_rule_unknown(rc, "fewer than three peer pairs: no median to judge by");
+		return gd_rule_unknown(rc, "%s", _("no peer copy in the probe results (one GPU, or no pair can reach another)"));
+	return judged ? GD_VERDICT_CLEAR
+		      : gd_rule_unknown(rc, "%s", _("fewer than three peer pairs: no median to judge by"));
 }

@@ -43,33 +43,42 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/i18n.h"
 #include "model/snapshot.h"
 #include "probe/host.h"
 #include "rules/rule.h"
 
 const struct gd_rule gd_probe_host_rules[] = {
-	{ "probe.storage_slow", GD_SEV_WARNING, "The data set's storage reads below its class (sequential MB/s or 4 KiB latency, page cache bypassed).",
-	  "The data set sits on slow storage: copy it to local NVMe before training (local NVMe > Ceph > other network storage).",
+	{ "probe.storage_slow", GD_SEV_WARNING, N_("The data set's storage reads below its class (sequential MB/s or 4 KiB latency, page cache bypassed)."),
+	  N_("The data set sits on slow storage: copy it to local NVMe before training (local NVMe > Ceph > other network storage)."),
 	  false, NULL },
-	{ "probe.small_files_slow", GD_SEV_WARNING, "Opening and reading the data set's small files one by one is slow.",
-	  "Pack the data set into large files (WebDataset tar shards, LMDB, TFRecord, HDF5) and read them sequentially.",
+	{ "probe.small_files_slow", GD_SEV_WARNING, N_("Opening and reading the data set's small files one by one is slow."),
+	  N_("Pack the data set into large files (WebDataset tar shards, LMDB, TFRecord, HDF5) and read them sequentially."),
 	  false, NULL },
-	{ "probe.host_mem_bandwidth_low", GD_SEV_WARNING, "A NUMA node's STREAM triad bandwidth is well below what it should reach.",
-	  "Host memory is slow: check the DIMM population per channel (every channel filled, same size and speed) and the BIOS memory settings (speed, interleaving, NUMA per socket).",
+	{ "probe.host_mem_bandwidth_low", GD_SEV_WARNING, N_("A NUMA node's STREAM triad bandwidth is well below what it should reach."),
+	  N_("Host memory is slow: check the DIMM population per channel (every channel filled, same size and speed) and the BIOS memory settings (speed, interleaving, NUMA per socket)."),
 	  false, NULL },
-	{ "probe.power_headroom", GD_SEV_WARNING, "At full burn the machine draws close to its PSU capacity.",
-	  "The PSUs are near their limit at full load: add PSU capacity (or restore redundancy), or lower the GPUs' power limits (nvidia-smi -pl).",
+	{ "probe.power_headroom", GD_SEV_WARNING, N_("At full burn the machine draws close to its PSU capacity."),
+	  N_("The PSUs are near their limit at full load: add PSU capacity (or restore redundancy), or lower the GPUs' power limits (nvidia-smi -pl)."),
 	  false, NULL },
 };
 const size_t gd_probe_host_nrules = sizeof gd_probe_host_rules / sizeof gd_probe_host_rules[0];
 
 enum { R_STORAGE, R_SMALL, R_MEM, R_POWER };
 
+/* _() of a text the probe wrote (draw_from: "GPUs only", "BMC (...)"),
+ * which stays English in its result and its JSON: "" stays "", since
+ * dgettext("") is the catalogue's header. */
+static const char *tr(const char *s)
+{
+	return s[0] ? _(s) : s;
+}
+
 /* ---- bounds shared by the rules and the report lines ------------------- */
 
 struct storage_bounds {
 	double seq_mb_s, lat_us;
-	const char *cls;        /* "NVMe", "SSD", ... */
+	const char *cls;        /* "NVMe", "SSD", ... (marked N_: _(cls) where a person reads it) */
 	const char *seq_key, *lat_key;
 	bool judged;            /* false: memory, never slow */
 };
@@ -89,18 +98,18 @@ static struct storage_bounds storage_bounds(const struct gd_probe_storage_result
 		break;
 	case GD_PROBE_MEDIA_HDD:
 		b = (struct storage_bounds){ th->v[GD_TH_PROBE_STORAGE_HDD_SEQ_MB_S], th->v[GD_TH_PROBE_STORAGE_HDD_LAT_US],
-					     "rotational disk", "hdd_seq_mb_s", "hdd_lat_us", true };
+					     N_("rotational disk"), "hdd_seq_mb_s", "hdd_lat_us", true };
 		break;
 	case GD_PROBE_MEDIA_MEMORY:
-		b = (struct storage_bounds){ NAN, NAN, "memory (tmpfs)", "", "", false };
+		b = (struct storage_bounds){ NAN, NAN, N_("memory (tmpfs)"), "", "", false };
 		break;
 	case GD_PROBE_MEDIA_NETWORK:
 		b = (struct storage_bounds){ th->v[GD_TH_PROBE_STORAGE_NET_SEQ_MB_S], th->v[GD_TH_PROBE_STORAGE_NET_LAT_US],
-					     "network storage", "net_seq_mb_s", "net_lat_us", true };
+					     N_("network storage"), "net_seq_mb_s", "net_lat_us", true };
 		break;
 	default:
 		b = (struct storage_bounds){ th->v[GD_TH_PROBE_STORAGE_NET_SEQ_MB_S], th->v[GD_TH_PROBE_STORAGE_NET_LAT_US],
-					     "unclassified storage (network bounds)", "net_seq_mb_s", "net_lat_us", true };
+					     N_("unclassified storage (network bounds)"), "net_seq_mb_s", "net_lat_us", true };
 		break;
 	}
 	return b;
@@ -111,24 +120,26 @@ static struct storage_bounds storage_bounds(const struct gd_probe_storage_result
 static double epoch_of(const struct gd_probe_storage_result *s, const struct gd_thresholds *th, const char **from)
 {
 	if (th->v[GD_TH_PROBE_SMALL_FILES_EPOCH_S] > 0) {
-		*from = "configured epoch";
+		*from = _("configured epoch");
 		return th->v[GD_TH_PROBE_SMALL_FILES_EPOCH_S];
 	}
-	*from = "time to stream the data set once";
+	*from = _("time to stream the data set once");
 	return s->epoch_read_s;
 }
 
 /* The reference figure of a node: configured, or the best measured node
- * (NAN with from "" when neither: one node). */
+ * (NAN with from "" when neither: one node).  from is in the reader's
+ * language when say, else in English (an evidence text). */
 static double mem_reference(const struct gd_probe_mem_result *m, const struct gd_thresholds *th, char *from,
-			    size_t fsz)
+			    size_t fsz, bool say)
 {
 	double best = NAN;
 	int best_node = 0;
 	size_t ok = 0;
 
 	if (th->v[GD_TH_PROBE_HOST_MEM_EXPECTED_GB_S] > 0) {
-		snprintf(from, fsz, "configured %.1f GB/s", th->v[GD_TH_PROBE_HOST_MEM_EXPECTED_GB_S]);
+		snprintf(from, fsz, say ? _("configured %.1f GB/s") : "configured %.1f GB/s",
+			 th->v[GD_TH_PROBE_HOST_MEM_EXPECTED_GB_S]);
 		return th->v[GD_TH_PROBE_HOST_MEM_EXPECTED_GB_S];
 	}
 	for (size_t i = 0; i < m->nnodes; i++) {
@@ -146,7 +157,7 @@ static double mem_reference(const struct gd_probe_mem_result *m, const struct gd
 		from[0] = '\0';
 		return NAN;
 	}
-	snprintf(from, fsz, "best node node%d, %.1f GB/s", best_node, best);
+	snprintf(from, fsz, say ? _("best node node%d, %.1f GB/s") : "best node node%d, %.1f GB/s", best_node, best);
 	return best;
 }
 
@@ -173,13 +184,13 @@ static enum gd_verdict storage_slow(struct gd_rule_ctx *rc, const struct gd_prob
 	char epoch[32], parts[256];
 
 	if (!s)
-		return gd_rule_unknown(rc, "not run: no --data DIR");
+		return gd_rule_unknown(rc, "%s", _("not run: no --data DIR"));
 	if (s->avail.state != GD_PROBE_OK)
-		return gd_rule_unknown(rc, "storage probe %s: %s", gd_probe_state_name(s->avail.state), s->avail.why);
+		return gd_rule_unknown(rc, _("storage probe %s: %s"), gd_probe_state_name(s->avail.state), s->avail.why);
 	seq_ok = s->seq.state == GD_PROBE_OK;
 	rnd_ok = s->rnd.state == GD_PROBE_OK;
 	if (!seq_ok && !rnd_ok)
-		return gd_rule_unknown(rc, "no storage figure: sequential %s", s->seq.why);
+		return gd_rule_unknown(rc, _("no storage figure: sequential %s"), s->seq.why);
 	b = storage_bounds(s, rc->th);
 	if (!b.judged)
 		return GD_VERDICT_CLEAR;
@@ -191,20 +202,24 @@ static enum gd_verdict storage_slow(struct gd_rule_ctx *rc, const struct gd_prob
 	human_s(s->epoch_read_s, epoch, sizeof epoch);
 	parts[0] = '\0';
 	if (seq_low && lat_high)
-		snprintf(parts, sizeof parts, "reads %.0f MB/s sequentially (floor %.0f) and takes %.0f us per 4 KiB read (ceiling %.0f)",
+		snprintf(parts, sizeof parts, _("reads %.0f MB/s sequentially (floor %.0f) and takes %.0f us per 4 KiB read (ceiling %.0f)"),
 			 s->seq_mb_s, b.seq_mb_s, s->rnd_lat_us, b.lat_us);
 	else if (seq_low)
-		snprintf(parts, sizeof parts, "reads %.0f MB/s sequentially (floor %.0f)", s->seq_mb_s, b.seq_mb_s);
+		snprintf(parts, sizeof parts, _("reads %.0f MB/s sequentially (floor %.0f)"), s->seq_mb_s, b.seq_mb_s);
 	else
-		snprintf(parts, sizeof parts, "takes %.0f us per 4 KiB random read (ceiling %.0f)", s->rnd_lat_us,
+		snprintf(parts, sizeof parts, _("takes %.0f us per 4 KiB random read (ceiling %.0f)"), s->rnd_lat_us,
 			 b.lat_us);
-	gd_finding_summary(f, "%.200s on %s (%s, %s) %s, bypassing the page cache%s%s.", s->dir, s->fstype, b.cls,
-			   s->media_why, parts, isfinite(s->epoch_read_s) ? ": one pass over the data set reads for " : "",
-			   isfinite(s->epoch_read_s) ? epoch : "");
+	if (isfinite(s->epoch_read_s))
+		gd_finding_summary(f, _("%.200s on %s (%s, %s) %s, bypassing the page cache: one pass over the data set "
+					"reads for %s."),
+				   s->dir, s->fstype, _(b.cls), s->media_why, parts, epoch);
+	else
+		gd_finding_summary(f, _("%.200s on %s (%s, %s) %s, bypassing the page cache."), s->dir, s->fstype,
+				   _(b.cls), s->media_why, parts);
 	if (s->media == GD_PROBE_MEDIA_NVME || s->media == GD_PROBE_MEDIA_SSD)
-		gd_finding_remedy(f, "This %s reads below its class: check its PCIe link (lspci -vv: LnkSta), its temperature "
-				  "and wear (nvme smart-log / smartctl -a), and how full it is; meanwhile copy the data set to a "
-				  "healthy local NVMe.", b.cls);
+		gd_finding_remedy(f, _("This %s reads below its class: check its PCIe link (lspci -vv: LnkSta), its temperature "
+				       "and wear (nvme smart-log / smartctl -a), and how full it is; meanwhile copy the data set to a "
+				       "healthy local NVMe."), _(b.cls));
 	gd_finding_ev_text(f, "media", gd_probe_media_name(s->media));
 	gd_finding_ev_text(f, "fstype", s->fstype);
 	if (seq_ok)
@@ -229,11 +244,11 @@ static enum gd_verdict small_files_slow(struct gd_rule_ctx *rc, const struct gd_
 	char open_s[32], ep[32];
 
 	if (!s)
-		return gd_rule_unknown(rc, "not run: no --data DIR");
+		return gd_rule_unknown(rc, "%s", _("not run: no --data DIR"));
 	if (s->avail.state != GD_PROBE_OK)
-		return gd_rule_unknown(rc, "storage probe %s: %s", gd_probe_state_name(s->avail.state), s->avail.why);
+		return gd_rule_unknown(rc, _("storage probe %s: %s"), gd_probe_state_name(s->avail.state), s->avail.why);
 	if (s->small.state != GD_PROBE_OK)
-		return gd_rule_unknown(rc, "small files %s: %s", gd_probe_state_name(s->small.state), s->small.why);
+		return gd_rule_unknown(rc, _("small files %s: %s"), gd_probe_state_name(s->small.state), s->small.why);
 	epoch = epoch_of(s, th, &from);
 	if (isfinite(epoch) && epoch > 0 && isfinite(s->epoch_open_s))
 		pct = s->epoch_open_s / epoch * 100;
@@ -246,13 +261,13 @@ static enum gd_verdict small_files_slow(struct gd_rule_ctx *rc, const struct gd_
 	human_s(s->epoch_open_s, open_s, sizeof open_s);
 	human_s(epoch, ep, sizeof ep);
 	if (epoch_high)
-		gd_finding_summary(f, "%.200s: %llu files opened and read at %.0f files/s (%.1f MB/s): %s per epoch just for "
-				   "the files, %.0f%% of the %s (%s; threshold %.0f%%).",
+		gd_finding_summary(f, _("%.200s: %llu files opened and read at %.0f files/s (%.1f MB/s): %s per epoch just for "
+					"the files, %.0f%% of the %s (%s; threshold %.0f%%)."),
 				   s->dir, (unsigned long long)s->files, s->small_files_s, s->small_mb_s, open_s, pct, from,
 				   ep, th->v[GD_TH_PROBE_SMALL_FILES_EPOCH_PCT]);
 	else
-		gd_finding_summary(f, "%.200s: %llu small files, opened and read at %.0f files/s (threshold %.0f files/s, "
-				   "%.1f MB/s): %s per epoch just for the files.",
+		gd_finding_summary(f, _("%.200s: %llu small files, opened and read at %.0f files/s (threshold %.0f files/s, "
+					"%.1f MB/s): %s per epoch just for the files."),
 				   s->dir, (unsigned long long)s->small_files, s->small_files_s,
 				   th->v[GD_TH_PROBE_SMALL_FILES_MIN_S], s->small_mb_s, open_s);
 	gd_finding_ev(f, "files_per_s", s->small_files_s, "files/s", th->v[GD_TH_PROBE_SMALL_FILES_MIN_S]);
@@ -268,17 +283,18 @@ static enum gd_verdict small_files_slow(struct gd_rule_ctx *rc, const struct gd_
 static enum gd_verdict mem_low(struct gd_rule_ctx *rc, const struct gd_probe_mem_result *m, struct gd_findings *out)
 {
 	double ref, min_pct = rc->th->v[GD_TH_PROBE_HOST_MEM_MIN_PCT];
-	char from[96];
+	char from[96], from_en[96];
 	bool fired = false;
 
 	if (!m)
-		return gd_rule_unknown(rc, "not run");
+		return gd_rule_unknown(rc, "%s", _("not run"));
 	if (m->avail.state != GD_PROBE_OK)
-		return gd_rule_unknown(rc, "host memory probe %s: %s", gd_probe_state_name(m->avail.state), m->avail.why);
-	ref = mem_reference(m, rc->th, from, sizeof from);
+		return gd_rule_unknown(rc, _("host memory probe %s: %s"), gd_probe_state_name(m->avail.state), m->avail.why);
+	ref = mem_reference(m, rc->th, from, sizeof from, true);
+	mem_reference(m, rc->th, from_en, sizeof from_en, false);
 	if (isnan(ref))
-		return gd_rule_unknown(rc, "one NUMA node measured and no probe.host_mem_bandwidth_low.expected_gb_s "
-					   "configured: nothing to compare with");
+		return gd_rule_unknown(rc, "%s", _("one NUMA node measured and no probe.host_mem_bandwidth_low.expected_gb_s "
+						   "configured: nothing to compare with"));
 	for (size_t i = 0; i < m->nnodes; i++) {
 		const struct gd_probe_mem_node *n = &m->nodes[i];
 		struct gd_finding *f;
@@ -294,13 +310,18 @@ static enum gd_verdict mem_low(struct gd_rule_ctx *rc, const struct gd_probe_mem
 			f = gd_finding_add(rc, out, GD_SEV_WARNING, "host");
 		else
 			f = gd_finding_add(rc, out, GD_SEV_WARNING, "node%d", n->node);
-		gd_finding_summary(f, "STREAM triad on %s%d (%u threads) reached %.1f GB/s, %.0f%% of %s (threshold %.0f%%).",
-				   n->node < 0 ? "the host" : "node", n->node < 0 ? 0 : n->node, n->threads, n->triad_gb_s,
-				   pct, from, min_pct);
+		if (n->node < 0)
+			gd_finding_summary(f, _("STREAM triad on the host0 (%u threads) reached %.1f GB/s, %.0f%% of %s "
+						"(threshold %.0f%%)."),
+					   n->threads, n->triad_gb_s, pct, from, min_pct);
+		else
+			gd_finding_summary(f, _("STREAM triad on node%d (%u threads) reached %.1f GB/s, %.0f%% of %s "
+						"(threshold %.0f%%)."),
+					   n->node, n->threads, n->triad_gb_s, pct, from, min_pct);
 		gd_finding_ev(f, "triad_gb_s", n->triad_gb_s, "GB/s", ref * min_pct / 100);
 		gd_finding_ev(f, "expected_gb_s", ref, "GB/s", NAN);
 		gd_finding_ev(f, "pct_of_expected", pct, "%", min_pct);
-		gd_finding_ev_text(f, "expected_from", from);
+		gd_finding_ev_text(f, "expected_from", from_en);
 	}
 	return fired ? GD_VERDICT_FIRED : GD_VERDICT_CLEAR;
 }
@@ -313,20 +334,24 @@ static enum gd_verdict power_headroom(struct gd_rule_ctx *rc, const struct gd_pr
 	struct gd_finding *f;
 
 	if (!p)
-		return gd_rule_unknown(rc, "not run");
+		return gd_rule_unknown(rc, "%s", _("not run"));
 	if (p->avail.state != GD_PROBE_OK)
-		return gd_rule_unknown(rc, "power probe %s: %s", gd_probe_state_name(p->avail.state), p->avail.why);
+		return gd_rule_unknown(rc, _("power probe %s: %s"), gd_probe_state_name(p->avail.state), p->avail.why);
 	if (!(cap > 0))
-		return gd_rule_unknown(rc, "no PSU capacity configured (set probe.power_headroom.psu_capacity_w; "
-					   "the draw was %.0f W from %s)", p->draw_w, p->draw_from);
+		return gd_rule_unknown(rc, _("no PSU capacity configured (set probe.power_headroom.psu_capacity_w; "
+					     "the draw was %.0f W from %s)"), p->draw_w, tr(p->draw_from));
 	headroom = (cap - p->draw_w) / cap * 100;
 	if (headroom >= min)
 		return GD_VERDICT_CLEAR;
 	f = gd_finding_add(rc, out, headroom < 0 ? GD_SEV_CRITICAL : GD_SEV_WARNING, "host");
-	gd_finding_summary(f, "At full burn the machine draws %.0f W (%s%s) of %.0f W PSU capacity: %.0f%% headroom "
-			   "(threshold %.0f%%).",
-			   p->draw_w, p->draw_from,
-			   strcmp(p->draw_from, "GPUs only") == 0 ? ", the host not counted" : "", cap, headroom, min);
+	if (strcmp(p->draw_from, "GPUs only") == 0)
+		gd_finding_summary(f, _("At full burn the machine draws %.0f W (%s, the host not counted) of %.0f W PSU "
+					"capacity: %.0f%% headroom (threshold %.0f%%)."),
+				   p->draw_w, tr(p->draw_from), cap, headroom, min);
+	else
+		gd_finding_summary(f, _("At full burn the machine draws %.0f W (%s) of %.0f W PSU capacity: %.0f%% headroom "
+					"(threshold %.0f%%)."),
+				   p->draw_w, tr(p->draw_from), cap, headroom, min);
 	gd_finding_ev(f, "draw_w", p->draw_w, "W", cap * (1 - min / 100));
 	gd_finding_ev(f, "psu_capacity_w", cap, "W", NAN);
 	gd_finding_ev(f, "headroom_pct", headroom, "%", min);
@@ -344,7 +369,7 @@ static void account(struct gd_findings *out, const struct gd_rule_ctx *rc, enum 
 		struct gd_unknown *u = gd_vec_push(&out->unknown, sizeof *u);
 
 		u->id = rc->rule->id;
-		gd_strlcpy(u->reason, rc->why[0] ? rc->why : "evidence unavailable", sizeof u->reason);
+		gd_strlcpy(u->reason, rc->why[0] ? rc->why : _("evidence unavailable"), sizeof u->reason);
 	} else {
 		out->evaluated++;
 	}
@@ -401,6 +426,19 @@ static struct gd_probe_host_line *line_add(struct gd_probe_host_line *lines, siz
 	return l;
 }
 
+/* Sets a line's expected_from, cut where it must be at a character
+ * boundary (a translation can be longer than the English). */
+static void set_from(struct gd_probe_host_line *l, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n >= sizeof l->expected_from)
+		for (n = sizeof l->expected_from - 1; n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80; n--)
+			;
+	memcpy(l->expected_from, s, n);
+	l->expected_from[n] = '\0';
+}
+
 size_t gd_probe_host_lines(const struct gd_probe_host_results *r, const struct gd_thresholds *th,
 			   struct gd_probe_host_line *lines, size_t max)
 {
@@ -422,9 +460,8 @@ size_t gd_probe_host_lines(const struct gd_probe_host_results *r, const struct g
 			l->achieved = s->seq_mb_s;
 			if (b.judged) {
 				l->expected = b.seq_mb_s;
-				snprintf(tmp, sizeof tmp, "%s floor (probe.storage_slow.%s)", b.cls,
-					 b.seq_key);
-				GD_STRSET(l->expected_from, tmp);
+				snprintf(tmp, sizeof tmp, _("%s floor (probe.storage_slow.%s)"), _(b.cls), b.seq_key);
+				set_from(l, tmp);
 				l->ok = l->achieved >= l->expected;
 			}
 		}
@@ -437,9 +474,8 @@ size_t gd_probe_host_lines(const struct gd_probe_host_results *r, const struct g
 			l->achieved = s->rnd_lat_us;
 			if (b.judged) {
 				l->expected = b.lat_us;
-				snprintf(tmp, sizeof tmp, "%s ceiling (probe.storage_slow.%s)",
-					 b.cls, b.lat_key);
-				GD_STRSET(l->expected_from, tmp);
+				snprintf(tmp, sizeof tmp, _("%s ceiling (probe.storage_slow.%s)"), _(b.cls), b.lat_key);
+				set_from(l, tmp);
 				l->ok = l->achieved <= l->expected;
 			}
 		}
@@ -450,10 +486,9 @@ size_t gd_probe_host_lines(const struct gd_probe_host_results *r, const struct g
 		if (l->avail.state == GD_PROBE_OK) {
 			l->achieved = s->small_files_s;
 			l->expected = th->v[GD_TH_PROBE_SMALL_FILES_MIN_S];
-			snprintf(tmp, sizeof tmp,
-				 "probe.small_files_slow.min_files_s; opening all: %.0f%% of the %s",
+			snprintf(tmp, sizeof tmp, _("probe.small_files_slow.min_files_s; opening all: %.0f%% of the %s"),
 				 isfinite(epoch) && epoch > 0 ? s->epoch_open_s / epoch * 100 : NAN, from);
-			GD_STRSET(l->expected_from, tmp);
+			set_from(l, tmp);
 			l->ok = !((double)s->small_files >= th->v[GD_TH_PROBE_SMALL_FILES_MIN_COUNT] &&
 				  l->achieved < l->expected) &&
 				!(isfinite(epoch) && epoch > 0 && isfinite(s->epoch_open_s) &&
@@ -462,7 +497,7 @@ size_t gd_probe_host_lines(const struct gd_probe_host_results *r, const struct g
 	}
 	if (r && r->mem) {
 		char from[96];
-		double ref = mem_reference(r->mem, th, from, sizeof from), min_pct = th->v[GD_TH_PROBE_HOST_MEM_MIN_PCT];
+		double ref = mem_reference(r->mem, th, from, sizeof from, true), min_pct = th->v[GD_TH_PROBE_HOST_MEM_MIN_PCT];
 
 		if (r->mem->avail.state != GD_PROBE_OK && !r->mem->nnodes) {
 			l = line_add(lines, max, &n, &scratch, "host_mem.triad", "probe.host_mem_bandwidth_low", &r->mem->avail);
@@ -483,8 +518,8 @@ size_t gd_probe_host_lines(const struct gd_probe_host_results *r, const struct g
 			l->achieved = nd->triad_gb_s;
 			if (isfinite(ref)) {
 				l->expected = ref * min_pct / 100;
-				snprintf(tmp, sizeof tmp, "%.0f%% of %s", min_pct, from);
-				GD_STRSET(l->expected_from, tmp);
+				snprintf(tmp, sizeof tmp, _("%.0f%% of %s"), min_pct, from);
+				set_from(l, tmp);
 				l->ok = l->achieved >= l->expected;
 			}
 		}
@@ -501,14 +536,13 @@ size_t gd_probe_host_lines(const struct gd_probe_host_results *r, const struct g
 			l->achieved = p->draw_w;
 			if (cap > 0) {
 				l->expected = cap * (1 - min / 100);
-				snprintf(tmp, sizeof tmp, "%.0f%% of PSU capacity %.0f W (config), %s",
-					 100 - min, cap, p->draw_from);
-				GD_STRSET(l->expected_from, tmp);
+				snprintf(tmp, sizeof tmp, _("%.0f%% of PSU capacity %.0f W (config), %s"), 100 - min, cap,
+					 tr(p->draw_from));
+				set_from(l, tmp);
 				l->ok = l->achieved <= l->expected;
 			} else {
-				snprintf(tmp, sizeof tmp, "no PSU capacity configured; %s",
-					 p->draw_from);
-				GD_STRSET(l->expected_from, tmp);
+				snprintf(tmp, sizeof tmp, _("no PSU capacity configured; %s"), tr(p->draw_from));
+				set_from(l, tmp);
 			}
 		}
 	}
