@@ -2,19 +2,21 @@
 # tests/i18n/probe_serve_lang.sh - Chinese in serve's /findings, probe and
 # fleet (issue 15, items 1 and 2), and English where it must stay English.
 #
-#   serve (fake NVML, one GPU hot: gpu.thermal_throttle) on a loopback port:
+#   probe --lang zh_CN (fake NVML + fake libcuda, gpu2's h2d slow): the
+#     table's heading and status words in Chinese, the status column at the
+#     same display column on every row (CJK characters take two);
+#   serve (fake NVML, one GPU hot: gpu.thermal_throttle; --probe-results of
+#     that probe: probe.pcie_bandwidth_low) on a loopback port:
 #     /findings is English (no Content-Language field, no CJK);
 #     /findings?lang=zh_CN (and zh, zh-CN) is answered at once, in English
 #     with "X-Gpudoctor-Lang: pending" until the collector has rendered
 #     Chinese, then with "Content-Language: zh-CN": the same rule ids,
 #     subjects, severities and JSON keys as the English answer, and CJK in
-#     the summaries when the catalogue translates them (it does once every
-#     part of po/ is in); meanwhile the English answer never turns Chinese;
+#     the summaries wherever check --lang zh_CN has them in Chinese (once
+#     the rules' parts of po/ are in); meanwhile the English answer never
+#     turns Chinese;
 #     ?lang=en is English; ?lang=xx and a lang= without a value are 400
 #     with an English message;
-#   probe --lang zh_CN (fake NVML + fake libcuda): the table's heading and
-#     status words in Chinese, the status column at the same display column
-#     on every row (CJK characters take two);
 #   fleet FILE --lang zh_CN (a recorded node, one GPU hot): the cause
 #     table's headings, categories and the no-cause row in Chinese, every
 #     line of the table as wide (display columns) as its heading line; the
@@ -40,20 +42,54 @@ for l in open(sys.argv[1], encoding="utf-8"):
     print(sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in l))' "$1"
 }
 
+# ---- probe --lang zh_CN ---------------------------------------------------------
+mkdir -p "$TMP/probe"
+cp -r "$FIX/healthy" "$TMP/probe/root"
+mkdir -p "$TMP/probe/root/dev"
+: >"$TMP/probe/root/dev/kmsg"
+sed -e 's/^procs = .*/procs =/' -e 's/^util_gpu_pct = .*/util_gpu_pct = 0,100/' \
+	tests/scenarios/0001-healthy-8gpu/nvml.ini >"$TMP/probe/nvml.ini"
+cp tests/fake_cuda/scenarios/node8.ini "$TMP/probe/cuda.ini"
+printf '[gpu2]\nh2d_gbps = 13\n' >>"$TMP/probe/cuda.ini"   # probe.pcie_bandwidth_low on gpu2
+runprobe() {
+	GPUDOCTOR_FAKE_NVML=$TMP/probe/nvml.ini GPUDOCTOR_FAKE_CUDA=$TMP/probe/cuda.ini NO_COLOR=1 \
+		"$G" probe --root "$TMP/probe/root" --nvml "$FAKE" --cuda "$FAKE_CUDA" --interval 50ms --skip host_mem \
+		--gpus 0-3 "$@" >"$TMP/probe/out" 2>"$TMP/probe/err"
+}
+runprobe --lang zh_CN -o "$TMP/probe.jsonl"
+rc=$?
+[ "$rc" = 1 ] || die "probe --lang zh_CN exits $rc, not 1 (a warning): $(cat "$TMP/probe/err")"
+grep -q '^探测结果（GB/s = 每秒拷贝 10^9 字节' "$TMP/probe/out" || die "no Chinese heading: $(head -n 3 "$TMP/probe/out")"
+grep -E '^    (compute|mem_|h2d|d2h)' "$TMP/probe/out" >"$TMP/probe/rows"
+[ "$(wc -l <"$TMP/probe/rows")" = 32 ] || die "not 32 probe rows: $(cat "$TMP/probe/rows")"
+grep -c ' 正常' "$TMP/probe/rows" | grep -qx 32 || die "the rows' verdicts are not Chinese: $(head -n 3 "$TMP/probe/rows")"
+grep -q '预期 49.1（link Gen5 x16）' "$TMP/probe/rows" || die "no Chinese expected column: $(grep h2d "$TMP/probe/rows" | head -n 1)"
+# the verdict starts at column 80 (4 + 14 + 1 + 18 + 1 + 40 + 1) on every row
+sed 's/ 正常.*//' "$TMP/probe/rows" >"$TMP/probe/prefix"
+[ "$(width "$TMP/probe/prefix" | sort -u)" = 78 ] ||
+	die "the status column is not aligned by display width: $(width "$TMP/probe/prefix" | sort | uniq -c)"
+runprobe
+grep -q '^probe results (GB/s = 10^9 bytes copied per second' "$TMP/probe/out" && ! cjk <"$TMP/probe/out" ||
+	die "probe without --lang is not English: $(head -n 3 "$TMP/probe/out")"
+echo "ok: probe --lang zh_CN: Chinese heading and verdicts, the columns aligned"
+
 # ---- serve /findings?lang ----------------------------------------------------
 {
 	fleet_head
 	fleet_gpu 0 GPU-5f1c4b2e-0000-4c1b-9e7f-2a6d8c0b1e30 00000000:1B:00.0
 	fleet_gpu 1 GPU-5f1c4b2e-0001-4c1b-9e7f-2a6d8c0b1e31 00000000:43:00.0 temp_c=86
 } >"$TMP/hot.ini"
-GPUDOCTOR_NVML=$FAKE GPUDOCTOR_FAKE_NVML=$TMP/hot.ini start_serve s --root "$FIX/healthy" --interval 0.2s
+# and the probe's results above: probe.pcie_bandwidth_low too (its verdict
+# comes from the rules, as the thermal one)
+GPUDOCTOR_NVML=$FAKE GPUDOCTOR_FAKE_NVML=$TMP/hot.ini start_serve s --root "$FIX/healthy" --interval 0.2s \
+	--probe-results "$TMP/probe.jsonl"
 U=http://$ADDR_s
 get() { # get QUERY NAME: headers to $TMP/NAME.h, body to $TMP/NAME.json; prints the status
 	curl -s -m 5 -D "$TMP/$2.h" -o "$TMP/$2.json" -w '%{http_code}' "$U/findings$1"
 }
 [ "$(get "" en)" = 200 ] || die "GET /findings: $(cat "$TMP/en.json")"
-jq -e '[.findings[] | select(.id == "gpu.thermal_throttle")] | length == 1' "$TMP/en.json" >/dev/null ||
-	die "the hot GPU has no gpu.thermal_throttle finding: $(jq -c '[.findings[].id]' "$TMP/en.json")"
+jq -e '[.findings[].id] | index("gpu.thermal_throttle") != null and index("probe.pcie_bandwidth_low") != null' \
+	"$TMP/en.json" >/dev/null || die "no gpu.thermal_throttle and probe.pcie_bandwidth_low: $(jq -c '[.findings[].id]' "$TMP/en.json")"
 grep -qi '^content-language:' "$TMP/en.h" && die "a request without ?lang got a Content-Language field"
 cjk <"$TMP/en.json" && die "/findings without ?lang is not English: $(jq -c '.findings[0]' "$TMP/en.json")"
 
@@ -77,16 +113,27 @@ keys() { jq -c '[paths | map(if type == "number" then 0 else . end)] | unique' "
 	die "rule ids differ: en $(ids "$TMP/en.json") zh $(ids "$TMP/zh.json")"
 [ "$(keys "$TMP/en.json")" = "$(keys "$TMP/zh.json")" ] || die "the JSON keys differ between en and zh_CN"
 echo "ok: /findings?lang=zh_CN: Content-Language zh-CN, the same $(jq '.findings | length' "$TMP/zh.json") findings and keys"
-# the catalogue translates the rules' summaries once their part is in: then
-# the Chinese answer must carry them
-GPUDOCTOR_NVML=$FAKE GPUDOCTOR_FAKE_NVML=$TMP/hot.ini "$G" check --json --lang zh_CN --root "$FIX/healthy" \
-	--window 200ms >"$TMP/check_zh.json" 2>/dev/null
-if jq -r '.findings[].summary' "$TMP/check_zh.json" | cjk; then
-	jq -r '.findings[] | select(.id == "gpu.thermal_throttle") | .summary' "$TMP/zh.json" | cjk ||
-		die "the Chinese /findings has an English summary: $(jq -c '.findings[] | select(.id == "gpu.thermal_throttle")' "$TMP/zh.json")"
-	echo "ok: the summaries of /findings?lang=zh_CN are Chinese"
+# a summary is Chinese where the catalogue translates it (the rules' parts of
+# po/): each is either Chinese or the English one unchanged, and Chinese
+# wherever check --lang zh_CN renders the same rule in Chinese
+summaries() { jq -r '.findings[] | [.id, .subject, .summary] | @tsv' "$1" | sort; }
+paste <(summaries "$TMP/en.json") <(summaries "$TMP/zh.json") | while IFS=$'\t' read -r id s en id2 s2 zh; do
+	[ "$id $s" = "$id2 $s2" ] || die "the findings differ: $id $s / $id2 $s2"
+	[ "$en" = "$zh" ] || cjk <<<"$zh" || die "$id: the zh_CN summary is neither Chinese nor the English one: $zh"
+done || exit 1
+GPUDOCTOR_NVML=/nonexistent "$G" check --json --lang zh_CN --from "$TMP/probe.jsonl" >"$TMP/check_zh.json" 2>/dev/null
+n_zh=0
+for id in $(jq -r '.findings[].id' "$TMP/check_zh.json" | sort -u); do
+	jq -r --arg id "$id" '.findings[] | select(.id == $id) | .summary' "$TMP/check_zh.json" | cjk || continue
+	grep -qx "$id" <(jq -r '.findings[].id' "$TMP/zh.json") || continue
+	jq -r --arg id "$id" '.findings[] | select(.id == $id) | .summary' "$TMP/zh.json" | cjk ||
+		die "$id is Chinese in check --lang zh_CN but not in /findings?lang=zh_CN"
+	n_zh=$((n_zh + 1))
+done
+if [ "$n_zh" -gt 0 ]; then
+	echo "ok: $n_zh rule(s) with Chinese summaries in /findings?lang=zh_CN, as in check --lang zh_CN"
 else
-	echo "note: the catalogue does not translate the rules' summaries yet (their part is not in po/): CJK not checked"
+	echo "note: the catalogue translates none of these rules' summaries yet (their part of po/ is not in): CJK not checked"
 fi
 for q in '?lang=zh' '?lang=zh-CN' '?x=1&lang=zh-cn'; do
 	[ "$(get "$q" q)" = 200 ] && grep -qi '^content-language: zh-CN' "$TMP/q.h" || die "GET /findings$q is not zh-CN: $(cat "$TMP/q.h")"
@@ -113,35 +160,6 @@ done
 kill -0 "$PID_s" || die "serve died"
 grep -q 'gpudoctor: serving http://' "$TMP/s.log" || die "serve's log is not English: $(cat "$TMP/s.log")"
 echo "ok: 40 rounds of en and zh_CN in turns"
-
-# ---- probe --lang zh_CN ---------------------------------------------------------
-mkdir -p "$TMP/probe"
-cp -r "$FIX/healthy" "$TMP/probe/root"
-mkdir -p "$TMP/probe/root/dev"
-: >"$TMP/probe/root/dev/kmsg"
-sed -e 's/^procs = .*/procs =/' -e 's/^util_gpu_pct = .*/util_gpu_pct = 0,100/' \
-	tests/scenarios/0001-healthy-8gpu/nvml.ini >"$TMP/probe/nvml.ini"
-runprobe() {
-	GPUDOCTOR_FAKE_NVML=$TMP/probe/nvml.ini GPUDOCTOR_FAKE_CUDA=$PWD/tests/fake_cuda/scenarios/node8.ini NO_COLOR=1 \
-		"$G" probe --root "$TMP/probe/root" --nvml "$FAKE" --cuda "$FAKE_CUDA" --interval 50ms --skip host_mem \
-		--gpus 0-3 "$@" >"$TMP/probe/out" 2>"$TMP/probe/err"
-}
-runprobe --lang zh_CN
-rc=$?
-[ "$rc" = 0 ] || die "probe --lang zh_CN exits $rc: $(cat "$TMP/probe/err")"
-grep -q '^探测结果（GB/s = 每秒拷贝 10^9 字节' "$TMP/probe/out" || die "no Chinese heading: $(head -n 3 "$TMP/probe/out")"
-grep -E '^    (compute|mem_|h2d|d2h)' "$TMP/probe/out" >"$TMP/probe/rows"
-[ "$(wc -l <"$TMP/probe/rows")" = 32 ] || die "not 32 probe rows: $(cat "$TMP/probe/rows")"
-grep -c ' 正常' "$TMP/probe/rows" | grep -qx 32 || die "the rows' verdicts are not Chinese: $(head -n 3 "$TMP/probe/rows")"
-grep -q '预期 49.1（link Gen5 x16）' "$TMP/probe/rows" || die "no Chinese expected column: $(grep h2d "$TMP/probe/rows" | head -n 1)"
-# the verdict starts at column 80 (4 + 14 + 1 + 18 + 1 + 40 + 1) on every row
-sed 's/ 正常.*//' "$TMP/probe/rows" >"$TMP/probe/prefix"
-[ "$(width "$TMP/probe/prefix" | sort -u)" = 78 ] ||
-	die "the status column is not aligned by display width: $(width "$TMP/probe/prefix" | sort | uniq -c)"
-runprobe
-grep -q '^probe results (GB/s = 10^9 bytes copied per second' "$TMP/probe/out" && ! cjk <"$TMP/probe/out" ||
-	die "probe without --lang is not English: $(head -n 3 "$TMP/probe/out")"
-echo "ok: probe --lang zh_CN: Chinese heading and verdicts, the columns aligned"
 
 # ---- fleet FILE... --lang zh_CN -------------------------------------------------
 # one node: gpu1 hot throughout (gpu.thermal_throttle, one onset)
