@@ -63,7 +63,7 @@ grep -q '^探测结果（GB/s = 每秒拷贝 10^9 字节' "$TMP/probe/out" || di
 grep -E '^    (compute|mem_|h2d|d2h)' "$TMP/probe/out" >"$TMP/probe/rows"
 [ "$(wc -l <"$TMP/probe/rows")" = 32 ] || die "not 32 probe rows: $(cat "$TMP/probe/rows")"
 grep -c ' 正常' "$TMP/probe/rows" | grep -qx 32 || die "the rows' verdicts are not Chinese: $(head -n 3 "$TMP/probe/rows")"
-grep -q '预期 49.1（link Gen5 x16）' "$TMP/probe/rows" || die "no Chinese expected column: $(grep h2d "$TMP/probe/rows" | head -n 1)"
+grep -q '预期 49.1（' "$TMP/probe/rows" || die "no Chinese expected column: $(grep h2d "$TMP/probe/rows" | head -n 1)"
 # the verdict starts at column 80 (4 + 14 + 1 + 18 + 1 + 40 + 1) on every row
 sed 's/ 正常.*//' "$TMP/probe/rows" >"$TMP/probe/prefix"
 [ "$(width "$TMP/probe/prefix" | sort -u)" = 78 ] ||
