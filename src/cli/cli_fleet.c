@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "core/duration.h"
+#include "core/i18n.h"
 #include "core/xalloc.h"
 #include "fleet/fleet.h"
 #include "rules/thresholds.h"
@@ -23,7 +24,8 @@
 #define EXIT_CANNOT_RUN 3
 #define SECRET_MAX 8192
 
-const char gd_usage_fleet[] =
+/* Marked whole for the catalogue; printed as _(gd_usage_fleet). */
+const char gd_usage_fleet[] = N_(
 	"Usage: gpudoctor fleet --prometheus URL [OPTIONS]\n"
 	"       gpudoctor fleet FILE... [--json] [--html FILE]\n"
 	"The fleet's stall causes from what every node's `gpudoctor serve` told Prometheus\n"
@@ -57,7 +59,7 @@ const char gd_usage_fleet[] =
 	"\n"
 	"HTTP goes through libcurl (libcurl.so.4, or GPUDOCTOR_LIBCURL), loaded only here.\n"
 	"Exit status: 0 the tables were made, 3 could not run (a query failed: the message says\n"
-	"which and why).\n";
+	"which and why).\n");
 
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int fail(const char *fmt, ...)
@@ -82,7 +84,7 @@ static int long_duration(const char *s, double *out, struct gd_err *err)
 		double v = strtod(s, &end);
 
 		if (end != s + n - 1 || !isfinite(v) || v <= 0)
-			return gd_err_set(err, -EINVAL, "%s: expected a duration such as 7d, 30d, 2w, 12h", s);
+			return gd_err_set(err, -EINVAL, _("%s: expected a duration such as 7d, 30d, 2w, 12h"), s);
 		*out = v * (s[n - 1] == 'd' ? 86400 : 604800);
 		return 0;
 	}
@@ -123,7 +125,7 @@ static char *read_secret(const char *path, char *msg, size_t size)
 	buf[n] = '\0';
 	buf[strcspn(buf, "\r\n")] = '\0';
 	if (!buf[0]) {
-		snprintf(msg, size, "%s: empty", path);
+		snprintf(msg, size, _("%s: empty"), path);
 		free(buf);
 		return NULL;
 	}
@@ -171,7 +173,7 @@ static int from_files(char **paths, size_t n, const struct gd_fleet_opts *o, boo
 	memset(&p, 0, sizeof p);
 	gd_err_clear(&err);
 	gd_thresholds_init(&th);
-	snprintf(src, sizeof src, "%zu snapshot file%s", n, n == 1 ? "" : "s");
+	snprintf(src, sizeof src, P_("%zu snapshot file", "%zu snapshot files", n), n);
 	if (gd_fleet_files(paths, n, o, &th, &f, &p.warnings, &err) < 0) {
 		rc = fail("%s", err.msg);
 	} else {
@@ -230,23 +232,23 @@ int gd_cli_fleet(int argc, char **argv)
 		case O_TIMEOUT:
 			if (long_duration(optarg, &v, &err) < 0 || v <= 0)
 				return fail("--%s: %s", c == O_RANGE ? "range" : c == O_STEP ? "step" : "timeout",
-					    err.msg[0] ? err.msg : "must be more than 0");
+					    err.msg[0] ? err.msg : _("must be more than 0"));
 			*(c == O_RANGE ? &o.range_s : c == O_STEP ? &o.step_s : &o.timeout_s) = v;
 			break;
 		case O_AT:
 			if (parse_at(optarg, &o.at) < 0)
-				return fail("--at %s: expected Unix seconds or 2026-12-01T14:00:00Z", optarg);
+				return fail(_("--at %s: expected Unix seconds or 2026-12-01T14:00:00Z"), optarg);
 			break;
 		case O_MATCH:
 			if (o.nmatch == GD_FLEET_MAX_MATCH)
-				return fail("--match: at most %d", GD_FLEET_MAX_MATCH);
+				return fail(_("--match: at most %d"), GD_FLEET_MAX_MATCH);
 			o.match[o.nmatch++] = optarg;
 			break;
 		case O_LIMIT:
 		case O_MINSIB:
 			v = strtod(optarg, &end);
 			if (*end || v < 1 || v > 1e7 || v != floor(v))
-				return fail("--%s %s: expected a whole number from 1", c == O_LIMIT ? "limit" : "min-siblings",
+				return fail(_("--%s %s: expected a whole number from 1"), c == O_LIMIT ? "limit" : "min-siblings",
 					    optarg);
 			*(c == O_LIMIT ? &o.limit : &o.min_siblings) = (size_t)v;
 			break;
@@ -254,7 +256,7 @@ int gd_cli_fleet(int argc, char **argv)
 		case O_MADK:
 			v = strtod(optarg, &end);
 			if (*end || !isfinite(v) || v <= 0)
-				return fail("--%s %s: expected a number above 0", c == O_REPEAT ? "repeat" : "mad-k", optarg);
+				return fail(_("--%s %s: expected a number above 0"), c == O_REPEAT ? "repeat" : "mad-k", optarg);
 			*(c == O_REPEAT ? &o.repeat_min : &o.mad_k) = v;
 			break;
 		case 'j':
@@ -277,9 +279,9 @@ int gd_cli_fleet(int argc, char **argv)
 			break;
 		case O_HEADER:
 			if (!strchr(optarg, ':') || optarg[0] == ':')
-				return fail("--header %s: expected 'Name: value'", optarg);
+				return fail(_("--header %s: expected 'Name: value'"), optarg);
 			if (p.http_opts.nheaders == GD_HTTP_MAX_HEADERS)
-				return fail("--header: at most %d", GD_HTTP_MAX_HEADERS);
+				return fail(_("--header: at most %d"), GD_HTTP_MAX_HEADERS);
 			p.http_opts.headers[p.http_opts.nheaders++] = optarg;
 			break;
 		case O_CA:
@@ -289,28 +291,28 @@ int gd_cli_fleet(int argc, char **argv)
 			p.http_opts.insecure = true;
 			break;
 		case 'h':
-			fputs(gd_usage_fleet, stdout);
+			fputs(_(gd_usage_fleet), stdout);
 			return 0;
 		case ':':
-			return fail("option %s needs a value", argv[optind - 1]);
+			return fail(_("option %s needs a value"), argv[optind - 1]);
 		default:
-			return fail("unknown option %s (see gpudoctor fleet --help)", argv[optind - 1]);
+			return fail(_("unknown option %s (see gpudoctor fleet --help)"), argv[optind - 1]);
 		}
 	}
 	if (optind < argc && o.prometheus)
-		return fail("%s: give either --prometheus URL or snapshot files, not both", argv[optind]);
+		return fail(_("%s: give either --prometheus URL or snapshot files, not both"), argv[optind]);
 	if (optind < argc)
 		return from_files(argv + optind, (size_t)(argc - optind), &o, json, html);
 	if (!o.prometheus)
-		return fail("--prometheus URL is needed (e.g. --prometheus http://prometheus:9090)");
+		return fail(_("--prometheus URL is needed (e.g. --prometheus http://prometheus:9090)"));
 	if (strncmp(o.prometheus, "http://", 7) != 0 && strncmp(o.prometheus, "https://", 8) != 0)
-		return fail("--prometheus %s: expected an http:// or https:// URL", o.prometheus);
+		return fail(_("--prometheus %s: expected an http:// or https:// URL"), o.prometheus);
 	if (pw_file && !p.http_opts.user)
-		return fail("--password-file needs --basic-auth USER");
+		return fail(_("--password-file needs --basic-auth USER"));
 	if (p.http_opts.user && !pw_file)
-		return fail("--basic-auth needs --password-file F (a password is never taken from the command line)");
+		return fail(_("--basic-auth needs --password-file F (a password is never taken from the command line)"));
 	if (token_file && p.http_opts.user)
-		return fail("--bearer-token-file and --basic-auth exclude each other");
+		return fail(_("--bearer-token-file and --basic-auth exclude each other"));
 	if (!o.step_s)
 		o.step_s = fmax(15, ceil(o.range_s / 10000));
 	if (token_file && !(token = read_secret(token_file, msg, sizeof msg)))

@@ -36,6 +36,7 @@
 
 #include "collect/collect.h"
 #include "core/duration.h"
+#include "core/i18n.h"
 #include "model/snapshot_json.h"
 #include "nvml/nvml.h"
 #include "output/output.h"
@@ -51,7 +52,9 @@
 /* Set by the SIGINT/SIGTERM handler: the one piece of global state. */
 static volatile sig_atomic_t g_stop;
 
-const char gd_usage_probe[] =
+/* Marked whole for the catalogue; printed as _(gd_usage_probe) with fputs. */
+const char gd_usage_probe[] = N_(
+	/* xgettext:no-c-format ("40% of" is not a conversion) */
 	"Usage: gpudoctor probe [--quick | --duration DUR] [--gpus LIST] [--only PROBES] [--skip PROBES]\n"
 	"                       [--data DIR] [--json] [-o FILE] [--cuda PATH] [--force] [OPTIONS]\n"
 	"Loads the GPUs on purpose (a compute burn, device memory, PCIe and peer copies), watches\n"
@@ -84,7 +87,7 @@ const char gd_usage_probe[] =
 	"  --root, --config, --set, --no-color, --nvml, --nvml-timeout as for every command\n"
 	"\n"
 	"A progress line (probe, GPUs, time left) goes to standard error on a terminal only.\n"
-	"Exit status: 0 healthy, 1 warnings, 2 critical findings, 3 could not run.\n";
+	"Exit status: 0 healthy, 1 warnings, 2 critical findings, 3 could not run.\n");
 
 struct popts {
 	const char *root, *config, *output, *nvml_path, *cuda_path, *data;
@@ -141,8 +144,9 @@ static int probe_bits(const char *list, unsigned *bits)
 			if (strcmp(t, gd_pk_name(pk)) == 0)
 				b = 1u << pk;
 		if (!b)
-			return gd_cli_fail("unknown probe \"%s\" (probes: compute, compute_fp32, compute_bf16, mem_bandwidth, "
-				    "mem_pattern, memory, pcie, h2d, d2h, h2d_all, d2h_all, p2p, storage, host_mem, power, host)", t);
+			return gd_cli_fail(_("unknown probe \"%s\" (probes: compute, compute_fp32, compute_bf16, mem_bandwidth, "
+					     "mem_pattern, memory, pcie, h2d, d2h, h2d_all, d2h_all, p2p, storage, host_mem, power, host)"),
+					   t);
 		*bits |= b;
 	}
 	return -1;
@@ -163,15 +167,15 @@ static int gpu_list(const char *list, bool sel[64])
 		long a = strtol(t, &end, 10), b = a;
 
 		if (end == t || a < 0 || a > 63)
-			return gd_cli_fail("--gpus %s: expected NVML indices 0-63, e.g. 0,2-3", list);
+			return gd_cli_fail(_("--gpus %s: expected NVML indices 0-63, e.g. 0,2-3"), list);
 		if (*end == '-') {
 			char *e2;
 
 			b = strtol(end + 1, &e2, 10);
 			if (e2 == end + 1 || *e2 || b < a || b > 63)
-				return gd_cli_fail("--gpus %s: bad range \"%s\"", list, t);
+				return gd_cli_fail(_("--gpus %s: bad range \"%s\""), list, t);
 		} else if (*end) {
-			return gd_cli_fail("--gpus %s: expected NVML indices 0-63, e.g. 0,2-3", list);
+			return gd_cli_fail(_("--gpus %s: expected NVML indices 0-63, e.g. 0,2-3"), list);
 		}
 		for (long i = a; i <= b; i++)
 			sel[i] = true;
@@ -224,13 +228,13 @@ static int parse(int argc, char **argv, struct popts *o)
 		case O_DATA: o->data = optarg; break;
 		case 'j': o->json = true; break;
 		case 'o': o->output = optarg; break;
-		case 'h': fputs(gd_usage_probe, stdout); return 0;
+		case 'h': fputs(_(gd_usage_probe), stdout); return 0;
 		case O_SET: {
 			char name[128];
 			const char *eq = strchr(optarg, '=');
 
 			if (!eq || (size_t)(eq - optarg) >= sizeof name)
-				return gd_cli_fail("--set %s: expected RULE.KEY=VALUE", optarg);
+				return gd_cli_fail(_("--set %s: expected RULE.KEY=VALUE"), optarg);
 			memcpy(name, optarg, (size_t)(eq - optarg));
 			name[eq - optarg] = '\0';
 			if (gd_thresholds_set(&o->th, name, eq + 1, &err) < 0)
@@ -239,26 +243,26 @@ static int parse(int argc, char **argv, struct popts *o)
 		}
 		case O_NVML_TIMEOUT:
 			if (gd_duration_parse(optarg, &o->nvml_timeout_s, &err) < 0 || o->nvml_timeout_s <= 0)
-				return gd_cli_fail("--nvml-timeout %s: %s", optarg, err.msg[0] ? err.msg : "must be more than 0");
+				return gd_cli_fail("--nvml-timeout %s: %s", optarg, err.msg[0] ? err.msg : _("must be more than 0"));
 			break;
 		case 'd':
 			if (gd_duration_parse(optarg, &o->duration_s, &err) < 0)
 				return gd_cli_fail("--duration: %s", err.msg);
 			if (o->duration_s < 5 || o->duration_s > 86400)
-				return gd_cli_fail("--duration %s: between 5s and 24h", optarg);
+				return gd_cli_fail(_("--duration %s: between 5s and 24h"), optarg);
 			o->quick = false;
 			break;
 		case 'i':
 			if (gd_duration_parse(optarg, &o->interval_s, &err) < 0)
 				return gd_cli_fail("--interval: %s", err.msg);
 			if (o->interval_s < 0.05 || o->interval_s > 10)
-				return gd_cli_fail("--interval %s: between 50ms and 10s", optarg);
+				return gd_cli_fail(_("--interval %s: between 50ms and 10s"), optarg);
 			break;
 		case O_DEADLINE:
 			if (gd_duration_parse(optarg, &o->deadline_s, &err) < 0)
 				return gd_cli_fail("--deadline: %s", err.msg);
 			if (o->deadline_s < 0.1 || o->deadline_s > 3600)
-				return gd_cli_fail("--deadline %s: between 100ms and 1h", optarg);
+				return gd_cli_fail(_("--deadline %s: between 100ms and 1h"), optarg);
 			break;
 		case O_GPUS:
 			if ((rc = gpu_list(optarg, o->gpu_sel)) >= 0)
@@ -274,17 +278,17 @@ static int parse(int argc, char **argv, struct popts *o)
 				return rc;
 			break;
 		case ':':
-			return gd_cli_fail("option %s needs a value (see gpudoctor help probe)", argv[optind - 1]);
+			return gd_cli_fail(_("option %s needs a value (see gpudoctor help probe)"), argv[optind - 1]);
 		default:
-			return gd_cli_fail("unknown option %s (see gpudoctor help probe)", argv[optind - 1]);
+			return gd_cli_fail(_("unknown option %s (see gpudoctor help probe)"), argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
-		return gd_cli_fail("unexpected argument \"%s\" (see gpudoctor help probe)", argv[optind]);
+		return gd_cli_fail(_("unexpected argument \"%s\" (see gpudoctor help probe)"), argv[optind]);
 	o->want = only ? only : ((1u << GD_PK_COUNT) - 1) | GD_PROBE_WANT_P2P | GD_PROBE_WANT_HOST;
 	o->want &= ~skip;
 	if (!o->want)
-		return gd_cli_fail("--only/--skip leave no probe to run");
+		return gd_cli_fail(_("--only/--skip leave no probe to run"));
 	return -1;
 }
 
@@ -415,7 +419,6 @@ static unsigned phase_sig(const struct gd_probe_shm *shm)
 static void progress(const struct gd_probe_shm *shm, double left, bool tty)
 {
 	int ph = shm->phase == GD_PK_P2P ? GD_PK_P2P : GD_PK_NONE, n = 0;
-	char gpus[128] = "";
 
 	if (!tty)
 		return;
@@ -426,11 +429,13 @@ static void progress(const struct gd_probe_shm *shm, double left, bool tty)
 		}
 	if (ph == GD_PK_NONE && shm->phase == GD_PK_SETUP)
 		ph = GD_PK_SETUP;
+	fputs("\r\033[K", stderr);
 	if (ph == GD_PK_P2P)
-		snprintf(gpus, sizeof gpus, "GPU pairs");
+		fprintf(stderr, _("probe: %s on GPU pairs, about %.0f s left"), gd_pk_name(ph), left > 0 ? left : 0);
 	else
-		snprintf(gpus, sizeof gpus, "%d GPU%s", n, n == 1 ? "" : "s");
-	fprintf(stderr, "\r\033[Kprobe: %s on %s, about %.0f s left", gd_pk_name(ph), gpus, left > 0 ? left : 0);
+		fprintf(stderr, P_("probe: %s on %d GPU, about %.0f s left", "probe: %s on %d GPUs, about %.0f s left",
+				   (unsigned long)n),
+			gd_pk_name(ph), n, left > 0 ? left : 0);
 	fflush(stderr);
 }
 
@@ -507,7 +512,7 @@ static void print_p2p(FILE *out, const struct gd_snapshot *s, const struct gd_pr
 {
 	double lo = INFINITY, hi = 0, e;
 	size_t n = 0, bad = 0;
-	char from[64] = "", exp[96] = "";
+	char from[64] = "", exp[96] = "", rng[96];
 
 	GD_VEC_EACH(s->probe, const struct gd_probe_row, r) {
 		if (strcmp(r->probe, "p2p") != 0 || !r->gpu.ok || r->gpu.v != first->gpu.v)
@@ -521,13 +526,17 @@ static void print_p2p(FILE *out, const struct gd_snapshot *s, const struct gd_pr
 		hi = r->achieved.v > hi ? r->achieved.v : hi;
 	}
 	if (gd_probe_expected(s, first, &e, from, sizeof from))
-		snprintf(exp, sizeof exp, "expected %.1f (%s)", e, from);
-	if (n)
-		fprintf(out, "    %-14s %.1f-%.1f GB/s to %zu peer%s  %s", "p2p", lo, hi, n, n == 1 ? "" : "s", exp);
-	else
+		snprintf(exp, sizeof exp, _("expected %.1f (%s)"), e, from);
+	if (n) {
+		snprintf(rng, sizeof rng, P_("%.1f-%.1f GB/s to %zu peer", "%.1f-%.1f GB/s to %zu peers", n), lo, hi, n);
+		fprintf(out, "    %-14s %s  %s", "p2p", rng, exp);
+	} else {
 		fprintf(out, "    %-14s -", "p2p");
-	if (bad)
-		fprintf(out, "%s%zu pair%s not measured", n ? "; " : " ", bad, bad == 1 ? "" : "s");
+	}
+	if (bad) {
+		fputs(n ? "; " : " ", out);
+		fprintf(out, P_("%zu pair not measured", "%zu pairs not measured", bad), bad);
+	}
 	fputc('\n', out);
 }
 
@@ -536,7 +545,7 @@ static void print_table(FILE *out, const struct gd_snapshot *s)
 	int last_gpu = -1;
 	bool p2p_done = false;
 
-	fputs("probe results (GB/s = 10^9 bytes copied per second; GFLOP/s: FMA = 2 FLOP):\n", out);
+	fputs(_("probe results (GB/s = 10^9 bytes copied per second; GFLOP/s: FMA = 2 FLOP):\n"), out);
 	GD_VEC_EACH(s->probe, const struct gd_probe_row, r) {
 		char exp[96] = "", from[64] = "", ach[48] = "-";
 		double e;
@@ -557,12 +566,15 @@ static void print_table(FILE *out, const struct gd_snapshot *s)
 		if (r->achieved.ok)
 			snprintf(ach, sizeof ach, "%.1f %s", r->achieved.v, r->unit);
 		if (gd_probe_expected(s, r, &e, from, sizeof from))
-			snprintf(exp, sizeof exp, "expected %.1f (%s)", e, from);
-		fprintf(out, "    %-14s %-18s %-40s %s", r->probe, ach, exp, r->status);
+			snprintf(exp, sizeof exp, _("expected %.1f (%s)"), e, from);
+		fprintf(out, "    %-14s %-18s ", r->probe, ach);
+		gd_cli_pad(out, exp, 40);
+		fprintf(out, " %s", gd_cli_probe_status(r->status));
 		if (r->errors.ok && r->errors.v)
-			fprintf(out, ", %llu of %llu wrong", (unsigned long long)r->errors.v, (unsigned long long)r->checked.v);
+			fprintf(out, _(", %llu of %llu wrong"), (unsigned long long)r->errors.v,
+				(unsigned long long)r->checked.v);
 		if (r->temp_c.ok || r->sm_clock_mhz.ok || r->power_w.ok)
-			fprintf(out, " · end of burn %.0f °C %llu MHz %.0f W", r->temp_c.ok ? r->temp_c.v : NAN,
+			fprintf(out, _(" · end of burn %.0f °C %llu MHz %.0f W"), r->temp_c.ok ? r->temp_c.v : NAN,
 				(unsigned long long)(r->sm_clock_mhz.ok ? r->sm_clock_mhz.v : 0), r->power_w.ok ? r->power_w.v : NAN);
 		if (r->reason[0] && strcmp(r->status, "ok") != 0)
 			fprintf(out, " (%s)", r->reason);
@@ -662,7 +674,7 @@ static int sample(struct run *r, bool final)
 	}
 	if (r->out && (gd_snapshot_write_line(&s, r->out) < 0 || fflush(r->out) == EOF)) {
 		gd_snapshot_release(&s);
-		return gd_cli_fail("writing %s: %s", r->o->output, strerror(errno));
+		return gd_cli_fail(_("writing %s: %s"), r->o->output, strerror(errno));
 	}
 	r->prev = s;
 	r->have_prev = true;
@@ -735,7 +747,7 @@ static int report(struct run *r, bool interrupted, bool cannot_run)
 	int code;
 
 	if (!snaps)
-		return gd_cli_fail("out of memory");
+		return gd_cli_fail(_("out of memory"));
 	for (size_t i = 0; i < r->kept.n; i++)
 		snaps[i] = &r->kept.items[i];
 	w.snaps = snaps;
@@ -766,10 +778,10 @@ static int report(struct run *r, bool interrupted, bool cannot_run)
 		gd_cli_host_print(&r->host, &r->o->th, stdout);
 		gd_out_text(stdout, &rep);
 		if (interrupted)
-			puts("probe interrupted: the figures above are what was measured before the stop");
+			puts(_("probe interrupted: the figures above are what was measured before the stop"));
 	}
 	if (fflush(stdout) == EOF)
-		code = gd_cli_fail("writing the report: %s", strerror(errno));
+		code = gd_cli_fail(_("writing the report: %s"), strerror(errno));
 	gd_findings_release(&f);
 	free(snaps);
 	return code;
@@ -897,9 +909,9 @@ int gd_cli_probe(int argc, char **argv)
 		shm->ngpus = 0;
 	} else if (!shm->ngpus) {
 		if (!r.prev.gpus.n)
-			code = gd_cli_fail("no GPU to probe: NVML lists none (%s)", r.prev.nvml.reason[0] ? r.prev.nvml.reason : r.prev.nvml.status);
+			code = gd_cli_fail(_("no GPU to probe: NVML lists none (%s)"), r.prev.nvml.reason[0] ? r.prev.nvml.reason : r.prev.nvml.status);
 		else
-			code = gd_cli_fail("no GPU to probe: every GPU was skipped (gpudoctor probe --json shows why; --force probes busy ones)");
+			code = gd_cli_fail(_("no GPU to probe: every GPU was skipped (gpudoctor probe --json shows why; --force probes busy ones)"));
 		GD_VEC_EACH(r.prev.sources, const struct gd_source, src)
 			if (!strncmp(src->name, "probe:gpu", 9))
 				fprintf(stderr, "gpudoctor: %s: %s\n", src->name + 6, src->reason);
@@ -926,7 +938,7 @@ int gd_cli_probe(int argc, char **argv)
 			;
 		reaped = true;
 	} else if (write(go_fd, "g", 1) != 1) {
-		code = gd_cli_fail("cannot start the probe process: %s", strerror(errno));
+		code = gd_cli_fail(_("cannot start the probe process: %s"), strerror(errno));
 		goto out_sig;
 	}
 	if (go_fd >= 0)
@@ -948,7 +960,7 @@ int gd_cli_probe(int argc, char **argv)
 		if (g_stop && !interrupted) {
 			interrupted = true;
 			shm->stop = 1;
-			fprintf(stderr, "%sgpudoctor: stopping the probe after the work in flight\n", tty ? "\r\033[K" : "");
+			fprintf(stderr, "%s%s", tty ? "\r\033[K" : "", _("gpudoctor: stopping the probe after the work in flight\n"));
 		}
 		now = gd_probe_now();
 		if (interrupted && !stop_by)
@@ -1002,7 +1014,7 @@ int gd_cli_probe(int argc, char **argv)
 			if (!strncmp(src->name, "probe:gpu", 9))
 				add_source(last, src->name, src->status, src->reason);
 		if (r.out && (gd_snapshot_write_line(last, r.out) < 0 || fflush(r.out) == EOF))
-			gd_cli_fail("writing %s: %s", o.output, strerror(errno));
+			gd_cli_fail(_("writing %s: %s"), o.output, strerror(errno));
 	}
 	{
 		bool measured = false;
@@ -1012,9 +1024,9 @@ int gd_cli_probe(int argc, char **argv)
 		if (!gpu_work)
 			measured = gd_cli_host_ran(&r.host);
 		if (shm->fatal[0])
-			gd_cli_fail("the probe could not run: %s", shm->fatal);
+			gd_cli_fail(_("the probe could not run: %s"), shm->fatal);
 		else if (!measured)
-			gd_cli_fail("no probe could run on any GPU (the report says why)");
+			gd_cli_fail(_("no probe could run on any GPU (the report says why)"));
 		code = report(&r, interrupted, !measured);
 	}
 out_sig:

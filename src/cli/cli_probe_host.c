@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/i18n.h"
 #include "core/xalloc.h"
 #include "model/snapshot_json.h"
 
@@ -55,14 +56,20 @@ void gd_cli_host_burn_end(struct gd_cli_host *h, double gpu_w, unsigned ngpus)
 void gd_cli_host_run(struct gd_cli_host *h, FILE *progress)
 {
 	if (h->want & GD_PROBE_WANT_STORAGE) {
-		if (progress)
-			fprintf(progress, "\r\033[Kprobe: storage under %s", h->data), fflush(progress);
+		if (progress) {
+			fputs("\r\033[K", progress);
+			fprintf(progress, _("probe: storage under %s"), h->data);
+			fflush(progress);
+		}
 		h->storage = gd_xcalloc(1, sizeof *h->storage);
 		gd_probe_storage(h->data, &h->opts, h->storage);
 	}
 	if (h->want & GD_PROBE_WANT_HOST_MEM) {
-		if (progress)
-			fputs("\r\033[Kprobe: host memory bandwidth (STREAM triad)", progress), fflush(progress);
+		if (progress) {
+			fputs("\r\033[K", progress);
+			fputs(_("probe: host memory bandwidth (STREAM triad)"), progress);
+			fflush(progress);
+		}
 		h->mem = gd_xcalloc(1, sizeof *h->mem);
 		gd_probe_host_mem(&h->opts, h->mem);
 	}
@@ -90,6 +97,25 @@ void gd_cli_host_judge(const struct gd_cli_host *h, const struct gd_thresholds *
 		gd_probe_host_judge(&r, th, out);
 }
 
+void gd_cli_pad(FILE *out, const char *s, size_t cols)
+{
+	fputs(s, out);
+	for (size_t w = gd_utf8_width(s); w < cols; w++)
+		fputc(' ', out);
+}
+
+const char *gd_cli_probe_status(const char *status)
+{
+	/* the status words of the probe rows and of the host lines */
+	static const char *const words[] = { N_("ok"), N_("low"), N_("failed"), N_("hung"), N_("skipped"),
+					     N_("not_run"), N_("not run"), N_("running"), N_("unavailable") };
+
+	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+		if (strcmp(status, words[i]) == 0)
+			return _(words[i]);
+	return status;
+}
+
 static void fmt_num(char *buf, size_t n, double v, const char *unit)
 {
 	if (isnan(v))
@@ -107,17 +133,21 @@ void gd_cli_host_print(const struct gd_cli_host *h, const struct gd_thresholds *
 	if (!gd_cli_host_ran(h))
 		return;
 	n = gd_probe_host_lines(&r, th, lines, MAX_LINES);
-	fputs("host probes:\n", out);
+	fputs(_("host probes:\n"), out);
 	for (size_t i = 0; i < n && i < MAX_LINES; i++) {
 		const struct gd_probe_host_line *l = &lines[i];
 		char ach[48], exp[160] = "";
 
 		fmt_num(ach, sizeof ach, l->achieved, l->unit);
 		if (!isnan(l->expected))
-			snprintf(exp, sizeof exp, "expected %s %.1f (%s)", l->higher_is_better ? ">=" : "<=", l->expected,
+			snprintf(exp, sizeof exp, _("expected %s %.1f (%s)"), l->higher_is_better ? ">=" : "<=", l->expected,
 				 l->expected_from);
-		fprintf(out, "  %-20s %-12s %-16s %-48s %s", l->probe, l->subject, ach, exp,
-			l->avail.state != GD_PROBE_OK ? gd_probe_state_name(l->avail.state) : l->ok ? "ok" : "low");
+		fprintf(out, "  %-20s ", l->probe);
+		gd_cli_pad(out, l->subject, 12);
+		fprintf(out, " %-16s ", ach);
+		gd_cli_pad(out, exp, 48);
+		fprintf(out, " %s", gd_cli_probe_status(l->avail.state != GD_PROBE_OK ? gd_probe_state_name(l->avail.state)
+							: l->ok ? "ok" : "low"));
 		if (l->avail.why[0])
 			fprintf(out, " (%s)", l->avail.why);
 		fputc('\n', out);

@@ -44,6 +44,12 @@ bool gd_cli_host_ran(const struct gd_cli_host *h);
 void gd_cli_host_judge(const struct gd_cli_host *h, const struct gd_thresholds *th, struct gd_findings *out);
 /* "host probes:" lines of the text report. */
 void gd_cli_host_print(const struct gd_cli_host *h, const struct gd_thresholds *th, FILE *out);
+/* s, then spaces to cols display columns (printf's "%-Ns" for text that
+ * may be Chinese: a CJK character takes two columns; ASCII as printf). */
+void gd_cli_pad(FILE *out, const char *s, size_t cols);
+/* A probe row's or host line's status ("ok", "low", "hung", "not_run"...)
+ * as the text report shows it, in the language in use; JSON keeps the word. */
+const char *gd_cli_probe_status(const char *status);
 /* {"results": gd_probe_host_json, "lines": [...]} (a new reference). */
 json_t *gd_cli_host_json(const struct gd_cli_host *h, const struct gd_thresholds *th);
 

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/i18n.h"
 #include "core/xalloc.h"
 #include "model/snapshot_json.h"
 #include "rules/episodes.h"
@@ -188,7 +189,8 @@ static int one_file(const char *path, const struct gd_thresholds *th,
 		gd_err_clear(&e2);
 		if (!doc || gd_snapshot_from_json(doc, s, &e2) < 0) {
 			if (!nd->bad_lines++)
-				snprintf(nd->first_bad, sizeof nd->first_bad, "line %zu: %.120s", lineno, doc ? e2.msg : je.text);
+				snprintf(nd->first_bad, sizeof nd->first_bad, _("line %zu: %.120s"), lineno,
+					 doc ? e2.msg : je.text);
 			json_decref(doc);
 			continue;
 		}
@@ -229,10 +231,10 @@ static int one_file(const char *path, const struct gd_thresholds *th,
 	if (fp != stdin)
 		fclose(fp);
 	if (!good) {
-		gd_err_set(err, -EINVAL, "%s: no snapshot in it%s%s", path, nd->bad_lines ? " (" : "",
-			   nd->bad_lines ? nd->first_bad : "");
 		if (nd->bad_lines)
-			strcat(err->msg, ")");
+			gd_err_set(err, -EINVAL, _("%s: no snapshot in it (%s)"), path, nd->first_bad);
+		else
+			gd_err_set(err, -EINVAL, _("%s: no snapshot in it"), path);
 		goto fail;
 	}
 	/* the node's results */
@@ -279,7 +281,7 @@ static int one_file(const char *path, const struct gd_thresholds *th,
 		gd_strlcpy(d->node, nd->name, sizeof d->node);
 		gd_strlcpy(d->rule, fi->id, sizeof d->rule);
 		gd_strlcpy(d->subject, fi->subject, sizeof d->subject);
-		d->remedy = gd_rule_find(fi->id) ? gd_rule_find(fi->id)->remedy : "";
+		d->remedy = gd_fleet_remedy(fi->id, "");
 	}
 	if (nd->gap_s > 0) {
 		struct gd_fleet_blind *b = gd_vec_push(&f->blind, sizeof *b);
@@ -291,7 +293,7 @@ static int one_file(const char *path, const struct gd_thresholds *th,
 		struct gd_prom_warning *wn = gd_vec_push(warnings, sizeof *wn);
 		char msg[300];
 
-		snprintf(msg, sizeof msg, "%zu lines are not snapshots, first %s", nd->bad_lines, nd->first_bad);
+		snprintf(msg, sizeof msg, _("%zu lines are not snapshots, first %s"), nd->bad_lines, nd->first_bad);
 		wn->query = gd_xstrdup(path);
 		wn->text = gd_xstrdup(msg);
 	}

@@ -51,6 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/i18n.h"
 #include "core/xalloc.h"
 #include "model/snapshot.h"
 #include "rules/rule.h"
@@ -63,39 +64,39 @@
 
 struct category {
 	const char *prefix;       /* a rule id or a prefix ending in '.' or '_' */
-	const char *category;
+	const char *category;     /* English (JSON, npd.c compare it); the tables print _(category) */
 	bool hardware;
 };
 
 static const struct category categories[] = {
-	{ "gpu.ecc_", "GPU memory", true },
-	{ "gpu.row_remap_", "GPU memory", true },
-	{ "probe.gpu_memory_errors", "GPU memory", true },
-	{ "gpu.memory_full", "the job itself", false },
-	{ "gpu.memory_oversubscribed", "the job itself", false },
-	{ "gpu.shared_by_processes", "the job itself", false },
-	{ "gpu.idle_while_job_runs", "the job itself", false },
-	{ "gpu.saturated", "the job itself", false },
-	{ "gpu.transfer_serialized", "the job itself", false },
-	{ "gpu.persistence_off", "software/driver", false },
-	{ "gpu.clocks_held_low", "software/driver", false },
-	{ "cpu.input_bound", "the job itself", false },
-	{ "cpu.too_many_workers", "the job itself", false },
-	{ "job.", "the job itself", false },
-	{ "net.rdma_unused", "the job itself", false },
-	{ "probe.storage_slow", "storage", false },
-	{ "probe.small_files_slow", "storage", false },
-	{ "probe.host_mem_bandwidth_low", "host", true },
-	{ "probe.power_headroom", "host", false },
-	{ "probe.", "GPU", true },
-	{ "gpu.", "GPU", true },
-	{ "driver.", "software/driver", false },
-	{ "host.memory_errors", "host", true },
-	{ "host.", "host", false },
-	{ "cpu.", "host", false },
-	{ "mem.", "host", false },
-	{ "io.", "storage", false },
-	{ "net.", "network", false },
+	{ "gpu.ecc_", N_("GPU memory"), true },
+	{ "gpu.row_remap_", N_("GPU memory"), true },
+	{ "probe.gpu_memory_errors", N_("GPU memory"), true },
+	{ "gpu.memory_full", N_("the job itself"), false },
+	{ "gpu.memory_oversubscribed", N_("the job itself"), false },
+	{ "gpu.shared_by_processes", N_("the job itself"), false },
+	{ "gpu.idle_while_job_runs", N_("the job itself"), false },
+	{ "gpu.saturated", N_("the job itself"), false },
+	{ "gpu.transfer_serialized", N_("the job itself"), false },
+	{ "gpu.persistence_off", N_("software/driver"), false },
+	{ "gpu.clocks_held_low", N_("software/driver"), false },
+	{ "cpu.input_bound", N_("the job itself"), false },
+	{ "cpu.too_many_workers", N_("the job itself"), false },
+	{ "job.", N_("the job itself"), false },
+	{ "net.rdma_unused", N_("the job itself"), false },
+	{ "probe.storage_slow", N_("storage"), false },
+	{ "probe.small_files_slow", N_("storage"), false },
+	{ "probe.host_mem_bandwidth_low", N_("host"), true },
+	{ "probe.power_headroom", N_("host"), false },
+	{ "probe.", N_("GPU"), true },
+	{ "gpu.", N_("GPU"), true },
+	{ "driver.", N_("software/driver"), false },
+	{ "host.memory_errors", N_("host"), true },
+	{ "host.", N_("host"), false },
+	{ "cpu.", N_("host"), false },
+	{ "mem.", N_("host"), false },
+	{ "io.", N_("storage"), false },
+	{ "net.", N_("network"), false },
 };
 
 static const struct category *category_of(const char *rule)
@@ -115,7 +116,16 @@ const char *gd_fleet_category(const char *rule)
 {
 	const struct category *c = category_of(rule);
 
-	return c ? c->category : "other";
+	return c ? c->category : N_("other");
+}
+
+const char *gd_fleet_remedy(const char *rule, const char *unknown)
+{
+	const struct gd_rule *r = gd_rule_find(rule);
+
+	if (!r || !r->remedy)
+		return unknown;
+	return r->remedy[0] ? _(r->remedy) : r->remedy;  /* _("") would be the catalogue's header */
 }
 
 bool gd_fleet_is_hardware(const char *rule)
@@ -193,16 +203,17 @@ static int matcher(const char *m, char *out, size_t size, struct gd_err *err)
 	char *o = out;
 
 	if (n == 0 || (m[0] >= '0' && m[0] <= '9'))
-		return gd_err_set(err, -EINVAL, "--match %s: expected LABEL=VALUE (e.g. cluster=a, job=gpudoctor)", m);
+		return gd_err_set(err, -EINVAL, _("--match %s: expected LABEL=VALUE (e.g. cluster=a, job=gpudoctor)"), m);
 	if (strncmp(op, "=~", 2) == 0 || strncmp(op, "!=", 2) == 0 || strncmp(op, "!~", 2) == 0)
 		olen = 2;
 	else if (op[0] == '=')
 		olen = 1;
 	else
-		return gd_err_set(err, -EINVAL, "--match %s: expected LABEL=VALUE, LABEL!=VALUE, LABEL=~RE or LABEL!~RE", m);
+		return gd_err_set(err, -EINVAL, _("--match %s: expected LABEL=VALUE, LABEL!=VALUE, LABEL=~RE or LABEL!~RE"),
+				  m);
 	v = op + olen;
 	if (strlen(m) * 2 + 8 > size)
-		return gd_err_set(err, -EINVAL, "--match %s: too long", m);
+		return gd_err_set(err, -EINVAL, _("--match %s: too long"), m);
 	o += sprintf(o, "%.*s%.*s\"", (int)n, m, (int)olen, op);
 	for (; *v; v++) {
 		if (*v == '"' || *v == '\\')
@@ -328,7 +339,7 @@ static void build_causes(struct gd_fleet *f, struct gd_vec *ents, const struct g
 		size_t j = i;
 
 		gd_strlcpy(c->rule, e[i].rule, sizeof c->rule);
-		c->category = strcmp(e[i].rule, NO_CAUSE) == 0 ? "none" : gd_fleet_category(e[i].rule);
+		c->category = strcmp(e[i].rule, NO_CAUSE) == 0 ? N_("none") : gd_fleet_category(e[i].rule);
 		while (j < n && strcmp(e[j].rule, e[i].rule) == 0) {
 			size_t k = j, host = 0, gpus = 0, all = gpus_of(ng, e[j].node);
 
@@ -413,7 +424,7 @@ static void build_repeat(struct gd_fleet *f, const struct gd_vec *ents, const st
 /* ---- outliers ------------------------------------------------------------ */
 
 struct metric {
-	const char *name;         /* what the table calls it */
+	const char *name;         /* what the table calls it (English: JSON, query names; printed as _(name)) */
 	const char *series;
 	const char *loaded;       /* the filter that makes a sample count: under load */
 	const char *unit;
@@ -422,12 +433,12 @@ struct metric {
 };
 
 static const struct metric metrics[] = {
-	{ "SM clock under load", "gpudoctor_gpus_sm_clock_hertz", "gpudoctor_gpus_util_gpu_ratio", "MHz", 1e-6, 15e6 },
-	{ "temperature under load", "gpudoctor_gpus_temp_celsius", "gpudoctor_gpus_util_gpu_ratio", "C", 1, 3 },
-	{ "power under load", "gpudoctor_gpus_power_watts", "gpudoctor_gpus_util_gpu_ratio", "W", 1, 20 },
-	{ "utilisation while a job holds it", "gpudoctor_gpus_util_gpu_ratio", "gpudoctor_gpus_nvml_procs", "%", 100,
+	{ N_("SM clock under load"), "gpudoctor_gpus_sm_clock_hertz", "gpudoctor_gpus_util_gpu_ratio", "MHz", 1e-6, 15e6 },
+	{ N_("temperature under load"), "gpudoctor_gpus_temp_celsius", "gpudoctor_gpus_util_gpu_ratio", "C", 1, 3 },
+	{ N_("power under load"), "gpudoctor_gpus_power_watts", "gpudoctor_gpus_util_gpu_ratio", "W", 1, 20 },
+	{ N_("utilisation while a job holds it"), "gpudoctor_gpus_util_gpu_ratio", "gpudoctor_gpus_nvml_procs", "%", 100,
 	  0.05 },
-	{ "PCIe link width under load", "gpudoctor_gpus_pcie_width", "gpudoctor_gpus_util_gpu_ratio", "lanes", 1, 0.5 },
+	{ N_("PCIe link width under load"), "gpudoctor_gpus_pcie_width", "gpudoctor_gpus_util_gpu_ratio", "lanes", 1, 0.5 },
 };
 
 static int by_double(const void *a, const void *b)
@@ -628,7 +639,7 @@ void gd_fleet_build(struct gd_fleet *f, struct gd_vec *ents, const struct gd_vec
 		struct gd_fleet_cause *c = gd_vec_push(&f->causes, sizeof *c);
 
 		gd_strlcpy(c->rule, NO_CAUSE, sizeof c->rule);
-		c->category = "none";
+		c->category = N_("none");
 	}
 	build_repeat(f, ents, o);
 	sort_vec(&f->repeat, sizeof(struct gd_fleet_repeat), by_repeat);
@@ -658,7 +669,7 @@ int gd_fleet_run(struct gd_prom *p, const struct gd_fleet_opts *o, struct gd_fle
 		if ((rv = matcher(o->match[i], m, sizeof m, err)) < 0)
 			goto out;
 		if (len + strlen(m) + 2 >= sizeof q.match) {
-			rv = gd_err_set(err, -EINVAL, "--match: too many or too long");
+			rv = gd_err_set(err, -EINVAL, _("--match: too many or too long"));
 			goto out;
 		}
 		snprintf(q.match + len, sizeof q.match - len, "%s%s", len ? "," : "", m);
@@ -769,13 +780,11 @@ int gd_fleet_run(struct gd_prom *p, const struct gd_fleet_opts *o, struct gd_fle
 		goto out;
 	for (size_t i = 0; i < r.n; i++) {
 		struct gd_fleet_drain *x = gd_vec_push(&f->drain, sizeof *x);
-		const struct gd_rule *rule;
 
 		node_of(&r.s[i], x->node, sizeof x->node);
 		gd_strlcpy(x->rule, gd_prom_label(&r.s[i], "rule"), sizeof x->rule);
 		gd_strlcpy(x->subject, gd_prom_label(&r.s[i], "subject"), sizeof x->subject);
-		rule = gd_rule_find(x->rule);
-		x->remedy = rule ? rule->remedy : "(a rule this gpudoctor does not know: see the node's /findings)";
+		x->remedy = gd_fleet_remedy(x->rule, _("(a rule this gpudoctor does not know: see the node's /findings)"));
 	}
 	gd_prom_result_release(&r);
 	sort_vec(&f->drain, sizeof(struct gd_fleet_drain), by_drain);

@@ -46,7 +46,7 @@ struct gd_fleet_opts {
 };
 
 struct gd_fleet_cause {
-	const char *category;
+	const char *category;     /* English, as in JSON; the tables print _(category) */
 	char rule[64];
 	double onsets;
 	size_t gpus, nodes;
@@ -55,14 +55,14 @@ struct gd_fleet_cause {
 
 struct gd_fleet_outlier {
 	char node[128], gpu[16], uuid[96], model[96];
-	const char *metric, *unit;
+	const char *metric, *unit;  /* English (JSON); the tables print _(metric) */
 	double value, median, mad;  /* in unit; mad is the raw median absolute deviation */
 	size_t siblings;
 };
 
 struct gd_fleet_drain {
 	char node[128], rule[64], subject[128];
-	const char *remedy;
+	const char *remedy;       /* in the language in use (gd_fleet_remedy) */
 };
 
 struct gd_fleet_repeat {
@@ -124,6 +124,9 @@ void gd_fleet_judge(struct gd_fleet *f, size_t k, const struct gd_fleet_value *v
 /* The category of a rule id in the paper's terms: GPU, GPU memory, host,
  * network, storage, software/driver, the job itself. */
 const char *gd_fleet_category(const char *rule);
+/* The remedy of a rule in the language in use (the rule table's text,
+ * translated), or unknown when no rule has that id. */
+const char *gd_fleet_remedy(const char *rule, const char *unknown);
 /* True for the rules whose repeats point at hardware (repeat offenders). */
 bool gd_fleet_is_hardware(const char *rule);
 

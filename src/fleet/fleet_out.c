@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/i18n.h"
 #include "output/output.h"
 #include "output/timeline.h"
 
@@ -54,57 +55,131 @@ static const char *node_gpu(const char *node, const char *gpu, char *buf, size_t
 	return buf;
 }
 
+/* s, then spaces up to cols display columns (a CJK character takes two):
+ * printf's "%-Ns" for text that may be Chinese; the same bytes for ASCII. */
+static void pad_left(FILE *out, const char *s, size_t cols)
+{
+	fputs(s, out);
+	for (size_t w = gd_utf8_width(s); w < cols; w++)
+		fputc(' ', out);
+}
+
+/* Spaces, then s, to cols display columns: "%Ns". */
+static void pad_right(FILE *out, const char *s, size_t cols)
+{
+	for (size_t w = gd_utf8_width(s); w < cols; w++)
+		fputc(' ', out);
+	fputs(s, out);
+}
+
+static size_t max_cols(size_t cols, const char *s)
+{
+	size_t w = gd_utf8_width(s);
+
+	return w > cols ? w : cols;
+}
+
+/* What the tables call a rule id: the no-cause row in the reader's words. */
+static const char *rule_shown(const char *rule)
+{
+	return strcmp(rule, GD_FLEET_NO_CAUSE) == 0 ? _("(no cause found)") : rule;
+}
+
+/* What could not be seen of one node (text and HTML: no markup in it). */
+static void blind_text(FILE *out, const struct gd_fleet_blind *x)
+{
+	if (x->down_now)
+		fprintf(out, _("not scraped for %.0f s, no fresh evidence for %.0f s; down now"), x->down_s, x->stale_s);
+	else
+		fprintf(out, _("not scraped for %.0f s, no fresh evidence for %.0f s"), x->down_s, x->stale_s);
+}
+
 void gd_fleet_print_text(FILE *out, const struct gd_fleet *f, const struct gd_prom *p, const char *url)
 {
+	/* the cause table's columns: at least as wide as the English ones, and
+	 * as their headings in the language in use */
+	static const size_t cw0[8] = { 16, 26, 7, 5, 6, 10, 7, 7 };
+	const char *head[8] = { _("category"), _("rule"), _("onsets"), _("GPUs"),
+				_("nodes"), _("GPU-hours"), _("share"), _("onsets%") };
+	size_t cw[8];
 	char at[32], r[32], b[200];
 
+	for (size_t k = 0; k < 8; k++)
+		cw[k] = max_cols(cw0[k], head[k]);
 	iso_time(f->at, at, sizeof at);
 	span(f->range_s, r, sizeof r);
-	fprintf(out, "gpudoctor fleet: %s, %s back from %s: %zu nodes, %zu GPUs\n\n", url, r, at, f->nodes, f->gpus);
-	fprintf(out, "Causes (share: of %.4f GPU-hours, the sum of the rows; of %.0f onsets)\n", f->total_hours,
+	fprintf(out, _("gpudoctor fleet: %s, %s back from %s: %zu nodes, %zu GPUs\n\n"), url, r, at, f->nodes, f->gpus);
+	fprintf(out, _("Causes (share: of %.4f GPU-hours, the sum of the rows; of %.0f onsets)\n"), f->total_hours,
 		f->total_onsets);
-	fprintf(out, "%-16s %-26s %7s %5s %6s %10s %7s %7s\n", "category", "rule", "onsets", "GPUs", "nodes", "GPU-hours",
-		"share", "onsets%");
-	GD_VEC_EACH(f->causes, const struct gd_fleet_cause, c)
-		fprintf(out, "%-16s %-26s %7.0f %5zu %6zu %10.4f %6.1f%% %6.1f%%\n", c->category, c->rule, c->onsets, c->gpus,
-			c->nodes, c->gpu_hours, pct(c->gpu_hours, f->total_hours), pct(c->onsets, f->total_onsets));
-	fprintf(out, "\nOutliers (busy GPUs against the median of their model; beyond %g robust MADs)\n", f->mad_k);
+	for (size_t k = 0; k < 8; k++) {
+		if (k)
+			fputc(' ', out);
+		if (k < 2)
+			pad_left(out, head[k], cw[k]);
+		else
+			pad_right(out, head[k], cw[k]);
+	}
+	fputc('\n', out);
+	GD_VEC_EACH(f->causes, const struct gd_fleet_cause, c) {
+		pad_left(out, _(c->category), cw[0]);
+		fputc(' ', out);
+		pad_left(out, rule_shown(c->rule), cw[1]);
+		fprintf(out, " %*.0f %*zu %*zu %*.4f %*.1f%% %*.1f%%\n", (int)cw[2], c->onsets, (int)cw[3], c->gpus,
+			(int)cw[4], c->nodes, (int)cw[5], c->gpu_hours, (int)cw[6] - 1, pct(c->gpu_hours, f->total_hours),
+			(int)cw[7] - 1, pct(c->onsets, f->total_onsets));
+	}
+	fprintf(out, _("\nOutliers (busy GPUs against the median of their model; beyond %g robust MADs)\n"), f->mad_k);
 	if (!f->outliers.n)
-		fputs("  none\n", out);
+		fputs(_("  none\n"), out);
 	GD_VEC_EACH(f->outliers, const struct gd_fleet_outlier, o) {
 		double z = in_mads(o);
 
 		char mads[48];
 
 		if (isfinite(z))
-			snprintf(mads, sizeof mads, "%+.1f MADs", z);
+			snprintf(mads, sizeof mads, _("%+.1f MADs"), z);
 		else
-			snprintf(mads, sizeof mads, "MAD 0: the others agree");
-		fprintf(out, "  %-28s %s: %.1f %s, median of %zu %s %.1f, %+.1f %s (%s)\n",
-			node_gpu(o->node, o->gpu, b, sizeof b), o->metric, o->value, o->unit, o->siblings, o->model,
-			o->median, o->value - o->median, o->unit, mads);
+			snprintf(mads, sizeof mads, "%s", _("MAD 0: the others agree"));
+		fputs("  ", out);
+		pad_left(out, node_gpu(o->node, o->gpu, b, sizeof b), 28);
+		fputc(' ', out);
+		fprintf(out, _("%s: %.1f %s, median of %zu %s %.1f, %+.1f %s (%s)\n"), _(o->metric), o->value, o->unit,
+			o->siblings, o->model, o->median, o->value - o->median, o->unit, mads);
 	}
-	fprintf(out, "\nDrain now (critical findings active at %s)\n", at);
+	fprintf(out, _("\nDrain now (critical findings active at %s)\n"), at);
 	if (!f->drain.n)
-		fputs("  none\n", out);
-	GD_VEC_EACH(f->drain, const struct gd_fleet_drain, d)
-		fprintf(out, "  %-22s %-22s %s: %s\n", d->node, d->rule, d->subject, d->remedy);
-	fprintf(out, "\nRepeat offenders (hardware findings that began %g times or more)\n", f->repeat_min);
+		fputs(_("  none\n"), out);
+	GD_VEC_EACH(f->drain, const struct gd_fleet_drain, d) {
+		fputs("  ", out);
+		pad_left(out, d->node, 22);
+		fputc(' ', out);
+		pad_left(out, d->rule, 22);
+		fprintf(out, " %s: %s\n", d->subject, d->remedy);
+	}
+	fprintf(out, _("\nRepeat offenders (hardware findings that began %g times or more)\n"), f->repeat_min);
 	if (!f->repeat.n)
-		fputs("  none\n", out);
-	GD_VEC_EACH(f->repeat, const struct gd_fleet_repeat, x)
-		fprintf(out, "  %-28s %3.0f onsets: %s\n", node_gpu(x->node, x->gpu, b, sizeof b), x->onsets, x->rules);
-	fputs("\nCould not see\n", out);
+		fputs(_("  none\n"), out);
+	GD_VEC_EACH(f->repeat, const struct gd_fleet_repeat, x) {
+		fputs("  ", out);
+		pad_left(out, node_gpu(x->node, x->gpu, b, sizeof b), 28);
+		fputc(' ', out);
+		fprintf(out, _("%3.0f onsets: %s\n"), x->onsets, x->rules);
+	}
+	fputs(_("\nCould not see\n"), out);
 	if (!f->blind.n && !p->warnings.n)
-		fputs("  nothing: every node was scraped and fresh\n", out);
-	GD_VEC_EACH(f->blind, const struct gd_fleet_blind, x)
-		fprintf(out, "  %-22s not scraped for %.0f s, no fresh evidence for %.0f s%s\n", x->node, x->down_s,
-			x->stale_s, x->down_now ? "; down now" : "");
+		fputs(_("  nothing: every node was scraped and fresh\n"), out);
+	GD_VEC_EACH(f->blind, const struct gd_fleet_blind, x) {
+		fputs("  ", out);
+		pad_left(out, x->node, 22);
+		fputc(' ', out);
+		blind_text(out, x);
+		fputc('\n', out);
+	}
 	GD_VEC_EACH(p->warnings, const struct gd_prom_warning, w)
-		fprintf(out, "  warning (query %s): %s\n", w->query, w->text);
-	fprintf(out, "\n%zu queries, %.3f s, %zu bytes", p->queries, p->seconds, p->bytes);
+		fprintf(out, _("  warning (query %s): %s\n"), w->query, w->text);
+	fprintf(out, _("\n%zu queries, %.3f s, %zu bytes"), p->queries, p->seconds, p->bytes);
 	if (p->samples > 0)
-		fprintf(out, ", %.0f samples read", p->samples);
+		fprintf(out, _(", %.0f samples read"), p->samples);
 	fputc('\n', out);
 }
 
@@ -194,35 +269,38 @@ void gd_fleet_print_html(FILE *out, const struct gd_fleet *f, const struct gd_pr
 
 	iso_time(f->at, at, sizeof at);
 	span(f->range_s, r, sizeof r);
-	fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>gpudoctor fleet</title><style>"
-	      "body{font:14px sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;"
-	      "padding:2px 8px;text-align:left}td.n{text-align:right}</style></head><body>\n<h1>gpudoctor fleet</h1>\n<p>",
-	      out);
+	fprintf(out, "<!DOCTYPE html>\n<html%s><head><meta charset=\"utf-8\"><title>gpudoctor fleet</title><style>"
+		     "body{font:14px sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;"
+		     "padding:2px 8px;text-align:left}td.n{text-align:right}</style></head><body>\n<h1>gpudoctor fleet</h1>\n<p>",
+		strcmp(gd_i18n_lang(), "zh_CN") == 0 ? " lang=\"zh-CN\"" : "");
 	gd_html_escape(out, url);
-	fprintf(out, ", %s back from %s: %zu nodes, %zu GPUs</p>\n", r, at, f->nodes, f->gpus);
-	fprintf(out, "<h2>Causes</h2><p>Share: of %.4f GPU-hours, the sum of the rows.</p>\n<table><tr><th>category"
-		     "</th><th>rule</th><th>onsets</th><th>GPUs</th><th>nodes</th><th>GPU-hours</th><th>share</th></tr>\n",
-		f->total_hours);
+	fprintf(out, _(", %s back from %s: %zu nodes, %zu GPUs"), r, at, f->nodes, f->gpus);
+	fprintf(out, "</p>\n<h2>%s</h2><p>", _("Causes"));
+	fprintf(out, _("Share: of %.4f GPU-hours, the sum of the rows."), f->total_hours);
+	fputs("</p>\n", out);
+	fprintf(out, "<table><tr><th>%s</th><th>%s</th><th>%s</th><th>%s</th><th>%s</th><th>%s</th><th>%s</th></tr>\n",
+		_("category"), _("rule"), _("onsets"), _("GPUs"), _("nodes"), _("GPU-hours"), _("share"));
 	GD_VEC_EACH(f->causes, const struct gd_fleet_cause, c) {
 		fputs("<tr>", out);
-		td(out, c->category);
-		td(out, c->rule);
+		td(out, _(c->category));
+		td(out, rule_shown(c->rule));
 		fprintf(out, "<td class=n>%.0f</td><td class=n>%zu</td><td class=n>%zu</td><td class=n>%.4f</td>"
 			     "<td class=n>%.1f%%</td></tr>\n",
 			c->onsets, c->gpus, c->nodes, c->gpu_hours, pct(c->gpu_hours, f->total_hours));
 	}
-	fputs("</table>\n<h2>Outliers</h2>\n<table><tr><th>GPU</th><th>model</th><th>metric</th><th>value</th>"
-	      "<th>median</th><th>deviation</th><th>MADs</th></tr>\n", out);
+	fprintf(out, "</table>\n<h2>%s</h2>\n<table><tr><th>GPU</th><th>%s</th><th>%s</th><th>%s</th>"
+		     "<th>%s</th><th>%s</th><th>MADs</th></tr>\n",
+		_("Outliers"), _("model"), _("metric"), _("value"), _("median"), _("deviation"));
 	GD_VEC_EACH(f->outliers, const struct gd_fleet_outlier, o) {
 		fputs("<tr>", out);
 		td(out, node_gpu(o->node, o->gpu, b, sizeof b));
 		td(out, o->model);
-		td(out, o->metric);
+		td(out, _(o->metric));
 		fprintf(out, "<td class=n>%.1f %s</td><td class=n>%.1f</td><td class=n>%+.1f</td><td class=n>%+.1f</td></tr>\n",
 			o->value, o->unit, o->median, o->value - o->median, in_mads(o));
 	}
-	fputs("</table>\n<h2>Drain now</h2>\n<table><tr><th>node</th><th>rule</th><th>subject</th><th>remedy</th></tr>\n",
-	      out);
+	fprintf(out, "</table>\n<h2>%s</h2>\n<table><tr><th>%s</th><th>%s</th><th>%s</th><th>%s</th></tr>\n",
+		_("Drain now"), _("node"), _("rule"), _("subject"), _("remedy"));
 	GD_VEC_EACH(f->drain, const struct gd_fleet_drain, d) {
 		fputs("<tr>", out);
 		td(out, d->node);
@@ -231,8 +309,8 @@ void gd_fleet_print_html(FILE *out, const struct gd_fleet *f, const struct gd_pr
 		td(out, d->remedy);
 		fputs("</tr>\n", out);
 	}
-	fputs("</table>\n<h2>Repeat offenders</h2>\n<table><tr><th>node / GPU</th><th>onsets</th><th>rules</th></tr>\n",
-	      out);
+	fprintf(out, "</table>\n<h2>%s</h2>\n<table><tr><th>%s</th><th>%s</th><th>%s</th></tr>\n",
+		_("Repeat offenders"), _("node / GPU"), _("onsets"), _("rules"));
 	GD_VEC_EACH(f->repeat, const struct gd_fleet_repeat, x) {
 		fputs("<tr>", out);
 		td(out, node_gpu(x->node, x->gpu, b, sizeof b));
@@ -240,15 +318,16 @@ void gd_fleet_print_html(FILE *out, const struct gd_fleet *f, const struct gd_pr
 		td(out, x->rules);
 		fputs("</tr>\n", out);
 	}
-	fputs("</table>\n<h2>Could not see</h2>\n<ul>\n", out);
+	fprintf(out, "</table>\n<h2>%s</h2>\n<ul>\n", _("Could not see"));
 	GD_VEC_EACH(f->blind, const struct gd_fleet_blind, x) {
 		fputs("<li>", out);
 		gd_html_escape(out, x->node);
-		fprintf(out, ": not scraped for %.0f s, no fresh evidence for %.0f s%s</li>\n", x->down_s, x->stale_s,
-			x->down_now ? "; down now" : "");
+		fputs(": ", out);
+		blind_text(out, x);
+		fputs("</li>\n", out);
 	}
 	GD_VEC_EACH(p->warnings, const struct gd_prom_warning, w) {
-		fputs("<li>warning (", out);
+		fprintf(out, "<li>%s (", _("warning"));
 		gd_html_escape(out, w->query);
 		fputs("): ", out);
 		gd_html_escape(out, w->text);

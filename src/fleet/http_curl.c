@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/i18n.h"
 #include "core/xalloc.h"
 #include "model/snapshot.h"
 #include "output/output.h"
@@ -99,7 +100,7 @@ struct gd_http_client *gd_http_client_new(const char *path, struct gd_err *err)
 		lib = "libcurl.so.4";
 	c->dl = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
 	if (!c->dl) {
-		gd_err_set(err, -ENOENT, "cannot load %s (%s): install libcurl4 (Debian) to query Prometheus", lib,
+		gd_err_set(err, -ENOENT, _("cannot load %s (%s): install libcurl4 (Debian) to query Prometheus"), lib,
 			   dlerror());
 		free(c);
 		return NULL;
@@ -108,7 +109,7 @@ struct gd_http_client *gd_http_client_new(const char *path, struct gd_err *err)
 		void *f = dlsym(c->dl, syms[i].name);
 
 		if (!f) {
-			gd_err_set(err, -ENOSYS, "%s lacks %s: not a libcurl of version 7.17 or later", lib, syms[i].name);
+			gd_err_set(err, -ENOSYS, _("%s lacks %s: not a libcurl of version 7.17 or later"), lib, syms[i].name);
 			dlclose(c->dl);
 			free(c);
 			return NULL;
@@ -219,10 +220,10 @@ int gd_http_post(struct gd_http_client *c, const char *url, const char *form, co
 	}
 	if (rc != CURLE_OK) {
 		if (s.too_long)
-			gd_err_set(err, -EFBIG, "%s: the answer is longer than %zu bytes; narrow the query (--match) or raise --max-body",
+			gd_err_set(err, -EFBIG, _("%s: the answer is longer than %zu bytes; narrow the query (--match) or raise --max-body"),
 				   url, s.max);
 		else if (rc == CURLE_OPERATION_TIMEDOUT)
-			gd_err_set(err, -ETIMEDOUT, "%s: no answer within %g s (--timeout): %s", url, o->timeout_s,
+			gd_err_set(err, -ETIMEDOUT, _("%s: no answer within %g s (--timeout): %s"), url, o->timeout_s,
 				   ebuf[0] ? ebuf : c->easy_strerror(rc));
 		else
 			gd_err_set(err, -EIO, "%s: %s", url, ebuf[0] ? ebuf : c->easy_strerror(rc));

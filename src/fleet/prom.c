@@ -22,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/i18n.h"
 #include "core/xalloc.h"
 
 /* The first line of a non-JSON body, at most 160 bytes, control bytes as '?'. */
@@ -39,11 +40,11 @@ static const char *status_hint(long status)
 	switch (status) {
 	case 401:
 	case 403:
-		return " (authentication refused: check --bearer-token-file, --basic-auth and --password-file)";
+		return _(" (authentication refused: check --bearer-token-file, --basic-auth and --password-file)");
 	case 404:
-		return " (no Prometheus API at this URL: give the base, e.g. http://host:9090 or http://mimir/prometheus)";
+		return _(" (no Prometheus API at this URL: give the base, e.g. http://host:9090 or http://mimir/prometheus)");
 	case 405:
-		return " (the server refuses POST)";
+		return _(" (the server refuses POST)");
 	default:
 		return "";
 	}
@@ -77,10 +78,11 @@ int gd_prom_parse(long status, const char *body, size_t len, size_t limit, struc
 	if (!doc || !json_is_object(doc)) {
 		first_line(body, len, line, sizeof line);
 		if (status < 200 || status > 299)
-			gd_err_set(err, -EPROTO, "HTTP %ld%s: %s", status, status_hint(status), line[0] ? line : "(empty body)");
+			gd_err_set(err, -EPROTO, "HTTP %ld%s: %s", status, status_hint(status),
+				   line[0] ? line : _("(empty body)"));
 		else
-			gd_err_set(err, -EPROTO, "the answer is not a JSON object (line %d, column %d: %s): %s", je.line,
-				   je.column, doc ? "not an object" : je.text, line[0] ? line : "(empty body)");
+			gd_err_set(err, -EPROTO, _("the answer is not a JSON object (line %d, column %d: %s): %s"), je.line,
+				   je.column, doc ? _("not an object") : je.text, line[0] ? line : _("(empty body)"));
 		json_decref(doc);
 		return err ? err->code : -EPROTO;
 	}
@@ -101,7 +103,7 @@ int gd_prom_parse(long status, const char *body, size_t len, size_t limit, struc
 		const char *et = json_string_value(json_object_get(doc, "errorType"));
 		const char *e = json_string_value(json_object_get(doc, "error"));
 
-		gd_err_set(err, -EPROTO, "Prometheus answered HTTP %ld, %s%s%s%s", status, et ? et : "no errorType",
+		gd_err_set(err, -EPROTO, _("Prometheus answered HTTP %ld, %s%s%s%s"), status, et ? et : _("no errorType"),
 			   e ? ": " : "", e ? e : "", status_hint(status));
 		goto fail;
 	}
@@ -109,25 +111,25 @@ int gd_prom_parse(long status, const char *body, size_t len, size_t limit, struc
 	type = json_string_value(json_object_get(data, "resultType"));
 	res = json_object_get(data, "result");
 	if (!type) {
-		gd_err_set(err, -EPROTO, "the answer has no data.resultType");
+		gd_err_set(err, -EPROTO, _("the answer has no data.resultType"));
 		goto fail;
 	}
 	if (strcmp(type, "scalar") == 0) {
 		out->s = gd_xcalloc(1, sizeof *out->s);
 		if (!parse_value(res, &out->s[0].v)) {
-			gd_err_set(err, -EPROTO, "a scalar answer without [time, \"value\"]");
+			gd_err_set(err, -EPROTO, _("a scalar answer without [time, \"value\"]"));
 			goto fail;
 		}
 		out->n = 1;
 		return 0;
 	}
 	if (strcmp(type, "vector") != 0 || !json_is_array(res)) {
-		gd_err_set(err, -EPROTO, "expected data.resultType vector with a result array, got %s", type);
+		gd_err_set(err, -EPROTO, _("expected data.resultType vector with a result array, got %s"), type);
 		goto fail;
 	}
 	if (limit && json_array_size(res) > limit) {
 		gd_err_set(err, -E2BIG,
-			   "%zu series, more than the limit of %zu: narrow the fleet with --match or raise --limit",
+			   _("%zu series, more than the limit of %zu: narrow the fleet with --match or raise --limit"),
 			   json_array_size(res), limit);
 		goto fail;
 	}
@@ -137,13 +139,13 @@ int gd_prom_parse(long status, const char *body, size_t len, size_t limit, struc
 		json_t *m = json_object_get(r, "metric");
 
 		if (!json_is_object(m)) {
-			gd_err_set(err, -EPROTO, "result %zu has no metric object", i);
+			gd_err_set(err, -EPROTO, _("result %zu has no metric object"), i);
 			goto fail;
 		}
 		if (json_object_get(r, "histogram"))
 			continue;  /* native histograms: none of ours */
 		if (!parse_value(json_object_get(r, "value"), &out->s[out->n].v)) {
-			gd_err_set(err, -EPROTO, "result %zu has no [time, \"value\"] pair", i);
+			gd_err_set(err, -EPROTO, _("result %zu has no [time, \"value\"] pair"), i);
 			goto fail;
 		}
 		out->s[out->n++].metric = m;
@@ -222,7 +224,7 @@ int gd_prom_query(struct gd_prom *p, const char *name, const char *expr, struct 
 	p->queries++;
 	p->seconds += now_s() - t0;
 	if (rc < 0)
-		return gd_err_set(err, rc, "query %s: %s", name, e2.msg);
+		return gd_err_set(err, rc, _("query %s: %s"), name, e2.msg);
 	p->bytes += r.len;
 	r_len = r.len;
 	/* limit+1 asked: one series more than the limit says the result was cut
@@ -230,7 +232,7 @@ int gd_prom_query(struct gd_prom *p, const char *name, const char *expr, struct 
 	rc = gd_prom_parse(r.status, r.body, r.len, p->limit, out, &e2);
 	gd_http_reply_release(&r);
 	if (rc < 0) {
-		snprintf(head, sizeof head, "query %s", name);
+		snprintf(head, sizeof head, _("query %s"), name);
 		return gd_err_set(err, rc, "%s: %s", head, e2.msg);
 	}
 	if (out->samples >= 0)

@@ -3,7 +3,9 @@
  * that answers three paths and nothing else.
  *
  *   GET /metrics    Prometheus text format 0.0.4
- *   GET /findings   the JSON document of `check --json` (503 when stale)
+ *   GET /findings   the JSON document of `check --json` (503 when stale);
+ *                   ?lang=zh_CN (zh, zh-CN) or ?lang=en: its summaries and
+ *                   remedies in that language (below), an unknown one 400
  *   GET /healthz    "ok" (200), or why not (503: no sample yet, or stale)
  *
  * HEAD is answered like GET without the body; any other method gets 405
@@ -32,14 +34,28 @@
  * when the process is out of file descriptors.  One thread runs an epoll
  * loop over every connection; a request only copies the published result,
  * so it takes microseconds.
+ *
+ * ?lang: the collector thread renders /findings in the other language than
+ * the process's (serve.h) while it is asked for.  The first request for it
+ * finds none yet: it is answered at once in the process's language, with
+ * "Content-Language: en" and "X-Gpudoctor-Lang: pending" (or "unavailable"
+ * when no catalogue is installed), and it wakes the collector, which
+ * renders that language from the current window within milliseconds; from
+ * then on (until GD_SERVE_ALT_KEEP_S pass without such a request) the
+ * answer is in the language asked for, "Content-Language: zh-CN".  The
+ * rule ids, JSON keys and values other than the text are the same in both.
+ * This thread never calls gettext (nor strerror): the language is the
+ * process's environment, which only the collector thread changes.
  */
 #include "serve/serve.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -47,6 +63,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/i18n.h"
 #include "core/xalloc.h"
 #include "serve/http_conn.h"
 #include "serve/http_parse.h"
@@ -102,6 +119,8 @@ struct reply {
 	size_t len;
 	bool owned, allow;
 	bool gzip, vary;          /* Content-Encoding: gzip; Vary: Accept-Encoding */
+	const char *lang;         /* Content-Language, or NULL (a request without ?lang) */
+	const char *lang_note;    /* X-Gpudoctor-Lang: why not the language asked for, or NULL */
 };
 
 static const char *reason(unsigned code)
@@ -129,20 +148,113 @@ static struct reply owned_text(unsigned code, const char *type, char *s)
 	return (struct reply){ .code = code, .type = type, .body = s, .len = strlen(s), .owned = true };
 }
 
-static struct reply findings(struct gd_server *srv)
+/* The value of parameter name in a query string, percent-decoded into
+ * buf; 1 found, 0 absent, -1 too long or not text. */
+static int query_param(const char *q, size_t qlen, const char *name, char *buf, size_t size)
+{
+	size_t nlen = strlen(name), i = 0;
+
+	while (i < qlen) {
+		size_t end = i;
+
+		while (end < qlen && q[end] != '&' && q[end] != ';')
+			end++;
+		if (end - i > nlen && memcmp(q + i, name, nlen) == 0 && q[i + nlen] == '=') {
+			size_t n = 0;
+
+			for (size_t k = i + nlen + 1; k < end; k++) {
+				unsigned c = (unsigned char)q[k];
+
+				if (c == '%') {
+					char hex[3] = { 0, 0, 0 };
+
+					if (k + 2 >= end || !isxdigit((unsigned char)q[k + 1]) ||
+					    !isxdigit((unsigned char)q[k + 2]))
+						return -1;
+					hex[0] = q[k + 1];
+					hex[1] = q[k + 2];
+					c = (unsigned)strtoul(hex, NULL, 16);
+					k += 2;
+				}
+				if (c < 0x21 || c > 0x7e || n + 1 >= size)
+					return -1;
+				buf[n++] = (char)c;
+			}
+			buf[n] = '\0';
+			return 1;
+		}
+		if (end - i == nlen && memcmp(q + i, name, nlen) == 0) {
+			buf[0] = '\0';
+			return 1;  /* "lang" without a value */
+		}
+		i = end + 1;
+	}
+	return 0;
+}
+
+/* "en" or "zh_CN" for a lang= value (as BCP 47 or as a locale name), or
+ * NULL.  Plain string work: this thread never asks gettext. */
+static const char *lang_of(const char *v)
+{
+	static const char *const zh[] = { "zh", "zh-CN", "zh_CN", "zh-Hans", "zh_Hans", "zh-Hans-CN", "zh_CN.UTF-8",
+					  "zh_CN.utf8" };
+
+	/* en, en-US, en_GB.UTF-8, ... (query_param let through printable ASCII only) */
+	if (strcasecmp(v, "en") == 0 || (strlen(v) > 3 && (strncasecmp(v, "en-", 3) == 0 || strncasecmp(v, "en_", 3) == 0)))
+		return "en";
+	for (size_t i = 0; i < sizeof zh / sizeof zh[0]; i++)
+		if (strcasecmp(v, zh[i]) == 0)
+			return "zh_CN";
+	return NULL;
+}
+
+static struct reply findings(struct gd_server *srv, const struct gd_http_req *q)
 {
 	static const char stale[] =
 		"{\"error\":\"no fresh sample: the collector has not finished a cycle within its deadline\"}\n";
+	char asked[40], msg[160];
+	const char *want = NULL;
 	double age;
-	struct gd_published *p = gd_serve_acquire(srv, &age);
+	struct gd_published *p = NULL;
 	struct reply r;
+	bool missing = false, alt, in_alt = false;
+	int got = query_param(q->query, q->query_len, "lang", asked, sizeof asked);
 
+	if (got != 0) {
+		want = got > 0 ? lang_of(asked) : NULL;
+		if (!want) {
+			/* the value is printable ASCII without quotes or backslashes, or not shown */
+			bool plain = got > 0 && !strpbrk(asked, "\"\\");
+
+			snprintf(msg, sizeof msg,
+				 "{\"error\":\"lang%s%s%s: not a language gpudoctor speaks; use lang=zh_CN or lang=en\"}\n",
+				 plain ? "=\\\"" : "", plain ? asked : "", plain ? "\\\"" : "");
+			return owned_text(400, ct_json, gd_xstrdup(msg));
+		}
+	}
+	alt = want && strcmp(want, srv->lang) != 0;
+	if (alt) {
+		gd_serve_want_alt(srv);
+		p = gd_serve_acquire_alt(srv, &age, &missing);
+		in_alt = gd_serve_fresh(srv, p, age);
+		if (!in_alt) {
+			gd_serve_release(srv, p);
+			p = NULL;
+		}
+	}
+	if (!p)
+		p = gd_serve_acquire(srv, &age);
 	if (!gd_serve_fresh(srv, p, age)) {
 		gd_serve_release(srv, p);
 		return (struct reply){ .code = 503, .type = ct_json, .body = (char *)stale, .len = sizeof stale - 1 };
 	}
 	r = (struct reply){ .code = 200, .type = ct_json, .body = gd_xstrndup(p->findings, p->findings_len),
 			    .len = p->findings_len, .owned = true };
+	if (want) {
+		r.lang = (in_alt ? srv->alt_lang : srv->lang)[0] == 'z' ? "zh-CN" : "en";
+		if (alt && !in_alt)
+			r.lang_note = missing ? "unavailable" : "pending";
+	}
 	gd_serve_release(srv, p);
 	return r;
 }
@@ -183,7 +295,7 @@ static struct reply route(struct gd_server *srv, const struct gd_http_req *q)
 		return r;
 	}
 	if (path_is(q, "/findings"))
-		return findings(srv);
+		return findings(srv, q);
 	if (path_is(q, "/healthz"))
 		return healthz(srv);
 	return text(404, "not found: try /metrics, /findings or /healthz\n");
@@ -212,9 +324,11 @@ static void conn_set_reply(struct conn *c, struct reply r, bool head_only)
 	c->hdr = gd_xmalloc(HDR_MAX);
 	n = snprintf(c->hdr, HDR_MAX,
 		     "HTTP/1.1 %u %s\r\nDate: %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
-		     "Cache-Control: no-store\r\n%s%s%s%s\r\n",
+		     "Cache-Control: no-store\r\n%s%s%s%s%s%s%s%s%s%s\r\n",
 		     r.code, reason(r.code), date, r.type, r.len, r.allow ? "Allow: GET, HEAD\r\n" : "",
 		     r.gzip ? "Content-Encoding: gzip\r\n" : "", r.vary ? "Vary: Accept-Encoding\r\n" : "",
+		     r.lang ? "Content-Language: " : "", r.lang ? r.lang : "", r.lang ? "\r\n" : "",
+		     r.lang_note ? "X-Gpudoctor-Lang: " : "", r.lang_note ? r.lang_note : "", r.lang_note ? "\r\n" : "",
 		     c->close_after ? "Connection: close\r\n" : c->minor == 0 ? "Connection: keep-alive\r\n" : "");
 	c->hdr_len = (size_t)n < HDR_MAX ? (size_t)n : HDR_MAX - 1;
 	c->body = r.body;
@@ -538,6 +652,8 @@ struct gd_http *gd_http_start(struct gd_server *srv, int fd, struct gd_err *err)
 	struct gd_http *h = gd_xcalloc(1, sizeof *h);
 	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = EV_STOP };
 
+	/* its messages are the main thread's, before the HTTP thread exists: no
+	 * request has asked the collector to switch the language yet */
 	h->srv = srv;
 	h->lfd = fd;
 	for (size_t i = 0; i < GD_HTTP_CONN_LIMIT; i++)
@@ -545,16 +661,16 @@ struct gd_http *gd_http_start(struct gd_server *srv, int fd, struct gd_err *err)
 	h->epfd = epoll_create1(EPOLL_CLOEXEC);
 	h->stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (h->epfd < 0 || h->stopfd < 0 || epoll_ctl(h->epfd, EPOLL_CTL_ADD, h->stopfd, &ev) < 0) {
-		gd_err_set(err, -errno, "cannot start the HTTP server: %s", strerror(errno));
+		gd_err_set(err, -errno, _("cannot start the HTTP server: %s"), strerror(errno));
 		goto fail;
 	}
 	watch_listener(h, true);
 	if (!h->accepting) {
-		gd_err_set(err, -errno, "cannot start the HTTP server: epoll: %s", strerror(errno));
+		gd_err_set(err, -errno, _("cannot start the HTTP server: epoll: %s"), strerror(errno));
 		goto fail;
 	}
 	if (pthread_create(&h->thread, NULL, http_main, h) != 0) {
-		gd_err_set(err, -EAGAIN, "cannot start the HTTP thread");
+		gd_err_set(err, -EAGAIN, _("cannot start the HTTP thread"));
 		goto fail;
 	}
 	return h;
@@ -571,8 +687,14 @@ void gd_http_stop(struct gd_http *h)
 {
 	uint64_t one = 1;
 
-	if (write(h->stopfd, &one, sizeof one) != (ssize_t)sizeof one)
-		fprintf(stderr, "gpudoctor: cannot wake the HTTP thread: %s\n", strerror(errno));
+	if (write(h->stopfd, &one, sizeof one) != (ssize_t)sizeof one) {
+		int e = errno;
+
+		/* the main thread's: the collector may be switching the language */
+		pthread_mutex_lock(&h->srv->i18n_lock);
+		fprintf(stderr, _("gpudoctor: cannot wake the HTTP thread: %s\n"), strerror(e));
+		pthread_mutex_unlock(&h->srv->i18n_lock);
+	}
 	pthread_join(h->thread, NULL);
 	for (size_t i = 0; i < GD_HTTP_CONN_LIMIT; i++)
 		if (h->conns[i].fd >= 0)

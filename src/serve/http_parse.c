@@ -222,6 +222,8 @@ static int request_line(const char *l, size_t len, struct gd_http_req *r)
 	for (size_t i = 0; i < tlen; i++)
 		if (target[i] == '?') {
 			r->path_len = i;
+			r->query = target + i + 1;
+			r->query_len = tlen - i - 1;
 			break;
 		}
 	return 0;

@@ -23,6 +23,8 @@ struct gd_http_req {
 	enum gd_http_method method;
 	const char *path;         /* into the buffer; the target up to '?' */
 	size_t path_len;
+	const char *query;        /* into the buffer: what follows the '?' (query_len 0: none) */
+	size_t query_len;
 	int minor;                /* HTTP/1.minor */
 	bool keep_alive;          /* the connection may carry another request */
 	bool gzip;                /* Accept-Encoding allows gzip (q above 0) */

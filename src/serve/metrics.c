@@ -8,6 +8,10 @@
  * scrape with a tiny deflate state (level 1, 512-byte window: the lines are
  * about 1 KB), then the member the collector thread compressed once for the
  * cycle (gz.h).  Without a fresh result there is only the first.
+ *
+ * This runs in the HTTP thread, which never calls gettext (serve.h: the
+ * collector thread may be switching the language): the metric names and
+ * HELP lines are English by design, and so are the two messages below.
  */
 #include "serve/serve.h"
 

@@ -29,6 +29,7 @@
 #include <math.h>
 #include <netdb.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,7 @@
 #include "collect/collect.h"
 #include "core/xalloc.h"
 #include "collect/job_samples.h"
+#include "core/i18n.h"
 #include "nvml/nvml.h"
 #include "rules/episodes.h"
 #include "output/output.h"
@@ -64,17 +66,27 @@ static void published_free(struct gd_published *p)
 	free(p);
 }
 
-struct gd_published *gd_serve_acquire(struct gd_server *srv, double *age_s)
+/* The result in *slot with a reference taken; *missing (when not NULL)
+ * says whether the other language has no catalogue. */
+static struct gd_published *acquire(struct gd_server *srv, struct gd_published *const *slot, double *age_s,
+				    bool *missing)
 {
 	struct gd_published *p;
 
 	pthread_mutex_lock(&srv->lock);
-	p = srv->cur;
+	p = *slot;
 	if (p)
 		p->refs++;
+	if (missing)
+		*missing = srv->alt_missing;
 	pthread_mutex_unlock(&srv->lock);
 	*age_s = p ? gd_serve_mono_now() - p->mono_s : INFINITY;
 	return p;
+}
+
+struct gd_published *gd_serve_acquire(struct gd_server *srv, double *age_s)
+{
+	return acquire(srv, &srv->cur, age_s, NULL);
 }
 
 void gd_serve_release(struct gd_server *srv, struct gd_published *p)
@@ -90,25 +102,49 @@ void gd_serve_release(struct gd_server *srv, struct gd_published *p)
 		published_free(p);
 }
 
+struct gd_published *gd_serve_acquire_alt(struct gd_server *srv, double *age_s, bool *missing)
+{
+	return acquire(srv, &srv->alt, age_s, missing);
+}
+
+void gd_serve_want_alt(struct gd_server *srv)
+{
+	atomic_store(&srv->alt_asked_ms, (long long)(gd_serve_mono_now() * 1000) + 1);
+	pthread_mutex_lock(&srv->lock);
+	if (!srv->alt && !srv->alt_missing && !srv->alt_kick) {
+		srv->alt_kick = true;
+		pthread_cond_broadcast(&srv->wake);
+	}
+	pthread_mutex_unlock(&srv->lock);
+}
+
 bool gd_serve_fresh(const struct gd_server *srv, const struct gd_published *p, double age_s)
 {
 	return p && age_s <= srv->deadline_s;
 }
 
-static void publish(struct gd_server *srv, struct gd_published *p)
+/* Makes p (NULL: none) the latest result, or the latest in the other
+ * language when alt. */
+static void publish_to(struct gd_server *srv, struct gd_published *p, bool alt)
 {
-	struct gd_published *old;
+	struct gd_published *old, **slot = alt ? &srv->alt : &srv->cur;
 	bool last = false;
 
-	p->refs = 1;  /* the server's own reference */
+	if (p)
+		p->refs = 1;  /* the server's own reference */
 	pthread_mutex_lock(&srv->lock);
-	old = srv->cur;
-	srv->cur = p;
+	old = *slot;
+	*slot = p;
 	if (old)
 		last = --old->refs == 0;
 	pthread_mutex_unlock(&srv->lock);
 	if (last)
 		published_free(old);
+}
+
+static void publish(struct gd_server *srv, struct gd_published *p)
+{
+	publish_to(srv, p, false);
 }
 
 /* Resident memory of this process from /proc/self/statm (field 2, pages). */
@@ -189,20 +225,37 @@ static void write_stalls(FILE *m, const struct gd_server *srv)
 	}
 }
 
+/* The findings JSON of report r, one line, into p. */
+static void render_findings(struct gd_published *p, const struct gd_report *r)
+{
+	json_t *doc = gd_out_json(r);
+	char *js = json_dumps(doc, JSON_COMPACT | JSON_ENSURE_ASCII);
+
+	json_decref(doc);
+	if (!js) {
+		fputs(_("gpudoctor: out of memory rendering findings\n"), stderr);
+		abort();
+	}
+	p->findings_len = strlen(js) + 1;
+	p->findings = gd_xmalloc(p->findings_len + 1);
+	memcpy(p->findings, js, p->findings_len - 1);
+	p->findings[p->findings_len - 1] = '\n';
+	p->findings[p->findings_len] = '\0';
+	free(js);
+}
+
 static struct gd_published *render(struct gd_server *srv, const struct gd_window *w)
 {
 	struct gd_published *p = gd_xcalloc(1, sizeof *p);
 	struct gd_findings f;
 	struct gd_report r = { w, &f, false, "live" };
-	json_t *doc;
-	char *js;
 	FILE *m;
 
 	gd_findings_init(&f);
 	gd_engine_run(w, srv->opts->th, &f);
 	m = open_memstream(&p->metrics, &p->metrics_len);
 	if (!m) {
-		fputs("gpudoctor: out of memory (open_memstream)\n", stderr);
+		fputs(_("gpudoctor: out of memory (open_memstream)\n"), stderr);
 		abort();
 	}
 	gd_out_prom(m, &r);
@@ -212,41 +265,84 @@ static struct gd_published *render(struct gd_server *srv, const struct gd_window
 	gd_uncaused_update(srv->uncaused, srv->stall, 64, &f, gd_serve_mono_now());
 	gd_uncaused_write(m, srv->uncaused, srv->stall, 64);
 	if (fclose(m) != 0) {
-		fputs("gpudoctor: out of memory rendering metrics\n", stderr);
+		fputs(_("gpudoctor: out of memory rendering metrics\n"), stderr);
 		abort();
 	}
 	/* once per cycle, for scrapes that accept gzip (NULL: they get it plain) */
 	p->metrics_gz = gd_gz_member(p->metrics, p->metrics_len, 6, 12, 5, &p->metrics_gz_len);
-	doc = gd_out_json(&r);
-	js = json_dumps(doc, JSON_COMPACT | JSON_ENSURE_ASCII);
-	json_decref(doc);
-	if (!js) {
-		fputs("gpudoctor: out of memory rendering findings\n", stderr);
-		abort();
-	}
-	p->findings_len = strlen(js) + 1;
-	p->findings = gd_xmalloc(p->findings_len + 1);
-	memcpy(p->findings, js, p->findings_len - 1);
-	p->findings[p->findings_len - 1] = '\n';
-	p->findings[p->findings_len] = '\0';
-	free(js);
+	render_findings(p, &r);
 	gd_findings_release(&f);
 	return p;
 }
 
-/* Waits until the monotonic time `until` or a stop; true on stop. */
-static bool wait_until(struct gd_server *srv, double until)
+/* The other language's /findings over the same window, when it was asked
+ * for within GD_SERVE_ALT_KEEP_S; else the one published is withdrawn.
+ * The rules run again with gettext switched: their summaries and remedies
+ * are formatted as they run. */
+static void render_alt(struct gd_server *srv, const struct gd_window *w)
 {
-	struct timespec ts = { (time_t)until, (long)((until - floor(until)) * 1e9) };
-	bool stop;
+	long long asked = atomic_load(&srv->alt_asked_ms);
+	struct gd_published *p = NULL;
+	struct gd_findings f;
+	struct gd_report r = { w, &f, false, "live" };
+	bool missing = false;
 
 	pthread_mutex_lock(&srv->lock);
-	while (!srv->stop && gd_serve_mono_now() < until)
+	missing = srv->alt_missing;
+	pthread_mutex_unlock(&srv->lock);
+	if (missing)
+		return;
+	if (!asked || gd_serve_mono_now() * 1000 - (double)asked > GD_SERVE_ALT_KEEP_S * 1000.0) {
+		if (srv->alt)
+			publish_to(srv, NULL, true);
+		return;
+	}
+	pthread_mutex_lock(&srv->i18n_lock);
+	if (gd_i18n_use(srv->alt_lang) == 0) {
+		p = gd_xcalloc(1, sizeof *p);
+		gd_findings_init(&f);
+		gd_engine_run(w, srv->opts->th, &f);
+		render_findings(p, &r);
+		gd_findings_release(&f);
+		p->mono_s = gd_serve_mono_now();
+	} else {
+		missing = true;  /* no catalogue: said once, in the process's language */
+	}
+	gd_i18n_use(srv->lang);
+	pthread_mutex_unlock(&srv->i18n_lock);
+	if (missing) {
+		pthread_mutex_lock(&srv->lock);
+		srv->alt_missing = true;
+		pthread_mutex_unlock(&srv->lock);
+		fprintf(stderr, _("gpudoctor: /findings?lang=%s asked for, but no %s message catalogue is installed: "
+				  "answering in the language of the process\n"),
+			srv->alt_lang, srv->alt_lang);
+		return;
+	}
+	publish_to(srv, p, true);
+}
+
+enum wake { WAKE_TIME, WAKE_STOP, WAKE_ALT };
+
+/* Waits until the monotonic time `until`, a stop, or a request for the
+ * other language that found no rendering of it (the kick is taken). */
+static enum wake wait_until(struct gd_server *srv, double until)
+{
+	struct timespec ts = { (time_t)until, (long)((until - floor(until)) * 1e9) };
+	enum wake why = WAKE_TIME;
+
+	pthread_mutex_lock(&srv->lock);
+	while (!srv->stop && !srv->alt_kick && gd_serve_mono_now() < until)
 		if (pthread_cond_timedwait(&srv->wake, &srv->lock, &ts) == ETIMEDOUT)
 			break;
-	stop = srv->stop;
+	if (srv->stop) {
+		why = WAKE_STOP;
+	} else if (srv->alt_kick) {
+		srv->alt_kick = false;
+		why = WAKE_ALT;
+	}
 	pthread_mutex_unlock(&srv->lock);
-	return stop;
+	return why;
 }
 
 static void *collector_main(void *arg)
@@ -280,6 +376,7 @@ static void *collector_main(void *arg)
 	for (;;) {
 		double t0 = gd_serve_mono_now(), dt;
 		struct gd_window w;
+		enum wake why;
 		struct gd_published *p;
 		uint64_t rss = 0;
 		bool rss_ok;
@@ -307,7 +404,11 @@ static void *collector_main(void *arg)
 		srv->rss_ok = rss_ok;
 		srv->rss_bytes = rss;
 		pthread_mutex_unlock(&srv->lock);
-		if (wait_until(srv, t0 + srv->interval_s))
+		render_alt(srv, &w);
+		/* a request for the other language is answered from this window */
+		while ((why = wait_until(srv, t0 + srv->interval_s)) == WAKE_ALT)
+			render_alt(srv, &w);
+		if (why == WAKE_STOP)
 			break;
 	}
 	for (size_t i = 0; i < srv->nsnaps; i++)
@@ -336,17 +437,18 @@ static int listen_on(const char *spec, char *shown, size_t shown_size, struct gd
 	int fd, one = 1, rc;
 
 	if (!colon || !colon[1])
-		return gd_err_set(err, -EINVAL, "--listen %s: expected HOST:PORT, e.g. 127.0.0.1:9835 or [::1]:9835", spec);
+		return gd_err_set(err, -EINVAL, _("--listen %s: expected HOST:PORT, e.g. 127.0.0.1:9835 or [::1]:9835"),
+				  spec);
 	port = colon + 1;
 	if (strspn(port, "0123456789") != strlen(port) || strlen(port) > 5 || atoi(port) > 65535)
-		return gd_err_set(err, -EINVAL, "--listen %s: the port must be a number from 0 to 65535", spec);
+		return gd_err_set(err, -EINVAL, _("--listen %s: the port must be a number from 0 to 65535"), spec);
 	hlen = (size_t)(colon - spec);
 	if (hlen >= 2 && spec[0] == '[' && spec[hlen - 1] == ']') {
 		h = spec + 1;
 		hlen -= 2;
 	}
 	if (hlen == 0 || hlen >= sizeof host)
-		return gd_err_set(err, -EINVAL, "--listen %s: expected HOST:PORT (an address to bind; 0.0.0.0 for all)",
+		return gd_err_set(err, -EINVAL, _("--listen %s: expected HOST:PORT (an address to bind; 0.0.0.0 for all)"),
 				  spec);
 	memcpy(host, h, hlen);
 	host[hlen] = '\0';
@@ -359,7 +461,7 @@ static int listen_on(const char *spec, char *shown, size_t shown_size, struct gd
 		return gd_err_set(err, -EINVAL, "--listen %s: %s", spec, gai_strerror(rc));
 	fd = socket(res->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
-		rc = gd_err_set(err, -errno, "--listen %s: socket: %s", spec, strerror(errno));
+		rc = gd_err_set(err, -errno, _("--listen %s: socket: %s"), spec, strerror(errno));
 		freeaddrinfo(res);
 		return rc;
 	}
@@ -392,7 +494,17 @@ int gd_serve_run(const struct gd_serve_opts *o, struct gd_err *err)
 	int fd, rc = 0, sig;
 
 	memset(&srv, 0, sizeof srv);
+	atomic_init(&srv.alt_asked_ms, 0);
 	srv.opts = o;
+	/* the process's language and the other one; switching to it once now,
+	 * before any thread, makes the locale set-up gd_i18n_use may do on a
+	 * first switch (setlocale) happen here: later switches only set the
+	 * LANGUAGE variable, in the collector thread */
+	snprintf(srv.lang, sizeof srv.lang, "%s", gd_i18n_lang());
+	snprintf(srv.alt_lang, sizeof srv.alt_lang, "%s", strcmp(srv.lang, "zh_CN") == 0 ? "en" : "zh_CN");
+	if (gd_i18n_use(srv.alt_lang) < 0)
+		srv.alt_missing = true;
+	gd_i18n_use(srv.lang);
 	srv.interval_s = o->interval_s;
 	srv.deadline_s = fmax(3 * o->interval_s, o->interval_s + 2);
 	srv.nsnaps = (size_t)lround(o->window_s / o->interval_s) + 1;
@@ -414,25 +526,31 @@ int gd_serve_run(const struct gd_serve_opts *o, struct gd_err *err)
 	pthread_sigmask(SIG_BLOCK, &sigs, &old);
 
 	pthread_mutex_init(&srv.lock, NULL);
+	pthread_mutex_init(&srv.i18n_lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&srv.wake, &ca);
 	pthread_condattr_destroy(&ca);
 	if (pthread_create(&tid, NULL, collector_main, &srv) != 0) {
 		close(fd);
-		rc = gd_err_set(err, -EAGAIN, "cannot start the collector thread");
+		rc = gd_err_set(err, -EAGAIN, _("cannot start the collector thread"));
 		goto out;
 	}
 	d = gd_http_start(&srv, fd, err);
 	if (d) {
-		fprintf(stderr, "gpudoctor: serving http://%s/metrics (interval %gs, window %gs, %zu snapshots)\n", shown,
-			o->interval_s, (double)(srv.nsnaps - 1) * o->interval_s, srv.nsnaps);
+		/* the collector may switch the language: messages under its lock */
+		pthread_mutex_lock(&srv.i18n_lock);
+		fprintf(stderr, _("gpudoctor: serving http://%s/metrics (interval %gs, window %gs, %zu snapshots)\n"),
+			shown, o->interval_s, (double)(srv.nsnaps - 1) * o->interval_s, srv.nsnaps);
+		pthread_mutex_unlock(&srv.i18n_lock);
 		do {
 			struct timespec tick = { 1, 0 };
 
 			sig = sigtimedwait(&sigs, NULL, &tick);
 		} while (sig < 0);
-		fprintf(stderr, "gpudoctor: %s: stopping\n", strsignal(sig));
+		pthread_mutex_lock(&srv.i18n_lock);
+		fprintf(stderr, _("gpudoctor: %s: stopping\n"), strsignal(sig));
+		pthread_mutex_unlock(&srv.i18n_lock);
 		gd_http_stop(d);
 	} else {
 		close(fd);
@@ -445,15 +563,18 @@ int gd_serve_run(const struct gd_serve_opts *o, struct gd_err *err)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	ts.tv_sec += JOIN_WAIT_S;
 	if (pthread_timedjoin_np(tid, NULL, &ts) != 0) {
-		/* a collector blocked in the kernel (a hung mount): leave it to exit() */
-		fprintf(stderr, "gpudoctor: the collector thread did not stop within %d s; exiting without it\n",
+		/* a collector blocked in the kernel (a hung mount): leave it to
+		 * exit(); it switches the language only after a cycle, so not now */
+		fprintf(stderr, _("gpudoctor: the collector thread did not stop within %d s; exiting without it\n"),
 			JOIN_WAIT_S);
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		return rc;
 	}
 	published_free(srv.cur);
+	published_free(srv.alt);
 out:
 	pthread_cond_destroy(&srv.wake);
+	pthread_mutex_destroy(&srv.i18n_lock);
 	pthread_mutex_destroy(&srv.lock);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return rc;

@@ -9,6 +9,19 @@
  * /proc or calls a collector.  A block older than the deadline is withdrawn:
  * /metrics then carries only the exporter's own metrics with gpudoctor_up 0,
  * /findings and /healthz answer 503.
+ *
+ * Languages: the process speaks one (English unless serve --lang); a
+ * request for /findings?lang=zh_CN (or lang=en under --lang zh_CN) marks
+ * that the other one was asked for (gd_server.alt_asked_ms, atomic), and
+ * while that mark is younger than GD_SERVE_ALT_KEEP_S the collector thread,
+ * after its cycle, switches gettext's language (gd_i18n_use: the process's
+ * LANGUAGE variable), runs the rules over the same window again, renders
+ * that /findings document and switches back; it is published beside the
+ * other (gd_server.alt).  Only the collector thread switches, holding
+ * gd_server.i18n_lock; the HTTP thread never calls gettext (nor strerror,
+ * which reads the environment too), and the main thread holds the lock
+ * for its own messages.  Until the first such document exists, the answer
+ * is the process's language with a field saying so (http.c).
  */
 #ifndef GD_SERVE_SERVE_H
 #define GD_SERVE_SERVE_H
@@ -24,6 +37,8 @@
 
 #define GD_SERVE_DEFAULT_LISTEN "127.0.0.1:9835"
 #define GD_SERVE_MAX_SNAPS 64
+/* How long after the last request in the other language it is rendered. */
+#define GD_SERVE_ALT_KEEP_S 600
 
 struct gd_serve_opts {
 	const char *listen;       /* HOST:PORT, [V6]:PORT; port 0 picks one */
@@ -109,6 +124,13 @@ void gd_uncaused_write(FILE *m, const struct gd_uncaused *u, const struct gd_sta
 
 struct gd_server {
 	pthread_mutex_t lock;
+	pthread_mutex_t i18n_lock; /* held while gettext's language is not the process's */
+	char lang[8];             /* the process's language: "en" or "zh_CN" (set before the threads) */
+	char alt_lang[8];         /* the other one */
+	struct gd_published *alt; /* findings only, in alt_lang; NULL: none (under lock) */
+	bool alt_kick;            /* a request found no alt: render it now (under lock) */
+	bool alt_missing;         /* alt_lang has no catalogue installed (under lock) */
+	_Atomic long long alt_asked_ms;  /* monotonic ms of the latest request for alt_lang; 0: none */
 	pthread_cond_t wake;      /* CLOCK_MONOTONIC; signalled on stop */
 	bool stop;
 	struct gd_published *cur; /* latest result, or NULL */
@@ -131,6 +153,12 @@ int gd_serve_run(const struct gd_serve_opts *o, struct gd_err *err);
 /* The latest result with a reference taken (NULL before the first), and its
  * release.  age_s is set to its age in seconds. */
 struct gd_published *gd_serve_acquire(struct gd_server *srv, double *age_s);
+/* The same for the findings in srv->alt_lang (NULL when there are none);
+ * *missing is set when that language has no catalogue installed. */
+struct gd_published *gd_serve_acquire_alt(struct gd_server *srv, double *age_s, bool *missing);
+/* Called by the HTTP thread for a request in srv->alt_lang: marks it asked
+ * for now, and wakes the collector when no rendering exists yet. */
+void gd_serve_want_alt(struct gd_server *srv);
 void gd_serve_release(struct gd_server *srv, struct gd_published *p);
 /* True when a result of age age_s may still be served. */
 bool gd_serve_fresh(const struct gd_server *srv, const struct gd_published *p, double age_s);
