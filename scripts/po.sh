@@ -53,7 +53,7 @@ part)
 		msgmerge --quiet --update --backup=off --no-fuzzy-matching --no-wrap "po/parts/$name.po" "$tmp"
 	else
 		msginit --no-translator --no-wrap --locale=zh_CN.UTF-8 -i "$tmp" -o - 2>/dev/null |
-			sed 's/charset=[A-Za-z0-9-]*/charset=UTF-8/' >"po/parts/$name.po"
+			sed 's/charset=[A-Za-z0-9-]*/charset=UTF-8/; s/^"Plural-Forms: .*/"Plural-Forms: nplurals=1; plural=0;\\n"/; /^msgstr\[[1-9]\]/d' >"po/parts/$name.po"
 	fi
 	rm -f "$tmp"
 	msgfmt --check --statistics -o /dev/null "po/parts/$name.po" ;;

@@ -32,8 +32,9 @@
 int gd_i18n_init(const char *lang);
 
 /* Switches the language of the messages for what follows (serve renders one
- * answer in the language its request asked for).  NULL or "" restores the
- * one gd_i18n_init chose.  Returns 0 or -1 as gd_i18n_init. */
+ * answer in the language its request asked for; it remembers gd_i18n_lang()
+ * to switch back).  Returns 0, or -1 for NULL, an unknown language or one
+ * without a catalogue.  Process-wide: one thread at a time. */
 int gd_i18n_use(const char *lang);
 
 /* "zh_CN" while Chinese is in effect, "en" otherwise. */
