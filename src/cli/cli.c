@@ -21,6 +21,7 @@
 #include "collect/collect.h"
 #include "collect/klog.h"
 #include "core/duration.h"
+#include "core/i18n.h"
 #include "model/recording.h"
 #include "model/snapshot_json.h"
 #include "collect/job_samples.h"
@@ -133,18 +134,15 @@ static int parse_args(int argc, char **argv, struct opts *o, const char ***sets,
 		argc--;
 	}
 	if (strcmp(o->command, "help") == 0) {
-		const char *u = gd_cli_usage(argc > 1 ? argv[1] : NULL);
-
-		if (!u)
-			return gd_cli_fail("help: unknown command \"%s\"", argv[1]);
-		fputs(u, stdout);
+		if (gd_cli_help(stdout, argc > 1 ? argv[1] : NULL) < 0)
+			return gd_cli_fail(_("help: unknown command \"%s\""), argv[1]);
 		return 0;
 	}
 	if (strcmp(o->command, "version") == 0)
 		return gd_cli_version(stdout, getenv("GPUDOCTOR_NVML"));
-	if (!gd_cli_usage(o->command))
-		return gd_cli_fail("unknown command \"%s\" (commands: check, snapshot, watch, record, report, serve, xid, fleet, probe, rules, "
-			    "fields, config, help, version)", o->command);
+	if (!gd_cli_command(o->command))
+		return gd_cli_fail(_("unknown command \"%s\" (commands: check, snapshot, watch, record, report, serve, xid, fleet, probe, rules, "
+			    "fields, config, help, version)"), o->command);
 	o->window_s = 2.0;
 	o->interval_s = IS(o->command, "watch") ? 0.5 : 1.0;
 	o->duration_s = IS(o->command, "record") ? 600 : 0;
@@ -152,7 +150,7 @@ static int parse_args(int argc, char **argv, struct opts *o, const char ***sets,
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":w:jf:o:hi:d:t", long_opts, NULL)) != -1) {
 		if (c != '?' && c != ':' && !allowed(o->command, c))
-			return gd_cli_fail("%s: option %s does not apply to this command (see gpudoctor help)", o->command,
+			return gd_cli_fail(_("%s: option %s does not apply to this command (see gpudoctor help)"), o->command,
 				    argv[optind - 1]);
 		gd_err_clear(&err);
 		switch (c) {
@@ -175,25 +173,25 @@ static int parse_args(int argc, char **argv, struct opts *o, const char ***sets,
 			if (gd_duration_parse(optarg, &o->nvml_timeout_s, &err) < 0)
 				return gd_cli_fail("--nvml-timeout: %s", err.msg);
 			if (o->nvml_timeout_s <= 0 || o->nvml_timeout_s > 600)
-				return gd_cli_fail("--nvml-timeout %s: between 1ms and 10m", optarg);
+				return gd_cli_fail(_("--nvml-timeout %s: between 1ms and 10m"), optarg);
 			break;
 		case 'w':
 			if (gd_duration_parse(optarg, &o->window_s, &err) < 0)
 				return gd_cli_fail("--window: %s", err.msg);
 			if (o->window_s > 3600)
-				return gd_cli_fail("--window %s: at most 1h", optarg);
+				return gd_cli_fail(_("--window %s: at most 1h"), optarg);
 			/* /proc/stat and /proc/<pid>/stat count 10 ms ticks: over a
 			 * few ticks one busy tick reads as 100% */
 			if (o->window_s < 0.1)
-				return gd_cli_fail("--window %s: at least 100ms (CPU counters tick every 10 ms; a shorter "
-					    "window gives noise, not rates)", optarg);
+				return gd_cli_fail(_("--window %s: at least 100ms (CPU counters tick every 10 ms; a shorter "
+					    "window gives noise, not rates)"), optarg);
 			o->window_given = true;
 			break;
 		case OPT_LOOKBACK:
 			if (gd_duration_parse(optarg, &o->lookback_s, &err) < 0)
 				return gd_cli_fail("--lookback: %s", err.msg);
 			if (o->lookback_s <= 0)
-				return gd_cli_fail("--lookback %s: must be more than 0", optarg);
+				return gd_cli_fail(_("--lookback %s: must be more than 0"), optarg);
 			break;
 		case OPT_LISTEN:
 			o->listen = optarg;
@@ -205,7 +203,7 @@ static int parse_args(int argc, char **argv, struct opts *o, const char ***sets,
 			if (gd_duration_parse(optarg, &o->interval_s, &err) < 0)
 				return gd_cli_fail("--interval: %s", err.msg);
 			if (o->interval_s < 0.05 || o->interval_s > 3600)
-				return gd_cli_fail("--interval %s: between 50ms and 1h", optarg);
+				return gd_cli_fail(_("--interval %s: between 50ms and 1h"), optarg);
 			break;
 		case 'd':
 			if (gd_duration_parse(optarg, &o->duration_s, &err) < 0)
@@ -217,7 +215,7 @@ static int parse_args(int argc, char **argv, struct opts *o, const char ***sets,
 			break;
 		case OPT_MAX_AGE:
 			if (gd_duration_parse(optarg, &o->max_age_s, &err) < 0 || o->max_age_s <= 0)
-				return gd_cli_fail("--max-age: %s", err.msg[0] ? err.msg : "must be more than 0");
+				return gd_cli_fail("--max-age: %s", err.msg[0] ? err.msg : _("must be more than 0"));
 			break;
 		case 't':
 			o->text = true;
@@ -227,35 +225,35 @@ static int parse_args(int argc, char **argv, struct opts *o, const char ***sets,
 			break;
 		case 'f':
 			if (o->nfrom >= MAX_FROM)
-				return gd_cli_fail("--from: at most %d files", MAX_FROM);
+				return gd_cli_fail(_("--from: at most %d files"), MAX_FROM);
 			o->from[o->nfrom++] = optarg;
 			break;
 		case 'o':
 			o->output = optarg;
 			break;
 		case 'h':
-			fputs(gd_cli_usage(o->command), stdout);
+			gd_cli_help(stdout, o->command);
 			return 0;
 		case OPT_VERSION:
 			return gd_cli_version(stdout, o->nvml_path ? o->nvml_path : getenv("GPUDOCTOR_NVML"));
 		case ':':
-			return gd_cli_fail("option %s needs a value (see gpudoctor help %s)", argv[optind - 1], o->command);
+			return gd_cli_fail(_("option %s needs a value (see gpudoctor help %s)"), argv[optind - 1], o->command);
 		default:
-			return gd_cli_fail("unknown option %s (see gpudoctor help %s)", argv[optind - 1], o->command);
+			return gd_cli_fail(_("unknown option %s (see gpudoctor help %s)"), argv[optind - 1], o->command);
 		}
 	}
 	if (IS(o->command, "report")) {
 		while (optind < argc && o->nfrom < MAX_FROM)
 			o->from[o->nfrom++] = argv[optind++];
 		if (o->text && o->json)
-			return gd_cli_fail("report: --text and --json exclude each other");
+			return gd_cli_fail(_("report: --text and --json exclude each other"));
 	}
 	if (IS(o->command, "serve") && o->interval_s < 0.1)
-		return gd_cli_fail("serve: --interval must be at least 100ms");
+		return gd_cli_fail(_("serve: --interval must be at least 100ms"));
 	if (strcmp(o->command, "serve") == 0 && o->window_given && o->window_s < o->interval_s)
-		return gd_cli_fail("serve: --window must be at least --interval");
+		return gd_cli_fail(_("serve: --window must be at least --interval"));
 	if (optind < argc)
-		return gd_cli_fail("unexpected argument \"%s\" (see gpudoctor help %s)", argv[optind], o->command);
+		return gd_cli_fail(_("unexpected argument \"%s\" (see gpudoctor help %s)"), argv[optind], o->command);
 	return -1;
 }
 
@@ -272,7 +270,7 @@ static int load_thresholds(struct opts *o, const char **sets, size_t nsets)
 		const char *eq = strchr(sets[i], '=');
 
 		if (!eq || (size_t)(eq - sets[i]) >= sizeof name)
-			return gd_cli_fail("--set %s: expected RULE.KEY=VALUE, e.g. cpu.saturated.busy_pct=95", sets[i]);
+			return gd_cli_fail(_("--set %s: expected RULE.KEY=VALUE, e.g. cpu.saturated.busy_pct=95"), sets[i]);
 		memcpy(name, sets[i], (size_t)(eq - sets[i]));
 		name[eq - sets[i]] = '\0';
 		if (gd_thresholds_set(&o->th, name, eq + 1, &err) < 0)
@@ -343,7 +341,7 @@ static int cmd_snapshot(const struct opts *o)
 		gd_snapshot_init(&s);
 		gd_collect_all(&ctx, &s);
 		if (gd_snapshot_write_line(&s, out) < 0 || fflush(out) == EOF)
-			rc = gd_cli_fail("writing the snapshot: %s", strerror(errno));
+			rc = gd_cli_fail(_("writing the snapshot: %s"), strerror(errno));
 		gd_snapshot_release(&s);
 		if (rc >= 0)
 			break;
@@ -374,7 +372,7 @@ static int diagnose(const struct opts *o, struct gd_series *ser, const char *ori
 	int code;
 
 	if (!snaps)
-		return gd_cli_fail("out of memory");
+		return gd_cli_fail(_("out of memory"));
 	for (size_t i = 0; i < ser->n; i++)
 		snaps[i] = &ser->items[i];
 	w.snaps = snaps;
@@ -395,7 +393,7 @@ static int diagnose(const struct opts *o, struct gd_series *ser, const char *ori
 		gd_out_text(stdout, &r);
 	}
 	if (fflush(stdout) == EOF)
-		code = gd_cli_fail("writing the report: %s", strerror(errno));
+		code = gd_cli_fail(_("writing the report: %s"), strerror(errno));
 	gd_findings_release(&f);
 	free(snaps);
 	return code;
@@ -458,7 +456,7 @@ static int cmd_check(const struct opts *o)
 				fprintf(stderr, "gpudoctor: %s\n", err.msg);
 				failed++;
 			} else if (r > 0) {
-				fprintf(stderr, "gpudoctor: %s (what could be read is diagnosed)\n", err.msg);
+				fprintf(stderr, _("gpudoctor: %s (what could be read is diagnosed)\n"), err.msg);
 			}
 			/* The report says it too (unavailable[]), not only stderr:
 			 * a file read in part, or not at all. */
@@ -475,7 +473,7 @@ static int cmd_check(const struct opts *o)
 				 o->from[i]);
 		}
 		if (ser.note[0])
-			fprintf(stderr, "gpudoctor: note: %s\n", ser.note);
+			fprintf(stderr, _("gpudoctor: note: %s\n"), ser.note);
 		if (ser.n)
 			qsort(ser.items, ser.n, sizeof *ser.items, by_uptime);
 		if (failed < o->nfrom)
@@ -484,7 +482,7 @@ static int cmd_check(const struct opts *o)
 		if (!ser.n) {
 			if (o->json)
 				print_no_evidence_json(origin, bad, nbad);
-			rc = gd_cli_fail("%s: no evidence could be read", origin);
+			rc = gd_cli_fail(_("%s: no evidence could be read"), origin);
 			goto out;
 		}
 		for (size_t i = 0; i < nbad; i++)
@@ -499,7 +497,7 @@ static int cmd_check(const struct opts *o)
 		/* a --root without proc/ (a typo, the wrong mount) would read
 		 * nothing and report a healthy host */
 		if (!gd_root_exists(&root, "proc")) {
-			rc = gd_cli_fail("--root %s: no proc/ under it: point --root at the host's / (e.g. /host)",
+			rc = gd_cli_fail(_("--root %s: no proc/ under it: point --root at the host's / (e.g. /host)"),
 				  root.path);
 			gd_root_release(&root);
 			goto out;
@@ -537,17 +535,17 @@ static int cmd_rules(const struct opts *o)
 	for (size_t i = 0; i < gd_nrules; i++) {
 		const struct gd_rule *r = &gd_rules[i];
 
-		printf("%-26s %-8s %s\n", r->id, gd_severity_name(r->severity), r->title);
+		printf("%-26s %-8s %s\n", r->id, gd_severity_name(r->severity), _(r->title));
 		for (size_t t = 0; t < GD_TH_COUNT; t++)
 			if (strcmp(gd_th_table[t].rule, r->id) == 0)
 				printf("    --set %s.%s=%g   (%s; %s)\n", r->id, gd_th_table[t].key, o->th.v[t],
-				       gd_th_table[t].unit, gd_th_table[t].help);
+				       gd_th_table[t].unit, _(gd_th_table[t].help));
 	}
-	printf("%-26s %-8s %s\n", "episodes", "-", "Stall episodes over a series (watch, report, serve): not a rule.");
+	printf("%-26s %-8s %s\n", "episodes", "-", _("Stall episodes over a series (watch, report, serve): not a rule."));
 	for (size_t t = 0; t < GD_TH_COUNT; t++)
 		if (strcmp(gd_th_table[t].rule, "episodes") == 0)
 			printf("    --set episodes.%s=%g   (%s; %s)\n", gd_th_table[t].key, o->th.v[t], gd_th_table[t].unit,
-			       gd_th_table[t].help);
+			       _(gd_th_table[t].help));
 	return 0;
 }
 
@@ -650,7 +648,7 @@ int gd_cli_main(int argc, char **argv)
 		return cmd_fields();
 	if (IS(o.command, "config")) {
 		gd_out_config(stdout, &o.th);
-		return fflush(stdout) == EOF ? gd_cli_fail("writing the configuration: %s", strerror(errno)) : 0;
+		return fflush(stdout) == EOF ? gd_cli_fail(_("writing the configuration: %s"), strerror(errno)) : 0;
 	}
 	if (IS(o.command, "watch") || IS(o.command, "record") || IS(o.command, "report"))
 		return cmd_timeline(&o);

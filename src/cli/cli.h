@@ -4,6 +4,7 @@
 #ifndef GD_CLI_CLI_H
 #define GD_CLI_CLI_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 /* Parses argv, runs the command, returns the process exit code:
@@ -42,11 +43,18 @@ int gd_cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Takes --lang LANG (or --lang=LANG) out of argv wherever it is and sets the
  * language of the messages: LANG, else English when --json is asked for or
  * the command's output is data (snapshot, record, serve: a script's input
- * must not change with the user's locale), else the locale's.  Returns argc without the option, or -1 after an error message
+ * must not change with the user's locale) and no --help or -h is, else the
+ * locale's.  Returns argc without the option, or -1 after an error message
  * (an unknown language). */
 int gd_cli_lang(int argc, char **argv);
 
-/* The help text of cmd (NULL: the main one), or NULL for an unknown command. */
-const char *gd_cli_usage(const char *cmd);
+/* Prints the help text of cmd (NULL: the main one) to out, in the language
+ * of the messages; returns 0, or -1 (printing nothing) for an unknown
+ * command. */
+int gd_cli_help(FILE *out, const char *cmd);
+
+/* Whether cmd is one of gpudoctor's commands that has a help text (all but
+ * help and version). */
+bool gd_cli_command(const char *cmd);
 
 #endif

@@ -15,12 +15,13 @@
 #include <string.h>
 
 #include "core/duration.h"
+#include "core/i18n.h"
 #include "fleet/http_curl.h"
 #include "fleet/npd.h"
 
 #define NPD_UNKNOWN 2
 
-const char gd_usage_npd[] =
+const char gd_usage_npd[] = N_(
 	"Usage: gpudoctor check --npd CONDITION [--serve URL] [--timeout DUR]\n"
 	"A node-problem-detector custom plugin: reads the verdict of this node's\n"
 	"`gpudoctor serve` (GET URL/findings) and prints one line of at most 80 bytes,\n"
@@ -31,9 +32,10 @@ const char gd_usage_npd[] =
 	"                   driver finding)\n"
 	"  --serve URL      the exporter (default http://127.0.0.1:9835)\n"
 	"  --timeout DUR    deadline of the request (default 3s)\n"
+	"  --lang LANG      messages in zh_CN or en, as for every command\n"
 	"\n"
 	"Exit status (NPD's protocol): 0 OK, 1 problem, 2 unknown (serve not answering,\n"
-	"its evidence stale, or a bad answer).\n";
+	"its evidence stale, or a bad answer).\n");
 
 static int unknown(const char *msg)
 {
@@ -70,25 +72,25 @@ int gd_cli_npd(int argc, char **argv)
 		case 'n':
 			cond = gd_npd_condition(optarg);
 			if (cond < 0)
-				return unknown("unknown: --npd takes gpu-unhealthy, gpu-degraded or node-unhealthy");
+				return unknown(_("unknown: --npd takes gpu-unhealthy, gpu-degraded or node-unhealthy"));
 			break;
 		case 's':
 			serve = optarg;
 			break;
 		case 't':
 			if (gd_duration_parse(optarg, &ho.timeout_s, &err) < 0 || ho.timeout_s <= 0)
-				return unknown("unknown: --timeout takes a duration such as 3s");
+				return unknown(_("unknown: --timeout takes a duration such as 3s"));
 			break;
 		case 'h':
-			fputs(gd_usage_npd, stdout);
+			fputs(_(gd_usage_npd), stdout);
 			return 0;
 		default:
-			snprintf(msg, sizeof msg, "unknown: option %s does not apply to check --npd", argv[optind - 1]);
+			snprintf(msg, sizeof msg, _("unknown: option %s does not apply to check --npd"), argv[optind - 1]);
 			return unknown(msg);
 		}
 	}
 	if (cond < 0 || optind < argc)
-		return unknown("unknown: usage: gpudoctor check --npd CONDITION [--serve URL]");
+		return unknown(_("unknown: usage: gpudoctor check --npd CONDITION [--serve URL]"));
 	gd_err_clear(&err);
 	c = gd_http_client_new(NULL, &err);
 	if (!c) {
@@ -99,19 +101,21 @@ int gd_cli_npd(int argc, char **argv)
 	rc = gd_http_post(c, url, NULL, &ho, &r, &err);
 	gd_http_client_free(c);
 	if (rc < 0) {
-		snprintf(msg, sizeof msg, "unknown: gpudoctor serve not answering: %s", err.msg);
+		snprintf(msg, sizeof msg, _("unknown: gpudoctor serve not answering: %s"), err.msg);
 		return unknown(msg);
 	}
 	if (r.status != 200) {
-		snprintf(msg, sizeof msg, "unknown: %s answered HTTP %ld%s", url, r.status,
-			 r.status == 503 ? " (its evidence is stale)" : "");
+		if (r.status == 503)
+			snprintf(msg, sizeof msg, _("unknown: %s answered HTTP %ld (its evidence is stale)"), url, r.status);
+		else
+			snprintf(msg, sizeof msg, _("unknown: %s answered HTTP %ld"), url, r.status);
 		gd_http_reply_release(&r);
 		return unknown(msg);
 	}
 	doc = json_loadb(r.body, r.len, 0, NULL);
 	gd_http_reply_release(&r);
 	if (!doc)
-		return unknown("unknown: /findings is not JSON");
+		return unknown(_("unknown: /findings is not JSON"));
 	rc = gd_npd_judge(doc, (enum gd_npd_condition)cond, line);
 	json_decref(doc);
 	printf("%s\n", line);

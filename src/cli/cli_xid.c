@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/i18n.h"
 #include "core/root.h"
 #include "klog/klog.h"
 #include "klog/xid.h"
@@ -34,7 +35,7 @@
 #define EVENT_KEYS 256
 #define EXIT_CANNOT_RUN 3
 
-const char gd_usage_xid[] =
+const char gd_usage_xid[] = N_(
 	"Usage: gpudoctor xid [FILE...] [--json] [--since TIME|DUR] [--root DIR]\n"
 	"Counts the GPU errors of the kernel log (Xid, SXid, fallen off the bus) per GPU and\n"
 	"code, with first and last time, the processes named, and what to do; lists AER,\n"
@@ -52,8 +53,16 @@ const char gd_usage_xid[] =
 	"  --since TIME|DUR    only events after 2026-11-30T01:00 (local time) or in the last\n"
 	"                      DUR (24h, 90m); lines with boot-relative time only are kept\n"
 	"  --root DIR          read /dev/kmsg under DIR (default /)\n"
+	"  --lang LANG         messages in zh_CN or en, as for every command\n"
 	"\n"
-	"Exit status: 0 nothing above info, 1 warnings, 2 critical, 3 could not run.\n";
+	"Exit status: 0 nothing above info, 1 warnings, 2 critical, 3 could not run.\n");
+
+/* A catalogue text (an Xid's meaning, its action) in the language of the
+ * messages; "" stays "" (the empty msgid is the catalogue's header). */
+static const char *tr(const char *s)
+{
+	return s[0] ? _(s) : s;
+}
 
 /* Events listed of one kind, device and code. */
 struct event_key {
@@ -140,7 +149,8 @@ static const char *fmt_time(char *buf, size_t sz, struct gd_f64 wall, struct gd_
 		localtime_r(&t, &tm);
 		strftime(buf, sz, iso ? "%Y-%m-%dT%H:%M:%S%z" : "%Y-%m-%d %H:%M:%S", &tm);
 	} else if (boot.ok) {
-		snprintf(buf, sz, "%.6f s after boot", boot.v);
+		/* the JSON's (iso) is English, as every value of it */
+		snprintf(buf, sz, iso ? "%.6f s after boot" : _("%.6f s after boot"), boot.v);
 	} else {
 		snprintf(buf, sz, "?");
 	}
@@ -149,7 +159,7 @@ static const char *fmt_time(char *buf, size_t sz, struct gd_f64 wall, struct gd_
 
 static const char *sev_upper(enum gd_severity s)
 {
-	return s == GD_SEV_CRITICAL ? "CRITICAL" : s == GD_SEV_WARNING ? "WARNING" : "INFO";
+	return s == GD_SEV_CRITICAL ? _("CRITICAL") : s == GD_SEV_WARNING ? _("WARNING") : _("INFO");
 }
 
 static int exit_of(int worst)
@@ -172,54 +182,58 @@ static int by_gpu(const void *a, const void *b)
 
 static void print_text(struct run *r, const char *origin, uint64_t lines)
 {
-	char a[48], b[48];
+	char a[48], b[48], list[512] = "";
 	const char *bus = NULL;
-	int other = 0;
+	size_t n = 0;
 
-	printf("gpudoctor xid · %s · %llu lines · %llu events\n", origin, (unsigned long long)lines,
+	printf(_("gpudoctor xid · %s · %llu lines · %llu events\n"), origin, (unsigned long long)lines,
 	       (unsigned long long)r->nevents);
 	GD_VEC_EACH(r->sum.entries, const struct gd_xid_entry, e) {
 		const struct gd_xid_info *x = e->info;
+		const char *sev = sev_upper(e->sev);
 
 		if (!bus || strcmp(bus, e->bus) != 0) {
 			bus = e->bus;
-			printf("\nGPU %s%s%s%s\n", e->bus[0] ? e->bus : "(no bus id)", e->uuid[0] ? " (" : "", e->uuid,
+			printf("\nGPU %s%s%s%s\n", e->bus[0] ? e->bus : _("(no bus id)"), e->uuid[0] ? " (" : "", e->uuid,
 			       e->uuid[0] ? ")" : "");
 		}
-		printf("  %-9s %s %-4llu %llu×  %s … %s\n", sev_upper(e->sev), strcmp(e->kind, "sxid") ? "Xid " : "SXid",
-		       (unsigned long long)e->code, (unsigned long long)e->count,
+		/* the severity's column is 9 wide on the screen, in any language */
+		printf("  %-*s %s %-4llu %llu×  %s … %s\n", (int)(9 + strlen(sev) - gd_utf8_width(sev)), sev,
+		       strcmp(e->kind, "sxid") ? "Xid " : "SXid", (unsigned long long)e->code, (unsigned long long)e->count,
 		       fmt_time(a, sizeof a, e->first_wall, e->first_boot, false),
 		       fmt_time(b, sizeof b, e->last_wall, e->last_boot, false));
 		if (x)
-			printf("            %s (%s) · %s · %s\n", x->meaning, x->mnemonic, x->cls, x->bucket);
+			printf("            %s (%s) · %s · %s\n", tr(x->meaning), x->mnemonic, x->cls, x->bucket);
 		else if (strcmp(e->kind, "sxid") == 0)
-			printf("            NVSwitch error%s\n", e->fatal ? " (fatal)" : "");
+			printf("            %s\n", e->fatal ? _("NVSwitch error (fatal)") : _("NVSwitch error"));
 		else
-			printf("            unknown Xid: not in gpudoctor's catalogue\n");
+			printf("            %s\n", _("unknown Xid: not in gpudoctor's catalogue"));
 		if (e->procs[0])
-			printf("            processes: %s\n", e->procs);
+			printf(_("            processes: %s\n"), e->procs);
 		if (e->notes[0])
-			printf("            note: %s\n", e->notes);
-		printf("            → %s\n", e->action);
+			printf(_("            note: %s\n"), tr(e->notes));
+		printf("            → %s\n", tr(e->action));
 	}
 	if (!r->sum.entries.n)
-		printf("\nNo Xid, SXid or fallen-off-the-bus lines.\n");
+		printf("\n%s\n", _("No Xid, SXid or fallen-off-the-bus lines."));
 	for (int k = GD_KLOG_AER; k < GD_KLOG_NEVENT_KINDS; k++) {
 		if (!r->sum.other[k])
 			continue;
-		printf("%s%llu %s", other++ ? ", " : "\nother kernel-log events: ", (unsigned long long)r->sum.other[k],
-		       gd_klog_kind_name((enum gd_klog_kind)k));
+		n += snprintf(list + n, sizeof list - n, "%s%llu %s", n ? ", " : "", (unsigned long long)r->sum.other[k],
+			      gd_klog_kind_name((enum gd_klog_kind)k));
+		n = n < sizeof list ? n : sizeof list - 1;
 	}
-	for (int k = GD_KLOG_INIT_FAILED; k <= GD_KLOG_INIT_FAILED; k++)
-		if (r->sum.other[k])
-			printf("%s%llu init_failed", other++ ? ", " : "\nother kernel-log events: ",
-			       (unsigned long long)r->sum.other[k]);
-	if (other)
-		printf("\n");
+	if (r->sum.other[GD_KLOG_INIT_FAILED])
+		snprintf(list + n, sizeof list - n, "%s%llu init_failed", n ? ", " : "",
+			 (unsigned long long)r->sum.other[GD_KLOG_INIT_FAILED]);
+	if (list[0]) {
+		putchar('\n');
+		/* TRANSLATORS: %s lists counts and kinds: "3 aer, 1 oom_kill" */
+		printf(_("other kernel-log events: %s\n"), list);
+	}
 	if (r->untimed)
-		printf("note: %llu events carry only boot-relative time and were kept despite --since\n",
+		printf(_("note: %llu events carry only boot-relative time and were kept despite --since\n"),
 		       (unsigned long long)r->untimed);
-
 }
 
 static json_t *num_or_null(struct gd_f64 v)
@@ -318,16 +332,16 @@ static int read_live(struct gd_klog_feed *f, const char *root_path)
 	fd = gd_root_openat(&root, "dev/kmsg", O_RDONLY | O_NONBLOCK);
 	gd_root_release(&root);
 	if (fd == -EACCES || fd == -EPERM)
-		return gd_cli_fail("cannot read the kernel log (/dev/kmsg: %s): %s; or give a log file (journalctl -k > "
-			    "k.log; gpudoctor xid k.log)",
+		return gd_cli_fail(_("cannot read the kernel log (/dev/kmsg: %s): %s; or give a log file (journalctl -k > "
+			    "k.log; gpudoctor xid k.log)"),
 			    strerror(-fd), GD_KLOG_DENIED_HINT);
 	if (fd < 0)
-		return gd_cli_fail("/dev/kmsg: %s (no kernel ring buffer here: give a log file, e.g. /var/log/kern.log)",
+		return gd_cli_fail(_("/dev/kmsg: %s (no kernel ring buffer here: give a log file, e.g. /var/log/kern.log)"),
 			    strerror(-fd));
 	rc = gd_klog_read_kmsg(f, fd, &err);
 	close(fd);
 	if (rc == -EACCES || rc == -EPERM)
-		return gd_cli_fail("cannot read the kernel log (/dev/kmsg: %s): %s", strerror(-rc), GD_KLOG_DENIED_HINT);
+		return gd_cli_fail(_("cannot read the kernel log (/dev/kmsg: %s): %s"), strerror(-rc), GD_KLOG_DENIED_HINT);
 	if (rc < 0)
 		return gd_cli_fail("%s", err.msg);
 	return -1;
@@ -373,14 +387,14 @@ int gd_cli_xid(int argc, char **argv)
 			break;
 		case 'h':
 			json_decref(sources);
-			fputs(gd_usage_xid, stdout);
+			fputs(_(gd_usage_xid), stdout);
 			return 0;
 		case ':':
 			json_decref(sources);
-			return gd_cli_fail("option %s needs a value (see gpudoctor help xid)", argv[optind - 1]);
+			return gd_cli_fail(_("option %s needs a value (see gpudoctor help xid)"), argv[optind - 1]);
 		default:
 			json_decref(sources);
-			return gd_cli_fail("xid: unknown option %s (see gpudoctor help xid)", argv[optind - 1]);
+			return gd_cli_fail(_("xid: unknown option %s (see gpudoctor help xid)"), argv[optind - 1]);
 		}
 	}
 	gd_xid_summary_init(&r.sum);
@@ -413,7 +427,7 @@ int gd_cli_xid(int argc, char **argv)
 			continue;
 		}
 		if (got > 0)
-			fprintf(stderr, "gpudoctor: %s (what was read before is reported)\n", err.msg);
+			fprintf(stderr, _("gpudoctor: %s (what was read before is reported)\n"), err.msg);
 		nread++;
 		json_array_append_new(sources, json_string(path));
 		snprintf(origin + strlen(origin), sizeof origin - strlen(origin), "%s%s", i > optind ? ", " : "", path);
@@ -433,7 +447,7 @@ int gd_cli_xid(int argc, char **argv)
 		print_text(&r, origin, f.lines);
 	}
 	if (fflush(stdout) == EOF)
-		rc = gd_cli_fail("writing the report: %s", strerror(errno));
+		rc = gd_cli_fail(_("writing the report: %s"), strerror(errno));
 out:
 	json_decref(sources);
 	gd_xid_summary_release(&r.sum);

@@ -25,7 +25,7 @@ int gd_cli_fail(const char *fmt, ...)
 int gd_cli_lang(int argc, char **argv)
 {
 	const char *lang = NULL;
-	bool json = false, bad = false;
+	bool json = false, help = false, bad = false;
 	int n = 1;
 
 	/* the commands whose output is data (a snapshot, a recording, the
@@ -57,6 +57,9 @@ int gd_cli_lang(int argc, char **argv)
 		}
 		if (strcmp(a, "--json") == 0)
 			json = true;
+		/* a help text is read by a person, whatever the command's output */
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
+			help = true;
 		argv[n++] = argv[i];
 	}
 	argv[n] = NULL;
@@ -70,7 +73,7 @@ int gd_cli_lang(int argc, char **argv)
 		gd_cli_fail(_("--lang %s: not a language gpudoctor speaks (zh_CN, en)"), lang);
 		return -1;
 	}
-	if (gd_i18n_init(lang ? lang : json ? "en" : NULL) < 0)
+	if (gd_i18n_init(lang ? lang : json && !help ? "en" : NULL) < 0)
 		/* the catalogue is not installed: English, and say so once */
 		fprintf(stderr, "gpudoctor: no %s message catalogue was found (GPUDOCTOR_LOCALEDIR, the build "
 			"tree's locale/, or the installed locale directory): English it is\n", lang);

@@ -32,6 +32,7 @@
 #include "collect/collect.h"
 #include "model/snapshot_json.h"
 #include "collect/job_samples.h"
+#include "core/i18n.h"
 #include "nvml/nvml.h"
 #include "output/output.h"
 #include "output/timeline.h"
@@ -224,13 +225,13 @@ int gd_cmd_watch(const struct gd_run_opts *o)
 	wa = calloc(1, sizeof *wa);
 	if (!wa) {
 		sampler_close(&root, &ctx);
-		return gd_cli_fail("out of memory");
+		return gd_cli_fail(_("out of memory"));
 	}
 	install_stop();
 	gd_err_clear(&err);
 	rc = tty ? gd_tui_start(&tui, GD_TUI_SONAME, o->color, &err) : 0;
 	if (rc == GD_TUI_NOLIB) {
-		fprintf(stderr, "gpudoctor: watch: %s: plain lines instead of the full screen\n", err.msg);
+		fprintf(stderr, _("gpudoctor: watch: %s: plain lines instead of the full screen\n"), err.msg);
 	} else if (rc < 0) {
 		free(wa);
 		sampler_close(&root, &ctx);
@@ -288,7 +289,7 @@ int gd_cmd_record(const struct gd_run_opts *o)
 	int rc = 0;
 
 	if (!o->output)
-		return gd_cli_fail("record: name the output file with -o FILE (e.g. -o run.jsonl.gz)");
+		return gd_cli_fail(_("record: name the output file with -o FILE (e.g. -o run.jsonl.gz)"));
 	if ((rc = sampler_open(o, &root, &ctx)) >= 0)
 		return rc;
 	rc = 0;
@@ -305,14 +306,17 @@ int gd_cmd_record(const struct gd_run_opts *o)
 		gd_snapshot_init(&s);
 		gd_collect_all(&ctx, &s);
 		if (gd_rec_write(&rec, &s, mono(), &err) < 0)
-			rc = gd_cli_fail("writing snapshot %zu: %s", count + 1, err.msg);
+			rc = gd_cli_fail(_("writing snapshot %zu: %s"), count + 1, err.msg);
 		gd_snapshot_release(&s);
 		if (rc)
 			break;
 		count++;
-		if (progress)
-			fprintf(stderr, "\rgpudoctor record: %zu snapshot%s, %.0f s -> %s ", count, count == 1 ? "" : "s",
-				mono() - start, o->output);
+		if (progress) {
+			fputc('\r', stderr);
+			fprintf(stderr, P_("gpudoctor record: %zu snapshot, %.0f s -> %s ",
+					   "gpudoctor record: %zu snapshots, %.0f s -> %s ", count),
+				count, mono() - start, o->output);
+		}
 		next += o->interval_s;
 		if (o->duration_s > 0 && next - start > o->duration_s + 1e-6)
 			break;
@@ -324,11 +328,18 @@ int gd_cmd_record(const struct gd_run_opts *o)
 		rc = gd_cli_fail("%s", err.msg);
 	sampler_close(&root, &ctx);
 	if (!rc) {
-		fprintf(stderr, "gpudoctor: recorded %zu snapshot%s to %s%s%s", count, count == 1 ? "" : "s", o->output,
-			rec.gz ? " (gzip)" : "", stop_flag ? " (stopped by a signal)" : "");
+		/* TRANSLATORS: " (gzip)", " (stopped by a signal)" and "; rotated" may follow */
+		fprintf(stderr, P_("gpudoctor: recorded %zu snapshot to %s", "gpudoctor: recorded %zu snapshots to %s",
+				   count),
+			count, o->output);
+		if (rec.gz)
+			fputs(_(" (gzip)"), stderr);
+		if (stop_flag)
+			fputs(_(" (stopped by a signal)"), stderr);
 		if (rec.rotations)
-			fprintf(stderr, "; rotated %u time%s (the previous file is %s.1)", rec.rotations,
-				rec.rotations == 1 ? "" : "s", o->output);
+			fprintf(stderr, P_("; rotated %u time (the previous file is %s.1)",
+					   "; rotated %u times (the previous file is %s.1)", rec.rotations),
+				rec.rotations, o->output);
 		fputc('\n', stderr);
 	}
 	return rc;
@@ -342,6 +353,19 @@ static int by_uptime(const void *a, const void *b)
 	double u = x->host.uptime_s.ok ? x->host.uptime_s.v : 0, v = y->host.uptime_s.ok ? y->host.uptime_s.v : 0;
 
 	return (u > v) - (u < v);
+}
+
+/* "gpudoctor: wrote run.html: 600 snapshots, 2 episodes, 1 finding": two
+ * counts with a plural each, so the findings are a message of their own. */
+static void wrote(const char *path, size_t snaps, size_t episodes, size_t findings)
+{
+	char fs[64];
+
+	snprintf(fs, sizeof fs, P_("%zu finding", "%zu findings", findings), findings);
+	/* TRANSLATORS: the last %s is "%zu finding(s)" */
+	fprintf(stderr, P_("gpudoctor: wrote %s: %zu snapshots, %zu episode, %s\n",
+			   "gpudoctor: wrote %s: %zu snapshots, %zu episodes, %s\n", episodes),
+		path, snaps, episodes, fs);
 }
 
 int gd_cmd_report(const struct gd_run_opts *o)
@@ -358,7 +382,7 @@ int gd_cmd_report(const struct gd_run_opts *o)
 	int rc = 0;
 
 	if (!o->ninputs)
-		return gd_cli_fail("report: name the recording, e.g. gpudoctor report run.jsonl -o run.html");
+		return gd_cli_fail(_("report: name the recording, e.g. gpudoctor report run.jsonl -o run.html"));
 	gd_series_init(&ser);
 	gd_err_clear(&err);
 	for (size_t i = 0; i < o->ninputs; i++) {
@@ -369,14 +393,14 @@ int gd_cmd_report(const struct gd_run_opts *o)
 		snprintf(origin + strlen(origin), sizeof origin - strlen(origin), "%s%s", i ? ", " : "", o->inputs[i]);
 	}
 	if (ser.note[0])
-		fprintf(stderr, "gpudoctor: note: %s\n", ser.note);
+		fprintf(stderr, _("gpudoctor: note: %s\n"), ser.note);
 	if (!ser.n) {
-		rc = gd_cli_fail("%s: no snapshots in the recording", origin);
+		rc = gd_cli_fail(_("%s: no snapshots in the recording"), origin);
 		goto out;
 	}
 	qsort(ser.items, ser.n, sizeof *ser.items, by_uptime);
 	if (!(snaps = calloc(ser.n, sizeof *snaps))) {
-		rc = gd_cli_fail("out of memory");
+		rc = gd_cli_fail(_("out of memory"));
 		goto out;
 	}
 	for (size_t i = 0; i < ser.n; i++)
@@ -407,10 +431,9 @@ int gd_cmd_report(const struct gd_run_opts *o)
 			gd_out_html(out, &t);
 		}
 		if ((out == stdout ? fflush(out) : fclose(out)) == EOF)
-			rc = gd_cli_fail("%s: %s", o->output ? o->output : "standard output", strerror(errno));
+			rc = gd_cli_fail("%s: %s", o->output ? o->output : _("standard output"), strerror(errno));
 		else if (o->output)
-			fprintf(stderr, "gpudoctor: wrote %s: %zu snapshots, %zu episode%s, %zu finding%s\n", o->output,
-				ser.n, e.items.n, e.items.n == 1 ? "" : "s", f.items.n, f.items.n == 1 ? "" : "s");
+			wrote(o->output, ser.n, e.items.n, f.items.n);
 	}
 	gd_findings_release(&f);
 	gd_episodes_release(&e);

@@ -21,11 +21,13 @@
 #include <dlfcn.h>
 #include <limits.h>
 #include <link.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "commit.h"
+#include "core/i18n.h"
 #include "nvml/nvml.h"
 #include "offline/xml_dl.h"
 #include "output/output.h"
@@ -39,16 +41,16 @@ struct optlib {
 };
 
 static const struct optlib optlibs[] = {
-	{ "NVML", GD_NVML_SONAME, "GPU evidence (every command but xid)" },
-	{ "libcuda", GD_CUDA_SONAME, "probe (the GPU burns and copies; --cuda or GPUDOCTOR_CUDA name another)" },
-	{ "libxml2", GD_XML_SONAME, "check --from of nvidia-smi -q -x" },
-	{ "ncursesw", GD_TUI_SONAME, "watch on a terminal" },
-	{ "libcurl", "libcurl.so.4", "not used yet (planned: fleet)" },
+	{ "NVML", GD_NVML_SONAME, N_("GPU evidence (every command but xid)") },
+	{ "libcuda", GD_CUDA_SONAME, N_("probe (the GPU burns and copies; --cuda or GPUDOCTOR_CUDA name another)") },
+	{ "libxml2", GD_XML_SONAME, N_("check --from of nvidia-smi -q -x") },
+	{ "ncursesw", GD_TUI_SONAME, N_("watch on a terminal") },
+	{ "libcurl", "libcurl.so.4", N_("not used yet (planned: fleet)") },
 };
 
 /* Writes where name loads from ("/usr/lib/.../libxml2.so.2.9.14") or why it
- * does not ("not found (...)") into buf. */
-static void locate(const char *name, char *buf, size_t size)
+ * does not ("not found (...)") into buf; returns whether it loads. */
+static bool locate(const char *name, char *buf, size_t size)
 {
 	struct link_map *lm = NULL;
 	char real[PATH_MAX];
@@ -59,14 +61,15 @@ static void locate(const char *name, char *buf, size_t size)
 	h = dlopen(name, RTLD_LAZY | RTLD_LOCAL);
 	if (!h) {
 		e = dlerror();
-		snprintf(buf, size, "not found (%s)", e ? e : "dlopen failed");
-		return;
+		snprintf(buf, size, _("not found (%s)"), e ? e : "dlopen failed");
+		return false;
 	}
 	if (dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name && lm->l_name[0])
 		snprintf(buf, size, "%s", realpath(lm->l_name, real) ? real : lm->l_name);
 	else
-		snprintf(buf, size, "found (its path is not known: %s)", dlerror());
+		snprintf(buf, size, _("found (its path is not known: %s)"), dlerror());
 	dlclose(h);
+	return true;
 }
 
 int gd_cli_version(FILE *out, const char *nvml_path)
@@ -75,28 +78,27 @@ int gd_cli_version(FILE *out, const char *nvml_path)
 
 	fprintf(out, "gpudoctor %s\n", GD_VERSION);
 	if (GD_COMMIT[0])
-		fprintf(out, "commit: %s (built from git)\n", GD_COMMIT);
+		fprintf(out, _("commit: %s (built from git)\n"), GD_COMMIT);
 	else
-		fputs("commit: unknown (built from a tree without .git, e.g. a release tarball)\n", out);
-	fputs("optional libraries (loaded with dlopen when used; looked up now):\n", out);
+		fputs(_("commit: unknown (built from a tree without .git, e.g. a release tarball)\n"), out);
+	fputs(_("optional libraries (loaded with dlopen when used; looked up now):\n"), out);
 	for (size_t i = 0; i < sizeof optlibs / sizeof optlibs[0]; i++) {
 		const struct optlib *l = &optlibs[i];
 		const char *so = l->soname;
 
 		if (i == 0 && nvml_path && nvml_path[0])
 			so = nvml_path;
-		locate(so, where, sizeof where);
 		/* gd_nvml_open's second choice, when the soname is not there */
-		if (i == 0 && so == l->soname && strncmp(where, "not found", 9) == 0) {
+		if (!locate(so, where, sizeof where) && i == 0 && so == l->soname) {
 			char alt[PATH_MAX + 256];
 
-			locate("libnvidia-ml.so", alt, sizeof alt);
-			if (strncmp(alt, "not found", 9) != 0) {
+			if (locate("libnvidia-ml.so", alt, sizeof alt)) {
 				so = "libnvidia-ml.so";
 				snprintf(where, sizeof where, "%s", alt);
 			}
 		}
-		fprintf(out, "  %-9s %-18s %s\n            used by: %s\n", l->name, so, where, l->used_by);
+		fprintf(out, "  %-9s %-18s %s\n", l->name, so, where);
+		fprintf(out, _("            used by: %s\n"), _(l->used_by));
 	}
 	return 0;
 }
