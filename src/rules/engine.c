@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/i18n.h"
 #include "offline/offline.h"
 #include "probe/host.h"
 
@@ -68,8 +69,10 @@ struct gd_finding *gd_finding_add(struct gd_rule_ctx *rc, struct gd_findings *ou
 	va_start(ap, subject_fmt);
 	vsnprintf(f->subject, sizeof f->subject, subject_fmt, ap);
 	va_end(ap);
-	gd_strlcpy(f->summary, rc->rule->title, sizeof f->summary);
-	gd_strlcpy(f->remedy, rc->rule->remedy, sizeof f->remedy);
+	/* the registry's N_() marks: translated here, in the language of the
+	 * report being made */
+	gd_strlcpy(f->summary, _(rc->rule->title), sizeof f->summary);
+	gd_strlcpy(f->remedy, _(rc->rule->remedy), sizeof f->remedy);
 	return f;
 }
 
@@ -157,21 +160,31 @@ enum gd_verdict gd_rule_run(const struct gd_rule *r, const struct gd_window *w, 
 
 	if (r->needs_window && !gd_window_dt(w, &dt) && w->n && gd_ofl_describe(gd_window_last(w), from, sizeof from)) {
 		/* evidence captured elsewhere: say what it was, and that it has no rates */
-		if (w->n < 2)
-			v = gd_rule_unknown(&rc, "one sample from %s: no rates", from[0] ? from : "the input");
+		if (w->n < 2 && from[0])
+			/* TRANSLATORS: %s says what the evidence was (a recording, a
+			 * paste of nvidia-smi ...) */
+			v = gd_rule_unknown(&rc, _("one sample from %s: no rates"), from);
+		else if (w->n < 2)
+			v = gd_rule_unknown(&rc, _("one sample from the input: no rates"));
+		else if (from[0])
+			/* TRANSLATORS: %1$zu samples from %2$s (what the evidence was) */
+			v = gd_rule_unknown(&rc, _("%zu samples from %s without a boot-time clock: no rates"), w->n,
+					    from);
 		else
-			v = gd_rule_unknown(&rc, "%zu samples from %s without a boot-time clock: no rates", w->n,
-					    from[0] ? from : "the input");
+			v = gd_rule_unknown(&rc, _("%zu samples from the input without a boot-time clock: no rates"),
+					    w->n);
 	} else if (r->needs_window && !gd_window_dt(w, &dt))
-		v = gd_rule_unknown(&rc, "needs two snapshots taken some time apart (a window); got %s",
-				    w->n < 2 ? "one" : "snapshots without advancing uptime");
+		v = gd_rule_unknown(&rc, "%s",
+				    w->n < 2 ? _("needs two snapshots taken some time apart (a window); got one")
+					     : _("needs two snapshots taken some time apart (a window); got snapshots "
+						 "without advancing uptime"));
 	else
 		v = r->eval(&rc, out);
 	if (v == GD_VERDICT_UNKNOWN) {
 		struct gd_unknown *u = gd_vec_push(&out->unknown, sizeof *u);
 
 		u->id = r->id;
-		gd_strlcpy(u->reason, rc.why[0] ? rc.why : "evidence unavailable", sizeof u->reason);
+		gd_strlcpy(u->reason, rc.why[0] ? rc.why : _("evidence unavailable"), sizeof u->reason);
 	} else {
 		out->evaluated++;
 	}

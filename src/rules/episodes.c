@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/i18n.h"
 #include "rules/rule_gpu_pci.h"
 
 #define TH(th, name) ((th)->v[GD_TH_##name])
@@ -106,11 +107,14 @@ const char *gd_ep_gpus_str(uint64_t mask, char *buf, size_t size)
 	return buf;
 }
 
+/* The kind as JSON writes it (an enum value, never translated): N_() marks
+ * it for the line gd_episode_format writes, which translates it. */
 const char *gd_ep_kind_str(unsigned kinds)
 {
 	if ((kinds & GD_EP_IDLE) && (kinds & GD_EP_SLOW))
-		return "idle+slowed";
-	return (kinds & GD_EP_SLOW) ? "slowed" : "idle";
+		/* TRANSLATORS: an episode's kind: its GPUs were idle, or slowed (low clocks), or both */
+		return N_("idle+slowed");
+	return (kinds & GD_EP_SLOW) ? N_("slowed") : N_("idle");
 }
 
 const char *gd_episode_format(const struct gd_episode *ep, char *buf, size_t size)
@@ -125,12 +129,22 @@ const char *gd_episode_format(const struct gd_episode *ep, char *buf, size_t siz
 		if (localtime_r(&t, &tm))
 			strftime(when, sizeof when, "%H:%M:%S", &tm);
 		else
-			snprintf(when, sizeof when, "up %.1f s", ep->start_s);
+			/* TRANSLATORS: when an episode began: seconds since boot */
+			snprintf(when, sizeof when, _("up %.1f s"), ep->start_s);
 	} else {
-		snprintf(when, sizeof when, "up %.1f s", ep->start_s);
+		snprintf(when, sizeof when, _("up %.1f s"), ep->start_s);
 	}
-	len = (size_t)snprintf(buf, size, "%s +%.1f s%s %s %s", when, ep->duration_s, ep->open ? " (ongoing)" : "",
-			       gd_ep_gpus_str(ep->gpus, gpus, sizeof gpus), gd_ep_kind_str(ep->kinds));
+	gd_ep_gpus_str(ep->gpus, gpus, sizeof gpus);
+	if (ep->open)
+		/* TRANSLATORS: an episode line: %1$s when it began, %2$.1f its
+		 * length so far, %3$s its GPUs (gpu0-3), %4$s its kind (idle, slowed) */
+		len = (size_t)snprintf(buf, size, _("%s +%.1f s (ongoing) %s %s"), when, ep->duration_s, gpus,
+				       _(gd_ep_kind_str(ep->kinds)));
+	else
+		/* TRANSLATORS: an episode line: %1$s when it began, %2$.1f its
+		 * length, %3$s its GPUs (gpu0-3), %4$s its kind (idle, slowed) */
+		len = (size_t)snprintf(buf, size, _("%s +%.1f s %s %s"), when, ep->duration_s, gpus,
+				       _(gd_ep_kind_str(ep->kinds)));
 	if (len >= size)
 		return buf;
 	if (ep->cause) {
@@ -140,11 +154,12 @@ const char *gd_episode_format(const struct gd_episode *ep, char *buf, size_t siz
 				break;
 			}
 	} else if (ep->nfindings) {
-		len += (size_t)snprintf(buf + len, size - len, " - no warning; info:");
+		/* TRANSLATORS: follows an episode line; the ids of info findings follow */
+		len += (size_t)snprintf(buf + len, size - len, "%s", _(" - no warning; info:"));
 		for (size_t i = 0; i < ep->nfindings && len < size; i++)
 			len += (size_t)snprintf(buf + len, size - len, " %s", ep->findings[i].id);
 	} else if (ep->nfindings == 0) {
-		snprintf(buf + len, size - len, " - no finding explains it");
+		snprintf(buf + len, size - len, "%s", _(" - no finding explains it"));
 	}
 	return buf;
 }

@@ -32,6 +32,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/i18n.h"
+
 #define TH(rc, name) ((rc)->th->v[GD_TH_##name])
 
 /* Every GPU with a known utilisation is idle, one holds a job's context. */
@@ -97,11 +99,11 @@ enum gd_verdict gd_rule_io_checkpoint_stall(struct gd_rule_ctx *rc, struct gd_fi
 	size_t n = w->n, bursts = 0, stretches = 0;
 	bool gpus_known = false, disks_known = false;
 	struct gd_finding *f;
-	char sz[32], rate[32];
+	char sz[32], rate[64];
 
 	if (n < 3)
-		return gd_rule_unknown(rc, "needs a series of three or more snapshots (watch, record, serve, or "
-					   "check --from a recording); got %zu", n);
+		return gd_rule_unknown(rc, _("needs a series of three or more snapshots (watch, record, serve, or "
+					     "check --from a recording); got %zu"), n);
 	for (size_t i = 0; i < n;) {
 		size_t j = i;
 
@@ -130,9 +132,10 @@ enum gd_verdict gd_rule_io_checkpoint_stall(struct gd_rule_ctx *rc, struct gd_fi
 		i = j + 1;
 	}
 	if (!gpus_known)
-		return gd_rule_unknown(rc, "no GPU utilisation in the series (NVML)");
+		return gd_rule_unknown(rc, "%s", _("no GPU utilisation in the series (NVML)"));
 	if (stretches && !disks_known)
-		return gd_rule_unknown(rc, "every GPU was idle, but no disk's written sectors are known (diskstats)");
+		return gd_rule_unknown(rc, "%s",
+				       _("every GPU was idle, but no disk's written sectors are known (diskstats)"));
 	if (!bursts)
 		return GD_VERDICT_CLEAR;
 	snprintf(sz, sizeof sz, "%.1f GB", best.bytes / 1e9);
@@ -141,11 +144,27 @@ enum gd_verdict gd_rule_io_checkpoint_stall(struct gd_rule_ctx *rc, struct gd_fi
 	else if (best.dt > 0)
 		snprintf(rate, sizeof rate, "%.0f MB/s", best.bytes / best.dt / 1e6);
 	else
-		snprintf(rate, sizeof rate, "an unknown rate");
+		/* TRANSLATORS: in "... were written to sdb at %s" */
+		snprintf(rate, sizeof rate, "%s", _("an unknown rate"));
 	f = gd_finding_add(rc, out, rc->rule->severity, "%s", best.disk);
-	gd_finding_summary(f, "Every GPU was idle for %.1f s from uptime %.1f s while %s were written to %s%s at %s%s.",
-			   best.idle_s, best.start_s, sz, best.disk, best.rotational ? " (rotational)" : "", rate,
-			   bursts > 1 ? "; more such bursts in the series" : "");
+	/* TRANSLATORS: %1$.1f s idle, %2$.1f s the uptime it began at, %3$s the
+	 * bytes (12.0 GB), %4$s the disk, %5$s the rate (1.5 GB/s) */
+	if (best.rotational && bursts > 1)
+		gd_finding_summary(f, _("Every GPU was idle for %.1f s from uptime %.1f s while %s were written to %s "
+					"(rotational) at %s; more such bursts in the series."),
+				   best.idle_s, best.start_s, sz, best.disk, rate);
+	else if (best.rotational)
+		gd_finding_summary(f, _("Every GPU was idle for %.1f s from uptime %.1f s while %s were written to %s "
+					"(rotational) at %s."),
+				   best.idle_s, best.start_s, sz, best.disk, rate);
+	else if (bursts > 1)
+		gd_finding_summary(f, _("Every GPU was idle for %.1f s from uptime %.1f s while %s were written to %s "
+					"at %s; more such bursts in the series."),
+				   best.idle_s, best.start_s, sz, best.disk, rate);
+	else
+		gd_finding_summary(f, _("Every GPU was idle for %.1f s from uptime %.1f s while %s were written to %s "
+					"at %s."),
+				   best.idle_s, best.start_s, sz, best.disk, rate);
 	gd_finding_ev(f, "written_bytes", best.bytes, "bytes", TH(rc, IO_CHECKPOINT_BURST_BYTES));
 	gd_finding_ev(f, "idle_s", best.idle_s, "s", TH(rc, IO_CHECKPOINT_IDLE_S));
 	if (best.dt > 0)

@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/i18n.h"
 #include "core/xalloc.h"
 #include "model/jobs.h"
 #include "rules/rule_util.h"
@@ -69,8 +70,10 @@ enum gd_verdict gd_rule_cpu_saturated(struct gd_rule_ctx *rc, struct gd_findings
 	hot_busy = have_busy && busy >= th_busy;
 	hot_psi = !isnan(psi) && psi >= th_psi;
 	if (!have_busy && !hot_psi)
-		return gd_rule_unknown(rc, "no /proc/stat CPU counters in both snapshots%s",
-				       isnan(psi) ? "" : " (PSI cpu some alone is below its threshold)");
+		return gd_rule_unknown(rc, "%s",
+				       isnan(psi) ? _("no /proc/stat CPU counters in both snapshots")
+						  : _("no /proc/stat CPU counters in both snapshots (PSI cpu some alone is "
+						      "below its threshold)"));
 	if (!hot_busy && !hot_psi)
 		return GD_VERDICT_CLEAR;
 	if (b->cpu.load1.ok && n > 0)
@@ -81,25 +84,32 @@ enum gd_verdict gd_rule_cpu_saturated(struct gd_rule_ctx *rc, struct gd_findings
 		/* PSI's average covers the last 10 s, the window may be shorter
 		 * and quieter: say which evidence fired, so the two numbers do
 		 * not read as a contradiction. */
-		cat(sum, sizeof sum, "Runnable tasks waited for a CPU %.0f%% of the last 10 s (PSI cpu some, threshold "
-		    "%g%%), though the %.1f s window measured the CPUs %.0f%% busy", psi, th_psi, dt, busy);
+		cat(sum, sizeof sum, _("Runnable tasks waited for a CPU %.0f%% of the last 10 s (PSI cpu some, threshold "
+				       "%g%%), though the %.1f s window measured the CPUs %.0f%% busy"),
+		    psi, th_psi, dt, busy);
 	} else if (have_busy) {
 		if (n == 1)
-			cat(sum, sizeof sum, "The only CPU is");
+			cat(sum, sizeof sum, _("The only CPU is %.0f%% busy over %.1f s (threshold %g%%)"), busy, dt,
+			    th_busy);
 		else if (n > 1)
-			cat(sum, sizeof sum, "All %zu CPUs are", n);
+			cat(sum, sizeof sum, _("All %zu CPUs are %.0f%% busy over %.1f s (threshold %g%%)"), n, busy, dt,
+			    th_busy);
 		else
-			cat(sum, sizeof sum, "The CPUs are");
-		cat(sum, sizeof sum, " %.0f%% busy over %.1f s (threshold %g%%)", busy, dt, th_busy);
+			cat(sum, sizeof sum, _("The CPUs are %.0f%% busy over %.1f s (threshold %g%%)"), busy, dt,
+			    th_busy);
 		if (!isnan(psi))
-			cat(sum, sizeof sum, "; PSI cpu some %.0f%%", psi);
+			/* TRANSLATORS: a clause added to the sentence before it */
+			cat(sum, sizeof sum, _("; PSI cpu some %.0f%%"), psi);
 	} else {
-		cat(sum, sizeof sum, "Runnable tasks waited for a CPU %.0f%% of the last 10 s "
-		    "(PSI cpu some, threshold %g%%)", psi, th_psi);
+		cat(sum, sizeof sum, _("Runnable tasks waited for a CPU %.0f%% of the last 10 s "
+				       "(PSI cpu some, threshold %g%%)"), psi, th_psi);
 	}
 	if (!isnan(load))
-		cat(sum, sizeof sum, "; load %.1f per CPU", load);
-	gd_finding_summary(f, "%s.", sum);
+		/* TRANSLATORS: a clause added to the sentence before it */
+		cat(sum, sizeof sum, _("; load %.1f per CPU"), load);
+	/* TRANSLATORS: a finding's summary, %s the sentence made of the
+	 * messages above it: add the full stop */
+	gd_finding_summary(f, _("%s."), sum);
 	gd_finding_ev(f, "busy_pct", busy, "%", th_busy);
 	if (!isnan(psi))
 		gd_finding_ev(f, "psi_cpu_some_pct", psi, "%", th_psi);
@@ -164,31 +174,46 @@ static void hog_finding(struct gd_rule_ctx *rc, struct gd_findings *out, const s
 	const char *comm = h->p->comm[0] ? h->p->comm : "?";
 	bool cpu_hot = h->core_pct >= th_core, io_hot = h->io_mbps >= th_io;
 	struct gd_finding *f = gd_finding_add(rc, out, rc->rule->severity, "pid %llu (%s)", pid, comm);
-	char sum[512] = "";
+	bool io_shown = io_hot || (!isnan(h->io_mbps) && !cpu_hot);
+	char sum[512] = "", who[256];
 
-	if (njobs == 0)
-		cat(sum, sizeof sum, "No GPU job found, so every process counts as background; ");
-	cat(sum, sizeof sum, "pid %llu (%s)", pid, comm);
+	/* who: the process as its names are, never translated */
 	if (h->p->cmdline[0])
-		cat(sum, sizeof sum, " `%.100s`", h->p->cmdline);
+		snprintf(who, sizeof who, "pid %llu (%s) `%.100s`", pid, comm, h->p->cmdline);
+	else
+		snprintf(who, sizeof who, "pid %llu (%s)", pid, comm);
+	if (njobs == 0)
+		/* TRANSLATORS: the first clause of a summary; the next names a process */
+		cat(sum, sizeof sum, "%s", _("No GPU job found, so every process counts as background; "));
 	if (!isnan(h->core_pct))
-		cat(sum, sizeof sum, " takes %.0f%% of a core", h->core_pct);
+		/* TRANSLATORS: %1$s names a process: pid 4711 (rsync) `rsync -a ...` */
+		cat(sum, sizeof sum, _("%s takes %.0f%% of a core"), who, h->core_pct);
+	else if (io_shown)
+		/* TRANSLATORS: %1$s names a process: pid 4711 (rsync) `rsync -a ...` */
+		cat(sum, sizeof sum, _("%s does %.0f MB/s of storage I/O"), who, h->io_mbps);
+	else
+		cat(sum, sizeof sum, "%s", who);
 	if (cpu_hot)
-		cat(sum, sizeof sum, " (threshold %g%%)", th_core);
-	if (io_hot || (!isnan(h->io_mbps) && !cpu_hot))
-		cat(sum, sizeof sum, "%s %.0f MB/s of storage I/O", isnan(h->core_pct) ? " does" : " and",
-		    h->io_mbps);
+		/* TRANSLATORS: follows the number it is the threshold of */
+		cat(sum, sizeof sum, _(" (threshold %g%%)"), th_core);
+	if (io_shown && !isnan(h->core_pct))
+		/* TRANSLATORS: follows "%s takes %.0f%% of a core" */
+		cat(sum, sizeof sum, _(" and %.0f MB/s of storage I/O"), h->io_mbps);
 	if (io_hot)
-		cat(sum, sizeof sum, " (threshold %g MB/s)", th_io);
+		/* TRANSLATORS: follows the number it is the threshold of */
+		cat(sum, sizeof sum, _(" (threshold %g MB/s)"), th_io);
 	if (njobs > 0)
-		cat(sum, sizeof sum, " outside every GPU job");
+		/* TRANSLATORS: ends the clause on the process's CPU and I/O */
+		cat(sum, sizeof sum, "%s", _(" outside every GPU job"));
 	if (!isnan(total))
-		cat(sum, sizeof sum, "; background processes together take %.0f%% of the %zu CPUs (threshold %g%%)",
+		/* TRANSLATORS: a clause added to the sentence before it */
+		cat(sum, sizeof sum, _("; background processes together take %.0f%% of the %zu CPUs (threshold %g%%)"),
 		    total, ncpus, th_total);
-	gd_finding_summary(f, "%s.", sum);
+	gd_finding_summary(f, _("%s."), sum);
+	/* TRANSLATORS: %1$.100s is the process's command line, %2$llu %3$llu %4$llu its pid */
 	gd_finding_remedy(f,
-			  "Stop or reschedule `%.100s` (pid %llu) while jobs run, or lower its priority: "
-			  "renice -n 19 -p %llu; ionice -c 3 -p %llu.",
+			  _("Stop or reschedule `%.100s` (pid %llu) while jobs run, or lower its priority: "
+			    "renice -n 19 -p %llu; ionice -c 3 -p %llu."),
 			  h->p->cmdline[0] ? h->p->cmdline : comm, pid, pid, pid);
 	if (!isnan(h->core_pct))
 		gd_finding_ev(f, "cpu_core_pct", h->core_pct, "% of a core", th_core);
@@ -211,12 +236,13 @@ enum gd_verdict gd_rule_cpu_background_hogs(struct gd_rule_ctx *rc, struct gd_fi
 	unsigned char *marks;
 
 	if (!gd_window_dt(rc->w, &dt))
-		return gd_rule_unknown(rc, "needs two snapshots with advancing uptime");
+		return gd_rule_unknown(rc, "%s", _("needs two snapshots with advancing uptime"));
 	if (!b->host.clk_tck.ok || b->host.clk_tck.v == 0)
-		return gd_rule_unknown(rc, "no clock tick rate (USER_HZ) to convert process CPU times");
-	if (a->procs.n == 0 || b->procs.n == 0)
-		return gd_rule_unknown(rc, "no process list (/proc/<pid>/stat) in the %s snapshot",
-				       a->procs.n == 0 ? "first" : "last");
+		return gd_rule_unknown(rc, "%s", _("no clock tick rate (USER_HZ) to convert process CPU times"));
+	if (a->procs.n == 0)
+		return gd_rule_unknown(rc, "%s", _("no process list (/proc/<pid>/stat) in the first snapshot"));
+	if (b->procs.n == 0)
+		return gd_rule_unknown(rc, "%s", _("no process list (/proc/<pid>/stat) in the last snapshot"));
 	clk = (double)b->host.clk_tck.v;
 	marks = gd_xcalloc(b->procs.n, 1);
 	njobs = gd_snapshot_gpu_job_marks(b, marks);
@@ -256,7 +282,8 @@ enum gd_verdict gd_rule_cpu_background_hogs(struct gd_rule_ctx *rc, struct gd_fi
 	if (nbg == 0)
 		return GD_VERDICT_CLEAR;
 	if (npaired == 0)
-		return gd_rule_unknown(rc, "no process outside the GPU jobs has CPU or I/O counters in both snapshots");
+		return gd_rule_unknown(rc, "%s",
+				       _("no process outside the GPU jobs has CPU or I/O counters in both snapshots"));
 	if (ncpus > 0)
 		total = total_core / (double)ncpus;
 	/* Without a single hog, the busiest background processes make up the
@@ -284,7 +311,7 @@ enum gd_verdict gd_rule_cpu_cgroup_throttled(struct gd_rule_ctx *rc, struct gd_f
 		uint64_t dper, dthr, dus;
 		double pct, secs = NAN, cores = NAN;
 		struct gd_finding *f;
-		char sum[512] = "";
+		char sum[512] = "", own[48] = "";
 
 		if (!c->path[0] || rc->w->n < 2)
 			continue;
@@ -304,23 +331,26 @@ enum gd_verdict gd_rule_cpu_cgroup_throttled(struct gd_rule_ctx *rc, struct gd_f
 			cores = (double)c->cpu_quota_us.v / (double)c->cpu_period_us.v;
 
 		f = gd_finding_add(rc, out, rc->rule->severity, "%s", c->path);
-		cat(sum, sizeof sum, "The cgroup %s", c->path);
 		if (c->self.ok && c->self.v == 1)
-			cat(sum, sizeof sum, " (gpudoctor's own)");
+			/* TRANSLATORS: follows a cgroup's path: the cgroup gpudoctor runs in */
+			snprintf(own, sizeof own, "%s", _(" (gpudoctor's own)"));
 		else if (c->pid.ok)
-			cat(sum, sizeof sum, " (pid %llu)", (unsigned long long)c->pid.v);
-		cat(sum, sizeof sum, " was throttled in %.0f%% of its %llu CPU periods (threshold %g%%)", pct,
-		    (unsigned long long)dper, th);
+			snprintf(own, sizeof own, " (pid %llu)", (unsigned long long)c->pid.v);
+		/* TRANSLATORS: %1$s the cgroup's path, %2$s "" or " (gpudoctor's own)" or " (pid 4711)" */
+		cat(sum, sizeof sum, _("The cgroup %s%s was throttled in %.0f%% of its %llu CPU periods (threshold %g%%)"),
+		    c->path, own, pct, (unsigned long long)dper, th);
 		if (!isnan(secs))
-			cat(sum, sizeof sum, ", %.2f s in all over %.1f s", secs, dt);
+			/* TRANSLATORS: a clause added to the sentence before it: throttled time, window length */
+			cat(sum, sizeof sum, _(", %.2f s in all over %.1f s"), secs, dt);
 		if (!isnan(cores))
-			cat(sum, sizeof sum, "; its quota is %g cores", cores);
-		gd_finding_summary(f, "%s.", sum);
+			/* TRANSLATORS: a clause added to the sentence before it */
+			cat(sum, sizeof sum, _("; its quota is %g cores"), cores);
+		gd_finding_summary(f, _("%s."), sum);
 		if (!isnan(cores))
 			gd_finding_remedy(f,
-					  "Raise the container's CPU limit above its quota of %g cores (docker --cpus, "
-					  "Kubernetes resources.limits.cpu) or lower its thread count (DataLoader "
-					  "num_workers, OMP_NUM_THREADS) to fit.",
+					  _("Raise the container's CPU limit above its quota of %g cores (docker --cpus, "
+					    "Kubernetes resources.limits.cpu) or lower its thread count (DataLoader "
+					    "num_workers, OMP_NUM_THREADS) to fit."),
 					  cores);
 		gd_finding_ev(f, "throttled_pct", pct, "% of periods", th);
 		if (!isnan(secs))
@@ -330,7 +360,7 @@ enum gd_verdict gd_rule_cpu_cgroup_throttled(struct gd_rule_ctx *rc, struct gd_f
 		nfired++;
 	}
 	if (nstat == 0)
-		return gd_rule_unknown(rc, "no cgroup record has cpu.stat counters (nr_periods, nr_throttled) "
-					   "in both snapshots");
+		return gd_rule_unknown(rc, "%s", _("no cgroup record has cpu.stat counters (nr_periods, nr_throttled) "
+						 "in both snapshots"));
 	return nfired ? GD_VERDICT_FIRED : GD_VERDICT_CLEAR;
 }

@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/i18n.h"
 #include "core/xalloc.h"
 #include "rules/rule_util.h"
 
@@ -124,22 +125,27 @@ enum gd_verdict gd_rule_cpu_governor_powersave(struct gd_rule_ctx *rc, struct gd
 		free(gov_ids);
 		free(slow_ids);
 		if (!any)
-			return gd_rule_unknown(rc, "no cpufreq in sysfs (virtual machine?)");
+			return gd_rule_unknown(rc, "%s", _("no cpufreq in sysfs (virtual machine?)"));
 		return GD_VERDICT_CLEAR;
 	}
 
 	f = gd_finding_add(rc, out, GD_SEV_INFO, "host");
 	if (ngov > 0) {
-		const char *gov = powersave && conservative ? "powersave and conservative governors"
-				  : powersave		    ? "powersave governor"
-							    : "conservative governor";
-
 		cpu_ranges(list, sizeof list, gov_ids, ngov);
-		cat(sum, sizeof sum, "%zu of %zu CPUs (%s) use the %s", ngov, b->cpus.n, list, gov);
+		/* TRANSLATORS: %1$zu of %2$zu CPUs, %3$s their numbers (cpu0-3,8) */
+		if (powersave && conservative)
+			cat(sum, sizeof sum, _("%zu of %zu CPUs (%s) use the powersave and conservative governors"), ngov,
+			    b->cpus.n, list);
+		else if (powersave)
+			cat(sum, sizeof sum, _("%zu of %zu CPUs (%s) use the powersave governor"), ngov, b->cpus.n, list);
+		else
+			cat(sum, sizeof sum, _("%zu of %zu CPUs (%s) use the conservative governor"), ngov, b->cpus.n,
+			    list);
 		if (powersave && strcmp(driver, "intel_pstate") == 0)
-			cat(sum, sizeof sum,
-			    " (driver intel_pstate: in active mode its powersave still scales with load, "
-			    "so the cost is smaller than the name says)");
+			/* TRANSLATORS: follows "... use the powersave governor" */
+			cat(sum, sizeof sum, "%s",
+			    _(" (driver intel_pstate: in active mode its powersave still scales with load, "
+			      "so the cost is smaller than the name says)"));
 		gd_finding_ev_text(f, "governor", powersave && conservative ? "powersave,conservative"
 						  : powersave		    ? "powersave"
 									    : "conservative");
@@ -148,9 +154,22 @@ enum gd_verdict gd_rule_cpu_governor_powersave(struct gd_rule_ctx *rc, struct gd
 	}
 	if (nslow > 0) {
 		cpu_ranges(list, sizeof list, slow_ids, nslow);
-		cat(sum, sizeof sum, "%s%zu busy CPU%s (%s) run%s below %g%% of the maximum clock",
-		    ngov ? "; " : "", nslow, nslow == 1 ? "" : "s", list, nslow == 1 ? "s" : "", th_freq);
-		cat(sum, sizeof sum, "; cpu%llu at %.0f%% while %.0f%% busy", (unsigned long long)worst_cpu, worst,
+		if (ngov)
+			/* TRANSLATORS: a clause added to the sentence on the governors;
+			 * %1$zu CPUs, %2$s their numbers (cpu0-3,8), %3$g the threshold */
+			cat(sum, sizeof sum,
+			    P_("; %zu busy CPU (%s) runs below %g%% of the maximum clock",
+			       "; %zu busy CPUs (%s) run below %g%% of the maximum clock", nslow),
+			    nslow, list, th_freq);
+		else
+			/* TRANSLATORS: %1$zu CPUs, %2$s their numbers (cpu0-3,8), %3$g the threshold */
+			cat(sum, sizeof sum,
+			    P_("%zu busy CPU (%s) runs below %g%% of the maximum clock",
+			       "%zu busy CPUs (%s) run below %g%% of the maximum clock", nslow),
+			    nslow, list, th_freq);
+		/* TRANSLATORS: a clause added to the sentence before it: the slowest
+		 * busy CPU, its clock as a share of its maximum, its busy share */
+		cat(sum, sizeof sum, _("; cpu%llu at %.0f%% while %.0f%% busy"), (unsigned long long)worst_cpu, worst,
 		    worst_busy);
 		gd_finding_ev(f, "slow_busy_cpus", (double)nslow, "CPUs", NAN);
 		gd_finding_ev(f, "freq_pct", worst, "% of max", th_freq);
@@ -158,10 +177,11 @@ enum gd_verdict gd_rule_cpu_governor_powersave(struct gd_rule_ctx *rc, struct gd
 	}
 	if (driver[0])
 		gd_finding_ev_text(f, "freq_driver", driver);
-	gd_finding_summary(f, "%s.", sum);
+	gd_finding_summary(f, _("%s."), sum);
 	if (strcmp(driver, "intel_pstate") == 0)
-		gd_finding_remedy(f, "%s With intel_pstate, also set energy_performance_preference to performance.",
-				  rc->rule->remedy);
+		/* TRANSLATORS: %s is the rule's remedy (translated on its own) */
+		gd_finding_remedy(f, _("%s With intel_pstate, also set energy_performance_preference to performance."),
+				  _(rc->rule->remedy));
 	free(gov_ids);
 	free(slow_ids);
 	return GD_VERDICT_FIRED;
@@ -235,15 +255,19 @@ static void irq_finding(struct gd_rule_ctx *rc, struct gd_findings *out, const c
 	double share = 100.0 * (double)l->hot_count / (double)l->total;
 	struct gd_finding *f = gd_finding_add(rc, out, rc->rule->severity, "%s", netif);
 
+	/* TRANSLATORS: %1$llu the CPU, %2$.0f its share of the interrupts of
+	 * %3$s (the NIC), %4$.0f interrupts/s, %5$.0f its irq+softirq share,
+	 * %6$g its threshold, %7$.0f the highest share of the other CPUs, %8$g
+	 * its threshold */
 	gd_finding_summary(f,
-			   "cpu%llu serves %.0f%% of %s's interrupts (%.0f/s) and spends %.0f%% of its time in "
-			   "irq+softirq (threshold %g%%), while every other CPU stays at or below %.0f%% "
-			   "(threshold %g%%).",
+			   _("cpu%llu serves %.0f%% of %s's interrupts (%.0f/s) and spends %.0f%% of its time in "
+			     "irq+softirq (threshold %g%%), while every other CPU stays at or below %.0f%% "
+			     "(threshold %g%%)."),
 			   (unsigned long long)l->hot_cpu, share, netif, (double)l->total / dt, hot_pct, th_hot,
 			   others, th_other);
 	gd_finding_remedy(f,
-			  "Spread %s's queues over more CPUs: run irqbalance, raise the RSS queue count "
-			  "(ethtool -L %s combined N), or set each queue's /proc/irq/<N>/smp_affinity_list.",
+			  _("Spread %s's queues over more CPUs: run irqbalance, raise the RSS queue count "
+			    "(ethtool -L %s combined N), or set each queue's /proc/irq/<N>/smp_affinity_list."),
 			  netif, netif);
 	gd_finding_ev(f, "hot_cpu", (double)l->hot_cpu, "", NAN);
 	gd_finding_ev(f, "hot_cpu_irq_pct", hot_pct, "%", th_hot);
@@ -261,9 +285,9 @@ enum gd_verdict gd_rule_cpu_irq_imbalance(struct gd_rule_ctx *rc, struct gd_find
 	uint64_t *sums;
 
 	if (b->nic_irqs.n == 0)
-		return gd_rule_unknown(rc, "no NIC interrupt lines (/proc/interrupts) in the last snapshot");
+		return gd_rule_unknown(rc, "%s", _("no NIC interrupt lines (/proc/interrupts) in the last snapshot"));
 	if (!gd_window_dt(rc->w, &dt) || a->nic_irqs.n == 0)
-		return gd_rule_unknown(rc, "no NIC interrupt lines (/proc/interrupts) in the first snapshot");
+		return gd_rule_unknown(rc, "%s", _("no NIC interrupt lines (/proc/interrupts) in the first snapshot"));
 	GD_VEC_EACH(b->nic_irqs, const struct gd_nic_irq, r)
 		if (r->cpu.ok && r->cpu.v <= IRQ_CPU_MAX && r->cpu.v + 1 > nsums)
 			nsums = (size_t)r->cpu.v + 1;
@@ -304,7 +328,7 @@ enum gd_verdict gd_rule_cpu_irq_imbalance(struct gd_rule_ctx *rc, struct gd_find
 	if (nfired)
 		return GD_VERDICT_FIRED;
 	if (nmissing)
-		return gd_rule_unknown(rc, "no per-CPU irq/softirq ticks (/proc/stat cpuN) for the CPU serving "
-					   "a NIC's interrupts");
+		return gd_rule_unknown(rc, "%s", _("no per-CPU irq/softirq ticks (/proc/stat cpuN) for the CPU serving "
+						 "a NIC's interrupts"));
 	return GD_VERDICT_CLEAR;
 }

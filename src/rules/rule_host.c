@@ -33,6 +33,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/i18n.h"
+
 /* ---- host.cpu_thermal_throttle ----------------------------------------- */
 
 static bool is_package_sensor(const struct gd_sensor *s)
@@ -112,11 +114,11 @@ enum gd_verdict gd_rule_host_cpu_thermal_throttle(struct gd_rule_ctx *rc, struct
 	size_t judged = 0, affected = 0;
 	const struct gd_sensor *hot;
 	struct gd_finding *f;
-	char temp[128] = "";
+	char temp[192] = "";
 	double dt;
 
 	if (!gd_window_dt(rc->w, &dt))
-		return gd_rule_unknown(rc, "needs two snapshots some time apart (uptime)");
+		return gd_rule_unknown(rc, "%s", _("needs two snapshots some time apart (uptime)"));
 	GD_VEC_EACH(b->cpus, const struct gd_cpus, c) {
 		uint64_t dc, dp;
 		bool pkg_ok;
@@ -130,18 +132,23 @@ enum gd_verdict gd_rule_host_cpu_thermal_throttle(struct gd_rule_ctx *rc, struct
 			core_max = dc;
 	}
 	if (judged == 0)
-		return gd_rule_unknown(rc, "no CPU thermal throttle counters in both snapshots "
-				       "(/sys/devices/system/cpu/cpu*/thermal_throttle/: Intel CPUs only)");
+		return gd_rule_unknown(rc, "%s", _("no CPU thermal throttle counters in both snapshots "
+						 "(/sys/devices/system/cpu/cpu*/thermal_throttle/: Intel CPUs only)"));
 	if (affected == 0)
 		return GD_VERDICT_CLEAR;
 	pkg_total = package_events(a, b);
 	hot = hot_package(b, margin);
 	f = gd_finding_add(rc, out, rc->rule->severity, "host");
 	if (hot)
-		snprintf(temp, sizeof temp, "; %s at %.0f °C, critical at %.0f °C", hot->label[0] ? hot->label : hot->chip,
-			 hot->temp_c.v, hot->crit_c.v);
-	gd_finding_summary(f, "%zu of %zu CPUs throttled for heat over %.1f s: %llu package events, at most %llu core "
-			   "events on one CPU%s.", affected, judged, dt, (unsigned long long)pkg_total,
+		/* TRANSLATORS: a clause added to the summary below: %1$s the sensor
+		 * (Package id 0), its temperature, its critical temperature */
+		snprintf(temp, sizeof temp, _("; %s at %.0f °C, critical at %.0f °C"),
+			 hot->label[0] ? hot->label : hot->chip, hot->temp_c.v, hot->crit_c.v);
+	/* TRANSLATORS: %1$zu of %2$zu CPUs, %3$.1f s the window, %4$llu package
+	 * events, %5$llu the most core events of one CPU, %6$s "" or the clause
+	 * on the hottest package sensor */
+	gd_finding_summary(f, _("%zu of %zu CPUs throttled for heat over %.1f s: %llu package events, at most %llu core "
+				"events on one CPU%s."), affected, judged, dt, (unsigned long long)pkg_total,
 			   (unsigned long long)core_max, temp);
 	gd_finding_ev(f, "cpus_throttled", (double)affected, "cpus", NAN);
 	gd_finding_ev(f, "core_events_max", (double)core_max, "events", NAN);
@@ -172,10 +179,11 @@ enum gd_verdict gd_rule_host_inlet_temp(struct gd_rule_ctx *rc, struct gd_findin
 	size_t judged = 0, fired = 0;
 
 	if (!b)
-		return gd_rule_unknown(rc, "no snapshot");
+		return gd_rule_unknown(rc, "%s", _("no snapshot"));
 	GD_VEC_EACH(b->sensors, const struct gd_sensor, s) {
 		const char *name = s->label[0] ? s->label : s->chip;
 		struct gd_finding *f;
+		char who[160];
 		bool hot;
 
 		if (!is_inlet_sensor(s) || !s->temp_c.ok)
@@ -185,19 +193,31 @@ enum gd_verdict gd_rule_host_inlet_temp(struct gd_rule_ctx *rc, struct gd_findin
 			continue;
 		hot = s->temp_c.v > hi;
 		f = gd_finding_add(rc, out, rc->rule->severity, "%s", name);
-		gd_finding_summary(f, "%s%s%s%s reads %.1f °C, %s the recommended %g-%g °C.", name,
-				   name == s->chip ? "" : " (", name == s->chip ? "" : s->chip,
-				   name == s->chip ? "" : ")", s->temp_c.v, hot ? "above" : "below", lo, hi);
+		/* the sensor by its names, never translated: "Inlet Temp (ipmi)" */
+		if (name == s->chip)
+			snprintf(who, sizeof who, "%s", name);
+		else
+			snprintf(who, sizeof who, "%s (%s)", name, s->chip);
+		if (hot)
+			/* TRANSLATORS: %1$s the sensor, %2$.1f its reading, %3$g-%4$g the range */
+			gd_finding_summary(f, _("%s reads %.1f °C, above the recommended %g-%g °C."), who, s->temp_c.v,
+					   lo, hi);
+		else
+			/* TRANSLATORS: %1$s the sensor, %2$.1f its reading, %3$g-%4$g the range */
+			gd_finding_summary(f, _("%s reads %.1f °C, below the recommended %g-%g °C."), who, s->temp_c.v,
+					   lo, hi);
 		gd_finding_ev(f, "temp_c", s->temp_c.v, "celsius", hot ? hi : lo);
 		gd_finding_ev_text(f, "chip", s->chip);
 		if (!hot)
-			gd_finding_remedy(f, "The inlet air is colder than recommended: raise the cooling set point and "
-					  "check for condensation risk.");
+			gd_finding_remedy(f, "%s",
+					  _("The inlet air is colder than recommended: raise the cooling set point and "
+					    "check for condensation risk."));
 		fired++;
 	}
 	if (fired)
 		return GD_VERDICT_FIRED;
 	if (judged == 0)
-		return gd_rule_unknown(rc, "no inlet/ambient sensor (check the BMC: ipmitool sdr type temperature)");
+		return gd_rule_unknown(rc, "%s",
+				       _("no inlet/ambient sensor (check the BMC: ipmitool sdr type temperature)"));
 	return GD_VERDICT_CLEAR;
 }

@@ -45,6 +45,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/i18n.h"
+
 #define SECTOR_BYTES 512.0
 
 /* Formats a byte rate for a summary: "1.2 GB/s", "350 MB/s", "12 kB/s". */
@@ -127,13 +129,17 @@ static void add_saturated_disk(struct gd_rule_ctx *rc, struct gd_findings *out, 
 			       const struct disk_delta *dd, double dt, double th)
 {
 	struct gd_finding *f = gd_finding_add(rc, out, rc->rule->severity, "%s", d->name);
-	char rd[32], wr[32], qd[48] = "";
+	char rd[32], wr[32], qd[96] = "";
 
 	fmt_rate(rd, sizeof rd, dd->read_bps);
 	fmt_rate(wr, sizeof wr, dd->write_bps);
 	if (dd->qd_ok)
-		snprintf(qd, sizeof qd, ", queue depth %.*f", dd->queue_depth < 10 ? 1 : 0, dd->queue_depth);
-	gd_finding_summary(f, "%s was busy %.0f%% of %.1f s (threshold %.0f%%)%s, %s read, %s written.", d->name,
+		/* TRANSLATORS: a clause added to the summary below: average requests in flight */
+		snprintf(qd, sizeof qd, _(", queue depth %.*f"), dd->queue_depth < 10 ? 1 : 0, dd->queue_depth);
+	/* TRANSLATORS: %1$s the disk, %2$.0f%% busy, %3$.1f s the window, %4$.0f%%
+	 * the threshold, %5$s "" or the queue-depth clause, %6$s read and %7$s
+	 * written per second (1.2 GB/s) */
+	gd_finding_summary(f, _("%s was busy %.0f%% of %.1f s (threshold %.0f%%)%s, %s read, %s written."), d->name,
 			   dd->busy_pct, dt, th, qd, dd->rd_ok ? rd : "? B/s", dd->wr_ok ? wr : "? B/s");
 	gd_finding_ev(f, "busy_pct", dd->busy_pct, "%", th);
 	if (dd->qd_ok)
@@ -143,8 +149,8 @@ static void add_saturated_disk(struct gd_rule_ctx *rc, struct gd_findings *out, 
 	if (dd->wr_ok)
 		gd_finding_ev(f, "write_mb_per_s", dd->write_bps / 1e6, "MB/s", NAN);
 	if (d->rotational.ok && d->rotational.v == 1)
-		gd_finding_remedy(f, "%s is a rotational disk: move hot data and checkpoints to local NVMe SSD, or "
-				  "cache the data set in RAM.", d->name);
+		gd_finding_remedy(f, _("%s is a rotational disk: move hot data and checkpoints to local NVMe SSD, or "
+					"cache the data set in RAM."), d->name);
 }
 
 enum gd_verdict gd_rule_io_saturated(struct gd_rule_ctx *rc, struct gd_findings *out)
@@ -157,7 +163,7 @@ enum gd_verdict gd_rule_io_saturated(struct gd_rule_ctx *rc, struct gd_findings 
 	size_t judged = 0, fired = 0;
 
 	if (!gd_window_dt(rc->w, &dt))
-		return gd_rule_unknown(rc, "needs two snapshots some time apart (uptime)");
+		return gd_rule_unknown(rc, "%s", _("needs two snapshots some time apart (uptime)"));
 	GD_VEC_EACH(b->disks, const struct gd_disk, d) {
 		struct disk_delta dd;
 
@@ -179,25 +185,30 @@ enum gd_verdict gd_rule_io_saturated(struct gd_rule_ctx *rc, struct gd_findings 
 		return GD_VERDICT_FIRED;
 	if (b->psi.io_some_avg10.ok && b->psi.io_some_avg10.v >= th_psi) {
 		struct gd_finding *f = gd_finding_add(rc, out, rc->rule->severity, "host");
-		char bz[96] = " no disk was busy over the window";
 
 		if (busiest)
-			snprintf(bz, sizeof bz, " the busiest disk, %s, was busy %.0f%%", busiest->name, busiest_pct);
-		gd_finding_summary(f, "Tasks waited for I/O %.0f%% of the last 10 s (PSI io some, threshold %.0f%%);%s.",
-				   b->psi.io_some_avg10.v, th_psi, bz);
+			/* TRANSLATORS: %1$.0f%% PSI io some, %2$.0f%% its threshold, %3$s the busiest disk, %4$.0f%% its busy share */
+			gd_finding_summary(f, _("Tasks waited for I/O %.0f%% of the last 10 s (PSI io some, threshold "
+						"%.0f%%); the busiest disk, %s, was busy %.0f%%."),
+					   b->psi.io_some_avg10.v, th_psi, busiest->name, busiest_pct);
+		else
+			gd_finding_summary(f, _("Tasks waited for I/O %.0f%% of the last 10 s (PSI io some, threshold "
+						"%.0f%%); no disk was busy over the window."),
+					   b->psi.io_some_avg10.v, th_psi);
 		gd_finding_ev(f, "psi_io_some_pct", b->psi.io_some_avg10.v, "%", th_psi);
 		if (busiest) {
 			gd_finding_ev_text(f, "busiest_disk", busiest->name);
 			gd_finding_ev(f, "busy_pct", busiest_pct, "%", th);
 		} else {
-			gd_finding_remedy(f, "No local disk explains the wait: look for a network filesystem "
-				  "(io.network_fs) or swap, and stage the data set to local SSD.");
+			gd_finding_remedy(f, "%s",
+					  _("No local disk explains the wait: look for a network filesystem "
+					    "(io.network_fs) or swap, and stage the data set to local SSD."));
 		}
 		return GD_VERDICT_FIRED;
 	}
 	if (judged == 0 && !b->psi.io_some_avg10.ok)
-		return gd_rule_unknown(rc, "no disk busy time in both snapshots (/proc/diskstats) and no PSI io "
-				       "(/proc/pressure/io)");
+		return gd_rule_unknown(rc, "%s", _("no disk busy time in both snapshots (/proc/diskstats) and no PSI io "
+						 "(/proc/pressure/io)"));
 	return GD_VERDICT_CLEAR;
 }
 
@@ -212,7 +223,7 @@ enum gd_verdict gd_rule_io_small_reads(struct gd_rule_ctx *rc, struct gd_finding
 	double dt;
 
 	if (!gd_window_dt(rc->w, &dt))
-		return gd_rule_unknown(rc, "needs two snapshots some time apart (uptime)");
+		return gd_rule_unknown(rc, "%s", _("needs two snapshots some time apart (uptime)"));
 	GD_VEC_EACH(b->disks, const struct gd_disk, d) {
 		struct disk_delta dd;
 		struct gd_finding *f;
@@ -229,8 +240,10 @@ enum gd_verdict gd_rule_io_small_reads(struct gd_rule_ctx *rc, struct gd_finding
 			continue;
 		f = gd_finding_add(rc, out, rc->rule->severity, "%s", d->name);
 		fmt_rate(rd, sizeof rd, dd.read_bps);
-		gd_finding_summary(f, "%s served %.0f reads/s (threshold %.0f) of %.1f KiB on average (threshold %.0f "
-				   "KiB), %s in all.", d->name, dd.reads_per_s, th_iops, kib, th_kib, rd);
+		/* TRANSLATORS: %1$s the disk, %2$.0f reads/s, %3$.0f its threshold,
+		 * %4$.1f KiB per read, %5$.0f its threshold, %6$s the read rate (12 MB/s) */
+		gd_finding_summary(f, _("%s served %.0f reads/s (threshold %.0f) of %.1f KiB on average (threshold %.0f "
+					"KiB), %s in all."), d->name, dd.reads_per_s, th_iops, kib, th_kib, rd);
 		gd_finding_ev(f, "read_iops", dd.reads_per_s, "reads/s", th_iops);
 		gd_finding_ev(f, "avg_read_kib", kib, "KiB", th_kib);
 		gd_finding_ev(f, "read_mb_per_s", dd.read_bps / 1e6, "MB/s", NAN);
@@ -241,7 +254,7 @@ enum gd_verdict gd_rule_io_small_reads(struct gd_rule_ctx *rc, struct gd_finding
 	if (fired)
 		return GD_VERDICT_FIRED;
 	if (judged == 0)
-		return gd_rule_unknown(rc, "no disk read counters in both snapshots (/proc/diskstats)");
+		return gd_rule_unknown(rc, "%s", _("no disk read counters in both snapshots (/proc/diskstats)"));
 	return GD_VERDICT_CLEAR;
 }
 
@@ -256,7 +269,7 @@ enum gd_verdict gd_rule_io_rotational(struct gd_rule_ctx *rc, struct gd_findings
 	double dt;
 
 	if (!gd_window_dt(rc->w, &dt))
-		return gd_rule_unknown(rc, "needs two snapshots some time apart (uptime)");
+		return gd_rule_unknown(rc, "%s", _("needs two snapshots some time apart (uptime)"));
 	GD_VEC_EACH(b->disks, const struct gd_disk, d) {
 		struct disk_delta dd;
 		struct gd_finding *f;
@@ -273,8 +286,8 @@ enum gd_verdict gd_rule_io_rotational(struct gd_rule_ctx *rc, struct gd_findings
 		if (dd.busy_pct < th)
 			continue;
 		f = gd_finding_add(rc, out, rc->rule->severity, "%s", d->name);
-		gd_finding_summary(f, "%s is a rotational disk (HDD) busy %.0f%% of %.1f s (threshold %.0f%%).", d->name,
-				   dd.busy_pct, dt, th);
+		gd_finding_summary(f, _("%s is a rotational disk (HDD) busy %.0f%% of %.1f s (threshold %.0f%%)."),
+				   d->name, dd.busy_pct, dt, th);
 		gd_finding_ev(f, "busy_pct", dd.busy_pct, "%", th);
 		gd_finding_ev(f, "rotational", 1, "", NAN);
 		if (dd.reads_ok)
@@ -286,9 +299,10 @@ enum gd_verdict gd_rule_io_rotational(struct gd_rule_ctx *rc, struct gd_findings
 	if (fired)
 		return GD_VERDICT_FIRED;
 	if (known == 0)
-		return gd_rule_unknown(rc, "no disk says whether it is rotational (/sys/block/*/queue/rotational)");
+		return gd_rule_unknown(rc, "%s",
+				       _("no disk says whether it is rotational (/sys/block/*/queue/rotational)"));
 	if (unjudged)
-		return gd_rule_unknown(rc, "no busy time in both snapshots for rotational disk %s (/proc/diskstats)",
+		return gd_rule_unknown(rc, _("no busy time in both snapshots for rotational disk %s (/proc/diskstats)"),
 				       unjudged);
 	return GD_VERDICT_CLEAR;
 }
@@ -311,12 +325,12 @@ enum gd_verdict gd_rule_io_network_fs(struct gd_rule_ctx *rc, struct gd_findings
 	double dt;
 
 	if (!gd_window_dt(rc->w, &dt))
-		return gd_rule_unknown(rc, "needs two snapshots some time apart (uptime)");
+		return gd_rule_unknown(rc, "%s", _("needs two snapshots some time apart (uptime)"));
 	GD_VEC_EACH(b->procs, const struct gd_proc, p) {
 		const struct gd_proc *prev;
 		const char *fstype, *mnt;
 		struct gd_finding *f;
-		char rd[32];
+		char rd[32], where[320];
 		double rate;
 
 		if (!p->pid.ok || !gd_proc_in_gpu_job(b, p))
@@ -338,26 +352,36 @@ enum gd_verdict gd_rule_io_network_fs(struct gd_rule_ctx *rc, struct gd_findings
 		f = gd_finding_add(rc, out, rc->rule->severity, "pid %llu (%s)", (unsigned long long)p->pid.v,
 				   p->comm);
 		fmt_rate(rd, sizeof rd, rate);
-		gd_finding_summary(f, "GPU job pid %llu (%s) read %s (threshold %.0f MB/s) while holding %llu open "
-				   "file%s on %s %s.", (unsigned long long)p->pid.v, p->comm, rd, th,
-				   (unsigned long long)p->netfs_fds.v, p->netfs_fds.v == 1 ? "" : "s",
-				   fstype ? fstype : "network filesystem", mnt);
+		if (fstype)
+			snprintf(where, sizeof where, "%s %s", fstype, mnt);
+		else
+			/* TRANSLATORS: where a GPU job holds files: %s is the mount point */
+			snprintf(where, sizeof where, _("network filesystem %s"), mnt);
+		/* TRANSLATORS: %1$llu the pid, %2$s its name, %3$s the read rate
+		 * (12 MB/s), %4$.0f the threshold, %5$llu open files, %6$s where:
+		 * the filesystem type and mount point (nfs4 /mnt/data) */
+		gd_finding_summary(f,
+				   P_("GPU job pid %llu (%s) read %s (threshold %.0f MB/s) while holding %llu open file on %s.",
+				      "GPU job pid %llu (%s) read %s (threshold %.0f MB/s) while holding %llu open files on %s.",
+				      (unsigned long)p->netfs_fds.v),
+				   (unsigned long long)p->pid.v, p->comm, rd, th, (unsigned long long)p->netfs_fds.v, where);
 		gd_finding_ev(f, "read_mb_per_s", rate / 1e6, "MB/s", th);
 		gd_finding_ev(f, "netfs_fds", (double)p->netfs_fds.v, "files", NAN);
 		gd_finding_ev_text(f, "mount", mnt);
 		gd_finding_ev_text(f, "fstype", fstype ? fstype : "unknown (not in gpudoctor's mount table)");
 		if (p->netfs_mount[0])
-			gd_finding_remedy(f, "Stage the data set from %s to local SSD before training (local SSD > Ceph "
-					  "> other network storage).", p->netfs_mount);
+			gd_finding_remedy(f, _("Stage the data set from %s to local SSD before training (local SSD > Ceph "
+						"> other network storage)."), p->netfs_mount);
 		fired++;
 	}
 	if (fired)
 		return GD_VERDICT_FIRED;
 	if (jobs == 0)
-		return gd_rule_unknown(rc, "no GPU job found (no process holds /dev/nvidia*)");
+		return gd_rule_unknown(rc, "%s", _("no GPU job found (no process holds /dev/nvidia*)"));
 	if (unjudged)
-		return gd_rule_unknown(rc, "no read counters (/proc/%llu/io rchar) in both snapshots for GPU job pid "
-				       "%llu (%s), which holds files on a network filesystem",
+		/* TRANSLATORS: %1$llu and %2$llu the same pid, %3$s its name */
+		return gd_rule_unknown(rc, _("no read counters (/proc/%llu/io rchar) in both snapshots for GPU job pid "
+					     "%llu (%s), which holds files on a network filesystem"),
 				       (unsigned long long)unjudged->pid.v, (unsigned long long)unjudged->pid.v,
 				       unjudged->comm);
 	return GD_VERDICT_CLEAR;

@@ -37,6 +37,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/i18n.h"
+
 #include "rules/rule_util.h"
 
 /* "64 MiB", "1.5 GiB": binary units, one decimal unless whole. */
@@ -78,9 +80,10 @@ enum gd_verdict gd_rule_mem_pressure(struct gd_rule_ctx *rc, struct gd_findings 
 	low = avail < th_avail;
 	stalled = psi >= th_psi;
 	if (isnan(avail) && !stalled)
-		return gd_rule_unknown(rc, "no MemTotal and MemAvailable in /proc/meminfo%s",
-				       isnan(psi) ? " and no PSI memory"
-						  : " (PSI memory alone is below its threshold)");
+		return gd_rule_unknown(rc, "%s",
+				       isnan(psi) ? _("no MemTotal and MemAvailable in /proc/meminfo and no PSI memory")
+						  : _("no MemTotal and MemAvailable in /proc/meminfo (PSI memory alone is "
+						      "below its threshold)"));
 	if (!low && !stalled)
 		return GD_VERDICT_CLEAR;
 
@@ -89,24 +92,35 @@ enum gd_verdict gd_rule_mem_pressure(struct gd_rule_ctx *rc, struct gd_findings 
 		fmt_bytes(x, sizeof x, (double)m->available_bytes.v);
 		fmt_bytes(y, sizeof y, (double)m->total_bytes.v);
 		if (low)
-			cat(sum, sizeof sum, "Only %.1f%% of memory is available (%s of %s; threshold %g%%)", avail,
+			/* TRANSLATORS: %1$.1f%% available, %2$s of %3$s (2.0 GiB of 62.8 GiB), %4$g%% the threshold */
+			cat(sum, sizeof sum, _("Only %.1f%% of memory is available (%s of %s; threshold %g%%)"), avail,
 			    x, y, th_avail);
 		else
-			cat(sum, sizeof sum, "%.1f%% of memory is available (%s of %s)", avail, x, y);
+			/* TRANSLATORS: %1$.1f%% available, %2$s of %3$s (2.0 GiB of 62.8 GiB) */
+			cat(sum, sizeof sum, _("%.1f%% of memory is available (%s of %s)"), avail, x, y);
 	}
 	if (!isnan(psi) && sum[0])
-		cat(sum, sizeof sum, "; PSI memory some %.0f%%", psi);
+		/* TRANSLATORS: a clause added to the sentence before it */
+		cat(sum, sizeof sum, _("; PSI memory some %.0f%%"), psi);
 	else if (!isnan(psi))
-		cat(sum, sizeof sum, "Tasks waited for memory %.0f%% of the last 10 s (PSI memory some)", psi);
+		cat(sum, sizeof sum, _("Tasks waited for memory %.0f%% of the last 10 s (PSI memory some)"), psi);
 	if (stalled)
-		cat(sum, sizeof sum, " (threshold %g%%)", th_psi);
+		/* TRANSLATORS: follows the number it is the threshold of */
+		cat(sum, sizeof sum, _(" (threshold %g%%)"), th_psi);
 	if (!isnan(full) && full > 0)
-		cat(sum, sizeof sum, ", full %.0f%%", full);
+		/* TRANSLATORS: follows PSI memory some: PSI memory full avg10 */
+		cat(sum, sizeof sum, _(", full %.0f%%"), full);
 	if (!isnan(avail) && m->available_estimated.ok && m->available_estimated.v)
-		cat(sum, sizeof sum, " (estimated: this kernel has no MemAvailable; %s)",
-		    m->low_watermark_bytes.ok ? "MemFree, page cache and reclaimable slab less the low watermarks"
-					      : "MemFree, page cache and reclaimable slab, low watermarks unread and taken as 0");
-	gd_finding_summary(f, "%s.", sum);
+		/* TRANSLATORS: ends the summary: how the available memory was estimated */
+		cat(sum, sizeof sum, "%s",
+		    m->low_watermark_bytes.ok
+			    ? _(" (estimated: this kernel has no MemAvailable; MemFree, page cache and reclaimable slab "
+				"less the low watermarks)")
+			    : _(" (estimated: this kernel has no MemAvailable; MemFree, page cache and reclaimable slab, "
+				"low watermarks unread and taken as 0)"));
+	/* TRANSLATORS: a finding's summary, %s the sentence made of the
+	 * messages above it: add the full stop */
+	gd_finding_summary(f, _("%s."), sum);
 	gd_finding_ev(f, "available_pct", avail, "%", th_avail);
 	if (m->available_bytes.ok)
 		gd_finding_ev(f, "available_bytes", (double)m->available_bytes.v, "bytes", NAN);
@@ -131,22 +145,26 @@ enum gd_verdict gd_rule_mem_swapping(struct gd_rule_ctx *rc, struct gd_findings 
 	const struct gd_snapshot *a = gd_window_first(rc->w), *b = gd_window_last(rc->w);
 	double th = TH(rc, MEM_SWAPPING_PAGES_PER_S), dt, in, outr, total;
 	struct gd_finding *f;
-	char sum[512] = "";
 
 	if (!gd_window_dt(rc->w, &dt) || !gd_counter_rate(a->mem.pswpin, b->mem.pswpin, dt, &in) ||
 	    !gd_counter_rate(a->mem.pswpout, b->mem.pswpout, dt, &outr))
-		return gd_rule_unknown(rc, "no pswpin/pswpout counters (/proc/vmstat) in both snapshots");
+		return gd_rule_unknown(rc, "%s", _("no pswpin/pswpout counters (/proc/vmstat) in both snapshots"));
 	total = in + outr;
 	if (total < th)
 		return GD_VERDICT_CLEAR;
 
 	f = gd_finding_add(rc, out, rc->rule->severity, "host");
-	cat(sum, sizeof sum, "The host swaps %.0f pages/s (%.0f in, %.0f out; threshold %g pages/s)", total, in, outr,
-	    th);
 	if (b->host.page_size_bytes.ok)
-		cat(sum, sizeof sum, ", %.1f MB/s", total * (double)b->host.page_size_bytes.v / 1e6);
-	cat(sum, sizeof sum, " over %.1f s", dt);
-	gd_finding_summary(f, "%s.", sum);
+		/* TRANSLATORS: %1$.0f pages/s in all, %2$.0f in, %3$.0f out, %4$g the
+		 * threshold, %5$.1f MB/s, %6$.1f s the window */
+		gd_finding_summary(f, _("The host swaps %.0f pages/s (%.0f in, %.0f out; threshold %g pages/s), %.1f MB/s "
+					"over %.1f s."),
+				   total, in, outr, th, total * (double)b->host.page_size_bytes.v / 1e6, dt);
+	else
+		/* TRANSLATORS: %1$.0f pages/s in all, %2$.0f in, %3$.0f out, %4$g the
+		 * threshold, %5$.1f s the window */
+		gd_finding_summary(f, _("The host swaps %.0f pages/s (%.0f in, %.0f out; threshold %g pages/s) over %.1f s."),
+				   total, in, outr, th, dt);
 	gd_finding_ev(f, "swap_in_pages_per_s", in, "pages/s", NAN);
 	gd_finding_ev(f, "swap_out_pages_per_s", outr, "pages/s", NAN);
 	gd_finding_ev(f, "swap_pages_per_s", total, "pages/s", th);
@@ -176,7 +194,7 @@ static void shm_finding(struct gd_rule_ctx *rc, struct gd_findings *out, const s
 	bool job = s->gpu_job.ok && s->gpu_job.v == 1 && s->pid.ok;
 	bool small = (double)s->size_bytes.v < th_min, full = used_pct >= th_used;
 	const struct gd_proc *p = job ? GD_FIND_PREV_U64(b, procs, struct gd_proc, pid, s->pid.v) : NULL;
-	char who[64] = "", size[32], min[32], used[32];
+	char who[64] = "", size[32], min[32], used[32], job_name[96];
 	struct gd_finding *f;
 	char sum[512] = "";
 
@@ -189,38 +207,47 @@ static void shm_finding(struct gd_rule_ctx *rc, struct gd_findings *out, const s
 		f = gd_finding_add(rc, out, rc->rule->severity, "/dev/shm");
 	fmt_bytes(size, sizeof size, (double)s->size_bytes.v);
 	fmt_bytes(min, sizeof min, th_min);
-	if (job)
-		cat(sum, sizeof sum, "/dev/shm in the mount namespace of GPU job pid %llu%s%s%s is %s",
-		    (unsigned long long)s->pid.v, p && p->comm[0] ? " (" : "", p ? p->comm : "",
-		    p && p->comm[0] ? ")" : "", size);
-	else
-		cat(sum, sizeof sum, "/dev/shm is %s", size);
-	if (small)
-		cat(sum, sizeof sum, " (threshold %s)", min);
-	if (!isnan(used_pct)) {
-		cat(sum, sizeof sum, " and %.0f%% used (%s", used_pct,
-		    fmt_bytes(used, sizeof used, (double)s->used_bytes.v));
-		if (full)
-			cat(sum, sizeof sum, "; threshold %g%%", th_used);
-		cat(sum, sizeof sum, ")");
+	if (job) {
+		/* the job by its names, never translated: "pid 4711 (python)" */
+		if (p && p->comm[0])
+			snprintf(job_name, sizeof job_name, "pid %llu (%s)", (unsigned long long)s->pid.v, p->comm);
+		else
+			snprintf(job_name, sizeof job_name, "pid %llu", (unsigned long long)s->pid.v);
+		/* TRANSLATORS: %1$s the job (pid 4711 (python)), %2$s the size of its /dev/shm (64 MiB) */
+		cat(sum, sizeof sum, _("/dev/shm in the mount namespace of GPU job %s is %s"), job_name, size);
+	} else {
+		/* TRANSLATORS: %s the size of /dev/shm (64 MiB) */
+		cat(sum, sizeof sum, _("/dev/shm is %s"), size);
 	}
-	cat(sum, sizeof sum, ": DataLoader workers pass batches through it");
-	gd_finding_summary(f, "%s.", sum);
+	if (small)
+		/* TRANSLATORS: follows the size it is the threshold of */
+		cat(sum, sizeof sum, _(" (threshold %s)"), min);
+	if (!isnan(used_pct) && full)
+		/* TRANSLATORS: follows "/dev/shm is 64 MiB": %1$.0f%% used, %2$s used (60 MiB), %3$g%% the threshold */
+		cat(sum, sizeof sum, _(" and %.0f%% used (%s; threshold %g%%)"), used_pct,
+		    fmt_bytes(used, sizeof used, (double)s->used_bytes.v), th_used);
+	else if (!isnan(used_pct))
+		/* TRANSLATORS: follows "/dev/shm is 64 MiB": %1$.0f%% used, %2$s used (60 MiB) */
+		cat(sum, sizeof sum, _(" and %.0f%% used (%s)"), used_pct,
+		    fmt_bytes(used, sizeof used, (double)s->used_bytes.v));
+	/* TRANSLATORS: ends the summary on /dev/shm */
+	cat(sum, sizeof sum, "%s", _(": DataLoader workers pass batches through it"));
+	gd_finding_summary(f, _("%s."), sum);
 	if (job && small)
 		gd_finding_remedy(f,
-				  "Run the job's container with a larger --shm-size (it has %s; e.g. --shm-size=16g), "
-				  "or in Kubernetes mount a memory-backed emptyDir (medium: Memory) on /dev/shm.",
+				  _("Run the job's container with a larger --shm-size (it has %s; e.g. --shm-size=16g), "
+				    "or in Kubernetes mount a memory-backed emptyDir (medium: Memory) on /dev/shm."),
 				  size);
 	else if (job)
 		gd_finding_remedy(f,
-				  "Remove stale files left in /dev/shm by crashed workers (ls -la /dev/shm in the "
-				  "container), or run the container with a larger --shm-size than its %s.",
+				  _("Remove stale files left in /dev/shm by crashed workers (ls -la /dev/shm in the "
+				    "container), or run the container with a larger --shm-size than its %s."),
 				  size);
 	else
 		gd_finding_remedy(f,
-				  "Enlarge /dev/shm (it has %s): mount -o remount,size=16G /dev/shm on the host, or "
-				  "--shm-size if gpudoctor and the job run in a container; remove stale files left "
-				  "by crashed workers.",
+				  _("Enlarge /dev/shm (it has %s): mount -o remount,size=16G /dev/shm on the host, or "
+				    "--shm-size if gpudoctor and the job run in a container; remove stale files left "
+				    "by crashed workers."),
 				  size);
 	gd_finding_ev(f, "size_bytes", (double)s->size_bytes.v, "bytes", th_min);
 	gd_finding_ev(f, "used_pct", used_pct, "%", th_used);
@@ -235,7 +262,7 @@ enum gd_verdict gd_rule_mem_shm_small(struct gd_rule_ctx *rc, struct gd_findings
 	size_t njudged = 0, nfired = 0;
 
 	if (b->shm.n == 0)
-		return gd_rule_unknown(rc, "no /dev/shm record (statvfs of /dev/shm) in the last snapshot");
+		return gd_rule_unknown(rc, "%s", _("no /dev/shm record (statvfs of /dev/shm) in the last snapshot"));
 	GD_VEC_EACH(b->shm, const struct gd_shm, s) {
 		double used_pct = NAN;
 
@@ -260,7 +287,7 @@ enum gd_verdict gd_rule_mem_shm_small(struct gd_rule_ctx *rc, struct gd_findings
 	if (nfired)
 		return GD_VERDICT_FIRED;
 	if (njudged == 0)
-		return gd_rule_unknown(rc, "no /dev/shm record says whether it is mounted and how large it is");
+		return gd_rule_unknown(rc, "%s", _("no /dev/shm record says whether it is mounted and how large it is"));
 	return GD_VERDICT_CLEAR;
 }
 
@@ -279,7 +306,7 @@ enum gd_verdict gd_rule_mem_cgroup_near_limit(struct gd_rule_ctx *rc, struct gd_
 		uint64_t d;
 		bool near, killed;
 		struct gd_finding *f;
-		char sum[512] = "", cur[32], max[32];
+		char sum[512] = "", cur[32], max[32], own[48] = "";
 
 		if (rc->w->n >= 2 && c->path[0])
 			prev = GD_FIND_PREV(a, cgroups, struct gd_cgroup, path, c->path);
@@ -295,32 +322,50 @@ enum gd_verdict gd_rule_mem_cgroup_near_limit(struct gd_rule_ctx *rc, struct gd_
 			continue;
 
 		f = gd_finding_add(rc, out, killed ? GD_SEV_CRITICAL : rc->rule->severity, "%s", path);
-		cat(sum, sizeof sum, "The cgroup %s", path);
 		if (c->self.ok && c->self.v == 1)
-			cat(sum, sizeof sum, " (gpudoctor's own)");
+			/* TRANSLATORS: follows a cgroup's path: the cgroup gpudoctor runs in */
+			snprintf(own, sizeof own, "%s", _(" (gpudoctor's own)"));
 		else if (c->pid.ok)
-			cat(sum, sizeof sum, " (pid %llu)", (unsigned long long)c->pid.v);
+			snprintf(own, sizeof own, " (pid %llu)", (unsigned long long)c->pid.v);
 		if (!isnan(used_pct)) {
-			cat(sum, sizeof sum, " uses %s of its %s limit (%.0f%%",
-			    fmt_bytes(cur, sizeof cur, (double)c->mem_current_bytes.v),
-			    fmt_bytes(max, sizeof max, (double)c->mem_max_bytes.v), used_pct);
+			fmt_bytes(cur, sizeof cur, (double)c->mem_current_bytes.v);
+			fmt_bytes(max, sizeof max, (double)c->mem_max_bytes.v);
 			if (near)
-				cat(sum, sizeof sum, ", threshold %g%%", th);
-			cat(sum, sizeof sum, ")");
+				/* TRANSLATORS: %1$s the cgroup's path, %2$s "" or " (gpudoctor's own)" or
+				 * " (pid 4711)", %3$s of %4$s (7.6 GiB of 8.0 GiB), %5$.0f%%, %6$g%% the threshold */
+				cat(sum, sizeof sum, _("The cgroup %s%s uses %s of its %s limit (%.0f%%, threshold %g%%)"),
+				    path, own, cur, max, used_pct, th);
+			else
+				/* TRANSLATORS: %1$s the cgroup's path, %2$s "" or " (gpudoctor's own)" or
+				 * " (pid 4711)", %3$s of %4$s (7.6 GiB of 8.0 GiB), %5$.0f%% */
+				cat(sum, sizeof sum, _("The cgroup %s%s uses %s of its %s limit (%.0f%%)"), path, own, cur,
+				    max, used_pct);
+			if (killed)
+				/* TRANSLATORS: a clause added to the sentence before it */
+				cat(sum, sizeof sum,
+				    P_("; the OOM killer killed %.0f process in it during the window",
+				       "; the OOM killer killed %.0f processes in it during the window",
+				       (unsigned long)kills),
+				    kills);
+		} else if (killed) {
+			/* TRANSLATORS: %1$s the cgroup's path, %2$s "" or " (gpudoctor's own)" or " (pid 4711)" */
+			cat(sum, sizeof sum,
+			    P_("The cgroup %s%s: the OOM killer killed %.0f process in it during the window",
+			       "The cgroup %s%s: the OOM killer killed %.0f processes in it during the window",
+			       (unsigned long)kills),
+			    path, own, kills);
 		}
-		if (killed)
-			cat(sum, sizeof sum, "%s the OOM killer killed %.0f process%s in it during the window",
-			    isnan(used_pct) ? ":" : ";", kills, kills == 1 ? "" : "es");
-		else if (c->mem_events_oom_kill.ok && c->mem_events_oom_kill.v > 0)
-			cat(sum, sizeof sum, "; it has had %llu OOM kills before the window",
+		if (!killed && c->mem_events_oom_kill.ok && c->mem_events_oom_kill.v > 0)
+			/* TRANSLATORS: a clause added to the sentence before it */
+			cat(sum, sizeof sum, _("; it has had %llu OOM kills before the window"),
 			    (unsigned long long)c->mem_events_oom_kill.v);
-		gd_finding_summary(f, "%s.", sum);
+		gd_finding_summary(f, _("%s."), sum);
 		if (!isnan(used_pct))
 			gd_finding_remedy(f,
-					  "Raise the container's memory limit above %s (docker --memory, "
-					  "Kubernetes resources.limits.memory) or cut the job's memory use "
-					  "(fewer DataLoader workers, smaller prefetch); page cache and /dev/shm "
-					  "count against it too.",
+					  _("Raise the container's memory limit above %s (docker --memory, "
+					    "Kubernetes resources.limits.memory) or cut the job's memory use "
+					    "(fewer DataLoader workers, smaller prefetch); page cache and /dev/shm "
+					    "count against it too."),
 					  max);
 		gd_finding_ev(f, "used_pct", used_pct, "%", th);
 		if (c->mem_current_bytes.ok)
@@ -336,6 +381,6 @@ enum gd_verdict gd_rule_mem_cgroup_near_limit(struct gd_rule_ctx *rc, struct gd_
 	if (nfired)
 		return GD_VERDICT_FIRED;
 	if (njudged == 0)
-		return gd_rule_unknown(rc, "no cgroup record has memory.current or memory.events oom_kill");
+		return gd_rule_unknown(rc, "%s", _("no cgroup record has memory.current or memory.events oom_kill"));
 	return GD_VERDICT_CLEAR;
 }

@@ -40,6 +40,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/i18n.h"
+
 #define IB_STATE_ACTIVE 4
 #define IB_PHYS_LINKUP 5
 
@@ -118,7 +120,7 @@ enum gd_verdict gd_rule_net_errors(struct gd_rule_ctx *rc, struct gd_findings *o
 	double dt;
 
 	if (!gd_window_dt(rc->w, &dt))
-		return gd_rule_unknown(rc, "needs two snapshots some time apart (uptime)");
+		return gd_rule_unknown(rc, "%s", _("needs two snapshots some time apart (uptime)"));
 	GD_VEC_EACH(b->netifs, const struct gd_netif, n) {
 		const struct gd_netif *p = GD_FIND_PREV(a, netifs, struct gd_netif, name, n->name);
 		uint64_t drx, dtx, errors, packets, top_d;
@@ -140,8 +142,11 @@ enum gd_verdict gd_rule_net_errors(struct gd_rule_ctx *rc, struct gd_findings *o
 		if (pct < th)
 			continue;
 		f = gd_finding_add(rc, out, rc->rule->severity, "%s", n->name);
-		gd_finding_summary(f, "%s counted %llu errors and drops in %llu packets over %.1f s: %.3f%% (threshold "
-				   "%g%%), mostly %s (%llu).", n->name, (unsigned long long)errors,
+		/* TRANSLATORS: %1$s the interface, %2$llu errors and drops, %3$llu
+		 * packets, %4$.1f s the window, %5$.3f%% their share, %6$g%% the
+		 * threshold, %7$s the counter that rose most (rx_drop), %8$llu by how much */
+		gd_finding_summary(f, _("%s counted %llu errors and drops in %llu packets over %.1f s: %.3f%% (threshold "
+					"%g%%), mostly %s (%llu)."), n->name, (unsigned long long)errors,
 				   (unsigned long long)packets, dt, pct, th, err_counters[top].name,
 				   (unsigned long long)top_d);
 		gd_finding_ev(f, "error_pct", pct, "%", th);
@@ -150,15 +155,16 @@ enum gd_verdict gd_rule_net_errors(struct gd_rule_ctx *rc, struct gd_findings *o
 		snprintf(top_txt, sizeof top_txt, "%s (%llu)", err_counters[top].name, (unsigned long long)top_d);
 		gd_finding_ev_text(f, "top_counter", top_txt);
 		if (strstr(err_counters[top].name, "drop") || strstr(err_counters[top].name, "fifo"))
-			gd_finding_remedy(f, "%s drops packets it has no room for: raise its ring buffers (ethtool -g "
-					  "%s; ethtool -G %s rx N) and spread its interrupts over CPUs.", n->name,
+			gd_finding_remedy(f, _("%s drops packets it has no room for: raise its ring buffers (ethtool -g "
+						"%s; ethtool -G %s rx N) and spread its interrupts over CPUs."), n->name,
 					  n->name, n->name);
 		fired++;
 	}
 	if (fired)
 		return GD_VERDICT_FIRED;
 	if (judged == 0)
-		return gd_rule_unknown(rc, "no interface packet and error counters in both snapshots (/proc/net/dev)");
+		return gd_rule_unknown(rc, "%s",
+				       _("no interface packet and error counters in both snapshots (/proc/net/dev)"));
 	return GD_VERDICT_CLEAR;
 }
 
@@ -171,15 +177,15 @@ enum gd_verdict gd_rule_net_retransmits(struct gd_rule_ctx *rc, struct gd_findin
 	const double th_segs = rc->th->v[GD_TH_NET_RETRANS_MIN_SEGS];
 	uint64_t dout, dretr, dto;
 	struct gd_finding *f;
-	char to[64] = "";
+	char to[128] = "";
 	double dt, pct;
 
 	if (!gd_window_dt(rc->w, &dt))
-		return gd_rule_unknown(rc, "needs two snapshots some time apart (uptime)");
+		return gd_rule_unknown(rc, "%s", _("needs two snapshots some time apart (uptime)"));
 	if (!gd_counter_delta(a->tcp.out_segs, b->tcp.out_segs, &dout) ||
 	    !gd_counter_delta(a->tcp.retrans_segs, b->tcp.retrans_segs, &dretr))
-		return gd_rule_unknown(rc, "no TCP OutSegs/RetransSegs counters rising in both snapshots "
-				       "(/proc/net/snmp)");
+		return gd_rule_unknown(rc, "%s", _("no TCP OutSegs/RetransSegs counters rising in both snapshots "
+						 "(/proc/net/snmp)"));
 	if ((double)dout < th_segs || dout == 0)
 		return GD_VERDICT_CLEAR;
 	pct = 100.0 * (double)dretr / (double)dout;
@@ -187,9 +193,12 @@ enum gd_verdict gd_rule_net_retransmits(struct gd_rule_ctx *rc, struct gd_findin
 		return GD_VERDICT_CLEAR;
 	f = gd_finding_add(rc, out, rc->rule->severity, "host");
 	if (gd_counter_delta(a->tcp.timeouts, b->tcp.timeouts, &dto))
-		snprintf(to, sizeof to, ", %llu retransmission timeouts", (unsigned long long)dto);
-	gd_finding_summary(f, "TCP in this network namespace retransmitted %llu of %llu segments over %.1f s: %.2f%% "
-			   "(threshold %g%%)%s.", (unsigned long long)dretr, (unsigned long long)dout, dt, pct, th, to);
+		/* TRANSLATORS: a clause added to the summary below */
+		snprintf(to, sizeof to, _(", %llu retransmission timeouts"), (unsigned long long)dto);
+	/* TRANSLATORS: %1$llu of %2$llu segments, %3$.1f s the window, %4$.2f%%
+	 * their share, %5$g%% the threshold, %6$s "" or the timeouts clause */
+	gd_finding_summary(f, _("TCP in this network namespace retransmitted %llu of %llu segments over %.1f s: %.2f%% "
+				"(threshold %g%%)%s."), (unsigned long long)dretr, (unsigned long long)dout, dt, pct, th, to);
 	gd_finding_ev(f, "retrans_pct", pct, "%", th);
 	gd_finding_ev(f, "retrans_segs", (double)dretr, "segments", NAN);
 	gd_finding_ev(f, "out_segs", (double)dout, "segments", th_segs);
@@ -208,7 +217,7 @@ enum gd_verdict gd_rule_net_saturated(struct gd_rule_ctx *rc, struct gd_findings
 	double dt;
 
 	if (!gd_window_dt(rc->w, &dt))
-		return gd_rule_unknown(rc, "needs two snapshots some time apart (uptime)");
+		return gd_rule_unknown(rc, "%s", _("needs two snapshots some time apart (uptime)"));
 	GD_VEC_EACH(b->netifs, const struct gd_netif, n) {
 		const struct gd_netif *p = GD_FIND_PREV(a, netifs, struct gd_netif, name, n->name);
 		double rx, tx, link_bps, util;
@@ -226,8 +235,10 @@ enum gd_verdict gd_rule_net_saturated(struct gd_rule_ctx *rc, struct gd_findings
 		if (util < th)
 			continue;
 		f = gd_finding_add(rc, out, rc->rule->severity, "%s", n->name);
-		gd_finding_summary(f, "%s carried %.1f Gb/s in, %.1f Gb/s out over %.1f s: %.0f%% of its %g Gb/s link "
-				   "(threshold %.0f%%).", n->name, rx / 1e9, tx / 1e9, dt, util, link_bps / 1e9, th);
+		/* TRANSLATORS: %1$s the interface, %2$.1f in, %3$.1f out, %4$.1f s the
+		 * window, %5$.0f%% of the link, %6$g its speed, %7$.0f%% the threshold */
+		gd_finding_summary(f, _("%s carried %.1f Gb/s in, %.1f Gb/s out over %.1f s: %.0f%% of its %g Gb/s link "
+					"(threshold %.0f%%)."), n->name, rx / 1e9, tx / 1e9, dt, util, link_bps / 1e9, th);
 		gd_finding_ev(f, "rx_gbps", rx / 1e9, "Gb/s", NAN);
 		gd_finding_ev(f, "tx_gbps", tx / 1e9, "Gb/s", NAN);
 		gd_finding_ev(f, "speed_gbps", link_bps / 1e9, "Gb/s", NAN);
@@ -237,8 +248,8 @@ enum gd_verdict gd_rule_net_saturated(struct gd_rule_ctx *rc, struct gd_findings
 	if (fired)
 		return GD_VERDICT_FIRED;
 	if (judged == 0)
-		return gd_rule_unknown(rc, "no physical interface with a link speed (/sys/class/net/*/speed) and byte "
-				       "counters in both snapshots (/proc/net/dev)");
+		return gd_rule_unknown(rc, "%s", _("no physical interface with a link speed (/sys/class/net/*/speed) and "
+						 "byte counters in both snapshots (/proc/net/dev)"));
 	return GD_VERDICT_CLEAR;
 }
 
@@ -250,7 +261,7 @@ enum gd_verdict gd_rule_net_link_degraded(struct gd_rule_ctx *rc, struct gd_find
 	size_t judged = 0, fired = 0;
 
 	if (!b)
-		return gd_rule_unknown(rc, "no snapshot");
+		return gd_rule_unknown(rc, "%s", _("no snapshot"));
 	GD_VEC_EACH(b->netifs, const struct gd_netif, n) {
 		struct gd_finding *f;
 		bool down;
@@ -265,13 +276,14 @@ enum gd_verdict gd_rule_net_link_degraded(struct gd_rule_ctx *rc, struct gd_find
 		down = strcmp(n->operstate, "down") == 0 || strcmp(n->operstate, "lowerlayerdown") == 0;
 		if (down) {
 			f = gd_finding_add(rc, out, rc->rule->severity, "%s", n->name);
-			gd_finding_summary(f, "%s: link down although the interface is administratively up (operstate "
-					   "%s).", n->name, n->operstate);
+			/* TRANSLATORS: %1$s the interface, %2$s its operstate (down, lowerlayerdown) */
+			gd_finding_summary(f, _("%s: link down although the interface is administratively up (operstate "
+						"%s)."), n->name, n->operstate);
 			gd_finding_ev_text(f, "operstate", n->operstate);
 			if (n->max_speed_mbps.ok)
 				gd_finding_ev(f, "max_speed_mbps", (double)n->max_speed_mbps.v, "Mb/s", NAN);
-			gd_finding_remedy(f, "Bring the link up: check the cable or optic, the switch port and its "
-					  "configuration (ip link show %s; ethtool %s).", n->name, n->name);
+			gd_finding_remedy(f, _("Bring the link up: check the cable or optic, the switch port and its "
+						"configuration (ip link show %s; ethtool %s)."), n->name, n->name);
 			fired++;
 			continue;
 		}
@@ -280,7 +292,7 @@ enum gd_verdict gd_rule_net_link_degraded(struct gd_rule_ctx *rc, struct gd_find
 		if (!n->speed_mbps.ok || !n->max_speed_mbps.ok || n->speed_mbps.v >= n->max_speed_mbps.v)
 			continue;
 		f = gd_finding_add(rc, out, rc->rule->severity, "%s", n->name);
-		gd_finding_summary(f, "%s negotiated %llu Mb/s, below the %llu Mb/s it supports.", n->name,
+		gd_finding_summary(f, _("%s negotiated %llu Mb/s, below the %llu Mb/s it supports."), n->name,
 				   (unsigned long long)n->speed_mbps.v, (unsigned long long)n->max_speed_mbps.v);
 		gd_finding_ev(f, "speed_mbps", (double)n->speed_mbps.v, "Mb/s", (double)n->max_speed_mbps.v);
 		gd_finding_ev(f, "max_speed_mbps", (double)n->max_speed_mbps.v, "Mb/s", NAN);
@@ -290,8 +302,8 @@ enum gd_verdict gd_rule_net_link_degraded(struct gd_rule_ctx *rc, struct gd_find
 	if (fired)
 		return GD_VERDICT_FIRED;
 	if (judged == 0)
-		return gd_rule_unknown(rc, "no physical interface with an operational state and admin flag "
-				       "(/sys/class/net/*/operstate, flags)");
+		return gd_rule_unknown(rc, "%s", _("no physical interface with an operational state and admin flag "
+						 "(/sys/class/net/*/operstate, flags)"));
 	return GD_VERDICT_CLEAR;
 }
 
@@ -331,8 +343,10 @@ static void rdma_down_finding(struct gd_rule_ctx *rc, struct gd_findings *out, c
 		snprintf(ph, sizeof ph, "%s", p->phys_state_name);
 	else if (p->phys_state.ok)
 		snprintf(ph, sizeof ph, "%llu", (unsigned long long)p->phys_state.v);
-	gd_finding_summary(f, "RDMA %s port %llu is not usable: state %s (want ACTIVE), physical state %s (want "
-			   "LinkUp).", p->device, (unsigned long long)p->port.v, st, ph);
+	/* TRANSLATORS: %1$s the device (mlx5_0), %2$llu its port, %3$s its state
+	 * (DOWN, INIT), %4$s its physical state (Polling, Disabled) */
+	gd_finding_summary(f, _("RDMA %s port %llu is not usable: state %s (want ACTIVE), physical state %s (want "
+				"LinkUp)."), p->device, (unsigned long long)p->port.v, st, ph);
 	if (p->state.ok)
 		gd_finding_ev(f, "state", (double)p->state.v, "", IB_STATE_ACTIVE);
 	if (p->state_name[0])
@@ -353,7 +367,7 @@ enum gd_verdict gd_rule_net_rdma_down(struct gd_rule_ctx *rc, struct gd_findings
 	bool window;
 
 	if (!b || b->ib_ports.n == 0)
-		return gd_rule_unknown(rc, "no RDMA devices (/sys/class/infiniband is empty or absent)");
+		return gd_rule_unknown(rc, "%s", _("no RDMA devices (/sys/class/infiniband is empty or absent)"));
 	window = gd_window_dt(rc->w, &dt);
 	GD_VEC_EACH(b->ib_ports, const struct gd_ib_port, p) {
 		const struct gd_ib_port *prev;
@@ -394,16 +408,20 @@ enum gd_verdict gd_rule_net_rdma_down(struct gd_rule_ctx *rc, struct gd_findings
 				len += (size_t)snprintf(what + len, sizeof what - len, "%s%s +%llu", len ? ", " : "",
 							ib_err_counters[i].name, (unsigned long long)d[i]);
 		}
-		gd_finding_summary(f, "RDMA %s port %llu is up but counted errors over %.1f s: %s.", p->device,
+		/* TRANSLATORS: %1$s the device (mlx5_0), %2$llu its port, %3$.1f s the
+		 * window, %4$s the counters that rose (symbol_error +12, ...) */
+		gd_finding_summary(f, _("RDMA %s port %llu is up but counted errors over %.1f s: %s."), p->device,
 				   (unsigned long long)p->port.v, dt, what);
-		gd_finding_remedy(f, "The link is active but unhealthy: check the cable or optic and the switch port of "
-				  "%s port %llu (ibstat; perfquery -x), and replace the cable if symbol errors keep rising.",
+		gd_finding_remedy(f, _("The link is active but unhealthy: check the cable or optic and the switch port of "
+					"%s port %llu (ibstat; perfquery -x), and replace the cable if symbol errors keep "
+					"rising."),
 				  p->device, (unsigned long long)p->port.v);
 		fired++;
 	}
 	if (fired)
 		return GD_VERDICT_FIRED;
 	if (judged == 0)
-		return gd_rule_unknown(rc, "no RDMA port reports its state (/sys/class/infiniband/*/ports/*/state)");
+		return gd_rule_unknown(rc, "%s",
+				       _("no RDMA port reports its state (/sys/class/infiniband/*/ports/*/state)"));
 	return GD_VERDICT_CLEAR;
 }

@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/i18n.h"
+
 enum gd_verdict gd_rule_parts(struct gd_rule_ctx *rc, struct gd_findings *out, gd_rule_fn a, gd_rule_fn b)
 {
 	char why_a[sizeof rc->why], why_b[sizeof rc->why];
@@ -30,7 +32,8 @@ enum gd_verdict gd_rule_parts(struct gd_rule_ctx *rc, struct gd_findings *out, g
 		return GD_VERDICT_FIRED;
 	if (va == GD_VERDICT_CLEAR || vb == GD_VERDICT_CLEAR)
 		return GD_VERDICT_CLEAR;
-	return gd_rule_unknown(rc, "%s; %s", why_a, why_b);
+	/* TRANSLATORS: joins the two halves' reasons (NVML or sysfs; the kernel log) */
+	return gd_rule_unknown(rc, _("%s; %s"), why_a, why_b);
 }
 
 #define GD_TWO_PART_RULE(name) \

@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/i18n.h"
+
+/* the help texts are N_() marks (core/i18n.h): translated where printed */
 const struct gd_th_desc gd_th_table[GD_TH_COUNT] = {
 #define GD_TH(e, r, k, d, u, h) [GD_TH_##e] = { r, k, u, h, d },
 #include "rules/thresholds.def"
@@ -37,16 +40,20 @@ static int set_one(struct gd_thresholds *t, const char *rule, const char *key, c
 		while (*end == ' ' || *end == '\t')
 			end++;
 		if (errno || end == value || *end || !isfinite(v) || v < 0)
-			return gd_err_set(err, -EINVAL, "%s%s.%s: \"%s\" is not a non-negative number", where, rule,
-					  key, value);
+			/* TRANSLATORS: %1$s is where (--set, or FILE: [section]),
+			 * %2$s.%3$s the rule and key, %4$s the value */
+			return gd_err_set(err, -EINVAL, _("%s%s.%s: \"%s\" is not a non-negative number"), where,
+					  rule, key, value);
 		t->v[i] = v;
 		return 0;
 	}
 	if (!rule_known)
+		/* TRANSLATORS: %1$s is where (--set, or FILE: [section]) */
 		return gd_err_set(err, -EINVAL,
-				  "%sunknown rule \"%s\" (gpudoctor rules lists the rules and their keys)", where,
+				  _("%sunknown rule \"%s\" (gpudoctor rules lists the rules and their keys)"), where,
 				  rule);
-	return gd_err_set(err, -EINVAL, "%sunknown key \"%s\" for rule %s (gpudoctor rules lists them)",
+	/* TRANSLATORS: %1$s is where (--set, or FILE: [section]), %2$s the key, %3$s the rule */
+	return gd_err_set(err, -EINVAL, _("%sunknown key \"%s\" for rule %s (gpudoctor rules lists them)"),
 			  where, key, rule);
 }
 
@@ -56,7 +63,7 @@ int gd_thresholds_set(struct gd_thresholds *t, const char *name, const char *val
 	char rule[64];
 
 	if (!dot || dot == name || (size_t)(dot - name) >= sizeof rule || !dot[1])
-		return gd_err_set(err, -EINVAL, "--set %s: expected rule.key=value, e.g. cpu.saturated.busy_pct=95",
+		return gd_err_set(err, -EINVAL, _("--set %s: expected rule.key=value, e.g. cpu.saturated.busy_pct=95"),
 				  name);
 	memcpy(rule, name, (size_t)(dot - name));
 	rule[dot - name] = '\0';
@@ -81,7 +88,7 @@ static int on_ini(void *user, const char *section, const char *name, const char 
 		return 0;
 	snprintf(where, sizeof where, "%s: [%s] ", st->path, section);
 	if (!section[0]) {
-		gd_err_set(st->err, -EINVAL, "%skey \"%s\" outside a [rule] section", where, name);
+		gd_err_set(st->err, -EINVAL, _("%skey \"%s\" outside a [rule] section"), where, name);
 		st->rc = -EINVAL;
 		return 0;
 	}
@@ -105,6 +112,6 @@ int gd_thresholds_load(struct gd_thresholds *t, const char *path, bool missing_o
 	if (st.rc < 0)
 		return st.rc;
 	if (rc != 0)
-		return gd_err_set(err, -EINVAL, "%s:%d: malformed line (expected [rule] or key = value)", path, rc);
+		return gd_err_set(err, -EINVAL, _("%s:%d: malformed line (expected [rule] or key = value)"), path, rc);
 	return 0;
 }
