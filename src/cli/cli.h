@@ -42,7 +42,7 @@ int gd_cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Takes --lang LANG (or --lang=LANG) out of argv wherever it is and sets the
  * language of the messages: LANG, else English when --json is asked for or
- * the command's output is data (snapshot, record, serve: a script's input
+ * the command's output is data (snapshot, record, serve, config: a script's input
  * must not change with the user's locale) and no --help or -h is, else the
  * locale's.  Returns argc without the option, or -1 after an error message
  * (an unknown language). */

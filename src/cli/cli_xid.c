@@ -334,14 +334,14 @@ static int read_live(struct gd_klog_feed *f, const char *root_path)
 	if (fd == -EACCES || fd == -EPERM)
 		return gd_cli_fail(_("cannot read the kernel log (/dev/kmsg: %s): %s; or give a log file (journalctl -k > "
 			    "k.log; gpudoctor xid k.log)"),
-			    strerror(-fd), GD_KLOG_DENIED_HINT);
+			    strerror(-fd), _(GD_KLOG_DENIED_HINT));
 	if (fd < 0)
 		return gd_cli_fail(_("/dev/kmsg: %s (no kernel ring buffer here: give a log file, e.g. /var/log/kern.log)"),
 			    strerror(-fd));
 	rc = gd_klog_read_kmsg(f, fd, &err);
 	close(fd);
 	if (rc == -EACCES || rc == -EPERM)
-		return gd_cli_fail(_("cannot read the kernel log (/dev/kmsg: %s): %s"), strerror(-rc), GD_KLOG_DENIED_HINT);
+		return gd_cli_fail(_("cannot read the kernel log (/dev/kmsg: %s): %s"), strerror(-rc), _(GD_KLOG_DENIED_HINT));
 	if (rc < 0)
 		return gd_cli_fail("%s", err.msg);
 	return -1;

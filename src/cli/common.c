@@ -29,9 +29,10 @@ int gd_cli_lang(int argc, char **argv)
 	int n = 1;
 
 	/* the commands whose output is data (a snapshot, a recording, the
-	 * exporter's answers) speak English unless told otherwise, as --json */
+	 * exporter's answers, the configuration file make install writes)
+	 * speak English unless told otherwise, as --json */
 	if (argc > 1 && (strcmp(argv[1], "snapshot") == 0 || strcmp(argv[1], "record") == 0 ||
-			 strcmp(argv[1], "serve") == 0))
+			 strcmp(argv[1], "serve") == 0 || strcmp(argv[1], "config") == 0))
 		json = true;
 
 	for (int i = 1; i < argc; i++) {

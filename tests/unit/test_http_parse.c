@@ -78,6 +78,13 @@ static void test_forms(void **state)
 	assert_int_equal(r.method, GD_HTTP_HEAD);
 	assert_int_equal(r.path_len, 9);
 	assert_memory_equal(r.path, "/findings", 9);
+	assert_int_equal(r.query_len, 9);
+	assert_memory_equal(r.query, "x=1&y=%00", 9);
+	assert_true(parse("GET /findings?lang=zh_CN HTTP/1.1\r\nHost: a\r\n\r\n", &r) > 0);
+	assert_int_equal(r.query_len, 10);
+	assert_memory_equal(r.query, "lang=zh_CN", 10);
+	assert_true(parse("GET /findings HTTP/1.1\r\nHost: a\r\n\r\n", &r) > 0);
+	assert_int_equal(r.query_len, 0);
 	/* HTTP/1.0: no Host needed, closes unless keep-alive is asked */
 	assert_true(parse("GET /healthz HTTP/1.0\r\n\r\n", &r) > 0);
 	assert_int_equal(r.minor, 0);
