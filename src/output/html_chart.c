@@ -330,9 +330,11 @@ void gd_html_strip(struct html_ctx *c)
 	int cols[HBINS];
 
 	fputs("<figure class=\"stripfig\"><figcaption>", out);
-	gd_html_escape(out, _("Each GPU over the whole recording: how busy at full clock (the lower of utilisation and SM "
-			      "clock as a share of its maximum: dark is idle or slowed), its stalls marked beneath in orange, "
-			      "black where the GPU was lost.  A row links to the GPU's details."));
+	/* a message of ours, no markup in it: written as it is (its apostrophe too) */
+	fputs(_("Each GPU over the whole recording: how busy at full clock (the lower of utilisation and SM clock as a "
+		"share of its maximum: dark is idle or slowed), its stalls marked beneath in orange, black where the GPU "
+		"was lost.  A row links to the GPU's details."),
+	      out);
 	fputs(" <span class=\"scale\">0%", out);
 	for (size_t i = 0; i < sizeof heat / sizeof heat[0]; i++)
 		fprintf(out, "<i style=\"background:%s\"></i>", heat[i]);

@@ -350,7 +350,7 @@ static void episodes_table(FILE *out, const struct gd_episodes *e)
 	}
 	if (!e->items.n) {
 		fputs("<p>", out);
-		gd_html_escape(out, _("No GPU holding a job's context was idle or slowed for two samples in a row."));
+		fputs(_("No GPU holding a job's context was idle or slowed for two samples in a row."), out);
 		fputs("</p></section>\n", out);
 		return;
 	}

@@ -5,6 +5,10 @@
  * trusted.  Colour only marks the severity words; the text reads the same
  * without it.
  *
+ * In Chinese the severities read 严重, 警告, 提示, padded to the same 9
+ * columns by display width, and the report is wrapped at 80 columns
+ * (gd_text_out): the English layout never changes.
+ *
  *   gpudoctor 0.1.0 · host gpu-a17 · kernel 6.1.0 · 16 CPUs · window 2.0 s
  *
  *   WARNING   cpu.saturated                  host

@@ -168,6 +168,26 @@ static bool in_set(const char *p, size_t len, const char *set)
 	return false;
 }
 
+/* Whether the space at s[i] sits between a number and its unit ("85.0 °C",
+ * "1410 MHz"): the two stay on one line. */
+static bool number_unit(const char *s, size_t i, size_t n)
+{
+	static const char *const units[] = { "°C", "MHz", "KiB", "MiB", "GiB", "TiB", "kB/s", "MB/s", "GB/s", "B/s",
+					     "GB", "MB", "ms", "s", "W", "%" };
+
+	if (!i || s[i - 1] < '0' || s[i - 1] > '9')
+		return false;
+	for (size_t k = 0; k < sizeof units / sizeof units[0]; k++) {
+		size_t len = strlen(units[k]);
+
+		if (i + 1 + len <= n && memcmp(s + i + 1, units[k], len) == 0 &&
+		    (i + 1 + len == n || !((s[i + 1 + len] >= 'a' && s[i + 1 + len] <= 'z') ||
+					   (s[i + 1 + len] >= 'A' && s[i + 1 + len] <= 'Z'))))
+			return true;
+	}
+	return false;
+}
+
 static const char closing[] = "，。、；：！？）》」』】”’,.;:!?)]}%";
 static const char opening[] = "（《「『【“‘([{";
 
@@ -210,8 +230,10 @@ static void wrap_line(FILE *out, const char *s, size_t n, size_t cols)
 				w++;
 		while (i < n) {
 			len = unit_at(s + i, n - i, &cw);
-			if (s[i] == ' ')
-				brk = i;
+			if (s[i] == ' ') {
+				if (!number_unit(s, i, n))
+					brk = i;
+			}
 			else if (i > pos && (cw == 2 || prev_wide) && !prev_open && !in_set(s + i, len, closing))
 				brk = i;
 			if (w + cw > avail)

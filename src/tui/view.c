@@ -187,9 +187,11 @@ static void gpu_cells(char *row, size_t size, const char *const *cells, const si
 	size_t o = 0;
 
 	row[0] = '\0';
-	for (size_t i = 0; i < GC_N && o < size; i++) {
-		if (i)
+	for (size_t i = 0; i < GC_N && o + 1 < size; i++) {
+		if (i) {
 			row[o++] = ' ';
+			row[o] = '\0';
+		}
 		if (i == GC_UTIL)
 			gd_rpad(row + o, size - o, cells[i], w[i]);
 		else
