@@ -14,6 +14,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/i18n.h"
+
 double gd_nice_step(double raw)
 {
 	double p, m;
@@ -163,7 +165,8 @@ void gd_time_label(const struct gd_time_axis *ta, size_t i, char *buf, size_t si
 				      y != yprev;
 
 			if (newday)
-				strftime(date, dsize, "%b %-d", &tm);
+				/* TRANSLATORS: strftime's format of a date under a time tick ("Jan 5") */
+				strftime(date, dsize, _("%b %-d"), &tm);
 		}
 		return;
 	}
@@ -185,6 +188,6 @@ const char *gd_time_point(const struct gd_time_axis *ta, double t, char *buf, si
 		if (localtime_r(&tt, &tm) && strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm))
 			return buf;
 	}
-	snprintf(buf, size, "up %.1f s", t);
+	snprintf(buf, size, _("up %.1f s"), t);
 	return buf;
 }

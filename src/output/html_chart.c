@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/i18n.h"
 #include "output/html_report.h"
 #include "output/output.h"
 
@@ -135,8 +136,8 @@ static void ep_title(FILE *out, const struct html_ctx *c, const struct gd_episod
 	char g[96], when[40];
 
 	fprintf(out, "<title>%s %s %s, %.1f s: ", gd_time_point(&c->ta, ep->start_s, when, sizeof when),
-		gd_ep_gpus_str(ep->gpus, g, sizeof g), gd_ep_kind_str(ep->kinds), ep->duration_s);
-	gd_html_escape(out, ep->cause ? ep->cause : "no finding explains it");
+		gd_ep_gpus_str(ep->gpus, g, sizeof g), gd_html_kind(ep->kinds), ep->duration_s);
+	gd_html_escape(out, ep->cause ? ep->cause : _("no finding explains it"));
 	fputs("</title>", out);
 }
 
@@ -246,12 +247,13 @@ static void ep_labels(const struct html_ctx *c, const struct frame *f, uint64_t 
 				continue;
 			snprintf(lab, sizeof lab, "%s", cause);
 		} else if (only_gpus) {
-			snprintf(lab, sizeof lab, "%s", cause ? cause : gd_ep_kind_str(ep->kinds));
+			snprintf(lab, sizeof lab, "%s", cause ? cause : gd_html_kind(ep->kinds));
 		} else {
 			snprintf(lab, sizeof lab, "%s %s", gd_ep_gpus_str(ep->gpus, g, sizeof g),
-				 cause ? cause : gd_ep_kind_str(ep->kinds));
+				 cause ? cause : gd_html_kind(ep->kinds));
 		}
-		len = strlen(lab);
+		/* about 6.2 px a column at 11 px (a Chinese character takes two) */
+		len = gd_utf8_width(lab);
 		if (x0 < next_free)
 			continue;
 		if (x0 + (double)len * 6.2 > HW)
@@ -327,9 +329,11 @@ void gd_html_strip(struct html_ctx *c)
 	const struct gd_env *e = &c->env;
 	int cols[HBINS];
 
-	fputs("<figure class=\"stripfig\"><figcaption>Each GPU over the whole recording: how busy at full clock "
-	      "(the lower of utilisation and SM clock as a share of its maximum: dark is idle or slowed), "
-	      "its stalls marked beneath in orange, black where the GPU was lost.  A row links to the GPU's details.",
+	fputs("<figure class=\"stripfig\"><figcaption>", out);
+	/* a message of ours, no markup in it: written as it is (its apostrophe too) */
+	fputs(_("Each GPU over the whole recording: how busy at full clock (the lower of utilisation and SM clock as a "
+		"share of its maximum: dark is idle or slowed), its stalls marked beneath in orange, black where the GPU "
+		"was lost.  A row links to the GPU's details."),
 	      out);
 	fputs(" <span class=\"scale\">0%", out);
 	for (size_t i = 0; i < sizeof heat / sizeof heat[0]; i++)
@@ -369,7 +373,8 @@ void gd_html_strip(struct html_ctx *c)
 					run_c == 11 ? " lost" : "", x0, y, x1 - x0 + 0.3, row - lane - 3,
 					run_c == 11 ? "#000" : heat[run_c]);
 				if (run_c == 11 && x1 - x0 > 40)
-					fprintf(out, "<text class=\"lostin\" x=\"%.1f\" y=\"%.0f\">lost</text>", x0 + 4, y + 11);
+					fprintf(out, "<text class=\"lostin\" x=\"%.1f\" y=\"%.0f\">%s</text>", x0 + 4, y + 11,
+						_("lost"));
 			}
 			run0 = b;
 			run_c = col;
@@ -399,7 +404,8 @@ static void metric_refs(const struct html_ctx *c, const struct metric *m, const 
 		const struct html_gpu *g = &c->gpu[k];
 		double v = m->s == GS_TEMP ? g->slow : m->s == GS_POWER ? g->limit : m->s == GS_MEM ? g->mem_total_gib
 						       : NAN;
-		const char *what = m->s == GS_TEMP ? "slowdown" : m->s == GS_POWER ? "limit" : "total";
+		/* TRANSLATORS: a reference line of a chart: the slowdown temperature, the power limit, the total memory */
+		const char *what = m->s == GS_TEMP ? _("slowdown") : m->s == GS_POWER ? _("limit") : _("total");
 		bool dup = false;
 
 		if (!isfinite(v))
@@ -471,8 +477,10 @@ static void gpu_group(struct html_ctx *c, size_t k, const struct metric *m, cons
 		double x = xat(c, g->lost_at);
 
 		fprintf(out, "<line class=\"lostmark\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.0f\" y2=\"%.0f\"/>"
-			     "<text class=\"lostlab\" x=\"%.1f\" y=\"%.0f\">gpu%u lost</text>\n",
-			x, x, f->mt, f->h - f->mb, x + 4, (f->mt + f->h - f->mb) / 2 + 12.0 * (double)(k % 4), g->idx);
+			     "<text class=\"lostlab\" x=\"%.1f\" y=\"%.0f\">",
+			x, x, f->mt, f->h - f->mb, x + 4, (f->mt + f->h - f->mb) / 2 + 12.0 * (double)(k % 4));
+		fprintf(out, _("gpu%u lost"), g->idx);
+		fputs("</text>\n", out);
 	}
 	snprintf(name, sizeof name, "gpu%u.%s", g->idx, m->field);
 	series_path(c, html_gs(c, k, m->s), f, name, "series", g->hl ? g->color : NULL);
@@ -486,32 +494,32 @@ static void legend(const struct html_ctx *c)
 {
 	FILE *out = c->out;
 
-	fputs("<div class=\"legend\">GPUs (click to hide or show):", out);
+	fprintf(out, "<div class=\"legend\">%s", _("GPUs (click to hide or show):"));
 	for (size_t k = 0; k < c->ngpu; k++) {
 		const struct html_gpu *g = &c->gpu[k];
 
 		fprintf(out, " <label for=\"tog%u\" class=\"%s\" data-gpu=\"%u\"><i style=\"background:%s\"></i>gpu%u</label>",
 			g->idx, g->hl ? "hl" : "quiet", g->idx, g->color, g->idx);
 	}
-	fputs(" <span class=\"muted\">&#8212; grey: nothing stands out; coloured: see the strip above</span></div>\n",
-	      out);
+	fprintf(out, " <span class=\"muted\">&#8212; %s</span></div>\n",
+		_("grey: nothing stands out; coloured: see the strip above"));
 }
 
 void gd_html_metric_charts(struct html_ctx *c)
 {
 	static const struct metric metrics[] = {
-		{ "util", "Utilisation", "%", "util_gpu_pct", GS_UTIL, 0, 100 },
-		{ "smclock", "SM clock, share of its maximum", "%", "sm_clock_pct", GS_SMPCT, 0, 100 },
-		{ "temp", "Temperature, against the slowdown temperature", "\xc2\xb0""C", "temp_c", GS_TEMP, NAN, NAN },
-		{ "power", "Power, against the limit", "W", "power_w", GS_POWER, NAN, NAN },
-		{ "pcie", "PCIe throughput, transmit + receive", "MB/s", "pcie_mb_per_s", GS_PCIE, NAN, NAN },
-		{ "mem", "Memory in use", "GiB", "mem_used_gib", GS_MEM, NAN, NAN },
+		{ "util", N_("Utilisation"), "%", "util_gpu_pct", GS_UTIL, 0, 100 },
+		{ "smclock", N_("SM clock, share of its maximum"), "%", "sm_clock_pct", GS_SMPCT, 0, 100 },
+		{ "temp", N_("Temperature, against the slowdown temperature"), "\xc2\xb0""C", "temp_c", GS_TEMP, NAN, NAN },
+		{ "power", N_("Power, against the limit"), "W", "power_w", GS_POWER, NAN, NAN },
+		{ "pcie", N_("PCIe throughput, transmit + receive"), "MB/s", "pcie_mb_per_s", GS_PCIE, NAN, NAN },
+		{ "mem", N_("Memory in use"), "GiB", "mem_used_gib", GS_MEM, NAN, NAN },
 	};
 	FILE *out = c->out;
 
 	if (!c->ngpu)
 		return;
-	fputs("<section id=\"metrics\"><h2>Every GPU, metric by metric</h2>\n", out);
+	fprintf(out, "<section id=\"metrics\"><h2>%s</h2>\n", _("Every GPU, metric by metric"));
 	legend(c);
 	for (size_t i = 0; i < sizeof metrics / sizeof metrics[0]; i++) {
 		const struct metric *m = &metrics[i];
@@ -523,8 +531,9 @@ void gd_html_metric_charts(struct html_ctx *c)
 			any |= gd_env_range(&c->env, html_gs(c, k, m->s), NULL, NULL, NULL);
 		if (!any) {
 			fprintf(out, "<p class=\"muted nodata\" data-chart=\"%s\">", m->id);
-			gd_html_escape(out, m->title);
-			fputs(": not in the recording (no GPU reported it).</p>\n", out);
+			gd_html_escape(out, _(m->title));
+			fputs(_(": not in the recording (no GPU reported it)."), out);
+			fputs("</p>\n", out);
 			continue;
 		}
 		f.mb = 30 + lanes;
@@ -536,14 +545,14 @@ void gd_html_metric_charts(struct html_ctx *c)
 		}
 		gd_axis_nice(lo, hi, 4, &f.y);
 		fprintf(out, "<figure class=\"metric\" id=\"m-%s\"><figcaption>", m->id);
-		gd_html_escape(out, m->title);
+		gd_html_escape(out, _(m->title));
 		fprintf(out, " <span class=\"unit\">(%s)</span></figcaption>\n", m->unit);
 		svg_open(c, m->id, "", &f);
 		value_ticks(c, &f);
 		time_ticks(c, &f, f.h - 30 + 13);
 		if (c->t->episodes->items.n)
-			fprintf(out, "<text class=\"lanelab\" x=\"%.0f\" y=\"%.0f\">stalls</text>\n", HML - 6,
-				f.h - f.mb + 3 + lanes / 2 + 4);
+			fprintf(out, "<text class=\"lanelab\" x=\"%.0f\" y=\"%.0f\">%s</text>\n", HML - 6,
+				f.h - f.mb + 3 + lanes / 2 + 4, _("stalls"));
 		metric_refs(c, m, &f);
 		ep_labels(c, &f, 0, false);
 		/* quiet GPUs first, so the ones that stand out are drawn on top */
@@ -588,9 +597,9 @@ static void small_chart(struct html_ctx *c, const char *chart, const char *title
 	gd_html_escape(out, title);
 	fprintf(out, " <span class=\"unit\">(%s)</span>", unit);
 	for (size_t i = 0; i < nl; i++)
-		fprintf(out, " <span class=\"key\"><i style=\"background:%s\"></i>%s</span>", l[i].color, l[i].label);
+		fprintf(out, " <span class=\"key\"><i style=\"background:%s\"></i>%s</span>", l[i].color, _(l[i].label));
 	if (!any)
-		fputs(" <span class=\"muted\">&#8212; not in the recording</span>", out);
+		fprintf(out, " <span class=\"muted\">&#8212; %s</span>", _("not in the recording"));
 	fputs("</figcaption>\n", out);
 	svg_open(c, chart, "", &f);
 	/* episodes first, under the lines: this GPU's part of those that hit
@@ -626,24 +635,25 @@ static void small_chart(struct html_ctx *c, const char *chart, const char *title
 
 void gd_html_host_charts(struct html_ctx *c)
 {
-	const struct line cpu[] = { { html_hs(c, HS_CPU), "host:cpu_busy_pct", "busy", "#0072b2" },
+	/* TRANSLATORS: the keys of the host charts' lines */
+	const struct line cpu[] = { { html_hs(c, HS_CPU), "host:cpu_busy_pct", N_("busy"), "#0072b2" },
 				    { html_hs(c, HS_IOWAIT), "host:iowait_pct", "iowait", "#d55e00" } };
 	const struct line psi[] = { { html_hs(c, HS_PSI_CPU), "host:psi_cpu_some_pct", "cpu", "#0072b2" },
 				    { html_hs(c, HS_PSI_IO), "host:psi_io_some_pct", "io", "#d55e00" },
 				    { html_hs(c, HS_PSI_MEM), "host:psi_memory_some_pct", "memory", "#cc79a7" } };
-	const struct line disk[] = { { html_hs(c, HS_DISK_R), "host:disk_read_mb_per_s", "read", "#009e73" },
-				     { html_hs(c, HS_DISK_W), "host:disk_write_mb_per_s", "write", "#d55e00" } };
-	const struct line net[] = { { html_hs(c, HS_NET_RX), "host:net_rx_mb_per_s", "received", "#56b4e9" },
-				    { html_hs(c, HS_NET_TX), "host:net_tx_mb_per_s", "sent", "#cc79a7" } };
-	const struct line mem[] = { { html_hs(c, HS_MEM), "host:mem_used_pct", "in use (not available)", "#0072b2" } };
+	const struct line disk[] = { { html_hs(c, HS_DISK_R), "host:disk_read_mb_per_s", N_("read"), "#009e73" },
+				     { html_hs(c, HS_DISK_W), "host:disk_write_mb_per_s", N_("write"), "#d55e00" } };
+	const struct line net[] = { { html_hs(c, HS_NET_RX), "host:net_rx_mb_per_s", N_("received"), "#56b4e9" },
+				    { html_hs(c, HS_NET_TX), "host:net_tx_mb_per_s", N_("sent"), "#cc79a7" } };
+	const struct line mem[] = { { html_hs(c, HS_MEM), "host:mem_used_pct", N_("in use (not available)"), "#0072b2" } };
 
-	fputs("<section class=\"host\" id=\"host\"><h2>Host, on the same time axis</h2>\n"
-	      "<p class=\"muted\">Shaded: the stall episodes a host finding explains.</p>\n", c->out);
+	fprintf(c->out, "<section class=\"host\" id=\"host\"><h2>%s</h2>\n<p class=\"muted\">%s</p>\n",
+		_("Host, on the same time axis"), _("Shaded: the stall episodes a host finding explains."));
 	small_chart(c, "host", "CPU", "%", 0, 100, cpu, 2, NAN, "", -1, true);
-	small_chart(c, "host", "Pressure stall (PSI some, 10 s average)", "%", 0, NAN, psi, 3, NAN, "", -1, true);
-	small_chart(c, "host", "Disk I/O (whole disks)", "MB/s", 0, NAN, disk, 2, NAN, "", -1, true);
-	small_chart(c, "host", "Network (all but lo)", "MB/s", 0, NAN, net, 2, NAN, "", -1, true);
-	small_chart(c, "host", "Memory", "%", 0, 100, mem, 1, NAN, "", -1, true);
+	small_chart(c, "host", _("Pressure stall (PSI some, 10 s average)"), "%", 0, NAN, psi, 3, NAN, "", -1, true);
+	small_chart(c, "host", _("Disk I/O (whole disks)"), "MB/s", 0, NAN, disk, 2, NAN, "", -1, true);
+	small_chart(c, "host", _("Network (all but lo)"), "MB/s", 0, NAN, net, 2, NAN, "", -1, true);
+	small_chart(c, "host", _("Memory"), "%", 0, 100, mem, 1, NAN, "", -1, true);
 	fputs("</section>\n", c->out);
 }
 
@@ -657,21 +667,22 @@ void gd_html_gpu_details(struct html_ctx *c, size_t k)
 	snprintf(n[1], sizeof n[1], "gpu%u.sm_clock_mhz", g->idx);
 	snprintf(n[2], sizeof n[2], "gpu%u.temp_c", g->idx);
 	snprintf(n[3], sizeof n[3], "gpu%u.power_w", g->idx);
-	snprintf(ref[0], sizeof ref[0], "maximum %.0f MHz", g->smmax);
-	snprintf(ref[1], sizeof ref[1], "slowdown %.0f \xc2\xb0""C", g->slow);
-	snprintf(ref[2], sizeof ref[2], "limit %.0f W", g->limit);
+	snprintf(ref[0], sizeof ref[0], _("maximum %.0f MHz"), g->smmax);
+	snprintf(ref[1], sizeof ref[1], _("slowdown %.0f \xc2\xb0""C"), g->slow);
+	snprintf(ref[2], sizeof ref[2], _("limit %.0f W"), g->limit);
 	{
-		struct line u = { html_gs(c, k, GS_UTIL), n[0], "utilisation", g->color };
+		/* TRANSLATORS: the keys of a GPU's detail charts */
+		struct line u = { html_gs(c, k, GS_UTIL), n[0], N_("utilisation"), g->color };
 		struct line s = { html_gs(c, k, GS_SMMHZ), n[1], "SM clock", g->color };
-		struct line t = { html_gs(c, k, GS_TEMP), n[2], "temperature", g->color };
-		struct line p = { html_gs(c, k, GS_POWER), n[3], "power", g->color };
+		struct line t = { html_gs(c, k, GS_TEMP), n[2], N_("temperature"), g->color };
+		struct line p = { html_gs(c, k, GS_POWER), n[3], N_("power"), g->color };
 		double tlo = NAN;
 
 		gd_env_range(&c->env, html_gs(c, k, GS_TEMP), &tlo, NULL, NULL);
-		small_chart(c, id, "Utilisation", "%", 0, 100, &u, 1, NAN, "", (int)k, false);
-		small_chart(c, id, "SM clock", "MHz", 0, NAN, &s, 1, g->smmax, ref[0], (int)k, false);
-		small_chart(c, id, "Temperature", "\xc2\xb0""C", isfinite(tlo) ? fmax(0, tlo - 5) : 0, NAN, &t, 1,
+		small_chart(c, id, _("Utilisation"), "%", 0, 100, &u, 1, NAN, "", (int)k, false);
+		small_chart(c, id, _("SM clock"), "MHz", 0, NAN, &s, 1, g->smmax, ref[0], (int)k, false);
+		small_chart(c, id, _("Temperature"), "\xc2\xb0""C", isfinite(tlo) ? fmax(0, tlo - 5) : 0, NAN, &t, 1,
 			    g->slow, ref[1], (int)k, false);
-		small_chart(c, id, "Power", "W", 0, NAN, &p, 1, g->limit, ref[2], (int)k, false);
+		small_chart(c, id, _("Power"), "W", 0, NAN, &p, 1, g->limit, ref[2], (int)k, false);
 	}
 }

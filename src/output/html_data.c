@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/i18n.h"
 #include "output/html_report.h"
 #include "output/rates.h"
 #include "output/subject.h"
@@ -26,7 +27,8 @@ static void why_add(struct html_gpu *g, const char *s)
 
 	if (strstr(g->why, s))
 		return;
-	snprintf(g->why + len, sizeof g->why - len, "%s%s", len ? ", " : "", s);
+	/* TRANSLATORS: the separator of a list ("4 GPUs, 8 CPUs, 2 disks") */
+	snprintf(g->why + len, sizeof g->why - len, "%s%s", len ? _(", ") : "", s);
 }
 
 static void gather_series(struct html_ctx *c, const int *pos)
@@ -175,7 +177,7 @@ static void mark_outliers(struct html_ctx *c, const int *pos)
 			g->stalled_s += ep->duration_s;
 			if ((ep->gpus & c->seen) != c->seen || c->ngpu == 1) {
 				g->hl = true;
-				why_add(g, ep->cause ? ep->cause : "stall episodes, no cause found");
+				why_add(g, ep->cause ? ep->cause : _("stall episodes, no cause found"));
 			}
 		}
 	}
@@ -185,7 +187,7 @@ static void mark_outliers(struct html_ctx *c, const int *pos)
 		if (g->lost) {
 			g->hl = true;
 			if (!strstr(g->why, "gpu.lost"))
-				why_add(g, "lost (fell off the bus or left NVML's list)");
+				why_add(g, _("lost (fell off the bus or left NVML's list)"));
 		}
 		if (g->hl)
 			g->color = hl_colors[c->nhl++ % (sizeof hl_colors / sizeof hl_colors[0])];

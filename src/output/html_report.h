@@ -85,6 +85,10 @@ static inline size_t html_hs(const struct html_ctx *c, enum html_hs m)
 	return c->ngpu * GS_N + m;
 }
 
+/* What an episode's GPUs did ("idle", "slowed", "idle+slowed"), in the
+ * language in effect (out_html.c). */
+const char *gd_html_kind(unsigned kinds);
+
 /* The charts (html_chart.c). */
 void gd_html_strip(struct html_ctx *c);
 void gd_html_metric_charts(struct html_ctx *c);

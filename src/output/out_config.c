@@ -21,7 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/i18n.h"
 #include "output/output.h"
+#include "output/report_util.h"
 #include "rules/thresholds.h"
 
 /* The shortest %g form that reads back as the same double (1073741824, not
@@ -52,37 +54,40 @@ static void write_section(FILE *out, const struct gd_thresholds *th, const char 
 
 	fprintf(out, "\n[%s]\n", rule);
 	if (r)
-		fprintf(out, "# %s: %s\n", gd_severity_name(r->severity), r->title);
+		fprintf(out, "# %s: %s\n", gd_sev_word(r->severity), _(r->title));
 	else if (strcmp(rule, "episodes") == 0)
-		fputs("# stall episodes over a series (watch, record, report, serve): not a rule\n", out);
+		fprintf(out, "# %s\n", _("stall episodes over a series (watch, record, report, serve): not a rule"));
 	for (size_t i = 0; i < GD_TH_COUNT; i++) {
 		const struct gd_th_desc *d = &gd_th_table[i];
 
 		if (strcmp(d->rule, rule) != 0)
 			continue;
 		fmt_number(def, sizeof def, d->def);
-		fprintf(out, "# %s (%s): %s\n", d->key, d->unit, d->help);
+		fprintf(out, "# %s (%s): %s\n", d->key, d->unit, _(d->help));
 		if (th->v[i] == d->def || (isnan(th->v[i]) && isnan(d->def))) {
 			fprintf(out, "#%s = %s\n", d->key, def);
 		} else {
 			fmt_number(cur, sizeof cur, th->v[i]);
-			fprintf(out, "%s = %s\n# (default %s)\n", d->key, cur, def);
+			fprintf(out, "%s = %s\n", d->key, cur);
+			fprintf(out, _("# (default %s)\n"), def);
 		}
 	}
 }
 
 void gd_out_config(FILE *out, const struct gd_thresholds *th)
 {
-	fputs("# gpudoctor.conf - the thresholds of gpudoctor's rules, in INI form.\n"
-	      "#\n"
-	      "# Written by `gpudoctor config` from the thresholds table of the binary:\n"
-	      "# every threshold is listed under its rule id with its default, commented\n"
-	      "# out.  To change one, uncomment its line and edit the number.  A section\n"
-	      "# or key gpudoctor does not know is an error that names it.\n"
-	      "#\n"
-	      "# gpudoctor reads /etc/gpudoctor.conf when it exists; --config FILE reads\n"
-	      "# another file instead, --set RULE.KEY=VALUE overrides one value for one\n"
-	      "# run, and `gpudoctor rules` shows the values in force.  See gpudoctor(1).\n",
+	/* TRANSLATORS: the head of the configuration file: every line a comment
+	 * (starting with "#"), at most 76 columns */
+	fputs(_("# gpudoctor.conf - the thresholds of gpudoctor's rules, in INI form.\n"
+		"#\n"
+		"# Written by `gpudoctor config` from the thresholds table of the binary:\n"
+		"# every threshold is listed under its rule id with its default, commented\n"
+		"# out.  To change one, uncomment its line and edit the number.  A section\n"
+		"# or key gpudoctor does not know is an error that names it.\n"
+		"#\n"
+		"# gpudoctor reads /etc/gpudoctor.conf when it exists; --config FILE reads\n"
+		"# another file instead, --set RULE.KEY=VALUE overrides one value for one\n"
+		"# run, and `gpudoctor rules` shows the values in force.  See gpudoctor(1).\n"),
 	      out);
 	for (size_t i = 0; i < GD_TH_COUNT; i++)
 		if (!seen_before(i))

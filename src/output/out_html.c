@@ -12,8 +12,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/i18n.h"
 #include "output/html_report.h"
 #include "output/output.h"
+#include "output/report_util.h"
 #include "output/subject.h"
 
 void gd_html_escape(FILE *out, const char *s)
@@ -42,6 +44,32 @@ void gd_html_escape(FILE *out, const char *s)
 				fputc(*s, out);
 		}
 	}
+}
+
+/* s HTML-escaped into buf (cut short when it does not fit). */
+static const char *esc(char *buf, size_t size, const char *s)
+{
+	FILE *m = fmemopen(buf, size, "w");
+
+	buf[0] = '\0';
+	if (m) {
+		gd_html_escape(m, s);
+		fclose(m);
+	}
+	buf[size - 1] = '\0';
+	return buf;
+}
+
+const char *gd_html_kind(unsigned kinds)
+{
+	/* TRANSLATORS: what an episode's GPUs did: idle, slowed, or both */
+	static const char *const kind[] = { N_("idle"), N_("slowed"), N_("idle+slowed") };
+	const char *k = gd_ep_kind_str(kinds);
+
+	for (size_t i = 0; i < sizeof kind / sizeof kind[0]; i++)
+		if (strcmp(k, kind[i]) == 0)
+			return _(kind[i]);
+	return k;
 }
 
 static const char css[] =
@@ -103,6 +131,13 @@ static void toggle_css(FILE *out, const struct html_ctx *c)
 	fputs("</style>\n", out);
 }
 
+static void no_cause(FILE *out)
+{
+	fputs("<p>", out);
+	gd_html_escape(out, _("No stall cause found among the rules that could be evaluated."));
+	fputs("</p>\n", out);
+}
+
 static void verdict(FILE *out, const struct html_ctx *c)
 {
 	const struct gd_findings *f = c->t->findings;
@@ -112,11 +147,12 @@ static void verdict(FILE *out, const struct html_ctx *c)
 
 	GD_VEC_EACH(f->items, const struct gd_finding, x)
 		count[x->severity]++;
-	fprintf(out, "<p class=\"verdict sev-%s\" data-exit=\"%d\">%zu critical, %zu warning%s, %zu info  (exit %d)</p>\n",
-		cls, code, count[GD_SEV_CRITICAL], count[GD_SEV_WARNING], count[GD_SEV_WARNING] == 1 ? "" : "s",
+	fprintf(out, "<p class=\"verdict sev-%s\" data-exit=\"%d\">", cls, code);
+	fprintf(out, GD_VERDICT_FMT(count[GD_SEV_WARNING]), count[GD_SEV_CRITICAL], count[GD_SEV_WARNING],
 		count[GD_SEV_INFO], code);
+	fputs("</p>\n", out);
 	if (!f->items.n) {
-		fputs("<p>No stall cause found among the rules that could be evaluated.</p>\n", out);
+		no_cause(out);
 		return;
 	}
 	fputs("<ul class=\"top\">\n", out);
@@ -124,11 +160,13 @@ static void verdict(FILE *out, const struct html_ctx *c)
 		int g = gd_subject_gpu(x->subject);
 
 		if (shown++ == 6) {
-			fprintf(out, "<li class=\"muted\"><a href=\"#findings\">and %zu more</a></li>\n", f->items.n - 6);
+			fputs("<li class=\"muted\"><a href=\"#findings\">", out);
+			fprintf(out, _("and %zu more"), f->items.n - 6);
+			fputs("</a></li>\n", out);
 			break;
 		}
 		fprintf(out, "<li data-rule=\"%s\"><span class=\"sev %s\">%s</span> <b>%s</b> ", x->id,
-			gd_severity_name(x->severity), gd_severity_name(x->severity), x->id);
+			gd_severity_name(x->severity), gd_sev_word(x->severity), x->id);
 		if (g >= 0)
 			fprintf(out, "<a href=\"#gpu%d\">", g);
 		gd_html_escape(out, x->subject);
@@ -144,8 +182,12 @@ static void odd_list(FILE *out, const struct html_ctx *c)
 	char when[40];
 
 	if (!c->nhl) {
-		fprintf(out, "<p class=\"odd-none\">No GPU stands out from the other%s: what happened, happened to "
-			     "all of them alike.</p>\n", c->ngpu == 1 ? "s (one GPU)" : "s");
+		fputs("<p class=\"odd-none\">", out);
+		gd_html_escape(out, c->ngpu == 1 ? _("No GPU stands out from the others (one GPU): what happened, happened to "
+						      "all of them alike.")
+						  : _("No GPU stands out from the others: what happened, happened to all of "
+						      "them alike."));
+		fputs("</p>\n", out);
 		return;
 	}
 	fputs("<ul class=\"odd\">\n", out);
@@ -157,20 +199,40 @@ static void odd_list(FILE *out, const struct html_ctx *c)
 		fprintf(out, "<li data-gpu=\"%u\"><a href=\"#gpu%u\" style=\"color:%s\"><b>gpu%u</b></a> ", g->idx, g->idx,
 			g->color, g->idx);
 		gd_html_escape(out, g->why);
-		if (g->neps)
-			fprintf(out, " &#183; %zu episode%s, %.0f s stalled", g->neps, g->neps == 1 ? "" : "s", g->stalled_s);
-		if (g->lost)
-			fprintf(out, " &#183; lost from %s", gd_time_point(&c->ta, g->lost_at, when, sizeof when));
+		if (g->neps) {
+			fputs(" &#183; ", out);
+			fprintf(out, P_("%zu episode, %.0f s stalled", "%zu episodes, %.0f s stalled", g->neps), g->neps,
+				g->stalled_s);
+		}
+		if (g->lost) {
+			fputs(" &#183; ", out);
+			fprintf(out, _("lost from %s"), gd_time_point(&c->ta, g->lost_at, when, sizeof when));
+		}
 		fputs("</li>\n", out);
 	}
 	fputs("</ul>\n", out);
 }
 
+/* <th> cells of the headings, translated, then the row's end. */
+static void th_row(FILE *out, const char *const *heads, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		fputs("<th>", out);
+		gd_html_escape(out, _(heads[i]));
+		fputs("</th>", out);
+	}
+	fputs("</tr>\n", out);
+}
+
 static void gpu_table(FILE *out, struct html_ctx *c)
 {
-	fputs("<section id=\"gpus\"><h2>GPUs</h2>\n<table class=\"gpus\"><tr><th>GPU</th><th>name</th><th>PCI</th>"
-	      "<th>utilisation mean (min)</th><th>SM clock min / max</th><th>temperature max / slowdown</th>"
-	      "<th>power max / limit</th><th>episodes</th><th>stands out</th></tr>\n", out);
+	/* TRANSLATORS: the headings of the HTML report's GPU table */
+	static const char *const heads[] = { N_("name"), "PCI", N_("utilisation mean (min)"), N_("SM clock min / max"),
+					     N_("temperature max / slowdown"), N_("power max / limit"), N_("episodes"),
+					     N_("stands out") };
+
+	fputs("<section id=\"gpus\"><h2>GPUs</h2>\n<table class=\"gpus\"><tr><th>GPU</th>", out);
+	th_row(out, heads, sizeof heads / sizeof heads[0]);
 	for (size_t k = 0; k < c->ngpu; k++) {
 		const struct html_gpu *g = &c->gpu[k];
 		double ulo = NAN, smlo = NAN, thi = NAN, phi = NAN;
@@ -192,7 +254,7 @@ static void gpu_table(FILE *out, struct html_ctx *c)
 			     "<td>%.0f / %.0f W</td><td>%zu, %.0f s</td><td>",
 			gd_env_mean(&c->env, html_gs(c, k, GS_UTIL)), ulo, smlo, g->smmax, thi, g->slow, phi, g->limit,
 			g->neps, g->stalled_s);
-		gd_html_escape(out, g->why[0] ? g->why : "no");
+		gd_html_escape(out, g->why[0] ? g->why : _("no"));
 		fputs("</td></tr>\n", out);
 	}
 	fputs("</table></section>\n", out);
@@ -201,15 +263,22 @@ static void findings_table(FILE *out, const struct gd_findings *f)
 {
 	char val[64], th[64];
 
-	fprintf(out, "<section id=\"findings\"><h2>Findings over the whole recording (%zu)</h2>\n", f->items.n);
-	if (!f->items.n)
-		fputs("<p>No stall cause found among the rules that could be evaluated.</p>\n", out);
-	else
-		fputs("<table class=\"findings\"><tr><th>severity</th><th>rule</th><th>subject</th><th>what</th>"
-		      "<th>evidence</th><th>remedy</th></tr>\n", out);
+	/* TRANSLATORS: the headings of the HTML report's findings table */
+	static const char *const heads[] = { N_("severity"), N_("rule"), N_("subject"), N_("what"), N_("evidence"),
+					     N_("remedy") };
+
+	fputs("<section id=\"findings\"><h2>", out);
+	fprintf(out, _("Findings over the whole recording (%zu)"), f->items.n);
+	fputs("</h2>\n", out);
+	if (!f->items.n) {
+		no_cause(out);
+	} else {
+		fputs("<table class=\"findings\"><tr>", out);
+		th_row(out, heads, sizeof heads / sizeof heads[0]);
+	}
 	GD_VEC_EACH(f->items, const struct gd_finding, x) {
 		fprintf(out, "<tr data-rule=\"%s\"><td class=\"%s\">%s</td><td>%s</td><td>", x->id,
-			gd_severity_name(x->severity), gd_severity_name(x->severity), x->id);
+			gd_severity_name(x->severity), gd_sev_word(x->severity), x->id);
 		gd_html_escape(out, x->subject);
 		fputs("</td><td>", out);
 		gd_html_escape(out, x->summary);
@@ -222,9 +291,10 @@ static void findings_table(FILE *out, const struct gd_findings *f)
 			if (e->value.ok)
 				gd_html_escape(out, gd_fmt_value(val, sizeof val, e->value.v, e->unit));
 			if (e->threshold.ok) {
-				fputs(" (threshold ", out);
-				gd_html_escape(out, gd_fmt_value(th, sizeof th, e->threshold.v, e->unit));
-				fputc(')', out);
+				char t[96];
+
+				snprintf(t, sizeof t, _(" (threshold %s)"), gd_fmt_value(th, sizeof th, e->threshold.v, e->unit));
+				gd_html_escape(out, t);
 			}
 			if (e->text[0]) {
 				fputc(' ', out);
@@ -239,11 +309,15 @@ static void findings_table(FILE *out, const struct gd_findings *f)
 	if (f->items.n)
 		fputs("</table>\n", out);
 	if (f->unknown.n) {
-		fputs("<p class=\"muted\">Not evaluated: ", out);
+		fputs("<p class=\"muted\">", out);
+		gd_html_escape(out, _("Not evaluated: "));
 		GD_VEC_EACH(f->unknown, const struct gd_unknown, u) {
-			fprintf(out, "%s%s (", u == f->unknown.items ? "" : "; ", u->id);
-			gd_html_escape(out, u->reason);
-			fputc(')', out);
+			char why[600];
+
+			/* TRANSLATORS: the separator of the HTML report's list of rules not evaluated */
+			fprintf(out, "%s%s", u == f->unknown.items ? "" : _("; "), u->id);
+			snprintf(why, sizeof why, _(" (%s)"), u->reason);
+			gd_html_escape(out, why);
 		}
 		fputs("</p>\n", out);
 	}
@@ -254,20 +328,37 @@ static void episodes_table(FILE *out, const struct gd_episodes *e)
 {
 	char buf[96];
 
-	fprintf(out, "<section id=\"episodes\"><h2>Stall episodes (%zu)</h2>\n", e->items.n);
-	if (e->periodic)
-		fprintf(out, "<p class=\"periodic\" data-period=\"%.1f\">%s%s repeat every %.1f s (&#177;%.1f s): "
-			     "periodic stalls point at checkpoints, evaluation or logging.</p>\n",
-			e->period_s, e->period_cause ? "The episodes caused by " : "They",
-			e->period_cause ? e->period_cause : "", e->period_s, e->period_dev_s);
+	/* TRANSLATORS: the headings of the HTML report's episodes table */
+	static const char *const heads[] = { N_("start"), N_("length"), "GPUs", N_("kind"), N_("cause"),
+					     N_("findings during it") };
+
+	fputs("<section id=\"episodes\"><h2>", out);
+	fprintf(out, _("Stall episodes (%zu)"), e->items.n);
+	fputs("</h2>\n", out);
+	if (e->periodic) {
+		fprintf(out, "<p class=\"periodic\" data-period=\"%.1f\">", e->period_s);
+		if (e->period_cause)
+			/* TRANSLATORS: the rule id of the cause, the period and its deviation */
+			fprintf(out, _("The episodes caused by %s repeat every %.1f s (&#177;%.1f s): periodic stalls point at "
+				       "checkpoints, evaluation or logging."),
+				e->period_cause, e->period_s, e->period_dev_s);
+		else
+			fprintf(out, _("They repeat every %.1f s (&#177;%.1f s): periodic stalls point at checkpoints, "
+				       "evaluation or logging."),
+				e->period_s, e->period_dev_s);
+		fputs("</p>\n", out);
+	}
 	if (!e->items.n) {
-		fputs("<p>No GPU holding a job's context was idle or slowed for two samples in a row.</p></section>\n", out);
+		fputs("<p>", out);
+		fputs(_("No GPU holding a job's context was idle or slowed for two samples in a row."), out);
+		fputs("</p></section>\n", out);
 		return;
 	}
-	fputs("<table class=\"episodes\"><tr><th>start</th><th>length</th><th>GPUs</th><th>kind</th><th>cause</th>"
-	      "<th>findings during it</th></tr>\n", out);
+	fputs("<table class=\"episodes\"><tr>", out);
+	th_row(out, heads, sizeof heads / sizeof heads[0]);
 	GD_VEC_EACH(e->items, const struct gd_episode, ep) {
-		fprintf(out, "<tr data-cause=\"%s\"><td>up %.1f s", ep->cause ? ep->cause : "none", ep->start_s);
+		fprintf(out, "<tr data-cause=\"%s\"><td>", ep->cause ? ep->cause : "none");
+		fprintf(out, _("up %.1f s"), ep->start_s);
 		if (ep->start_wall_s.ok) {
 			time_t tt = (time_t)ep->start_wall_s.v;
 			struct tm tm;
@@ -277,8 +368,8 @@ static void episodes_table(FILE *out, const struct gd_episodes *e)
 				fprintf(out, "<br>%s", when);
 		}
 		fprintf(out, "</td><td>%.1f s%s</td><td>%s</td><td>%s</td><td>%s</td><td>", ep->duration_s,
-			ep->open ? " (ongoing)" : "", gd_ep_gpus_str(ep->gpus, buf, sizeof buf),
-			gd_ep_kind_str(ep->kinds), ep->cause ? ep->cause : "none found");
+			ep->open ? _(" (ongoing)") : "", gd_ep_gpus_str(ep->gpus, buf, sizeof buf),
+			gd_html_kind(ep->kinds), ep->cause ? ep->cause : _("none found"));
 		for (size_t i = 0; i < ep->nfindings; i++) {
 			fprintf(out, "<b>%s</b> ", ep->findings[i].id);
 			gd_html_escape(out, ep->findings[i].subject);
@@ -296,18 +387,24 @@ void gd_out_html(FILE *out, const struct gd_timeline *t)
 	const struct gd_window *w = t->w;
 	const struct gd_snapshot *last = gd_window_last(w);
 	struct html_ctx *c = calloc(1, sizeof *c);
-	char a[40], b[40];
+	char a[40], b[40], e[4096];
 
-	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-	      "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>gpudoctor report", out);
+	/* the page's language: the browser picks the Chinese glyphs for zh-CN */
+	fprintf(out, "<!DOCTYPE html>\n<html lang=\"%s\"><head><meta charset=\"utf-8\">"
+		     "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>",
+		strcmp(gd_i18n_lang(), "zh_CN") == 0 ? "zh-CN" : "en");
+	gd_html_escape(out, _("gpudoctor report"));
 	if (last && last->host.hostname[0]) {
 		fputs(": ", out);
 		gd_html_escape(out, last->host.hostname);
 	}
 	fprintf(out, "</title><style>%s</style>\n", css);
 	if (!c || !last || !gd_html_gather(c, t)) {
-		fprintf(out, "</head><body><h1>gpudoctor report</h1><p class=\"muted\">%s</p></body></html>\n",
-			last ? "Out of memory." : "No snapshots.");
+		fputs("</head><body><h1>", out);
+		gd_html_escape(out, _("gpudoctor report"));
+		fputs("</h1><p class=\"muted\">", out);
+		gd_html_escape(out, last ? _("Out of memory.") : _("No snapshots."));
+		fputs("</p></body></html>\n", out);
 		if (c)
 			gd_html_ctx_release(c);
 		free(c);
@@ -318,19 +415,24 @@ void gd_out_html(FILE *out, const struct gd_timeline *t)
 	fputs("</head><body>\n", out);
 	for (size_t k = 0; k < c->ngpu; k++)
 		fprintf(out, "<input type=\"checkbox\" class=\"tog\" id=\"tog%u\" checked>", c->gpu[k].idx);
-	fputs("\n<main>\n<h1>gpudoctor report", out);
+	fputs("\n<main>\n<h1>", out);
+	gd_html_escape(out, _("gpudoctor report"));
 	if (last->host.hostname[0]) {
 		fputs(" &#8212; ", out);
 		gd_html_escape(out, last->host.hostname);
 	}
-	fprintf(out, "</h1>\n<p class=\"meta\">gpudoctor %s &#183; %zu GPU%s &#183; %zu samples from %s to %s (%.0f s",
-		GD_VERSION, c->ngpu, c->ngpu == 1 ? "" : "s", w->n, gd_time_point(&c->ta, c->ta.t0, a, sizeof a),
-		gd_time_point(&c->ta, c->ta.t1, b, sizeof b), c->ta.t1 - c->ta.t0);
-	fprintf(out, "%s) &#183; kernel ", c->ta.clock ? ", local time" : "");
-	gd_html_escape(out, last->host.kernel[0] ? last->host.kernel : "?");
+	fprintf(out, "</h1>\n<p class=\"meta\">gpudoctor %s &#183; ", GD_VERSION);
+	fprintf(out, P_("%zu GPU", "%zu GPUs", c->ngpu), c->ngpu);
+	fputs(" &#183; ", out);
+	/* TRANSLATORS: the samples of the recording, its first and last instant and its length in seconds */
+	fprintf(out, c->ta.clock ? _("%zu samples from %s to %s (%.0f s, local time)") : _("%zu samples from %s to %s (%.0f s)"),
+		w->n, gd_time_point(&c->ta, c->ta.t0, a, sizeof a), gd_time_point(&c->ta, c->ta.t1, b, sizeof b),
+		c->ta.t1 - c->ta.t0);
+	fputs(" &#183; ", out);
+	fprintf(out, _("kernel %s"), esc(e, sizeof e, last->host.kernel[0] ? last->host.kernel : "?"));
 	if (t->origin) {
-		fputs(" &#183; from ", out);
-		gd_html_escape(out, t->origin);
+		fputs(" &#183; ", out);
+		fprintf(out, _("from %s"), esc(e, sizeof e, t->origin));
 	}
 	fputs("</p>\n<section id=\"summary\">\n", out);
 	verdict(out, c);
@@ -338,19 +440,21 @@ void gd_out_html(FILE *out, const struct gd_timeline *t)
 		gd_html_strip(c);
 		odd_list(out, c);
 	} else {
-		fputs("<p class=\"muted\">No GPU in the recording (NVML ", out);
-		gd_html_escape(out, last->nvml.status[0] ? last->nvml.status : "not read");
-		if (last->nvml.reason[0]) {
-			fputs(": ", out);
-			gd_html_escape(out, last->nvml.reason);
-		}
-		fputs(").</p>\n", out);
+		char st[64];
+
+		esc(st, sizeof st, last->nvml.status[0] ? last->nvml.status : _("not read"));
+		fputs("<p class=\"muted\">", out);
+		if (last->nvml.reason[0])
+			fprintf(out, _("No GPU in the recording (NVML %s: %s)."), st, esc(e, sizeof e, last->nvml.reason));
+		else
+			fprintf(out, _("No GPU in the recording (NVML %s)."), st);
+		fputs("</p>\n", out);
 	}
 	fputs("</section>\n", out);
 	gd_html_metric_charts(c);
 	gd_html_host_charts(c);
 	if (c->nhl)
-		fputs("<section id=\"details\"><h2>The GPUs that stand out</h2>\n", out);
+		fprintf(out, "<section id=\"details\"><h2>%s</h2>\n", _("The GPUs that stand out"));
 	for (size_t k = 0; k < c->ngpu; k++) {
 		const struct html_gpu *g = &c->gpu[k];
 

@@ -5,6 +5,10 @@
  * trusted.  Colour only marks the severity words; the text reads the same
  * without it.
  *
+ * In Chinese the severities read 严重, 警告, 提示, padded to the same 9
+ * columns by display width, and the report is wrapped at 80 columns
+ * (gd_text_out): the English layout never changes.
+ *
  *   gpudoctor 0.1.0 · host gpu-a17 · kernel 6.1.0 · 16 CPUs · window 2.0 s
  *
  *   WARNING   cpu.saturated                  host
@@ -20,10 +24,12 @@
 #include "output/output.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/i18n.h"
 #include "offline/offline.h"
 #include "output/report_util.h"
 #include "output/subject.h"
@@ -40,15 +46,6 @@ static const char *sev_color(enum gd_severity s)
 	default:
 		return "\033[1;36m";
 	}
-}
-
-static void upper(char *dst, size_t size, const char *src)
-{
-	size_t i;
-
-	for (i = 0; src[i] && i + 1 < size; i++)
-		dst[i] = (char)(src[i] >= 'a' && src[i] <= 'z' ? src[i] - 32 : src[i]);
-	dst[i] = '\0';
 }
 
 /* Evidence names are snake_case with a unit suffix; people read words, and
@@ -94,11 +91,11 @@ static void print_evidence(FILE *out, const struct gd_finding *f)
 		if (e->value.ok) {
 			fprintf(out, "%s %s", name, gd_fmt_value(val, sizeof val, e->value.v, e->unit));
 			if (e->threshold.ok)
-				fprintf(out, " (threshold %s)", gd_fmt_value(th, sizeof th, e->threshold.v, e->unit));
+				fprintf(out, _(" (threshold %s)"), gd_fmt_value(th, sizeof th, e->threshold.v, e->unit));
 			if (e->text[0])
 				fprintf(out, " %s", e->text);
 		} else {
-			fprintf(out, "%s %s", name, e->text[0] ? e->text : "n/a");
+			fprintf(out, "%s %s", name, e->text[0] ? e->text : _("n/a"));
 		}
 	}
 	if (shown)
@@ -116,11 +113,11 @@ static void print_header(FILE *out, const struct gd_report *r)
 
 	fprintf(out, "gpudoctor %s", GD_VERSION);
 	if (last && last->host.hostname[0])
-		fprintf(out, " · host %s", last->host.hostname);
+		fprintf(out, _(" · host %s"), last->host.hostname);
 	if (last && last->host.kernel[0])
-		fprintf(out, " · kernel %s", last->host.kernel);
+		fprintf(out, _(" · kernel %s"), last->host.kernel);
 	if (last && last->cpu.cpus_online.ok)
-		fprintf(out, " · %llu CPUs", (unsigned long long)last->cpu.cpus_online.v);
+		fprintf(out, _(" · %llu CPUs"), (unsigned long long)last->cpu.cpus_online.v);
 	if (last && last->gpus.n) {
 		const struct gd_gpu *g0 = last->gpus.items;
 		bool same = true;
@@ -130,22 +127,22 @@ static void print_header(FILE *out, const struct gd_report *r)
 		if (same && g0->name[0])
 			fprintf(out, " · %zu× %s", last->gpus.n, g0->name);
 		else
-			fprintf(out, " · %zu GPUs", last->gpus.n);
+			fprintf(out, _(" · %zu GPUs"), last->gpus.n);
 	}
 	if (last && last->nvml.driver_version[0]) {
-		fprintf(out, " · driver %s", last->nvml.driver_version);
+		fprintf(out, _(" · driver %s"), last->nvml.driver_version);
 		if (last->nvml.cuda_driver_version.ok)
 			fprintf(out, " (CUDA %llu.%llu)", (unsigned long long)last->nvml.cuda_driver_version.v / 1000,
 				(unsigned long long)last->nvml.cuda_driver_version.v % 1000 / 10);
 	}
 	if (gd_window_dt(r->w, &dt))
-		fprintf(out, " · window %.1f s", dt);
+		fprintf(out, _(" · window %.1f s"), dt);
 	else if (r->w->n < 2)
-		fprintf(out, " · one snapshot (no rates)");
+		fputs(_(" · one snapshot (no rates)"), out);
 	else
-		fprintf(out, " · %zu snapshots without advancing uptime (no rates)", r->w->n);
+		fprintf(out, _(" · %zu snapshots without advancing uptime (no rates)"), r->w->n);
 	if (r->origin && strcmp(r->origin, "live") != 0)
-		fprintf(out, " · from %s", r->origin);
+		fprintf(out, _(" · from %s"), r->origin);
 	fputs("\n\n", out);
 }
 
@@ -171,12 +168,15 @@ static void print_capture_hint(FILE *out, const struct gd_snapshot *s)
 				have = true;
 		if (!have)
 			used += (size_t)snprintf(missing + used, used < sizeof missing ? sizeof missing - used : 0, "%s%s",
-						 used ? ", " : "", kinds[k].what);
+						 used ? _(", ") : "", kinds[k].what);
 	}
 	if (!used && s->cpu.cpus_online.ok)
 		return;
-	fprintf(out, "to diagnose further, capture: gpudoctor snapshot --window 2s -o node.jsonl%s%s%s\n",
-		used ? " (or " : "", missing, used ? ")" : "");
+	if (used)
+		fprintf(out, _("to diagnose further, capture: gpudoctor snapshot --window 2s -o node.jsonl (or %s)\n"),
+			missing);
+	else
+		fputs(_("to diagnose further, capture: gpudoctor snapshot --window 2s -o node.jsonl\n"), out);
 }
 
 /* True when u[i] is the first rule with its reason (it heads the group). */
@@ -188,6 +188,21 @@ static bool reason_first(const struct gd_unknown *u, size_t i)
 	return true;
 }
 
+/* One item of the account's list, after the separator when it is not the first. */
+static void item(FILE *out, const char **sep, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void item(FILE *out, const char **sep, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(*sep, out);
+	va_start(ap, fmt);
+	vfprintf(out, fmt, ap);
+	va_end(ap);
+	/* TRANSLATORS: the separator of a list ("4 GPUs, 8 CPUs, 2 disks") */
+	*sep = _(", ");
+}
+
 static void print_account(FILE *out, const struct gd_report *r)
 {
 	const struct gd_snapshot *last = gd_window_last(r->w);
@@ -197,43 +212,30 @@ static void print_account(FILE *out, const struct gd_report *r)
 
 	if (last) {
 		gd_report_counts(last, &c);
-		fprintf(out, "checked: %zu of %zu rules over %zu snapshot%s · ", r->findings->evaluated, gd_nrules, r->w->n,
-			r->w->n == 1 ? "" : "s");
+		fprintf(out, P_("checked: %zu of %zu rules over %zu snapshot · ", "checked: %zu of %zu rules over %zu snapshots · ",
+				r->w->n),
+			r->findings->evaluated, gd_nrules, r->w->n);
 		/* Only what the evidence covered: offline input (nvidia-smi -q, a
 		 * kernel log) has no CPUs or disks to count. */
-		sep = "";
-		if (last->gpus.n) {
-			fprintf(out, "%zu GPU%s", last->gpus.n, last->gpus.n == 1 ? "" : "s");
-			sep = ", ";
-		}
-		if (c.cpus) {
-			fprintf(out, "%s%llu CPUs", sep, (unsigned long long)c.cpus);
-			sep = ", ";
-		}
-		if (last->disks.n) {
-			fprintf(out, "%s%zu disk%s", sep, c.disks, c.disks == 1 ? "" : "s");
-			sep = ", ";
-		}
-		if (last->netifs.n) {
-			fprintf(out, "%s%zu NIC%s", sep, c.netifs, c.netifs == 1 ? "" : "s");
-			sep = ", ";
-		}
-		if (c.ib_ports) {
-			fprintf(out, "%s%zu RDMA port%s", sep, c.ib_ports, c.ib_ports == 1 ? "" : "s");
-			sep = ", ";
-		}
-		if (c.procs) {
-			fprintf(out, "%s%zu processes (%zu GPU job%s)", sep, c.procs, c.gpu_jobs, c.gpu_jobs == 1 ? "" : "s");
-			sep = ", ";
-		}
+		if (last->gpus.n)
+			item(out, &sep, P_("%zu GPU", "%zu GPUs", last->gpus.n), last->gpus.n);
+		if (c.cpus)
+			item(out, &sep, _("%llu CPUs"), (unsigned long long)c.cpus);
+		if (last->disks.n)
+			item(out, &sep, P_("%zu disk", "%zu disks", c.disks), c.disks);
+		if (last->netifs.n)
+			item(out, &sep, P_("%zu NIC", "%zu NICs", c.netifs), c.netifs);
+		if (c.ib_ports)
+			item(out, &sep, P_("%zu RDMA port", "%zu RDMA ports", c.ib_ports), c.ib_ports);
+		if (c.procs)
+			item(out, &sep, P_("%zu processes (%zu GPU job)", "%zu processes (%zu GPU jobs)", c.gpu_jobs), c.procs,
+			     c.gpu_jobs);
 		/* source names /dev/kmsg even when it could not be opened;
 		 * lines is set only once the log was read */
-		if (last->klog.n || last->klog_info.lines.ok) {
-			fprintf(out, "%skernel log", sep);
-			sep = ", ";
-		}
+		if (last->klog.n || last->klog_info.lines.ok)
+			item(out, &sep, "%s", _("kernel log"));
 		if (last->host.cgroup_mode[0])
-			fprintf(out, "%scgroup %s", sep, last->host.cgroup_mode);
+			item(out, &sep, "cgroup %s", last->host.cgroup_mode);
 		fputc('\n', out);
 	}
 	/* Rules that share a reason are listed together under it: one line
@@ -246,7 +248,7 @@ static void print_account(FILE *out, const struct gd_report *r)
 
 		for (size_t i = 0; i < nu; i++)
 			groups += reason_first(u, i);
-		fprintf(out, "not evaluated (%zu rule%s):", nu, nu == 1 ? "" : "s");
+		fprintf(out, P_("not evaluated (%zu rule):", "not evaluated (%zu rules):", nu), nu);
 		for (size_t i = 0; i < nu; i++) {
 			if (!reason_first(u, i))
 				continue;
@@ -254,7 +256,8 @@ static void print_account(FILE *out, const struct gd_report *r)
 			for (size_t j = i + 1; j < nu; j++)
 				if (strcmp(u[j].reason, u[i].reason) == 0)
 					fprintf(out, ", %s", u[j].id);
-			fprintf(out, " (%s)", u[i].reason);
+			/* TRANSLATORS: a reason after what it is about: "io.checkpoint_stall (needs ...)" */
+			fprintf(out, _(" (%s)"), u[i].reason);
 		}
 		fputc('\n', out);
 	}
@@ -266,10 +269,13 @@ static void print_account(FILE *out, const struct gd_report *r)
 			n += strcmp(s->status, "ok") != 0;
 	}
 	if (n) {
-		fprintf(out, "unavailable (%d source%s):", n, n == 1 ? "" : "s");
+		fprintf(out, P_("unavailable (%d source):", "unavailable (%d sources):", (unsigned long)n), n);
 		GD_VEC_EACH(last->sources, const struct gd_source, s) {
-			if (strcmp(s->status, "ok") != 0)
-				fprintf(out, "%s%s (%s: %s)", n > 1 ? "\n  " : " ", s->name, s->status, s->reason);
+			if (strcmp(s->status, "ok") != 0) {
+				fputs(n > 1 ? "\n  " : " ", out);
+				/* TRANSLATORS: a source that could not be read: its name, state and why */
+				fprintf(out, _("%s (%s: %s)"), s->name, gd_src_status_label(s->status), s->reason);
+			}
 		}
 		fputc('\n', out);
 	}
@@ -278,10 +284,12 @@ static void print_account(FILE *out, const struct gd_report *r)
 	if (last && last->nvml_errors.n) {
 		size_t k = 0;
 
-		fprintf(out, "could not read (%zu value%s):", last->nvml_errors.n, last->nvml_errors.n == 1 ? "" : "s");
+		fprintf(out, P_("could not read (%zu value):", "could not read (%zu values):", last->nvml_errors.n),
+			last->nvml_errors.n);
 		GD_VEC_EACH(last->nvml_errors, const struct gd_nvml_error, e) {
 			if (k++ == 8) {
-				fprintf(out, "\n  ... and %zu more (--json lists them all)", last->nvml_errors.n - 8);
+				fputs("\n  ", out);
+				fprintf(out, _("... and %zu more (--json lists them all)"), last->nvml_errors.n - 8);
 				break;
 			}
 			if (e->gpu.ok)
@@ -329,17 +337,20 @@ static void print_link(FILE *out, const struct gd_findings *all, const struct gd
 
 			if (&items[k] != f && strncmp(f->ev[i].text, items[k].id, n) == 0 &&
 			    (f->ev[i].text[n] == '\0' || f->ev[i].text[n] == ' ' || f->ev[i].text[n] == ',')) {
-				fprintf(out, "          explained by %s %s\n", items[k].id, &items[k] > f ? "↓" : "↑");
+				fputs("          ", out);
+				/* TRANSLATORS: the rule id of the finding that explains this one, and an arrow to it */
+				fprintf(out, _("explained by %s %s"), items[k].id, &items[k] > f ? "↓" : "↑");
+				fputc('\n', out);
 				return;
 			}
 		}
 	}
 }
 
-void gd_out_text(FILE *out, const struct gd_report *r)
+static void text_report(FILE *out, const struct gd_report *r)
 {
 	size_t count[4] = { 0 };
-	char sev[16];
+	char sev[64];
 	int exit_code = gd_report_exit_code(r->findings);
 	const struct gd_finding *items = r->findings->items.items;
 	size_t nitems = r->findings->items.n;
@@ -351,18 +362,20 @@ void gd_out_text(FILE *out, const struct gd_report *r)
 		char subject[160], gpus[64], val[64];
 		uint64_t mask = 0;
 
-		upper(sev, sizeof sev, gd_severity_name(f->severity));
+		/* the severity column is 9 columns wide, whatever the language */
+		gd_pad(sev, sizeof sev, gd_sev_label(f->severity), 9);
 		count[f->severity] += n;
 		snprintf(subject, sizeof subject, "%s", f->subject);
 		if (n > 1) {
 			for (size_t k = 0; k < n; k++)
 				mask |= 1ull << gpu_of_subject(f[k].subject);
-			snprintf(subject, sizeof subject, "%s (%zu GPUs)", gd_ep_gpus_str(mask, gpus, sizeof gpus), n);
+			/* TRANSLATORS: a group of GPUs with the same finding: "gpu0-7 (8 GPUs)" */
+			snprintf(subject, sizeof subject, _("%s (%zu GPUs)"), gd_ep_gpus_str(mask, gpus, sizeof gpus), n);
 		}
 		if (r->color)
-			fprintf(out, "%s%-9s\033[0m %-30s %s\n", sev_color(f->severity), sev, f->id, subject);
+			fprintf(out, "%s%s\033[0m %-30s %s\n", sev_color(f->severity), sev, f->id, subject);
 		else
-			fprintf(out, "%-9s %-30s %s\n", sev, f->id, subject);
+			fprintf(out, "%s %-30s %s\n", sev, f->id, subject);
 		fprintf(out, "          %s\n", f->summary);
 		print_evidence(out, f);
 		if (n > 1 && f->nev && f->ev[0].value.ok) {
@@ -379,9 +392,23 @@ void gd_out_text(FILE *out, const struct gd_report *r)
 		fprintf(out, "          → %s\n\n", f->remedy);
 		i += n;
 	}
-	if (!nitems)
-		fputs("No stall cause found among the rules that could be evaluated.\n\n", out);
+	if (!nitems) {
+		fputs(_("No stall cause found among the rules that could be evaluated."), out);
+		fputs("\n\n", out);
+	}
 	print_account(out, r);
-	fprintf(out, "%zu critical, %zu warning%s, %zu info  (exit %d)\n", count[GD_SEV_CRITICAL], count[GD_SEV_WARNING],
-		count[GD_SEV_WARNING] == 1 ? "" : "s", count[GD_SEV_INFO], exit_code);
+	fprintf(out, GD_VERDICT_FMT(count[GD_SEV_WARNING]), count[GD_SEV_CRITICAL], count[GD_SEV_WARNING],
+		count[GD_SEV_INFO], exit_code);
+	fputc('\n', out);
+}
+
+static void text_fn(FILE *out, const void *r)
+{
+	text_report(out, r);
+}
+
+void gd_out_text(FILE *out, const struct gd_report *r)
+{
+	/* Chinese is laid out for 80 columns: written whole, then wrapped */
+	gd_text_out(out, text_fn, r);
 }

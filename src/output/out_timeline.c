@@ -14,8 +14,10 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/i18n.h"
 #include "model/snapshot_json.h"
 #include "output/output.h"
+#include "output/report_util.h"
 
 static double span(const struct gd_window *w)
 {
@@ -60,19 +62,20 @@ static void gpu_summary(FILE *out, const struct gd_timeline *t, unsigned idx)
 	}
 	fprintf(out, "gpu%u %s:", idx, name);
 	if (un)
-		fprintf(out, " utilisation mean %.0f%% (min %.0f%%),", usum / (double)un, umin);
+		fprintf(out, _(" utilisation mean %.0f%% (min %.0f%%),"), usum / (double)un, umin);
 	if (isfinite(smmin))
-		fprintf(out, " SM clock min %.0f MHz,", smmin);
+		fprintf(out, _(" SM clock min %.0f MHz,"), smmin);
 	if (isfinite(tmax))
-		fprintf(out, " temperature max %.0f °C,", tmax);
+		fprintf(out, _(" temperature max %.0f °C,"), tmax);
 	if (isfinite(pmax))
-		fprintf(out, " power max %.0f W,", pmax);
+		fprintf(out, _(" power max %.0f W,"), pmax);
 	if (eg)
-		fprintf(out, " %zu episode%s, %.1f s stalled", eg->episodes, eg->episodes == 1 ? "" : "s", eg->stalled_s);
+		fprintf(out, P_(" %zu episode, %.1f s stalled", " %zu episodes, %.1f s stalled", eg->episodes), eg->episodes,
+			eg->stalled_s);
 	fputc('\n', out);
 }
 
-void gd_out_timeline_text(FILE *out, const struct gd_timeline *t, bool color)
+static void timeline_text(FILE *out, const struct gd_timeline *t, bool color)
 {
 	const struct gd_window *w = t->w;
 	const struct gd_snapshot *last = gd_window_last(w);
@@ -81,30 +84,37 @@ void gd_out_timeline_text(FILE *out, const struct gd_timeline *t, bool color)
 	char line[1024];
 	struct gd_report r = { w, t->findings, color, t->origin };
 
-	fprintf(out, "gpudoctor report · host %s · %zu samples over %.1f s", last && last->host.hostname[0] ?
-		last->host.hostname : "?", w->n, span(w));
+	fprintf(out, _("gpudoctor report · host %s · %zu samples over %.1f s"),
+		last && last->host.hostname[0] ? last->host.hostname : "?", w->n, span(w));
 	if (t->origin)
-		fprintf(out, " · from %s", t->origin);
+		fprintf(out, _(" · from %s"), t->origin);
 	fputc('\n', out);
 	for (size_t i = 0; i < w->n; i++)
 		GD_VEC_EACH(w->snaps[i]->gpus, const struct gd_gpu, g)
 			if (g->index.ok && g->index.v < GD_EP_MAX_GPUS)
 				seen |= 1ull << g->index.v;
-	if (!seen)
-		fprintf(out, "no GPU in the recording (NVML %s%s%s)\n", last && last->nvml.status[0] ? last->nvml.status :
-			"not read", last && last->nvml.reason[0] ? ": " : "", last ? last->nvml.reason : "");
+	if (!seen) {
+		const char *st = last && last->nvml.status[0] ? last->nvml.status : _("not read");
+
+		if (last && last->nvml.reason[0])
+			fprintf(out, _("no GPU in the recording (NVML %s: %s)\n"), st, last->nvml.reason);
+		else
+			fprintf(out, _("no GPU in the recording (NVML %s)\n"), st);
+	}
 	for (unsigned g = 0; g < GD_EP_MAX_GPUS; g++)
 		if (seen >> g & 1)
 			gpu_summary(out, t, g);
-	fprintf(out, "episodes: %zu", e->items.n);
+	fprintf(out, _("episodes: %zu"), e->items.n);
 	if (e->periodic)
-		fprintf(out, ", %s every %.1f s (±%.1f s)", e->period_cause ? e->period_cause : "all", e->period_s,
+		/* TRANSLATORS: the rule id that causes the episodes (or "all"), their period and its deviation */
+		fprintf(out, _(", %s every %.1f s (±%.1f s)"), e->period_cause ? e->period_cause : _("all"), e->period_s,
 			e->period_dev_s);
 	fputc('\n', out);
 	GD_VEC_EACH(e->items, const struct gd_episode, ep) {
 		fprintf(out, "  %s\n", gd_episode_format(ep, line, sizeof line));
 		if (ep->nfindings > 1) {
-			fputs("    during it:", out);
+			fputs("    ", out);
+			fputs(_("during it:"), out);
 			for (size_t i = 0; i < ep->nfindings; i++)
 				fprintf(out, "%s %s (%s)", i ? "," : "", ep->findings[i].id, ep->findings[i].subject);
 			fputc('\n', out);
@@ -112,6 +122,26 @@ void gd_out_timeline_text(FILE *out, const struct gd_timeline *t, bool color)
 	}
 	fputc('\n', out);
 	gd_out_text(out, &r);
+}
+
+struct timeline_arg {
+	const struct gd_timeline *t;
+	bool color;
+};
+
+static void timeline_fn(FILE *out, const void *arg)
+{
+	const struct timeline_arg *a = arg;
+
+	timeline_text(out, a->t, a->color);
+}
+
+void gd_out_timeline_text(FILE *out, const struct gd_timeline *t, bool color)
+{
+	struct timeline_arg a = { t, color };
+
+	/* Chinese: wrapped at 80 columns as check's report */
+	gd_text_out(out, timeline_fn, &a);
 }
 
 json_t *gd_out_timeline_json(const struct gd_timeline *t)

@@ -18,12 +18,15 @@
 #include <curses.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <langinfo.h>
 #include <locale.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
+#include "core/i18n.h"
 #include "tui/view.h"
 
 #if NCURSES_REENTRANT
@@ -101,22 +104,38 @@ static int load(struct gd_tui *t, const char *soname, struct gd_err *err)
 	if (!t->dl) {
 		e = dlerror();
 		if (!e || strstr(e, "No such file"))
-			gd_err_set(err, -ENOENT, "%s is not installed (apt-get install libncursesw6)", soname);
+			gd_err_set(err, -ENOENT, _("%s is not installed (apt-get install libncursesw6)"), soname);
 		else
-			gd_err_set(err, -ELIBBAD, "%s cannot be loaded: %s", soname, e);
+			gd_err_set(err, -ELIBBAD, _("%s cannot be loaded: %s"), soname, e);
 		return GD_TUI_NOLIB;
 	}
 	for (size_t i = 0; i < sizeof tui_syms / sizeof tui_syms[0]; i++) {
 		void *p = dlsym(t->dl, tui_syms[i].name);
 
 		if (!p) {
-			gd_err_set(err, -ELIBBAD, "%s has no %s", soname, tui_syms[i].name);
+			gd_err_set(err, -ELIBBAD, _("%s has no %s"), soname, tui_syms[i].name);
 			return GD_TUI_NOLIB;
 		}
 		/* POSIX: a function pointer and void * have the same size. */
 		memcpy((char *)t + tui_syms[i].off, &p, sizeof p);
 	}
 	return 0;
+}
+
+/* ncursesw draws multibyte text only under a UTF-8 LC_CTYPE, which it reads
+ * when the screen starts.  gd_i18n_init took LC_CTYPE from the environment
+ * and, for Chinese, made sure it is UTF-8; only LC_CTYPE is touched here
+ * (LC_ALL would also reset LC_MESSAGES, losing --lang zh_CN under LANG=C,
+ * and LC_NUMERIC, whose decimal point may not be a point). */
+static void set_ctype(void)
+{
+	const char *cur = setlocale(LC_CTYPE, NULL), *cs;
+
+	if (!cur || strcmp(cur, "C") == 0 || strcmp(cur, "POSIX") == 0)
+		setlocale(LC_CTYPE, "");
+	cs = nl_langinfo(CODESET);
+	if (strcmp(gd_i18n_lang(), "en") != 0 && !(cs && (strcasecmp(cs, "UTF-8") == 0 || strcasecmp(cs, "utf8") == 0)))
+		setlocale(LC_CTYPE, "C.UTF-8");
 }
 
 int gd_tui_start(struct gd_tui **out, const char *soname, bool color, struct gd_err *err)
@@ -126,18 +145,18 @@ int gd_tui_start(struct gd_tui **out, const char *soname, bool color, struct gd_
 
 	*out = NULL;
 	if (!t) {
-		gd_err_set(err, -ENOMEM, "out of memory");
+		gd_err_set(err, -ENOMEM, "%s", _("out of memory"));
 		return GD_TUI_NOTERM;
 	}
 	if ((rc = load(t, soname, err)) < 0)
 		goto fail;
-	setlocale(LC_ALL, "");
+	set_ctype();
 	/* newterm, not initscr: initscr exits the process when TERM is unknown. */
 	t->screen = t->newterm(NULL, stdout, stdin);
 	if (!t->screen) {
 		const char *term = getenv("TERM");
 
-		gd_err_set(err, -ENOTTY, "cannot start the terminal (TERM=%s)", term ? term : "");
+		gd_err_set(err, -ENOTTY, _("cannot start the terminal (TERM=%s)"), term ? term : "");
 		rc = GD_TUI_NOTERM;
 		goto fail;
 	}

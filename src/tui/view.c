@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/i18n.h"
 #include "output/rates.h"
+#include "output/report_util.h"
 #include "output/subject.h"
 #include "rules/gpu_samples.h"
 #include "rules/rule_job_threads.h"
@@ -21,20 +23,26 @@ struct screen {
 	int cols, rows;
 };
 
-/* Copies src into dst, at most cols characters (UTF-8 sequences are never
- * split), control bytes shown as '?' (a comm may hold any byte). */
+/* Copies src into dst, at most cols display columns (a Chinese character
+ * takes two; UTF-8 sequences are never split), control bytes shown as '?'
+ * (a comm may hold any byte). */
 static void fit(char *dst, size_t dstsz, const char *src, int cols)
 {
-	size_t o = 0;
-	int chars = 0;
+	size_t o = 0, w = 0;
 
 	for (const unsigned char *p = (const unsigned char *)src; *p;) {
-		size_t len = 1;
+		size_t len = 1, cw = 1;
+		char one[5];
 
 		if (*p >= 0xc0)
 			while (p[len] && (p[len] & 0xc0) == 0x80 && len < 4)
 				len++;
-		if (chars >= cols || o + len >= dstsz)
+		if (*p >= 0xc0) {
+			memcpy(one, p, len);
+			one[len] = '\0';
+			cw = gd_utf8_width(one);
+		}
+		if (w + cw > (size_t)cols || o + len >= dstsz)
 			break;
 		if (*p < 0x20 || *p == 0x7f || (*p >= 0x80 && *p < 0xc0)) {
 			dst[o++] = '?';
@@ -43,7 +51,7 @@ static void fit(char *dst, size_t dstsz, const char *src, int cols)
 			o += len;
 		}
 		p += len;
-		chars++;
+		w += cw;
 	}
 	dst[o] = '\0';
 }
@@ -150,35 +158,85 @@ static enum gd_view_attr gpu_attr(const struct gd_view_model *m, const struct gd
 	return worst == GD_SEV_INFO ? GD_VA_INFO : GD_VA_NORMAL;
 }
 
+/* The GPU table's columns after the index (and, 120 columns and wider, the
+ * name and the bar): each as wide as its English heading's column, or as
+ * its heading in the language in effect when that is wider. */
+enum { GC_UTIL, GC_SM, GC_TEMP, GC_POWER, GC_MEM, GC_PCIE, GC_STATE, GC_REASONS, GC_N };
+
+/* TRANSLATORS: watch's GPU table headings; a heading wider than its English
+ * one widens its column */
+static const char *const gpu_heads[GC_N] = { N_("UTIL"),   N_("SM MHz"), N_("TEMP/SLOW"), N_("POWER/LIMIT"),
+					     N_("MEMORY"), N_("PCIE"),   N_("STATE"),     N_("REASONS") };
+
+/* The columns' widths and their headings in the language in effect. */
+static void gpu_columns(size_t *w, const char **heads)
+{
+	static const size_t minw[GC_N] = { 4, 10, 9, 11, 10, 5, 5, 0 };
+
+	for (size_t i = 0; i < GC_N; i++) {
+		size_t hw = gd_utf8_width(heads[i] = _(gpu_heads[i]));
+
+		w[i] = hw > minw[i] ? hw : minw[i];
+	}
+}
+
+/* cells[GC_N] as one row: each padded to its column (UTIL to the right),
+ * one space between columns. */
+static void gpu_cells(char *row, size_t size, const char *const *cells, const size_t *w)
+{
+	size_t o = 0;
+
+	row[0] = '\0';
+	for (size_t i = 0; i < GC_N && o + 1 < size; i++) {
+		if (i) {
+			row[o++] = ' ';
+			row[o] = '\0';
+		}
+		if (i == GC_UTIL)
+			gd_rpad(row + o, size - o, cells[i], w[i]);
+		else
+			gd_pad(row + o, size - o, cells[i], i + 1 < GC_N ? w[i] : 0);
+		o += strlen(row + o);
+	}
+}
+
 static void gpu_rows(struct screen *sc, const struct gd_view_model *m, const struct gd_snapshot *now, bool wide)
 {
-	char util[16], sm[24], temp[24], pw[24], mem[32], pcie[16], rs[160], b[40];
-	size_t nstalled = 0;
+	char util[16], sm[24], temp[24], pw[24], mem[32], pcie[16], rs[160], b[40], head[512], name[64];
+	size_t nstalled = 0, w[GC_N];
+	const char *heads[GC_N];
 
 	if (!now->gpus.n) {
-		add(sc, GD_VA_DIM, "no GPUs: NVML %s%s%s", now->nvml.status[0] ? now->nvml.status : "not read",
-		    now->nvml.reason[0] ? ": " : "", now->nvml.reason);
+		const char *st = now->nvml.status[0] ? now->nvml.status : _("not read");
+
+		if (now->nvml.reason[0])
+			add(sc, GD_VA_DIM, _("no GPUs: NVML %s: %s"), st, now->nvml.reason);
+		else
+			add(sc, GD_VA_DIM, _("no GPUs: NVML %s"), st);
 		return;
 	}
+	gpu_columns(w, heads);
+	gpu_cells(head, sizeof head, heads, w);
 	if (wide)
-		add(sc, GD_VA_HEAD, "GPU %-20s %-22s UTIL SM MHz     TEMP/SLOW POWER/LIMIT MEMORY     PCIE  STATE REASONS",
-		    "NAME", "");
+		add(sc, GD_VA_HEAD, "GPU %s %-22s %s", gd_pad(name, sizeof name, _("NAME"), 20), "", head);
 	else
-		add(sc, GD_VA_HEAD, "GPU UTIL SM MHz     TEMP/SLOW POWER/LIMIT MEMORY     PCIE  STATE REASONS");
+		add(sc, GD_VA_HEAD, "GPU %s", head);
 	GD_VEC_EACH(now->gpus, const struct gd_gpu, g)
 		nstalled += gd_gpu_stall_state(now, g, m->th) != GD_EP_NONE;
 	GD_VEC_EACH(now->gpus, const struct gd_gpu, g) {
 		enum gd_ep_state st = gd_gpu_stall_state(now, g, m->th);
 		bool odd;
 		enum gd_view_attr attr = gpu_attr(m, now, g, st, nstalled, &odd);
-		char idx[8], row[512], state[8];
+		char idx[8], row[512], state[32];
+		const char *cells[GC_N];
 
 		u64s(idx, sizeof idx, g->index, "");
 		if (g->lost.ok && g->lost.v) {
-			add(sc, GD_VA_CRIT, "%-3s lost: NVML answers GPU_IS_LOST (fell off the bus) !", idx);
+			add(sc, GD_VA_CRIT, _("%-3s lost: NVML answers GPU_IS_LOST (fell off the bus) !"), idx);
 			continue;
 		}
-		snprintf(state, sizeof state, "%s%s", st == GD_EP_IDLE ? "idle" : st == GD_EP_SLOW ? "slow" : "",
+		/* TRANSLATORS: a GPU's state in watch's table (idle, slowed) */
+		snprintf(state, sizeof state, "%s%s", st == GD_EP_IDLE ? _("idle") : st == GD_EP_SLOW ? _("slow") : "",
 			 odd ? "!" : "");
 		u64s(util, sizeof util, g->util_gpu_pct, "%");
 		pair(sm, sizeof sm, g->sm_clock_mhz.ok, (double)g->sm_clock_mhz.v, g->sm_clock_max_mhz.ok,
@@ -196,14 +254,21 @@ static void gpu_rows(struct screen *sc, const struct gd_view_model *m, const str
 			gd_clock_reasons_str(g->clock_event_reasons.v, rs, sizeof rs);
 		else
 			snprintf(rs, sizeof rs, "-");
-		snprintf(row, sizeof row, "%4s %-10s %-9s %-11s %-10s %-5s %-5s %s", util, sm, temp, pw, mem, pcie,
-			 state, rs);
+		cells[GC_UTIL] = util;
+		cells[GC_SM] = sm;
+		cells[GC_TEMP] = temp;
+		cells[GC_POWER] = pw;
+		cells[GC_MEM] = mem;
+		cells[GC_PCIE] = pcie;
+		cells[GC_STATE] = state;
+		cells[GC_REASONS] = rs;
+		gpu_cells(row, sizeof row, cells, w);
 		if (wide) {
 			struct gd_f64 u = { (double)g->util_gpu_pct.v, g->util_gpu_pct.ok };
-			char name[24];
+			char fitted[64];
 
-			fit(name, sizeof name, g->name, 20);
-			add(sc, attr, "%-3s %-20s %s %s", idx, name, bar(b, 20, u), row);
+			fit(fitted, sizeof fitted, g->name, 20);
+			add(sc, attr, "%-3s %s %s %s", idx, gd_pad(name, sizeof name, fitted, 20), bar(b, 20, u), row);
 		} else {
 			add(sc, attr, "%-3s %s", idx, row);
 		}
@@ -215,8 +280,9 @@ static void host_rows(struct screen *sc, const struct gd_window *w, bool wide)
 	const struct gd_snapshot *now = gd_window_last(w);
 	struct gd_host_rates r;
 	struct gd_f64 mem_pct = { 0, false };
-	char b[40], x[32], y[32], psi[96] = "";
+	char b[40], x[32], y[32], psi[96] = "", cpu[32], memlab[32];
 	int bw = wide ? 20 : 10;
+	size_t lw;
 
 	memset(&r, 0, sizeof r);
 	if (w->n >= 2)
@@ -224,27 +290,35 @@ static void host_rows(struct screen *sc, const struct gd_window *w, bool wide)
 	if (now->psi.cpu_some_avg10.ok || now->psi.io_some_avg10.ok || now->psi.memory_some_avg10.ok)
 		snprintf(psi, sizeof psi, "  PSI cpu %.1f io %.1f mem %.1f", now->psi.cpu_some_avg10.v,
 			 now->psi.io_some_avg10.v, now->psi.memory_some_avg10.v);
+	/* the two bars start in the same column: the labels padded alike */
+	lw = gd_utf8_width(_("CPU"));
+	if (gd_utf8_width(_("MEM")) > lw)
+		lw = gd_utf8_width(_("MEM"));
+	gd_pad(cpu, sizeof cpu, _("CPU"), lw);
+	gd_pad(memlab, sizeof memlab, _("MEM"), lw);
 	if (r.cpu_busy_pct.ok)
-		add(sc, GD_VA_NORMAL, "CPU %s %3.0f%%  iowait %.0f%%%s", bar(b, bw, r.cpu_busy_pct), r.cpu_busy_pct.v,
+		add(sc, GD_VA_NORMAL, _("%s %s %3.0f%%  iowait %.0f%%%s"), cpu, bar(b, bw, r.cpu_busy_pct), r.cpu_busy_pct.v,
 		    r.iowait_pct.ok ? r.iowait_pct.v : 0.0, psi);
 	else
-		add(sc, GD_VA_NORMAL, "CPU %s   -   iowait -%s", bar(b, bw, r.cpu_busy_pct), psi);
+		add(sc, GD_VA_NORMAL, _("%s %s   -   iowait -%s"), cpu, bar(b, bw, r.cpu_busy_pct), psi);
 	if (now->mem.total_bytes.ok && now->mem.available_bytes.ok && now->mem.total_bytes.v)
 		gd_f64_set(&mem_pct, 100.0 - 100.0 * (double)now->mem.available_bytes.v / (double)now->mem.total_bytes.v);
 	{
-		char disk[96] = "  disk -", net[96] = "  net -";
+		char disk[96], net[96];
 
+		snprintf(disk, sizeof disk, "%s", _("  disk -"));
+		snprintf(net, sizeof net, "%s", _("  net -"));
 		if (r.disk_read_bps.ok)
-			snprintf(disk, sizeof disk, "  disk r %s w %s", gd_fmt_rate(x, sizeof x, r.disk_read_bps.v),
+			snprintf(disk, sizeof disk, _("  disk r %s w %s"), gd_fmt_rate(x, sizeof x, r.disk_read_bps.v),
 				 gd_fmt_rate(y, sizeof y, r.disk_write_bps.v));
 		if (r.net_rx_bps.ok)
-			snprintf(net, sizeof net, "  net rx %s tx %s", gd_fmt_rate(x, sizeof x, r.net_rx_bps.v),
+			snprintf(net, sizeof net, _("  net rx %s tx %s"), gd_fmt_rate(x, sizeof x, r.net_rx_bps.v),
 				 gd_fmt_rate(y, sizeof y, r.net_tx_bps.v));
 		if (mem_pct.ok)
-			add(sc, GD_VA_NORMAL, "MEM %s %3.0f%% of %.0fG%s%s", bar(b, bw, mem_pct), mem_pct.v,
+			add(sc, GD_VA_NORMAL, _("%s %s %3.0f%% of %.0fG%s%s"), memlab, bar(b, bw, mem_pct), mem_pct.v,
 			    (double)now->mem.total_bytes.v / 1073741824.0, disk, net);
 		else
-			add(sc, GD_VA_NORMAL, "MEM %s   -%s%s", bar(b, bw, mem_pct), disk, net);
+			add(sc, GD_VA_NORMAL, "%s %s   -%s%s", memlab, bar(b, bw, mem_pct), disk, net);
 	}
 }
 
@@ -266,7 +340,7 @@ static void job_rows(struct screen *sc, const struct gd_view_model *m)
 		return;
 	GD_VEC_EACH(now->job_threads, const struct gd_job_thread, t) {
 		struct gd_jt_use u;
-		char shares[128] = "not sampled", core[16] = "-", wait[64] = "";
+		char shares[128], core[16] = "-", wait[96] = "";
 
 		if (strcmp(t->role, "main") != 0 || !gd_jt_use_of(prev, now, dt, t, &u))
 			continue;
@@ -275,23 +349,27 @@ static void job_rows(struct screen *sc, const struct gd_view_model *m)
 			continue;
 		}
 		shown++;
+		snprintf(shares, sizeof shares, "%s", _("not sampled"));
 		if (u.sampled && u.total > 0)
 			gd_jt_shares(&u, shares, sizeof shares);
 		if (!isnan(u.core_pct))
 			snprintf(core, sizeof core, "%.0f%%", u.core_pct);
 		if (u.syscall[0] && strcmp(u.syscall, "running") != 0)
-			snprintf(wait, sizeof wait, " | waits in %.15s", u.syscall);
-		add(sc, GD_VA_NORMAL, "JOB pid %llu (%s) main thread %s of a core: %s%s", (unsigned long long)u.pid, u.comm,
-		    core, shares, wait);
+			snprintf(wait, sizeof wait, _(" | waits in %.15s"), u.syscall);
+		/* TRANSLATORS: watch's line of a GPU job's main thread: its pid and
+		 * name, how much of a core it used, where its time went */
+		add(sc, GD_VA_NORMAL, _("JOB pid %llu (%s) main thread %s of a core: %s%s"), (unsigned long long)u.pid,
+		    u.comm, core, shares, wait);
 	}
 	if (more)
-		add(sc, GD_VA_DIM, "JOB ... and %zu more rank%s", more, more == 1 ? "" : "s");
+		add(sc, GD_VA_DIM, P_("JOB ... and %zu more rank", "JOB ... and %zu more ranks", more), more);
 	GD_VEC_EACH(now->gpus, const struct gd_gpu, g) {
 		struct gd_gpu_samples_sum gs;
 
 		if (g->index.ok && gd_gpu_samples_window(&last2, g->index.v, idle, &gs) && gs.stall_ms > 0)
-			add(sc, GD_VA_WARN, "GPU %llu stalled %.0f ms in the last interval: %zu samples every %.0f ms, min %.0f%%, "
-			    "mean %.0f%%", (unsigned long long)g->index.v, gs.stall_ms, gs.n, gs.period_ms, gs.min, gs.mean);
+			add(sc, GD_VA_WARN,
+			    _("GPU %llu stalled %.0f ms in the last interval: %zu samples every %.0f ms, min %.0f%%, mean %.0f%%"),
+			    (unsigned long long)g->index.v, gs.stall_ms, gs.n, gs.period_ms, gs.min, gs.mean);
 	}
 }
 
@@ -312,12 +390,14 @@ size_t gd_view_layout(const struct gd_view_model *m, int cols, int rows, struct 
 
 	gd_vec_reset(lines);
 	if (!now) {
-		add(&sc, GD_VA_TITLE, "gpudoctor watch: waiting for the first sample");
+		add(&sc, GD_VA_TITLE, "%s", _("gpudoctor watch: waiting for the first sample"));
 		return lines->n;
 	}
-	add(&sc, GD_VA_TITLE, "gpudoctor watch | host %s | up %.1f s | %zu GPU%s | every %.1f s",
+	add(&sc, GD_VA_TITLE,
+	    P_("gpudoctor watch | host %s | up %.1f s | %zu GPU | every %.1f s",
+	       "gpudoctor watch | host %s | up %.1f s | %zu GPUs | every %.1f s", now->gpus.n),
 	    now->host.hostname[0] ? now->host.hostname : "?", now->host.uptime_s.ok ? now->host.uptime_s.v : 0.0,
-	    now->gpus.n, now->gpus.n == 1 ? "" : "s", m->interval_s);
+	    now->gpus.n, m->interval_s);
 	gpu_rows(&sc, m, now, wide);
 	host_rows(&sc, m->w, wide);
 	job_rows(&sc, m);
@@ -336,36 +416,37 @@ size_t gd_view_layout(const struct gd_view_model *m, int cols, int rows, struct 
 	if (!remedies && (int)nf > room)
 		nf_show = room > 1 ? (size_t)room - 1 : 0;  /* leave a line for "... and N more" */
 
-	add(&sc, GD_VA_HEAD, "FINDINGS (%zu)", nf);
+	add(&sc, GD_VA_HEAD, _("FINDINGS (%zu)"), nf);
 	if (!nf)
-		add(&sc, GD_VA_DIM, "  none among the %zu rules evaluated", f ? f->evaluated : 0);
+		add(&sc, GD_VA_DIM, _("  none among the %zu rules evaluated"), f ? f->evaluated : 0);
 	for (size_t i = 0; i < nf && i < nf_show; i++) {
 		const struct gd_finding *x = GD_VEC_AT(f->items, const struct gd_finding, i);
-		char sev[16];
+		char sev[64];
 
-		snprintf(sev, sizeof sev, "%s", gd_severity_name(x->severity));
-		for (char *p = sev; *p; p++)
-			*p = (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
-		add(&sc, sev_attr(x->severity), "%-8s %s %s: %s", sev, x->id, x->subject, x->summary);
+		/* the severity column is 8 columns wide, whatever the language */
+		gd_pad(sev, sizeof sev, gd_sev_label(x->severity), 8);
+		add(&sc, sev_attr(x->severity), "%s %s %s: %s", sev, x->id, x->subject, x->summary);
 		if (remedies)
 			add(&sc, GD_VA_DIM, "  -> %s", x->remedy);
 	}
 	if (nf > nf_show && nf)
-		add(&sc, GD_VA_DIM, "  ... and %zu more", nf - nf_show);
+		add(&sc, GD_VA_DIM, _("  ... and %zu more"), nf - nf_show);
 
 	if (m->periodic)
-		add(&sc, GD_VA_HEAD, "EPISODES (%zu, every %.1f s)", m->nepisodes, m->period_s);
+		add(&sc, GD_VA_HEAD, _("EPISODES (%zu, every %.1f s)"), m->nepisodes, m->period_s);
 	else
-		add(&sc, GD_VA_HEAD, "EPISODES (%zu)", m->nepisodes);
+		add(&sc, GD_VA_HEAD, _("EPISODES (%zu)"), m->nepisodes);
 	if (!m->nepisodes)
-		add(&sc, GD_VA_DIM, "  no stall yet");
+		add(&sc, GD_VA_DIM, "%s", _("  no stall yet"));
 	for (size_t k = 0; k < m->nepisodes && k < neps_show; k++) {
 		const struct gd_episode *ep = &m->episodes[m->nepisodes - 1 - k];   /* newest first */
 
 		add(&sc, ep->cause ? GD_VA_WARN : GD_VA_NORMAL, "%s", gd_episode_format(ep, buf, sizeof buf));
 	}
-	add(&sc, GD_VA_DIM, "q quit | %zu samples | %zu rule%s not evaluated", m->w->n, f ? f->unknown.n : 0,
-	    f && f->unknown.n == 1 ? "" : "s");
+	add(&sc, GD_VA_DIM,
+	    P_("q quit | %zu samples | %zu rule not evaluated", "q quit | %zu samples | %zu rules not evaluated",
+	       f ? f->unknown.n : 0),
+	    m->w->n, f ? f->unknown.n : 0);
 	return lines->n;
 }
 

@@ -25,7 +25,9 @@
  * not ("slow!" for the one slowed GPU of eight).  A lost GPU's row reads
  * "lost ... !".  Colour is never needed: the words and '!' say it.
  *
- * Lines are cut to the width (counted in characters, UTF-8 aware); when the
+ * Lines are cut to the width (counted in display columns: a Chinese
+ * character takes two; UTF-8 is never split); the GPU table's columns are
+ * padded by display width, as wide as their headings; when the
  * height is short, findings lose their remedy lines first, then whole
  * findings ("... and 3 more").  Below 120 columns the GPU name and the
  * utilisation bar are left out.
@@ -44,7 +46,7 @@ enum gd_view_attr { GD_VA_NORMAL, GD_VA_TITLE, GD_VA_HEAD, GD_VA_INFO, GD_VA_WAR
 
 struct gd_view_line {
 	enum gd_view_attr attr;
-	char text[1024];          /* at most cols characters */
+	char text[1024];          /* at most cols display columns */
 };
 
 struct gd_view_model {
@@ -64,7 +66,8 @@ size_t gd_view_layout(const struct gd_view_model *m, int cols, int rows, struct 
 
 /* One plain line for a non-terminal (watch | tee): time, each GPU's
  * utilisation, clock, temperature and power, CPU, the active finding ids and
- * the episode count. */
+ * the episode count.  Always English, as record's lines: a log that scripts
+ * read, not a screen. */
 const char *gd_view_plain(const struct gd_view_model *m, char *buf, size_t size);
 
 /* Decodes NVML's clock-event reason bits: "sw_power_cap,sw_thermal". */
