@@ -43,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/i18n.h"
 #include "rules/rule_gpu_pci.h"
 
 #define TH(rc, name) ((rc)->th->v[GD_TH_##name])
@@ -92,7 +93,7 @@ static size_t nvml_count(const struct gd_snapshot *s)
 
 static const char *nvml_why(const struct gd_snapshot *s)
 {
-	return s->nvml.reason[0] ? s->nvml.reason : s->nvml.status[0] ? s->nvml.status : "NVML not collected";
+	return s->nvml.reason[0] ? s->nvml.reason : s->nvml.status[0] ? s->nvml.status : _("NVML not collected");
 }
 
 /* ---- gpu.missing ---------------------------------------------------------- */
@@ -106,14 +107,15 @@ enum gd_verdict gd_rule_gpu_missing(struct gd_rule_ctx *rc, struct gd_findings *
 	struct gd_finding *f;
 
 	if (!b)
-		return gd_rule_unknown(rc, "no snapshot");
+		return gd_rule_unknown(rc, _("no snapshot"));
 	if (strcmp(b->nvml.status, "ok") != 0)
-		return gd_rule_unknown(rc, "no GPU evidence: %s", nvml_why(b));
+		return gd_rule_unknown(rc, _("no GPU evidence: %s"), nvml_why(b));
 	pci = gpci_seen(b);
 	if (!pci && !(expected > 0))
-		return gd_rule_unknown(rc, "no PCI evidence (/sys/bus/pci/devices not read: %s) and no expected count "
-				       "(set gpu.missing.expected)", gpci_source(b, "pci")[0] ? gpci_source(b, "pci")
-											: "not collected");
+		/* TRANSLATORS: %s is the pci collector's status word (denied, absent) */
+		return gd_rule_unknown(rc, _("no PCI evidence (/sys/bus/pci/devices not read: %s) and no expected count "
+					     "(set gpu.missing.expected)"),
+				       gpci_source(b, "pci")[0] ? gpci_source(b, "pci") : _("not collected"));
 	count = nvml_count(b);
 	host = gpci_host_gpus(b);
 	if (pci && count == 0 && host > 0)
@@ -123,9 +125,10 @@ enum gd_verdict gd_rule_gpu_missing(struct gd_rule_ctx *rc, struct gd_findings *
 			if (!gpci_host_gpu(p) || gpci_nvml_gpu(b, p->pci_bus_id))
 				continue;
 			f = gd_finding_add(rc, out, rc->rule->severity, "gpu at %s", p->pci_bus_id);
-			gd_finding_summary(f, "The NVIDIA GPU at %s sits on the PCI bus (driver %s) but NVML does not list "
-					   "it: NVML counts %zu GPUs, the bus %zu.", p->pci_bus_id,
-					   p->driver[0] ? p->driver : "none", count, host);
+			/* TRANSLATORS: (driver <nvidia, vfio-pci, or "none">) */
+			gd_finding_summary(f, _("The NVIDIA GPU at %s sits on the PCI bus (driver %s) but NVML does not list "
+						"it: NVML counts %zu GPUs, the bus %zu."), p->pci_bus_id,
+					   p->driver[0] ? p->driver : _("none"), count, host);
 			gd_finding_ev(f, "nvml_gpus", (double)count, "", (double)host);
 			gd_finding_ev(f, "pci_gpus", (double)host, "", NAN);
 			gd_finding_ev_text(f, "pci_bus_id", p->pci_bus_id);
@@ -133,7 +136,7 @@ enum gd_verdict gd_rule_gpu_missing(struct gd_rule_ctx *rc, struct gd_findings *
 		}
 		if (!named) {
 			f = gd_finding_add(rc, out, rc->rule->severity, "host");
-			gd_finding_summary(f, "NVML counts %zu GPUs but %zu NVIDIA GPUs sit on the PCI bus.", count, host);
+			gd_finding_summary(f, _("NVML counts %zu GPUs but %zu NVIDIA GPUs sit on the PCI bus."), count, host);
 			gd_finding_ev(f, "nvml_gpus", (double)count, "", (double)host);
 			gd_finding_ev(f, "pci_gpus", (double)host, "", NAN);
 			named++;
@@ -142,10 +145,11 @@ enum gd_verdict gd_rule_gpu_missing(struct gd_rule_ctx *rc, struct gd_findings *
 	if (expected > 0 && (double)count < expected && !named) {
 		f = gd_finding_add(rc, out, rc->rule->severity, "host");
 		if (pci && (double)host < expected)
-			gd_finding_summary(f, "NVML counts %zu GPUs and the PCI bus shows %zu, but this host should have %.0f "
-					   "(gpu.missing.expected): a GPU is gone from the bus itself.", count, host, expected);
+			gd_finding_summary(f, _("NVML counts %zu GPUs and the PCI bus shows %zu, but this host should have "
+						"%.0f (gpu.missing.expected): a GPU is gone from the bus itself."), count, host,
+					   expected);
 		else
-			gd_finding_summary(f, "NVML counts %zu GPUs, but this host should have %.0f (gpu.missing.expected).",
+			gd_finding_summary(f, _("NVML counts %zu GPUs, but this host should have %.0f (gpu.missing.expected)."),
 					   count, expected);
 		gd_finding_ev(f, "nvml_gpus", (double)count, "", expected);
 		if (pci)
@@ -167,25 +171,33 @@ static enum gd_verdict init_failed_from_nvml(struct gd_rule_ctx *rc, const struc
 	struct gd_finding *f;
 
 	if (strcmp(b->nvml.status, "ok") != 0)
-		return gd_rule_unknown(rc, "no GPU evidence: %s", nvml_why(b));
+		return gd_rule_unknown(rc, _("no GPU evidence: %s"), nvml_why(b));
 	if (!gpci_seen(b))
-		return gd_rule_unknown(rc, "no PCI evidence (/sys/bus/pci/devices not read)");
+		return gd_rule_unknown(rc, _("no PCI evidence (/sys/bus/pci/devices not read)"));
 	host = gpci_host_gpus(b);
 	if (nvml_count(b) > 0 || host == 0)
 		return GD_VERDICT_CLEAR;
 	pci_list(b, list, sizeof list);
 	bound_text(b, bound, sizeof bound, &nouveau, &unbound);
 	f = gd_finding_add(rc, out, rc->rule->severity, "host");
-	gd_finding_summary(f, "NVML is up but finds no GPU while %zu NVIDIA GPUs sit on the PCI bus (%s)%s.", host, list,
-			   unbound == host ? "; none is bound to the nvidia driver: its probe failed"
-					   : nouveau ? "; some are bound to nouveau" : "");
+	if (unbound == host)
+		/* TRANSLATORS: (%s) lists the GPUs' PCI addresses */
+		gd_finding_summary(f, _("NVML is up but finds no GPU while %zu NVIDIA GPUs sit on the PCI bus (%s); none is "
+					"bound to the nvidia driver: its probe failed."), host, list);
+	else if (nouveau)
+		gd_finding_summary(f, _("NVML is up but finds no GPU while %zu NVIDIA GPUs sit on the PCI bus (%s); some "
+					"are bound to nouveau."), host, list);
+	else
+		gd_finding_summary(f, _("NVML is up but finds no GPU while %zu NVIDIA GPUs sit on the PCI bus (%s)."), host,
+				   list);
 	gd_finding_ev(f, "nvml_gpus", 0, "", (double)host);
 	gd_finding_ev(f, "pci_gpus", (double)host, "", NAN);
 	gd_finding_ev_text(f, "bound_driver", bound);
-	gd_finding_remedy(f, "The driver could not bring the GPUs up: look for \"RmInitAdapter failed\" or \"probe routine "
-			  "failed\" in dmesg; check BIOS settings (Above 4G decoding, Resizable BAR), the auxiliary power "
-			  "cables, seating, and that driver %s supports this GPU.",
-			  b->nvml.driver_version[0] ? b->nvml.driver_version : "the installed");
+	/* TRANSLATORS: ... and that driver <550.54.15, or "the installed"> supports this GPU */
+	gd_finding_remedy(f, _("The driver could not bring the GPUs up: look for \"RmInitAdapter failed\" or \"probe "
+			       "routine failed\" in dmesg; check BIOS settings (Above 4G decoding, Resizable BAR), the "
+			       "auxiliary power cables, seating, and that driver %s supports this GPU."),
+			  b->nvml.driver_version[0] ? b->nvml.driver_version : _("the installed"));
 	return GD_VERDICT_FIRED;
 }
 
@@ -194,7 +206,7 @@ enum gd_verdict gd_rule_gpu_init_failed_nvml(struct gd_rule_ctx *rc, struct gd_f
 	const struct gd_snapshot *b = gd_window_last(rc->w);
 
 	if (!b)
-		return gd_rule_unknown(rc, "no snapshot");
+		return gd_rule_unknown(rc, _("no snapshot"));
 	return init_failed_from_nvml(rc, b, out);
 }
 
@@ -209,9 +221,9 @@ enum gd_verdict gd_rule_driver_not_loaded(struct gd_rule_ctx *rc, struct gd_find
 	struct gd_finding *f;
 
 	if (!b)
-		return gd_rule_unknown(rc, "no snapshot");
+		return gd_rule_unknown(rc, _("no snapshot"));
 	if (!gpci_seen(b))
-		return gd_rule_unknown(rc, "no PCI evidence (/sys/bus/pci/devices not read)");
+		return gd_rule_unknown(rc, _("no PCI evidence (/sys/bus/pci/devices not read)"));
 	host = gpci_host_gpus(b);
 	if (host == 0 || strcmp(b->nvml.status, "ok") == 0)
 		return GD_VERDICT_CLEAR;   /* no GPU to drive, or the driver answers */
@@ -220,28 +232,46 @@ enum gd_verdict gd_rule_driver_not_loaded(struct gd_rule_ctx *rc, struct gd_find
 	if (!file_absent && !init_says) {
 		if (b->driver.loaded.ok)
 			return GD_VERDICT_CLEAR;
-		return gd_rule_unknown(rc, "/proc/driver/nvidia/version not read (%s) and NVML says nothing about the driver",
-				       gpci_source(b, "nvidia_driver")[0] ? gpci_source(b, "nvidia_driver") : "not collected");
+		/* TRANSLATORS: %s is the collector's status word (denied, absent) */
+		return gd_rule_unknown(rc, _("/proc/driver/nvidia/version not read (%s) and NVML says nothing about the "
+					     "driver"),
+				       gpci_source(b, "nvidia_driver")[0] ? gpci_source(b, "nvidia_driver")
+									  : _("not collected"));
 	}
 	pci_list(b, list, sizeof list);
 	bound_text(b, bound, sizeof bound, &nouveau, &unbound);
 	f = gd_finding_add(rc, out, rc->rule->severity, "driver");
-	gd_finding_summary(f, "%zu NVIDIA GPU%s on the PCI bus (%s) but the nvidia kernel module is not loaded (%s)%s.",
-			   host, host == 1 ? " sits" : "s sit", list,
-			   file_absent ? "no /proc/driver/nvidia/version" : "nvmlInit: DRIVER_NOT_LOADED",
-			   nouveau ? "; nouveau has them" : "");
+	if (nouveau)
+		/* TRANSLATORS: <n> NVIDIA GPUs sit on the PCI bus (<PCI addresses>) ... not loaded (<what says so>) */
+		gd_finding_summary(f, P_("%zu NVIDIA GPU sits on the PCI bus (%s) but the nvidia kernel module is not "
+					 "loaded (%s); nouveau has them.",
+					 "%zu NVIDIA GPUs sit on the PCI bus (%s) but the nvidia kernel module is not "
+					 "loaded (%s); nouveau has them.", host),
+				   host, list, file_absent ? _("no /proc/driver/nvidia/version") : "nvmlInit: DRIVER_NOT_LOADED");
+	else
+		gd_finding_summary(f, P_("%zu NVIDIA GPU sits on the PCI bus (%s) but the nvidia kernel module is not "
+					 "loaded (%s).",
+					 "%zu NVIDIA GPUs sit on the PCI bus (%s) but the nvidia kernel module is not "
+					 "loaded (%s).", host),
+				   host, list, file_absent ? _("no /proc/driver/nvidia/version") : "nvmlInit: DRIVER_NOT_LOADED");
 	gd_finding_ev(f, "pci_gpus", (double)host, "", NAN);
 	gd_finding_ev_text(f, "bound_driver", bound);
 	if (b->nvml.init_error[0])
 		gd_finding_ev_text(f, "init_error", b->nvml.init_error);
 	if (nouveau)
-		gd_finding_remedy(f, "nouveau holds the GPUs: blacklist it (echo 'blacklist nouveau' > "
-				  "/etc/modprobe.d/blacklist-nouveau.conf; update-initramfs -u), reboot, then load nvidia "
-				  "(modprobe nvidia) and check dmesg.");
+		gd_finding_remedy(f, _("nouveau holds the GPUs: blacklist it (echo 'blacklist nouveau' > "
+				       "/etc/modprobe.d/blacklist-nouveau.conf; update-initramfs -u), reboot, then load "
+				       "nvidia (modprobe nvidia) and check dmesg."));
+	else if (b->host.kernel[0])
+		/* TRANSLATORS: DKMS must have built it for <kernel release: 6.8.0-45-generic> */
+		gd_finding_remedy(f, _("Load the driver (modprobe nvidia) and read dmesg if it fails; if it is not "
+				       "installed, install the NVIDIA driver matching this kernel (DKMS must have built it "
+				       "for %s)."),
+				  b->host.kernel);
 	else
-		gd_finding_remedy(f, "Load the driver (modprobe nvidia) and read dmesg if it fails; if it is not installed, "
-				  "install the NVIDIA driver matching this kernel (DKMS must have built it for %s).",
-				  b->host.kernel[0] ? b->host.kernel : "the running kernel");
+		gd_finding_remedy(f, _("Load the driver (modprobe nvidia) and read dmesg if it fails; if it is not "
+				       "installed, install the NVIDIA driver matching this kernel (DKMS must have built it "
+				       "for the running kernel)."));
 	return GD_VERDICT_FIRED;
 }
 
@@ -274,16 +304,18 @@ enum gd_verdict gd_rule_driver_cuda_too_new(struct gd_rule_ctx *rc, struct gd_fi
 	const char *st;
 
 	if (!b)
-		return gd_rule_unknown(rc, "no snapshot");
+		return gd_rule_unknown(rc, _("no snapshot"));
 	if (!b->nvml.cuda_driver_version.ok)
-		return gd_rule_unknown(rc, "no GPU evidence: %s",
-				       strcmp(b->nvml.status, "ok") == 0 ? "NVML gave no CUDA driver version" : nvml_why(b));
+		return gd_rule_unknown(rc, _("no GPU evidence: %s"),
+				       strcmp(b->nvml.status, "ok") == 0 ? _("NVML gave no CUDA driver version")
+									 : nvml_why(b));
 	dmaj = (long)(b->nvml.cuda_driver_version.v / 1000);
 	dmin = (long)(b->nvml.cuda_driver_version.v % 1000 / 10);
 	for (size_t i = 0; i < b->procs.n; i++) {
 		const struct gd_proc *p = GD_VEC_AT(b->procs, struct gd_proc, i);
 		long maj, min;
 		bool major_newer, minor_newer;
+		const char *drv;
 		size_t same = 0;
 		struct gd_finding *f;
 
@@ -302,17 +334,28 @@ enum gd_verdict gd_rule_driver_cuda_too_new(struct gd_rule_ctx *rc, struct gd_fi
 			same += strcmp(GD_VEC_AT(b->procs, struct gd_proc, k)->cuda_runtime, p->cuda_runtime) == 0;
 		f = gd_finding_add(rc, out, major_newer ? GD_SEV_CRITICAL : GD_SEV_WARNING, "pid %llu (%s)",
 				   (unsigned long long)p->pid.v, p->comm);
-		if (major_newer)
-			gd_finding_summary(f, "pid %llu (%s)%s maps CUDA runtime %s, but driver %s supports CUDA up to "
-					   "%ld.%ld: a newer major version cannot run.", (unsigned long long)p->pid.v,
-					   p->comm, same ? " and others" : "", p->cuda_runtime,
-					   b->nvml.driver_version[0] ? b->nvml.driver_version : "(unknown)", dmaj, dmin);
+		drv = b->nvml.driver_version[0] ? b->nvml.driver_version : _("(unknown)");
+		if (major_newer && same)
+			/* TRANSLATORS: pid <pid> (<command>) maps CUDA runtime <12.8.57>, but driver <550.54.15> supports
+			 * CUDA up to <12.4> */
+			gd_finding_summary(f, _("pid %llu (%s) and others maps CUDA runtime %s, but driver %s supports CUDA "
+						"up to %ld.%ld: a newer major version cannot run."),
+					   (unsigned long long)p->pid.v, p->comm, p->cuda_runtime, drv, dmaj, dmin);
+		else if (major_newer)
+			gd_finding_summary(f, _("pid %llu (%s) maps CUDA runtime %s, but driver %s supports CUDA up to "
+						"%ld.%ld: a newer major version cannot run."),
+					   (unsigned long long)p->pid.v, p->comm, p->cuda_runtime, drv, dmaj, dmin);
+		else if (same)
+			/* TRANSLATORS: ... newer than the CUDA <12.4> driver <550.54.15> supports */
+			gd_finding_summary(f, _("pid %llu (%s) and others maps CUDA runtime %s, newer than the CUDA %ld.%ld "
+						"driver %s supports: it runs only under minor-version compatibility (no PTX "
+						"JIT, newest APIs fail)."),
+					   (unsigned long long)p->pid.v, p->comm, p->cuda_runtime, dmaj, dmin, drv);
 		else
-			gd_finding_summary(f, "pid %llu (%s)%s maps CUDA runtime %s, newer than the CUDA %ld.%ld driver %s "
-					   "supports: it runs only under minor-version compatibility (no PTX JIT, newest "
-					   "APIs fail).", (unsigned long long)p->pid.v, p->comm, same ? " and others" : "",
-					   p->cuda_runtime, dmaj, dmin,
-					   b->nvml.driver_version[0] ? b->nvml.driver_version : "(unknown)");
+			gd_finding_summary(f, _("pid %llu (%s) maps CUDA runtime %s, newer than the CUDA %ld.%ld driver %s "
+						"supports: it runs only under minor-version compatibility (no PTX JIT, newest "
+						"APIs fail)."),
+					   (unsigned long long)p->pid.v, p->comm, p->cuda_runtime, dmaj, dmin, drv);
 		gd_finding_ev(f, "cuda_runtime_version", (double)(maj * 1000 + (min > 0 ? min : 0) * 10), "",
 			      (double)b->nvml.cuda_driver_version.v);
 		gd_finding_ev_text(f, "cuda_runtime", p->cuda_runtime);
@@ -329,6 +372,7 @@ next:;
 	st = gpci_source(b, "cuda_runtime");
 	if (strcmp(st, "ok") == 0 || strcmp(st, "partial") == 0)
 		return GD_VERDICT_CLEAR;   /* no job maps a shared libcudart */
-	return gd_rule_unknown(rc, "the CUDA runtimes of GPU jobs were not read (/proc/<pid>/maps: %s)",
-			       st[0] ? st : "not collected");
+	/* TRANSLATORS: %s is the collector's status word (denied, absent) */
+	return gd_rule_unknown(rc, _("the CUDA runtimes of GPU jobs were not read (/proc/<pid>/maps: %s)"),
+			       st[0] ? st : _("not collected"));
 }

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "core/i18n.h"
 #include "rules/rules.h"
 
 /* Clock-event ("throttle") reason bits, FACTS.md §2.9. */
@@ -79,13 +80,15 @@ static inline bool gpu_none(struct gd_rule_ctx *rc, const struct gd_snapshot *b,
 	if (b && b->gpus.n)
 		return false;
 	if (!b)
-		*v = gd_rule_unknown(rc, "no snapshot");
+		*v = gd_rule_unknown(rc, _("no snapshot"));
 	else if (strcmp(b->nvml.status, "ok") != 0)
-		*v = gd_rule_unknown(rc, "no GPU evidence: %s",
+		/* TRANSLATORS: %s is the collector's reason (English, as in the
+		 * snapshot) or NVML's status word (failed, denied, absent) */
+		*v = gd_rule_unknown(rc, _("no GPU evidence: %s"),
 				     b->nvml.reason[0] ? b->nvml.reason
-						       : b->nvml.status[0] ? b->nvml.status : "NVML not collected");
+						       : b->nvml.status[0] ? b->nvml.status : _("NVML not collected"));
 	else
-		*v = gd_rule_unknown(rc, "NVML lists no GPUs");
+		*v = gd_rule_unknown(rc, _("NVML lists no GPUs"));
 	return true;
 }
 
@@ -111,33 +114,24 @@ static inline const char *gpu_offline_source(const struct gd_snapshot *b)
 	return NULL;
 }
 
-/* Where GPU evidence was looked for, for reasons: "from NVML", or "in the
- * nvidia-smi -q output" when it was read offline. */
-static inline const char *gpu_evidence_from(const struct gd_snapshot *b, char *buf, size_t size)
-{
-	const char *smi = gpu_offline_source(b);
-
-	if (!smi)
-		return "from NVML";
-	snprintf(buf, size, "in the %s output", smi);
-	return buf;
-}
-
 /* The unknown verdict when no GPU reported field: names the NVML error
  * behind it when nvml_errors has one, the nvidia-smi output that lacks it
- * offline, else says it is not supported. */
+ * offline, else says it is not supported.  what is a noun phrase, already
+ * translated (the caller's _("...")). */
 static inline enum gd_verdict gpu_field_unknown(struct gd_rule_ctx *rc, const struct gd_snapshot *b,
 						 const char *field, const char *what)
 {
-	char buf[64];
+	const char *smi = gpu_offline_source(b);
 
 	GD_VEC_EACH(b->nvml_errors, const struct gd_nvml_error, e) {
 		if (strcmp(e->field, field) == 0)
-			return gd_rule_unknown(rc, "no %s from NVML (%s): %s", what, e->status, e->reason);
+			/* TRANSLATORS: no <what> from NVML (<NVML status word>): <NVML's reason, English> */
+			return gd_rule_unknown(rc, _("no %s from NVML (%s): %s"), what, e->status, e->reason);
 	}
-	if (gpu_offline_source(b))
-		return gd_rule_unknown(rc, "no %s %s", what, gpu_evidence_from(b, buf, sizeof buf));
-	return gd_rule_unknown(rc, "no %s from NVML: not supported by these GPUs or this driver", what);
+	if (smi)
+		/* TRANSLATORS: no <what> in the <nvidia-smi -q> output (what the user gave) */
+		return gd_rule_unknown(rc, _("no %s in the %s output"), what, smi);
+	return gd_rule_unknown(rc, _("no %s from NVML: not supported by these GPUs or this driver"), what);
 }
 
 /* "sw_power_cap,hw_thermal" (or "none") for a reasons mask. */

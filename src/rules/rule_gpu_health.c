@@ -68,9 +68,14 @@ static void lost_from_nvml(struct gd_rule_ctx *rc, struct gd_findings *out, stru
 				continue;
 			sd->fired++;
 			f = gd_finding_add(rc, out, rc->rule->severity, "%s", gpu_name(g).s);
-			gd_finding_summary(f, "%s%s%s%s fell off the bus: NVML answers GPU_IS_LOST%s.", gpu_name(g).s,
-					   g->name[0] ? " (" : "", g->name, g->name[0] ? ")" : "",
-					   i + 1 < rc->w->n ? " (in an earlier snapshot of the window)" : "");
+			if (i + 1 < rc->w->n)
+				/* TRANSLATORS: gpu0 (0000:3b:00.0)<" (" model ")" or nothing> fell off the bus (掉卡) */
+				gd_finding_summary(f, _("%s%s%s%s fell off the bus: NVML answers GPU_IS_LOST (in an earlier "
+							"snapshot of the window)."),
+						   gpu_name(g).s, g->name[0] ? " (" : "", g->name, g->name[0] ? ")" : "");
+			else
+				gd_finding_summary(f, _("%s%s%s%s fell off the bus: NVML answers GPU_IS_LOST."), gpu_name(g).s,
+						   g->name[0] ? " (" : "", g->name, g->name[0] ? ")" : "");
 			gd_finding_ev(f, "lost", 1, "", NAN);
 			if (g->uuid[0])
 				gd_finding_ev_text(f, "uuid", g->uuid);
@@ -129,8 +134,8 @@ enum gd_verdict gd_rule_gpu_monitor_stuck(struct gd_rule_ctx *rc, struct gd_find
 
 		if (judged)
 			return GD_VERDICT_CLEAR;
-		return gd_rule_unknown(rc, "no GPU evidence: %s", b && b->nvml.reason[0] ? b->nvml.reason
-									: "NVML not collected");
+		return gd_rule_unknown(rc, _("no GPU evidence: %s"), b && b->nvml.reason[0] ? b->nvml.reason
+									   : _("NVML not collected"));
 	}
 	idx = stuck_gpu(s->nvml.stuck_call);
 	if (idx >= 0)
@@ -142,11 +147,17 @@ enum gd_verdict gd_rule_gpu_monitor_stuck(struct gd_rule_ctx *rc, struct gd_find
 	else
 		snprintf(subject, sizeof subject, "nvml");
 	f = gd_finding_add(rc, out, rc->rule->severity, "%s", subject);
-	gd_finding_summary(f, "NVML call %s did not return within %g s%s: the driver is wedged; the GPUs after it were "
-			   "not read and their values are withdrawn, not repeated.",
-			   s->nvml.stuck_call[0] ? s->nvml.stuck_call : "(unnamed)",
-			   s->nvml.timeout_s.ok ? s->nvml.timeout_s.v : 0.0,
-			   stuck > 1 ? " (in several snapshots)" : "");
+	if (stuck > 1)
+		gd_finding_summary(f, _("NVML call %s did not return within %g s (in several snapshots): the driver is "
+					"wedged; the GPUs after it were not read and their values are withdrawn, not "
+					"repeated."),
+				   s->nvml.stuck_call[0] ? s->nvml.stuck_call : _("(unnamed)"),
+				   s->nvml.timeout_s.ok ? s->nvml.timeout_s.v : 0.0);
+	else
+		gd_finding_summary(f, _("NVML call %s did not return within %g s: the driver is wedged; the GPUs after it "
+					"were not read and their values are withdrawn, not repeated."),
+				   s->nvml.stuck_call[0] ? s->nvml.stuck_call : _("(unnamed)"),
+				   s->nvml.timeout_s.ok ? s->nvml.timeout_s.v : 0.0);
 	gd_finding_ev_text(f, "stuck_call", s->nvml.stuck_call[0] ? s->nvml.stuck_call : "(unnamed)");
 	if (s->nvml.timeout_s.ok)
 		gd_finding_ev(f, "timeout_s", s->nvml.timeout_s.v, "s", NAN);
@@ -156,12 +167,16 @@ enum gd_verdict gd_rule_gpu_monitor_stuck(struct gd_rule_ctx *rc, struct gd_find
 
 /* ---- gpu.reset_required ------------------------------------------------ */
 
+/* The action's name: evidence text as it is, translated (_()) where a
+ * summary says it. */
 static const char *action_name(uint64_t a)
 {
-	static const char *const names[] = { "none", "GPU reset", "node reboot", "drain P2P", "drain and reset",
-					     "recover IMEX domain" };
+	/* TRANSLATORS: NVML's GPU recovery actions (field 230), said in
+	 * "gpu0 needs a <action> before it can be used again" */
+	static const char *const names[] = { N_("none"), N_("GPU reset"), N_("node reboot"), N_("drain P2P"),
+					     N_("drain and reset"), N_("recover IMEX domain") };
 
-	return a < sizeof names / sizeof names[0] ? names[a] : "unknown action";
+	return a < sizeof names / sizeof names[0] ? names[a] : N_("unknown action");
 }
 
 /* NVML side: the recovery action (field 230). */
@@ -182,22 +197,22 @@ static void reset_from_nvml(struct gd_rule_ctx *rc, struct gd_findings *out, str
 			continue;
 		sd->fired++;
 		f = gd_finding_add(rc, out, rc->rule->severity, "%s", gpu_name(g).s);
-		gd_finding_summary(f, "%s needs a %s before it can be used again (NVML recovery action %llu).",
-				   gpu_name(g).s, action_name(a), (unsigned long long)a);
+		gd_finding_summary(f, _("%s needs a %s before it can be used again (NVML recovery action %llu)."),
+				   gpu_name(g).s, _(action_name(a)), (unsigned long long)a);
 		switch (a) {
 		case 1:
-			gd_finding_remedy(f, "Drain the GPU's jobs and reset it: nvidia-smi -r -i %llu.", idx);
+			gd_finding_remedy(f, _("Drain the GPU's jobs and reset it: nvidia-smi -r -i %llu."), idx);
 			break;
 		case 2:
-			gd_finding_remedy(f, "Drain the node and reboot it: a GPU reset is not enough.");
+			gd_finding_remedy(f, _("Drain the node and reboot it: a GPU reset is not enough."));
 			break;
 		case 3:
-			gd_finding_remedy(f, "Drain peer-to-peer traffic: stop the jobs that use this GPU's NVLink peers, "
-					  "then check nvidia-smi -q -i %llu again.", idx);
+			gd_finding_remedy(f, _("Drain peer-to-peer traffic: stop the jobs that use this GPU's NVLink peers, "
+					    "then check nvidia-smi -q -i %llu again."), idx);
 			break;
 		case 4:
-			gd_finding_remedy(f, "Drain every job on the GPU and its peers, then reset it: nvidia-smi -r -i %llu.",
-					  idx);
+			gd_finding_remedy(f, _("Drain every job on the GPU and its peers, then reset it: nvidia-smi -r -i "
+					    "%llu."), idx);
 			break;
 		default:
 			break;
@@ -220,7 +235,7 @@ enum gd_verdict gd_rule_gpu_reset_required_nvml(struct gd_rule_ctx *rc, struct g
 		return GD_VERDICT_FIRED;
 	if (!nv.judged)
 		return gpu_field_unknown(rc, b, "recovery_action",
-					 "GPU recovery action (NVML field 230, drivers of the 12.8 era and newer)");
+					 _("GPU recovery action (NVML field 230, drivers of the 12.8 era and newer)"));
 	return GD_VERDICT_CLEAR;
 }
 
@@ -247,24 +262,27 @@ enum gd_verdict gd_rule_driver_version_mismatch(struct gd_rule_ctx *rc, struct g
 	struct gd_finding *f;
 
 	if (!b)
-		return gd_rule_unknown(rc, "no snapshot");
+		return gd_rule_unknown(rc, _("no snapshot"));
 	init_mismatch = strcmp(b->nvml.init_error, "LIB_RM_VERSION_MISMATCH") == 0;
 	differ = versions_differ(b);
 	if (!init_mismatch && !differ) {
 		if (strcmp(b->nvml.status, "ok") == 0 ||
 		    (strcmp(b->nvml.status, "stuck") == 0 && b->nvml.driver_version[0]))
 			return GD_VERDICT_CLEAR; /* nvmlInit got past its version check */
-		return gd_rule_unknown(rc, "NVML did not start, so its version check did not run: %s",
-				       b->nvml.reason[0] ? b->nvml.reason : "NVML not collected");
+		return gd_rule_unknown(rc, _("NVML did not start, so its version check did not run: %s"),
+				       b->nvml.reason[0] ? b->nvml.reason : _("NVML not collected"));
 	}
 	f = gd_finding_add(rc, out, rc->rule->severity, "driver");
-	if (init_mismatch)
-		gd_finding_summary(f, "NVML (%s) refuses to start: it does not match the loaded nvidia kernel module%s%s%s.",
-				   b->nvml.library[0] ? b->nvml.library : "libnvidia-ml.so.1",
-				   b->driver.version[0] ? " (version " : "", b->driver.version,
-				   b->driver.version[0] ? ")" : "");
+	if (init_mismatch && b->driver.version[0])
+		/* TRANSLATORS: NVML (<library file>) ... kernel module (version <550.54.15>) */
+		gd_finding_summary(f, _("NVML (%s) refuses to start: it does not match the loaded nvidia kernel module "
+					"(version %s)."),
+				   b->nvml.library[0] ? b->nvml.library : "libnvidia-ml.so.1", b->driver.version);
+	else if (init_mismatch)
+		gd_finding_summary(f, _("NVML (%s) refuses to start: it does not match the loaded nvidia kernel module."),
+				   b->nvml.library[0] ? b->nvml.library : "libnvidia-ml.so.1");
 	else
-		gd_finding_summary(f, "The nvidia kernel module is version %s but NVML is %s.", b->driver.version,
+		gd_finding_summary(f, _("The nvidia kernel module is version %s but NVML is %s."), b->driver.version,
 				   b->nvml.nvml_version);
 	if (b->nvml.init_error[0])
 		gd_finding_ev_text(f, "init_error", b->nvml.init_error);
@@ -309,10 +327,10 @@ enum gd_verdict gd_rule_driver_nvml_unavailable(struct gd_rule_ctx *rc, struct g
 	struct gd_finding *f;
 
 	if (!b)
-		return gd_rule_unknown(rc, "no snapshot");
+		return gd_rule_unknown(rc, _("no snapshot"));
 	st = b->nvml.status;
 	if (!st[0])
-		return gd_rule_unknown(rc, "NVML not collected");
+		return gd_rule_unknown(rc, _("NVML not collected"));
 	if (strcmp(st, "ok") == 0 || strcmp(st, "stuck") == 0)
 		return GD_VERDICT_CLEAR; /* stuck is gpu.monitor_stuck */
 	if (strcmp(b->nvml.init_error, "LIB_RM_VERSION_MISMATCH") == 0 ||
@@ -326,18 +344,20 @@ enum gd_verdict gd_rule_driver_nvml_unavailable(struct gd_rule_ctx *rc, struct g
 	if (!broken && !gpus) {
 		if (seen)
 			return GD_VERDICT_CLEAR; /* no NVIDIA GPU driven by nvidia: nothing to monitor */
-		return gd_rule_unknown(rc, "no NVML (%s) and no PCI evidence of NVIDIA GPUs", b->nvml.reason);
+		return gd_rule_unknown(rc, _("no NVML (%s) and no PCI evidence of NVIDIA GPUs"), b->nvml.reason);
 	}
 	f = gd_finding_add(rc, out, rc->rule->severity, "nvml");
 	if (gpus)
-		gd_finding_summary(f, "%zu NVIDIA GPUs sit on the PCI bus with the nvidia driver, but NVML is %s: %s.",
-				   gpus, st, b->nvml.reason[0] ? b->nvml.reason : "no reason given");
+		/* TRANSLATORS: %s after "NVML is" is NVML's status word (failed,
+		 * denied, absent), then the collector's reason */
+		gd_finding_summary(f, _("%zu NVIDIA GPUs sit on the PCI bus with the nvidia driver, but NVML is %s: %s."),
+				   gpus, st, b->nvml.reason[0] ? b->nvml.reason : _("no reason given"));
 	else
-		gd_finding_summary(f, "NVML is installed but %s: %s.", st,
-				   b->nvml.reason[0] ? b->nvml.reason : "no reason given");
+		gd_finding_summary(f, _("NVML is installed but %s: %s."), st,
+				   b->nvml.reason[0] ? b->nvml.reason : _("no reason given"));
 	if (strcmp(st, "denied") == 0)
-		gd_finding_remedy(f, "Give gpudoctor access to /dev/nvidiactl and /dev/nvidia* (run it as root, in the "
-				  "video group, or in a container started with the NVIDIA runtime: --gpus all).");
+		gd_finding_remedy(f, _("Give gpudoctor access to /dev/nvidiactl and /dev/nvidia* (run it as root, in the "
+				       "video group, or in a container started with the NVIDIA runtime: --gpus all)."));
 	gd_finding_ev_text(f, "nvml_status", st);
 	if (b->nvml.init_error[0])
 		gd_finding_ev_text(f, "init_error", b->nvml.init_error);

@@ -74,18 +74,24 @@ enum gd_verdict gd_rule_gpu_thermal_throttle(struct gd_rule_ctx *rc, struct gd_f
 		gpu_reasons_text(have_r ? mask : 0, rtext, sizeof rtext);
 		f = gd_finding_add(rc, out, by_r && (mask & GPU_R_HW_THERMAL) ? GD_SEV_CRITICAL : rc->rule->severity,
 				   "%s", gpu_name(g).s);
+		/* the summary's clauses, each present when its evidence is */
 		if (have_pct)
-			snprintf(parts[0], sizeof parts[0], "thermal-limited %.0f%% of the window; ", pct);
+			/* TRANSLATORS: the first clause of "gpu2 is held down by heat: <this>clock-event reasons: ..." */
+			snprintf(parts[0], sizeof parts[0], _("thermal-limited %.0f%% of the window; "), pct);
 		if (have_t)
-			snprintf(parts[1], sizeof parts[1], "; %.0f °C, slowdown at %.0f °C", g->temp_c.v,
+			/* TRANSLATORS: a clause after the clock-event reasons: temperature, slowdown temperature */
+			snprintf(parts[1], sizeof parts[1], _("; %.0f °C, slowdown at %.0f °C"), g->temp_c.v,
 				 g->temp_slowdown_c.v);
 		if (g->sm_clock_mhz.ok && g->sm_clock_max_mhz.ok && g->sm_clock_max_mhz.v)
-			snprintf(parts[2], sizeof parts[2], "; SM clock %llu MHz = %.0f%% of max %llu MHz",
+			/* TRANSLATORS: the last clause: SM clock <MHz> = <percent> of max <MHz> */
+			snprintf(parts[2], sizeof parts[2], _("; SM clock %llu MHz = %.0f%% of max %llu MHz"),
 				 (unsigned long long)g->sm_clock_mhz.v,
 				 100.0 * (double)g->sm_clock_mhz.v / (double)g->sm_clock_max_mhz.v,
 				 (unsigned long long)g->sm_clock_max_mhz.v);
-		gd_finding_summary(f, "%s is held down by heat: %sclock-event reasons: %s%s%s.", gpu_name(g).s, parts[0],
-				   rtext, parts[1], parts[2]);
+		/* TRANSLATORS: gpu2 (0000:52:00.0) is held down by heat (过热降频): <thermal-limited clause><reasons
+		 * such as sw_thermal,hw_thermal (NVML's names)><temperature clause><SM clock clause> */
+		gd_finding_summary(f, _("%s is held down by heat: %sclock-event reasons: %s%s%s."), gpu_name(g).s,
+				   parts[0], rtext, parts[1], parts[2]);
 		if (have_pct)
 			gd_finding_ev(f, "thermal_limited_pct", pct, "%", lim);
 		if (have_t) {
@@ -102,7 +108,7 @@ enum gd_verdict gd_rule_gpu_thermal_throttle(struct gd_rule_ctx *rc, struct gd_f
 	if (fired)
 		return GD_VERDICT_FIRED;
 	if (!judged)
-		return gpu_field_unknown(rc, b, "temp_c", "temperature, clock-event reasons or thermal violation time");
+		return gpu_field_unknown(rc, b, "temp_c", _("temperature, clock-event reasons or thermal violation time"));
 	return GD_VERDICT_CLEAR;
 }
 
@@ -146,10 +152,20 @@ static enum gd_verdict reason_rule(struct gd_rule_ctx *rc, struct gd_findings *o
 		fired++;
 		gpu_reasons_text(hit->clock_event_reasons.v, rtext, sizeof rtext);
 		f = gd_finding_add(rc, out, rc->rule->severity, "%s", gpu_name(g).s);
-		gd_finding_summary(f, "%s: %s in %zu of %zu samples (clock-event reasons: %s)%s%.0f%s%s.", gpu_name(g).s,
-				   what, hits, samples, rtext, hit->power_w.ok ? "; drawing " : "",
-				   hit->power_w.ok ? hit->power_w.v : 0.0, hit->power_w.ok ? " W" : "",
-				   hit->power_limit_w.ok && hit->power_w.ok ? " against its enforced limit" : "");
+		if (hit->power_w.ok && hit->power_limit_w.ok)
+			/* TRANSLATORS: gpu0: <what cuts its clocks> in <hits> of <samples> samples ... */
+			gd_finding_summary(f, _("%s: %s in %zu of %zu samples (clock-event reasons: %s); drawing %.0f W "
+						"against its enforced limit."),
+					   gpu_name(g).s, what, hits, samples, rtext, hit->power_w.v);
+		else if (hit->power_w.ok)
+			gd_finding_summary(f, _("%s: %s in %zu of %zu samples (clock-event reasons: %s); drawing %.0f W."),
+					   gpu_name(g).s, what, hits, samples, rtext, hit->power_w.v);
+		else
+			/* TRANSLATORS: the power draw is not known here; the English
+			 * ends in a stray "0" (kept: the English output may not change
+			 * with this work); leave it out of the translation */
+			gd_finding_summary(f, _("%s: %s in %zu of %zu samples (clock-event reasons: %s)0."), gpu_name(g).s,
+					   what, hits, samples, rtext);
 		gd_finding_ev_text(f, "clock_event_reasons", rtext);
 		gd_finding_ev(f, "samples_hit", (double)hits, "samples", NAN);
 		if (hit->power_w.ok)
@@ -164,19 +180,19 @@ static enum gd_verdict reason_rule(struct gd_rule_ctx *rc, struct gd_findings *o
 	if (fired)
 		return GD_VERDICT_FIRED;
 	if (!judged)
-		return gpu_field_unknown(rc, b, "clock_event_reasons", "clock-event reasons");
+		return gpu_field_unknown(rc, b, "clock_event_reasons", _("clock-event reasons"));
 	return GD_VERDICT_CLEAR;
 }
 
 enum gd_verdict gd_rule_gpu_power_brake(struct gd_rule_ctx *rc, struct gd_findings *out)
 {
-	return reason_rule(rc, out, GPU_R_POWER_BRAKE, 0, "the external power-brake signal cuts its clocks");
+	return reason_rule(rc, out, GPU_R_POWER_BRAKE, 0, _("the external power-brake signal cuts its clocks"));
 }
 
 enum gd_verdict gd_rule_gpu_hw_slowdown(struct gd_rule_ctx *rc, struct gd_findings *out)
 {
 	return reason_rule(rc, out, GPU_R_HW_SLOWDOWN, GPU_R_HW_THERMAL | GPU_R_POWER_BRAKE,
-			   "hardware slowdown (not thermal, not the power brake) cuts its clocks by half or more");
+			   _("hardware slowdown (not thermal, not the power brake) cuts its clocks by half or more"));
 }
 
 /* ---- gpu.power_capped -------------------------------------------------- */
@@ -216,21 +232,26 @@ enum gd_verdict gd_rule_gpu_power_capped(struct gd_rule_ctx *rc, struct gd_findi
 		gpu_reasons_text(g->clock_event_reasons.ok ? g->clock_event_reasons.v : 0, rtext, sizeof rtext);
 		f = gd_finding_add(rc, out, lowered ? GD_SEV_WARNING : GD_SEV_INFO, "%s", gpu_name(g).s);
 		if (have_pct)
-			snprintf(what, sizeof what, "power-limited %.0f%% of its busy time", pct);
+			/* TRANSLATORS: what holds the GPU, said in "gpu0 is <this> at 97% utilisation" */
+			snprintf(what, sizeof what, _("power-limited %.0f%% of its busy time"), pct);
 		else
-			snprintf(what, sizeof what, "held at its power limit (reason sw_power_cap)");
+			snprintf(what, sizeof what, "%s", _("held at its power limit (reason sw_power_cap)"));
 		if (lowered) {
-			gd_finding_summary(f, "%s is %s at %.0f%% utilisation; its enforced limit %.0f W is below the "
-					   "default %.0f W.", gpu_name(g).s, what, util, g->power_limit_w.v,
+			gd_finding_summary(f, _("%s is %s at %.0f%% utilisation; its enforced limit %.0f W is below the "
+						"default %.0f W."), gpu_name(g).s, what, util, g->power_limit_w.v,
 					   g->power_default_limit_w.v);
-			gd_finding_remedy(f, "Restore the default power limit: nvidia-smi -i %llu -pl %.0f (and find what "
-					  "lowered it: a job prolog, DCGM policy, or an out-of-band BMC cap).",
+			gd_finding_remedy(f, _("Restore the default power limit: nvidia-smi -i %llu -pl %.0f (and find what "
+					       "lowered it: a job prolog, DCGM policy, or an out-of-band BMC cap)."),
 					  (unsigned long long)(g->index.ok ? g->index.v : 0), g->power_default_limit_w.v);
+		} else if (g->power_limit_w.ok) {
+			gd_finding_summary(f, _("%s is %s at %.0f%% utilisation, limit %.0f W: a power-bound workload at "
+						"the default limit."), gpu_name(g).s, what, util, g->power_limit_w.v);
 		} else {
-			gd_finding_summary(f, "%s is %s at %.0f%% utilisation%s%.0f%s: a power-bound workload at the "
-					   "default limit.", gpu_name(g).s, what, util,
-					   g->power_limit_w.ok ? ", limit " : "", g->power_limit_w.ok ? g->power_limit_w.v : 0.0,
-					   g->power_limit_w.ok ? " W" : "");
+			/* TRANSLATORS: the power limit is not known here; the English
+			 * has a stray "0" after "utilisation" (kept: the English output
+			 * may not change with this work); leave it out of the translation */
+			gd_finding_summary(f, _("%s is %s at %.0f%% utilisation0: a power-bound workload at the default "
+						"limit."), gpu_name(g).s, what, util);
 		}
 		if (have_pct)
 			gd_finding_ev(f, "power_limited_pct", pct, "%", lim);
@@ -248,7 +269,7 @@ enum gd_verdict gd_rule_gpu_power_capped(struct gd_rule_ctx *rc, struct gd_findi
 	if (fired)
 		return GD_VERDICT_FIRED;
 	if (!judged)
-		return gpu_field_unknown(rc, b, "util_gpu_pct", "utilisation with power violation time or reasons");
+		return gpu_field_unknown(rc, b, "util_gpu_pct", _("utilisation with power violation time or reasons"));
 	return GD_VERDICT_CLEAR;
 }
 
@@ -295,16 +316,17 @@ enum gd_verdict gd_rule_gpu_clocks_held_low(struct gd_rule_ctx *rc, struct gd_fi
 		fired++;
 		gpu_reasons_text(mask, rtext, sizeof rtext);
 		if (g->app_sm_clock_mhz.ok && (double)g->app_sm_clock_mhz.v < low / 100.0 * (double)g->sm_clock_max_mhz.v)
-			snprintf(app, sizeof app, "; application clocks set to %llu MHz",
+			/* TRANSLATORS: a clause at the end of the summary below */
+			snprintf(app, sizeof app, _("; application clocks set to %llu MHz"),
 				 (unsigned long long)g->app_sm_clock_mhz.v);
 		f = gd_finding_add(rc, out, rc->rule->severity, "%s", gpu_name(g).s);
-		gd_finding_summary(f, "%s runs its SM clock at %llu MHz = %.0f%% of max %llu MHz while %.0f%%+ busy, with "
-				   "no thermal or power reason (clock-event reasons: %s)%s.", gpu_name(g).s,
+		gd_finding_summary(f, _("%s runs its SM clock at %llu MHz = %.0f%% of max %llu MHz while %.0f%%+ busy, "
+					"with no thermal or power reason (clock-event reasons: %s)%s."), gpu_name(g).s,
 				   (unsigned long long)g->sm_clock_mhz.v, pct, (unsigned long long)g->sm_clock_max_mhz.v,
 				   min_util, rtext, app);
-		gd_finding_remedy(f, "Reset application and locked clocks: nvidia-smi -i %llu -rac; nvidia-smi -i %llu "
-				  "-rgc; nvidia-smi -i %llu -rmc (then find what sets them: a job prolog, DCGM, a "
-				  "benchmark script).", (unsigned long long)g->index.v, (unsigned long long)g->index.v,
+		gd_finding_remedy(f, _("Reset application and locked clocks: nvidia-smi -i %llu -rac; nvidia-smi -i %llu "
+				       "-rgc; nvidia-smi -i %llu -rmc (then find what sets them: a job prolog, DCGM, a "
+				       "benchmark script)."), (unsigned long long)g->index.v, (unsigned long long)g->index.v,
 				  (unsigned long long)g->index.v);
 		gd_finding_ev(f, "sm_clock_pct", pct, "%", low);
 		gd_finding_ev(f, "sm_clock_mhz", (double)g->sm_clock_mhz.v, "MHz", NAN);
@@ -317,7 +339,7 @@ enum gd_verdict gd_rule_gpu_clocks_held_low(struct gd_rule_ctx *rc, struct gd_fi
 	if (fired)
 		return GD_VERDICT_FIRED;
 	if (!judged)
-		return gpu_field_unknown(rc, b, "sm_clock_mhz", "SM clocks with utilisation and clock-event reasons");
+		return gpu_field_unknown(rc, b, "sm_clock_mhz", _("SM clocks with utilisation and clock-event reasons"));
 	return GD_VERDICT_CLEAR;
 }
 
@@ -360,13 +382,13 @@ enum gd_verdict gd_rule_gpu_persistence_off(struct gd_rule_ctx *rc, struct gd_fi
 			idx[off++] = g->index.v;
 	}
 	if (!judged)
-		return gpu_field_unknown(rc, b, "persistence_mode", "persistence mode");
+		return gpu_field_unknown(rc, b, "persistence_mode", _("persistence mode"));
 	if (!off)
 		return GD_VERDICT_CLEAR;
 	gpu_list(idx, off, list, sizeof list);
 	f = gd_finding_add(rc, out, rc->rule->severity, "%s", list);
-	gd_finding_summary(f, "Persistence mode is off on %zu of %zu GPUs (%s): the driver tears each GPU down when "
-			   "its last client exits, and the next CUDA start pays seconds of initialisation.", off, judged,
+	gd_finding_summary(f, _("Persistence mode is off on %zu of %zu GPUs (%s): the driver tears each GPU down when "
+				"its last client exits, and the next CUDA start pays seconds of initialisation."), off, judged,
 			   list);
 	gd_finding_ev(f, "gpus_off", (double)off, "gpus", NAN);
 	gd_finding_ev(f, "gpus", (double)judged, "gpus", NAN);

@@ -51,6 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/i18n.h"
 #include "core/xalloc.h"
 #include "model/jobs.h"
 #include "rules/rule_gpu.h"
@@ -175,12 +176,17 @@ static void input_cpu(struct gd_rule_ctx *rc, const struct gd_snapshot *a, const
 	ic->workers_hot = ic->workers > 0 && ic->workers_min_pct >= TH(rc, CPU_INPUT_WORKER_PCT);
 }
 
+/* A cause's words: translated for a summary (say), as written for the
+ * evidence text (explained_by stays English in every language). */
+#define SAY(say, s) ((say) ? _(s) : (s))
+
 /* Writes the host causes that hold for an idle GPU used by job (see the
  * header) into buf as "cpu.input_bound (...); io.saturated (...)"; returns
  * how many.  job NULL (a user outside this pid namespace, or unseen): the
- * host-wide causes only. */
+ * host-wide causes only.  say: in the language of the report (a summary),
+ * else in English (evidence). */
 static size_t explain(struct gd_rule_ctx *rc, const struct gd_snapshot *a, const struct gd_snapshot *b, double dt,
-		      const struct gd_proc *job, bool with_threads, char *buf, size_t sz)
+		      const struct gd_proc *job, bool with_threads, bool say, char *buf, size_t sz)
 {
 	struct input_cpu ic;
 	double busy, rate;
@@ -193,10 +199,12 @@ static size_t explain(struct gd_rule_ctx *rc, const struct gd_snapshot *a, const
 		input_cpu(rc, a, b, dt, job, &ic);
 	if (ic.thread_hot || ic.workers_hot) {
 		if (ic.workers_hot)
-			cat(buf, sz, "%scpu.input_bound (%zu loader workers each >= %.0f%% of a core)", n ? "; " : "",
+			/* TRANSLATORS: the host causes of an idle GPU: a rule id, then what
+			 * of it holds, in parentheses; joined with "; " */
+			cat(buf, sz, SAY(say, N_("cpu.input_bound (%zu loader workers each >= %.0f%% of a core)")),
 			    ic.workers, ic.workers_min_pct);
 		else
-			cat(buf, sz, "%scpu.input_bound (thread %s at %.0f%% of a core)", n ? "; " : "", ic.hot_thread,
+			cat(buf, sz, SAY(say, N_("cpu.input_bound (thread %s at %.0f%% of a core)")), ic.hot_thread,
 			    ic.hot_thread_pct);
 		n++;
 	}
@@ -211,8 +219,8 @@ static size_t explain(struct gd_rule_ctx *rc, const struct gd_snapshot *a, const
 		    !gd_counter_delta(c0->nr_throttled, cg->nr_throttled, &d2) || d1 == 0)
 			continue;
 		if (100.0 * (double)d2 / (double)d1 >= TH(rc, CPU_CGROUP_THROTTLED_PCT)) {
-			cat(buf, sz, "%scpu.cgroup_throttled (%.0f%% of periods)", n++ ? "; " : "",
-			    100.0 * (double)d2 / (double)d1);
+			cat(buf, sz, "%s", n++ ? "; " : "");
+			cat(buf, sz, SAY(say, N_("cpu.cgroup_throttled (%.0f%% of periods)")), 100.0 * (double)d2 / (double)d1);
 			break;
 		}
 	}
@@ -222,12 +230,15 @@ static size_t explain(struct gd_rule_ctx *rc, const struct gd_snapshot *a, const
 		if (!d0 || !(d->whole.ok && d->whole.v) || !gd_counter_rate(d0->io_ms, d->io_ms, dt, &rate))
 			continue;
 		if (rate / 10.0 >= TH(rc, IO_SATURATED_BUSY_PCT)) {
-			cat(buf, sz, "%sio.saturated (%s %.0f%% busy)", n++ ? "; " : "", d->name, rate / 10.0);
+			cat(buf, sz, "%s", n++ ? "; " : "");
+			/* TRANSLATORS: io.saturated (<disk> <percent> busy) */
+			cat(buf, sz, SAY(say, N_("io.saturated (%s %.0f%% busy)")), d->name, rate / 10.0);
 			break;
 		}
 	}
 	if (job && job->netfs_fds.ok && job->netfs_fds.v > 0)
-		cat(buf, sz, "%sio.network_fs (%s)", n++ ? "; " : "", job->netfs_mount[0] ? job->netfs_mount : "open files");
+		cat(buf, sz, "%sio.network_fs (%s)", n++ ? "; " : "",
+		    job->netfs_mount[0] ? job->netfs_mount : SAY(say, N_("open files")));
 	GD_VEC_EACH(b->shm, const struct gd_shm, m) {
 		if (!job || !m->pid.ok || m->pid.v != job->pid.v || !m->size_bytes.ok)
 			continue;
@@ -245,12 +256,14 @@ static size_t explain(struct gd_rule_ctx *rc, const struct gd_snapshot *a, const
 	return n;
 }
 
+#undef SAY
+
 /* The host causes of an idle GPU (explain() without the job's own thread
  * causes), for job.waiting_for_peers's "no local cause". */
 size_t gd__gpu_job_host_causes(struct gd_rule_ctx *rc, const struct gd_snapshot *a, const struct gd_snapshot *b,
 			       double dt, const struct gd_proc *job, char *buf, size_t sz)
 {
-	return explain(rc, a, b, dt, job, false, buf, sz);
+	return explain(rc, a, b, dt, job, false, false, buf, sz);
 }
 
 /* ---- gpu.shared_by_processes ---------------------------------------------- */
@@ -285,8 +298,9 @@ enum gd_verdict gd_rule_gpu_shared_by_processes(struct gd_rule_ctx *rc, struct g
 		if ((double)active < min)
 			continue;
 		f = gd_finding_add(rc, out, rc->rule->severity, "%s", nm.s);
-		gd_finding_summary(f, "%zu processes compute on %s at once (pid:SM%% %s) in the DEFAULT compute mode: "
-				   "they time-slice it.", active, nm.s, pids);
+		/* TRANSLATORS: <n> processes compute on gpu1 at once (pid:SM% 4242:61% 5120:33%) ... */
+		gd_finding_summary(f, _("%zu processes compute on %s at once (pid:SM%% %s) in the DEFAULT compute mode: "
+					"they time-slice it."), active, nm.s, pids);
 		gd_finding_ev(f, "active_processes", (double)active, "", min);
 		gd_finding_ev(f, "listed_processes", (double)listed, "", NAN);
 		gd_finding_ev_text(f, "pid_sm_pct", pids);
@@ -329,9 +343,12 @@ enum gd_verdict gd_rule_gpu_saturated(struct gd_rule_ctx *rc, struct gd_findings
 		if (lo < th || (procs < 2 && !psi_hot))
 			continue;
 		f = gd_finding_add(rc, out, rc->rule->severity, "%s", nm.s);
-		gd_finding_summary(f, "%s was at least %.0f%% busy in all %zu samples (threshold %g%%) while %s: the GPU "
-				   "is the bottleneck.", nm.s, lo, samples, th,
-				   procs >= 2 ? "other processes share it" : "host tasks wait for CPU");
+		if (procs >= 2)
+			gd_finding_summary(f, _("%s was at least %.0f%% busy in all %zu samples (threshold %g%%) while other "
+						"processes share it: the GPU is the bottleneck."), nm.s, lo, samples, th);
+		else
+			gd_finding_summary(f, _("%s was at least %.0f%% busy in all %zu samples (threshold %g%%) while host "
+						"tasks wait for CPU: the GPU is the bottleneck."), nm.s, lo, samples, th);
 		gd_finding_ev(f, "util_min_pct", lo, "%", th);
 		gd_finding_ev(f, "processes", (double)procs, "", NAN);
 		if (b->psi.cpu_some_avg10.ok)
@@ -340,33 +357,40 @@ enum gd_verdict gd_rule_gpu_saturated(struct gd_rule_ctx *rc, struct gd_findings
 	}
 	if (fired)
 		return GD_VERDICT_FIRED;
-	return judged ? GD_VERDICT_CLEAR : gpu_field_unknown(rc, b, "util_gpu_pct", "GPU utilisation");
+	return judged ? GD_VERDICT_CLEAR : gpu_field_unknown(rc, b, "util_gpu_pct", _("GPU utilisation"));
 }
 
 /* ---- gpu.idle_while_job_runs ----------------------------------------------------- */
 
 /* "pid 4242 (python) uses it", "pid 88123 (outside this pid namespace) and 1
- * other process use it", "no process NVML lists uses it, yet 30.0 GiB ...". */
+ * other process use it", "no process NVML lists uses it, yet 30.0 GiB ...":
+ * said in "gpu0 averaged 12% utilisation ... while <this>". */
 static void users_phrase(const struct gpci_users *u, const struct gd_gpu *g, double unseen, char *buf, size_t sz)
 {
-	const char *more = u->listed > 2 ? " other processes use it" : " other process use it";
-
-	if (u->use == GPCI_UNSEEN)
-		snprintf(buf, sz, "%s, yet %.1f GiB of its memory is in use (threshold %.1f GiB): a process gpudoctor "
-			 "cannot see uses it", g->nvml_procs.ok ? "no process NVML lists uses it"
-							 : "NVML's process list could not be read",
+	if (u->use == GPCI_UNSEEN && g->nvml_procs.ok)
+		/* TRANSLATORS: the phrases below end "gpu0 averaged 12% utilisation over 2.0 s (threshold 40%) while <phrase>" */
+		snprintf(buf, sz, _("no process NVML lists uses it, yet %.1f GiB of its memory is in use (threshold "
+				    "%.1f GiB): a process gpudoctor cannot see uses it"),
+			 (double)g->mem_used_bytes.v / 1073741824.0, unseen / 1073741824.0);
+	else if (u->use == GPCI_UNSEEN)
+		snprintf(buf, sz, _("NVML's process list could not be read, yet %.1f GiB of its memory is in use "
+				    "(threshold %.1f GiB): a process gpudoctor cannot see uses it"),
 			 (double)g->mem_used_bytes.v / 1073741824.0, unseen / 1073741824.0);
 	else if (u->first && u->listed == 1)
-		snprintf(buf, sz, "pid %llu (%s) uses it", (unsigned long long)u->first->pid.v, u->first->comm);
+		snprintf(buf, sz, _("pid %llu (%s) uses it"), (unsigned long long)u->first->pid.v, u->first->comm);
 	else if (u->first)
-		snprintf(buf, sz, "pid %llu (%s) and %zu%s", (unsigned long long)u->first->pid.v, u->first->comm,
-			 u->listed - 1, more);
+		/* TRANSLATORS: pid <pid> (<command>) and <n> other process(es) use it */
+		snprintf(buf, sz, P_("pid %llu (%s) and %zu other process use it",
+				     "pid %llu (%s) and %zu other processes use it", u->listed - 1),
+			 (unsigned long long)u->first->pid.v, u->first->comm, u->listed - 1);
 	else if (u->listed == 1)
-		snprintf(buf, sz, "pid %llu (NVML's pid, outside this pid namespace) uses it",
+		snprintf(buf, sz, _("pid %llu (NVML's pid, outside this pid namespace) uses it"),
 			 (unsigned long long)u->first_pid);
 	else
-		snprintf(buf, sz, "pid %llu (NVML's pid, outside this pid namespace) and %zu%s",
-			 (unsigned long long)u->first_pid, u->listed - 1, more);
+		snprintf(buf, sz, P_("pid %llu (NVML's pid, outside this pid namespace) and %zu other process use it",
+				     "pid %llu (NVML's pid, outside this pid namespace) and %zu other processes use it",
+				     u->listed - 1),
+			 (unsigned long long)u->first_pid, u->listed - 1);
 }
 
 enum gd_verdict gd_rule_gpu_idle_while_job_runs(struct gd_rule_ctx *rc, struct gd_findings *out)
@@ -380,13 +404,13 @@ enum gd_verdict gd_rule_gpu_idle_while_job_runs(struct gd_rule_ctx *rc, struct g
 	if (gpu_none(rc, b, &v))
 		return v;
 	if (!gd_window_dt(rc->w, &dt))
-		return gd_rule_unknown(rc, "needs a window");
+		return gd_rule_unknown(rc, _("needs a window"));
 	GD_VEC_EACH(b->gpus, const struct gd_gpu, g) {
 		struct gpci_users u;
 		struct gd_gpu_samples_sum gs;
 		double avg;
 		bool have_avg;
-		char why[384], who[200];
+		char why[384], said[512], who[256];
 		struct gpu_name nm = gpu_name(g);
 		struct gd_finding *f;
 
@@ -411,13 +435,17 @@ enum gd_verdict gd_rule_gpu_idle_while_job_runs(struct gd_rule_ctx *rc, struct g
 			continue;
 		f = gd_finding_add(rc, out, rc->rule->severity, "%s", nm.s);
 		users_phrase(&u, g, unseen, who, sizeof who);
-		if (explain(rc, a, b, dt, u.first, true, why, sizeof why))
-			gd_finding_summary(f, "%s averaged %.0f%% utilisation over %.1f s (threshold %g%%) while %s; "
-					   "likely host cause: %s.", nm.s, avg, dt, th, who, why);
+		/* the causes twice: in the report's language for the summary,
+		 * in English for the evidence */
+		if (explain(rc, a, b, dt, u.first, true, false, why, sizeof why) &&
+		    explain(rc, a, b, dt, u.first, true, true, said, sizeof said))
+			/* TRANSLATORS: ... while <who uses the GPU>; likely host cause: <rule ids with what holds> */
+			gd_finding_summary(f, _("%s averaged %.0f%% utilisation over %.1f s (threshold %g%%) while %s; "
+						"likely host cause: %s."), nm.s, avg, dt, th, who, said);
 		else
-			gd_finding_summary(f, "%s averaged %.0f%% utilisation over %.1f s (threshold %g%%) while %s; "
-					   "no host cause found (CPU, cgroup quota, storage, /dev/shm and swap look "
-					   "fine): suspect the job itself (small batches, synchronisation, a slow peer).",
+			gd_finding_summary(f, _("%s averaged %.0f%% utilisation over %.1f s (threshold %g%%) while %s; "
+						"no host cause found (CPU, cgroup quota, storage, /dev/shm and swap look "
+						"fine): suspect the job itself (small batches, synchronisation, a slow peer)."),
 					   nm.s, avg, dt, th, who);
 		gd_finding_ev(f, "util_pct", avg, "%", th);
 		if (u.first || u.first_pid) /* the pid the summary names */
@@ -436,12 +464,14 @@ enum gd_verdict gd_rule_gpu_idle_while_job_runs(struct gd_rule_ctx *rc, struct g
 	if (fired)
 		return GD_VERDICT_FIRED;
 	if (held && !judged)
-		return gpu_field_unknown(rc, b, "util_gpu_pct", "GPU utilisation");
+		return gpu_field_unknown(rc, b, "util_gpu_pct", _("GPU utilisation"));
 	if (unmapped)
-		return gd_rule_unknown(rc, "%zu idle GPU%s, but which processes use %s is not known: %s "
-				       "(/dev/nvidia* descriptors say only which processes are GPU jobs, not which "
-				       "GPU they use)", unmapped, unmapped == 1 ? "" : "s", unmapped == 1 ? "it" : "them",
-				       unmapped_why);
+		return gd_rule_unknown(rc, P_("%zu idle GPU, but which processes use it is not known: %s (/dev/nvidia* "
+					      "descriptors say only which processes are GPU jobs, not which GPU they use)",
+					      "%zu idle GPUs, but which processes use them is not known: %s (/dev/nvidia* "
+					      "descriptors say only which processes are GPU jobs, not which GPU they use)",
+					      unmapped),
+				       unmapped, unmapped_why);
 	return GD_VERDICT_CLEAR;
 }
 
@@ -457,7 +487,7 @@ enum gd_verdict gd_rule_cpu_input_bound(struct gd_rule_ctx *rc, struct gd_findin
 	if (gpu_none(rc, b, &v))
 		return v;
 	if (!gd_window_dt(rc->w, &dt))
-		return gd_rule_unknown(rc, "needs a window");
+		return gd_rule_unknown(rc, _("needs a window"));
 	GD_VEC_EACH(b->procs, const struct gd_proc, p) {
 		const struct gd_gpu *idle = NULL;
 		double idle_avg = NAN;
@@ -484,23 +514,33 @@ enum gd_verdict gd_rule_cpu_input_bound(struct gd_rule_ctx *rc, struct gd_findin
 		if (!ic.thread_hot && !ic.workers_hot)
 			continue;
 		f = gd_finding_add(rc, out, rc->rule->severity, "pid %llu (%s)", (unsigned long long)p->pid.v, p->comm);
-		if (ic.workers_hot && !isnan(ic.main_off_pct))
-			gd_finding_summary(f, "All %zu loader workers of pid %llu (%s) burn at least %.0f%% of a core "
-					   "(threshold %g%%) while its main thread waits off a CPU %.0f%% of the window%s%s%s "
-					   "and %s averages %.0f%% utilisation: the main thread waits for batches the "
-					   "workers cannot make fast enough (too few workers, or too much work per batch).",
+		if (ic.workers_hot && !isnan(ic.main_off_pct) && ic.main_waits_in[0])
+			/* TRANSLATORS: ... waits off a CPU 80% of the window (<system call> in <kernel function>) ... */
+			gd_finding_summary(f, _("All %zu loader workers of pid %llu (%s) burn at least %.0f%% of a core "
+						"(threshold %g%%) while its main thread waits off a CPU %.0f%% of the window "
+						"(%s) and %s averages %.0f%% utilisation: the main thread waits for batches "
+						"the workers cannot make fast enough (too few workers, or too much work per "
+						"batch)."),
 					   ic.workers, (unsigned long long)p->pid.v, p->comm, ic.workers_min_pct,
-					   TH(rc, CPU_INPUT_WORKER_PCT), ic.main_off_pct, ic.main_waits_in[0] ? " (" : "",
-					   ic.main_waits_in, ic.main_waits_in[0] ? ")" : "", gpu_name(idle).s, idle_avg);
+					   TH(rc, CPU_INPUT_WORKER_PCT), ic.main_off_pct, ic.main_waits_in, gpu_name(idle).s,
+					   idle_avg);
+		else if (ic.workers_hot && !isnan(ic.main_off_pct))
+			gd_finding_summary(f, _("All %zu loader workers of pid %llu (%s) burn at least %.0f%% of a core "
+						"(threshold %g%%) while its main thread waits off a CPU %.0f%% of the window "
+						"and %s averages %.0f%% utilisation: the main thread waits for batches the "
+						"workers cannot make fast enough (too few workers, or too much work per batch)."),
+					   ic.workers, (unsigned long long)p->pid.v, p->comm, ic.workers_min_pct,
+					   TH(rc, CPU_INPUT_WORKER_PCT), ic.main_off_pct, gpu_name(idle).s, idle_avg);
 		else if (ic.workers_hot)
-			gd_finding_summary(f, "All %zu loader workers of pid %llu (%s) burn at least %.0f%% of a core "
-					   "(threshold %g%%) while %s averages %.0f%% utilisation: the input pipeline "
-					   "cannot keep up.", ic.workers, (unsigned long long)p->pid.v, p->comm,
+			gd_finding_summary(f, _("All %zu loader workers of pid %llu (%s) burn at least %.0f%% of a core "
+						"(threshold %g%%) while %s averages %.0f%% utilisation: the input pipeline "
+						"cannot keep up."), ic.workers, (unsigned long long)p->pid.v, p->comm,
 					   ic.workers_min_pct, TH(rc, CPU_INPUT_WORKER_PCT), gpu_name(idle).s, idle_avg);
 		else
-			gd_finding_summary(f, "Thread %s of pid %llu (%s)'s process tree runs at %.0f%% of a core "
-					   "(threshold %g%%) while %s averages %.0f%% utilisation: one thread feeds the "
-					   "GPU and cannot keep up.", ic.hot_thread, (unsigned long long)p->pid.v, p->comm,
+			/* TRANSLATORS: Thread <name (tid N)> of pid <pid> (<command>)'s process tree ... */
+			gd_finding_summary(f, _("Thread %s of pid %llu (%s)'s process tree runs at %.0f%% of a core "
+						"(threshold %g%%) while %s averages %.0f%% utilisation: one thread feeds the "
+						"GPU and cannot keep up."), ic.hot_thread, (unsigned long long)p->pid.v, p->comm,
 					   ic.hot_thread_pct, TH(rc, CPU_INPUT_THREAD_PCT), gpu_name(idle).s, idle_avg);
 		if (!isnan(ic.hot_thread_pct)) {
 			gd_finding_ev(f, "hot_thread_core_pct", ic.hot_thread_pct, "% of a core", TH(rc, CPU_INPUT_THREAD_PCT));
@@ -520,8 +560,8 @@ enum gd_verdict gd_rule_cpu_input_bound(struct gd_rule_ctx *rc, struct gd_findin
 	if (fired)
 		return GD_VERDICT_FIRED;
 	if (starved && !measured)
-		return gd_rule_unknown(rc, "a GPU job starves its GPU but the CPU of its threads and workers is not "
-				       "known (threads and processes in both snapshots are needed)");
+		return gd_rule_unknown(rc, _("a GPU job starves its GPU but the CPU of its threads and workers is not "
+					     "known (threads and processes in both snapshots are needed)"));
 	return GD_VERDICT_CLEAR;
 }
 
@@ -539,12 +579,12 @@ enum gd_verdict gd_rule_cpu_too_many_workers(struct gd_rule_ctx *rc, struct gd_f
 	char mem[160] = "";
 
 	if (!b || !gd_window_dt(rc->w, &dt))
-		return gd_rule_unknown(rc, "needs a window");
+		return gd_rule_unknown(rc, _("needs a window"));
 	cpus = b->cpu.cpus_online.ok && b->cpu.cpus_online.v ? (size_t)b->cpu.cpus_online.v : b->cpus.n;
 	if (!cpus)
-		return gd_rule_unknown(rc, "the number of online CPUs is not known");
+		return gd_rule_unknown(rc, _("the number of online CPUs is not known"));
 	if (!b->procs.n)
-		return gd_rule_unknown(rc, "no process list");
+		return gd_rule_unknown(rc, _("no process list"));
 	marks = gd_xcalloc(b->procs.n, 1);
 	jobs = gd_snapshot_gpu_job_marks(b, marks);
 	for (size_t i = 0; i < b->procs.n; i++)
@@ -554,7 +594,8 @@ enum gd_verdict gd_rule_cpu_too_many_workers(struct gd_rule_ctx *rc, struct gd_f
 		return GD_VERDICT_CLEAR;
 	have_busy = gd_cpu_busy_pct(&a->cpu, &b->cpu, &busy);
 	if (!have_busy)
-		return gd_rule_unknown(rc, "%zu loader workers on %zu CPUs, but CPU busy time is not known", workers, cpus);
+		return gd_rule_unknown(rc, _("%zu loader workers on %zu CPUs, but CPU busy time is not known"), workers,
+				       cpus);
 	if (a->mem.available_bytes.ok && b->mem.available_bytes.ok && b->mem.total_bytes.ok && b->mem.total_bytes.v)
 		drop_pct = 100.0 * ((double)a->mem.available_bytes.v - (double)b->mem.available_bytes.v) /
 			   (double)b->mem.total_bytes.v;
@@ -565,15 +606,23 @@ enum gd_verdict gd_rule_cpu_too_many_workers(struct gd_rule_ctx *rc, struct gd_f
 	if (busy < TH(rc, CPU_SATURATED_BUSY_PCT) || !mem_rising)
 		return GD_VERDICT_CLEAR;
 	if (!isnan(drop_pct) && drop_pct >= TH(rc, CPU_WORKERS_MEM_DROP_PCT))
-		cat(mem, sizeof mem, "MemAvailable fell by %.1f%% of RAM in %.1f s", drop_pct, dt);
+		/* TRANSLATORS: the signs of memory pressure, a list in the parentheses of
+		 * "... and memory pressure rises (<list>)"; the forms starting ", " follow
+		 * another item */
+		cat(mem, sizeof mem, _("MemAvailable fell by %.1f%% of RAM in %.1f s"), drop_pct, dt);
 	if (psi_hot)
-		cat(mem, sizeof mem, "%sPSI memory some %.0f%%", mem[0] ? ", " : "", b->psi.memory_some_avg10.v);
+		cat(mem, sizeof mem, mem[0] ? _(", PSI memory some %.0f%%") : _("PSI memory some %.0f%%"),
+		    b->psi.memory_some_avg10.v);
 	if (swapping)
-		cat(mem, sizeof mem, "%spages are swapped", mem[0] ? ", " : "");
+		cat(mem, sizeof mem, "%s", mem[0] ? _(", pages are swapped") : _("pages are swapped"));
 	f = gd_finding_add(rc, out, rc->rule->severity, "host");
-	gd_finding_summary(f, "%zu loader workers of %zu GPU job process%s run on %zu CPUs (%.1f per CPU, threshold %g), "
-			   "the CPUs are %.0f%% busy and memory pressure rises (%s): the workers fight for CPU and RAM.",
-			   workers, jobs, jobs == 1 ? "" : "es", cpus, (double)workers / (double)cpus, ratio, busy, mem);
+	gd_finding_summary(f, P_("%zu loader workers of %zu GPU job process run on %zu CPUs (%.1f per CPU, threshold "
+				 "%g), the CPUs are %.0f%% busy and memory pressure rises (%s): the workers fight for CPU "
+				 "and RAM.",
+				 "%zu loader workers of %zu GPU job processes run on %zu CPUs (%.1f per CPU, threshold "
+				 "%g), the CPUs are %.0f%% busy and memory pressure rises (%s): the workers fight for CPU "
+				 "and RAM.", jobs),
+			   workers, jobs, cpus, (double)workers / (double)cpus, ratio, busy, mem);
 	gd_finding_ev(f, "workers", (double)workers, "", ratio * (double)cpus);
 	gd_finding_ev(f, "cpus", (double)cpus, "", NAN);
 	gd_finding_ev(f, "busy_pct", busy, "%", TH(rc, CPU_SATURATED_BUSY_PCT));

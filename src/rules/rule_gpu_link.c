@@ -47,29 +47,33 @@ static void link_text(char *buf, size_t n, const struct gd_u64 *gen, const struc
 	bool g = gen->ok && gen_max->ok, w = width->ok && width_max->ok;
 
 	if (g && w)
-		snprintf(buf, n, "Gen%llu x%llu of Gen%llu x%llu", (unsigned long long)gen->v, (unsigned long long)width->v,
-			 (unsigned long long)gen_max->v, (unsigned long long)width_max->v);
+		/* TRANSLATORS: a link's state against its capability, said in "gpu1's
+		 * PCIe link runs at <this>" */
+		snprintf(buf, n, _("Gen%llu x%llu of Gen%llu x%llu"), (unsigned long long)gen->v,
+			 (unsigned long long)width->v, (unsigned long long)gen_max->v, (unsigned long long)width_max->v);
 	else if (w)
-		snprintf(buf, n, "x%llu of x%llu", (unsigned long long)width->v, (unsigned long long)width_max->v);
+		snprintf(buf, n, _("x%llu of x%llu"), (unsigned long long)width->v, (unsigned long long)width_max->v);
 	else if (g)
-		snprintf(buf, n, "Gen%llu of Gen%llu", (unsigned long long)gen->v, (unsigned long long)gen_max->v);
+		snprintf(buf, n, _("Gen%llu of Gen%llu"), (unsigned long long)gen->v, (unsigned long long)gen_max->v);
 	else
-		snprintf(buf, n, "below its capability");
+		snprintf(buf, n, "%s", _("below its capability"));
 }
 
 /* The info finding for a link whose speed alone is below its capability
- * with nothing to say whether the GPU was busy: what an idle link shows. */
+ * with nothing to say whether the GPU was busy: what an idle link shows.
+ * name is the subject as the summary says it (translated). */
 static struct gd_finding *speed_only_info(struct gd_rule_ctx *rc, struct gd_findings *out, const char *subject,
-					  const char *link, const char *bus)
+					  const char *name, const char *link, const char *bus)
 {
 	struct gd_finding *f = gd_finding_add(rc, out, GD_SEV_INFO, "%s", subject);
 
-	gd_finding_summary(f, "%s's PCIe link runs at %s at full width: a link drops its speed when the GPU idles, on "
-			   "purpose, so this is not a fault unless it stays so under load; whether the GPU was busy "
-			   "is not known.", subject, link);
-	gd_finding_remedy(f, "Read the link again while the job runs (nvidia-smi -q -d PCIE,UTILIZATION, or lspci -vv "
-			  "-s %s under load); only a link below its speed while busy, or below its width at any "
-			  "time, is degraded.", bus[0] ? bus : "<bus id>");
+	gd_finding_summary(f, _("%s's PCIe link runs at %s at full width: a link drops its speed when the GPU idles, on "
+				"purpose, so this is not a fault unless it stays so under load; whether the GPU was busy "
+				"is not known."), name, link);
+	/* TRANSLATORS: <bus id> stands for the GPU's PCI address in a command line */
+	gd_finding_remedy(f, _("Read the link again while the job runs (nvidia-smi -q -d PCIE,UTILIZATION, or lspci -vv "
+			       "-s %s under load); only a link below its speed while busy, or below its width at any "
+			       "time, is degraded."), bus[0] ? bus : _("<bus id>"));
 	return f;
 }
 
@@ -80,8 +84,8 @@ static void pcie_degraded_from_nvml(struct gd_rule_ctx *rc, struct gd_findings *
 {
 	const struct gd_snapshot *b = gd_window_last(rc->w);
 	const double busy = rc->th->v[GD_TH_GPU_PCIE_BUSY_PCT];
+	const char *smi = gpu_offline_source(b);
 	size_t idle = 0;
-	char from[64];
 
 	GD_VEC_EACH(b->gpus, const struct gd_gpu, g) {
 		const struct gd_gpu *bad = NULL, *slow = NULL;
@@ -121,7 +125,7 @@ static void pcie_degraded_from_nvml(struct gd_rule_ctx *rc, struct gd_findings *
 				sd->fired++;
 				link_text(link, sizeof link, &slow->pcie_gen, &slow->pcie_gen_max, &slow->pcie_width,
 					  &slow->pcie_width_max);
-				f = speed_only_info(rc, out, gpu_name(g).s, link, g->pci_bus_id);
+				f = speed_only_info(rc, out, gpu_name(g).s, gpu_name(g).s, link, g->pci_bus_id);
 				gd_finding_ev(f, "pcie_gen", (double)slow->pcie_gen.v, "", (double)slow->pcie_gen_max.v);
 				gd_finding_ev(f, "pcie_width", (double)slow->pcie_width.v, "lanes",
 					      (double)slow->pcie_width_max.v);
@@ -141,19 +145,27 @@ static void pcie_degraded_from_nvml(struct gd_rule_ctx *rc, struct gd_findings *
 			max = (double)bad->pcie_width_max.v;
 		}
 		f = gd_finding_add(rc, out, rc->rule->severity, "%s", gpu_name(g).s);
-		if (bad->util_gpu_pct.ok && (double)bad->util_gpu_pct.v >= busy)
-			gd_finding_summary(f, "%s is busy (%llu%%) but its PCIe link runs at %s%s%.0f%s.", gpu_name(g).s,
-					   (unsigned long long)bad->util_gpu_pct.v, link, cur > 0 && max > 0 ? ": " : "",
-					   cur > 0 && max > 0 ? 100.0 * cur / max : 0.0,
-					   cur > 0 && max > 0 ? "% of its bandwidth" : "");
+		if (bad->util_gpu_pct.ok && (double)bad->util_gpu_pct.v >= busy && cur > 0 && max > 0)
+			/* TRANSLATORS: the link's state (Gen4 x8 of Gen4 x16) and the share of its
+			 * bandwidth; where that share is not known the English has a stray "0"
+			 * after the link (kept: the English output may not change with this
+			 * work): leave it out of the translation */
+			gd_finding_summary(f, _("%s is busy (%llu%%) but its PCIe link runs at %s: %.0f%% of its "
+						"bandwidth."), gpu_name(g).s, (unsigned long long)bad->util_gpu_pct.v, link,
+					   100.0 * cur / max);
+		else if (bad->util_gpu_pct.ok && (double)bad->util_gpu_pct.v >= busy)
+			gd_finding_summary(f, _("%s is busy (%llu%%) but its PCIe link runs at %s0."), gpu_name(g).s,
+					   (unsigned long long)bad->util_gpu_pct.v, link);
+		else if (cur > 0 && max > 0)
+			gd_finding_summary(f, _("%s's PCIe link runs at %s: %.0f%% of its bandwidth: a link keeps its width "
+						"when the GPU idles, so it trained narrow (a seating, riser or slot fault)."),
+					   gpu_name(g).s, link, 100.0 * cur / max);
 		else
-			gd_finding_summary(f, "%s's PCIe link runs at %s%s%.0f%s: a link keeps its width when the GPU idles, "
-					   "so it trained narrow (a seating, riser or slot fault).", gpu_name(g).s, link,
-					   cur > 0 && max > 0 ? ": " : "", cur > 0 && max > 0 ? 100.0 * cur / max : 0.0,
-					   cur > 0 && max > 0 ? "% of its bandwidth" : "");
-		gd_finding_remedy(f, "Reseat the card, check its riser, cable and slot, and the BIOS PCIe settings "
-				  "(lspci -vv -s %s shows LnkSta against LnkCap; nvidia-smi -q -d PCIE).",
-				  g->pci_bus_id[0] ? g->pci_bus_id : "<bus id>");
+			gd_finding_summary(f, _("%s's PCIe link runs at %s0: a link keeps its width when the GPU idles, so "
+						"it trained narrow (a seating, riser or slot fault)."), gpu_name(g).s, link);
+		gd_finding_remedy(f, _("Reseat the card, check its riser, cable and slot, and the BIOS PCIe settings "
+				       "(lspci -vv -s %s shows LnkSta against LnkCap; nvidia-smi -q -d PCIE)."),
+				  g->pci_bus_id[0] ? g->pci_bus_id : _("<bus id>"));
 		if (bad->pcie_gen.ok)
 			gd_finding_ev(f, "pcie_gen", (double)bad->pcie_gen.v, "",
 				      bad->pcie_gen_max.ok ? (double)bad->pcie_gen_max.v : NAN);
@@ -170,11 +182,13 @@ static void pcie_degraded_from_nvml(struct gd_rule_ctx *rc, struct gd_findings *
 			gd_finding_ev(f, "bandwidth_pct", 100.0 * cur / max, "%", NAN);
 	}
 	if (!sd->judged && !sd->fired && idle)
-		snprintf(sd->why, sizeof sd->why, "no GPU was busy (>= %.0f%% utilisation): idle links drop their "
-			 "speed on purpose", busy);
+		snprintf(sd->why, sizeof sd->why, _("no GPU was busy (>= %.0f%% utilisation): idle links drop their "
+						    "speed on purpose"), busy);
+	else if (!sd->judged && !sd->fired && smi)
+		/* TRANSLATORS: %s names the nvidia-smi output the user gave (nvidia-smi -q) */
+		snprintf(sd->why, sizeof sd->why, _("no PCIe link generation and width in the %s output"), smi);
 	else if (!sd->judged && !sd->fired)
-		snprintf(sd->why, sizeof sd->why, "no PCIe link generation and width %s",
-			 gpu_evidence_from(b, from, sizeof from));
+		snprintf(sd->why, sizeof sd->why, "%s", _("no PCIe link generation and width from NVML"));
 }
 
 /* PCI side (lspci -vv, sysfs): LnkSta below LnkCap in width, or marked
@@ -194,7 +208,7 @@ static void pcie_degraded_from_pci(struct gd_rule_ctx *rc, struct gd_findings *o
 	GD_VEC_EACH(b->pci_gpus, const struct gd_pci_gpu, p) {
 		const struct gd_gpu *nv = gpci_nvml_gpu(b, p->pci_bus_id);
 		bool marks = p->link_downgraded.ok, narrow, full, slow;
-		char subject[64], link[96];
+		char subject[64], name[96], link[96];
 		struct gd_finding *f;
 
 		if (nv && nv->pcie_width.ok && nv->pcie_width_max.ok)
@@ -207,20 +221,28 @@ static void pcie_degraded_from_pci(struct gd_rule_ctx *rc, struct gd_findings *o
 			(marks && (p->link_downgraded.v & 1)));
 		if (!narrow && !full)
 			continue;
-		if (p->pci_bus_id[0])
+		/* the subject (a label value: never translated), and the same as a
+		 * summary says it */
+		if (p->pci_bus_id[0]) {
 			snprintf(subject, sizeof subject, "gpu at %s", p->pci_bus_id);
-		else
+			/* TRANSLATORS: a GPU NVML does not name, by its PCI address, as the subject of a summary */
+			snprintf(name, sizeof name, _("gpu at %s"), p->pci_bus_id);
+		} else {
 			snprintf(subject, sizeof subject, "a PCIe device");
+			/* TRANSLATORS: an lspci fragment's device (no address), as the subject of a summary */
+			snprintf(name, sizeof name, "%s", _("a PCIe device"));
+		}
 		if (full && slow) {
 			if (lspci) {
 				sd->fired++;
 				if (p->link_speed_max_gts.ok)
-					snprintf(link, sizeof link, "%.4g of %.4g GT/s (x%llu)", p->link_speed_gts.v,
+					/* TRANSLATORS: said in "<gpu>'s PCIe link runs at <this> at full width" */
+					snprintf(link, sizeof link, _("%.4g of %.4g GT/s (x%llu)"), p->link_speed_gts.v,
 						 p->link_speed_max_gts.v, (unsigned long long)p->link_width.v);
 				else
-					snprintf(link, sizeof link, "%.4g GT/s, marked downgraded (x%llu)", p->link_speed_gts.v,
-						 (unsigned long long)p->link_width.v);
-				f = speed_only_info(rc, out, subject, link, p->pci_bus_id);
+					snprintf(link, sizeof link, _("%.4g GT/s, marked downgraded (x%llu)"),
+						 p->link_speed_gts.v, (unsigned long long)p->link_width.v);
+				f = speed_only_info(rc, out, subject, name, link, p->pci_bus_id);
 				gd_finding_ev(f, "link_speed_gts", p->link_speed_gts.v, "GT/s",
 					      p->link_speed_max_gts.ok ? p->link_speed_max_gts.v : NAN);
 				gd_finding_ev(f, "link_width", (double)p->link_width.v, "lanes",
@@ -233,16 +255,18 @@ static void pcie_degraded_from_pci(struct gd_rule_ctx *rc, struct gd_findings *o
 			continue;
 		sd->fired++;
 		if (p->link_width_max.ok)
-			snprintf(link, sizeof link, "x%llu of x%llu lanes", (unsigned long long)p->link_width.v,
+			/* TRANSLATORS: said in "<gpu>'s PCIe link runs at <this>" */
+			snprintf(link, sizeof link, _("x%llu of x%llu lanes"), (unsigned long long)p->link_width.v,
 				 (unsigned long long)p->link_width_max.v);
 		else
-			snprintf(link, sizeof link, "x%llu lanes, marked downgraded by lspci (the device has more)",
+			snprintf(link, sizeof link, _("x%llu lanes, marked downgraded by lspci (the device has more)"),
 				 (unsigned long long)p->link_width.v);
 		f = gd_finding_add(rc, out, rc->rule->severity, "%s", subject);
-		gd_finding_summary(f, "%s's PCIe link runs at %s: a link keeps its width when the GPU idles, so "
-				   "it trained narrow (a seating, riser or slot fault).", subject, link);
-		gd_finding_remedy(f, "Reseat the card, check its riser, cable and slot, and the BIOS PCIe settings "
-				  "(lspci -vv -s %s shows LnkSta against LnkCap).", p->pci_bus_id[0] ? p->pci_bus_id : "<bus id>");
+		gd_finding_summary(f, _("%s's PCIe link runs at %s: a link keeps its width when the GPU idles, so "
+					"it trained narrow (a seating, riser or slot fault)."), name, link);
+		gd_finding_remedy(f, _("Reseat the card, check its riser, cable and slot, and the BIOS PCIe settings "
+				       "(lspci -vv -s %s shows LnkSta against LnkCap)."),
+				  p->pci_bus_id[0] ? p->pci_bus_id : _("<bus id>"));
 		gd_finding_ev(f, "link_width", (double)p->link_width.v, "lanes",
 			      p->link_width_max.ok ? (double)p->link_width_max.v : NAN);
 		if (p->link_width_max.ok)
@@ -273,7 +297,7 @@ enum gd_verdict gd_rule_gpu_pcie_link_degraded_nvml(struct gd_rule_ctx *rc, stru
 	if (nv.fired || pci.fired)
 		return GD_VERDICT_FIRED;
 	if (!nv.judged && !pci.judged)
-		return gd_rule_unknown(rc, "%s", nv.why[0] ? nv.why : "no PCIe link reading");
+		return gd_rule_unknown(rc, "%s", nv.why[0] ? nv.why : _("no PCIe link reading"));
 	return GD_VERDICT_CLEAR;
 }
 
@@ -284,7 +308,7 @@ static void pcie_replays_from_nvml(struct gd_rule_ctx *rc, struct gd_findings *o
 {
 	const struct gd_snapshot *b = gd_window_last(rc->w);
 	const double th = rc->th->v[GD_TH_GPU_PCIE_REPLAYS_PER_MIN];
-	char from[64];
+	const char *smi = gpu_offline_source(b);
 
 	GD_VEC_EACH(b->gpus, const struct gd_gpu, g) {
 		struct gd_finding *f;
@@ -298,16 +322,18 @@ static void pcie_replays_from_nvml(struct gd_rule_ctx *rc, struct gd_findings *o
 			continue;
 		sd->fired++;
 		f = gd_finding_add(rc, out, rc->rule->severity, "%s", gpu_name(g).s);
-		gd_finding_summary(f, "%s's PCIe link replayed %llu times in the window (%.1f per minute; %llu since the "
-				   "driver loaded): a marginal link.", gpu_name(g).s, (unsigned long long)d, rate * 60,
+		gd_finding_summary(f, _("%s's PCIe link replayed %llu times in the window (%.1f per minute; %llu since the "
+					"driver loaded): a marginal link."), gpu_name(g).s, (unsigned long long)d, rate * 60,
 				   (unsigned long long)g->pcie_replays.v);
 		gd_finding_ev(f, "replays_per_min", rate * 60, "1/min", th);
 		gd_finding_ev(f, "replays", (double)d, "replays", NAN);
 		gd_finding_ev(f, "pcie_replays", (double)g->pcie_replays.v, "replays", NAN);
 	}
-	if (!sd->judged)
-		snprintf(sd->why, sizeof sd->why, "no PCIe replay counter in two samples %s",
-			 gpu_evidence_from(b, from, sizeof from));
+	if (!sd->judged && smi)
+		/* TRANSLATORS: %s names the nvidia-smi output the user gave (nvidia-smi -q) */
+		snprintf(sd->why, sizeof sd->why, _("no PCIe replay counter in two samples in the %s output"), smi);
+	else if (!sd->judged)
+		snprintf(sd->why, sizeof sd->why, "%s", _("no PCIe replay counter in two samples from NVML"));
 }
 
 enum gd_verdict gd_rule_gpu_pcie_replays_nvml(struct gd_rule_ctx *rc, struct gd_findings *out)
@@ -322,7 +348,7 @@ enum gd_verdict gd_rule_gpu_pcie_replays_nvml(struct gd_rule_ctx *rc, struct gd_
 	if (nv.fired)
 		return GD_VERDICT_FIRED;
 	if (!nv.judged)
-		return gpu_field_unknown(rc, b, "pcie_replays", "PCIe replay counter in two samples");
+		return gpu_field_unknown(rc, b, "pcie_replays", _("PCIe replay counter in two samples"));
 	return GD_VERDICT_CLEAR;
 }
 
@@ -370,20 +396,20 @@ enum gd_verdict gd_rule_gpu_nvlink_errors(struct gd_rule_ctx *rc, struct gd_find
 		fired++;
 		f = gd_finding_add(rc, out, rc->rule->severity, "%s", gpu_name(g).s);
 		if (down && rising)
-			gd_finding_summary(f, "%s has %llu of %llu NVLink links up (a sibling of the same model has %llu), "
-					   "and its NVLink error counters rose by %llu (%.1f per minute).", gpu_name(g).s,
+			gd_finding_summary(f, _("%s has %llu of %llu NVLink links up (a sibling of the same model has %llu), "
+						"and its NVLink error counters rose by %llu (%.1f per minute)."), gpu_name(g).s,
 					   (unsigned long long)g->nvlink_up_links.v, (unsigned long long)g->nvlink_links.v,
 					   (unsigned long long)sibling_up(b, g), (unsigned long long)d, rate * 60);
 		else if (down)
-			gd_finding_summary(f, "%s has %llu of %llu NVLink links up (a sibling of the same model has %llu).",
+			gd_finding_summary(f, _("%s has %llu of %llu NVLink links up (a sibling of the same model has %llu)."),
 					   gpu_name(g).s, (unsigned long long)g->nvlink_up_links.v,
 					   (unsigned long long)g->nvlink_links.v, (unsigned long long)sibling_up(b, g));
 		else
-			gd_finding_summary(f, "%s's NVLink error counters (replay, recovery, CRC, ECC) rose by %llu in the "
-					   "window: %.1f per minute.", gpu_name(g).s, (unsigned long long)d, rate * 60);
-		gd_finding_remedy(f, "Check the NVLink state and counters (nvidia-smi nvlink -s -i %llu; nvidia-smi "
-				  "nvlink -e -i %llu), reseat the bridge or check the baseboard, and schedule "
-				  "maintenance.", (unsigned long long)g->index.v, (unsigned long long)g->index.v);
+			gd_finding_summary(f, _("%s's NVLink error counters (replay, recovery, CRC, ECC) rose by %llu in the "
+						"window: %.1f per minute."), gpu_name(g).s, (unsigned long long)d, rate * 60);
+		gd_finding_remedy(f, _("Check the NVLink state and counters (nvidia-smi nvlink -s -i %llu; nvidia-smi "
+				       "nvlink -e -i %llu), reseat the bridge or check the baseboard, and schedule "
+				       "maintenance."), (unsigned long long)g->index.v, (unsigned long long)g->index.v);
 		if (have_rate) {
 			gd_finding_ev(f, "nvlink_errors_per_min", rate * 60, "1/min", th);
 			gd_finding_ev(f, "nvlink_errors_new", (double)d, "errors", NAN);
@@ -397,6 +423,6 @@ enum gd_verdict gd_rule_gpu_nvlink_errors(struct gd_rule_ctx *rc, struct gd_find
 	if (fired)
 		return GD_VERDICT_FIRED;
 	if (!judged)
-		return gpu_field_unknown(rc, b, "nvlink_links", "NVLink state or error counters");
+		return gpu_field_unknown(rc, b, "nvlink_links", _("NVLink state or error counters"));
 	return GD_VERDICT_CLEAR;
 }

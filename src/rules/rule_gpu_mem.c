@@ -45,12 +45,14 @@ static void ecc_where(char *buf, size_t n, const struct gd_u64 *sram, const stru
 {
 	buf[0] = '\0';
 	if (sram->ok && dram->ok)
-		snprintf(buf, n, " (%llu in on-chip SRAM, %llu in device memory)", (unsigned long long)sram->v,
+		/* TRANSLATORS: where the ECC errors were, a parenthesis after "gpu1 has
+		 * 3 uncorrectable ECC errors since the driver loaded" */
+		snprintf(buf, n, _(" (%llu in on-chip SRAM, %llu in device memory)"), (unsigned long long)sram->v,
 			 (unsigned long long)dram->v);
 	else if (sram->ok)
-		snprintf(buf, n, " (%llu in on-chip SRAM)", (unsigned long long)sram->v);
+		snprintf(buf, n, _(" (%llu in on-chip SRAM)"), (unsigned long long)sram->v);
 	else if (dram->ok)
-		snprintf(buf, n, " (%llu in device memory)", (unsigned long long)dram->v);
+		snprintf(buf, n, _(" (%llu in device memory)"), (unsigned long long)dram->v);
 }
 
 /* Past NVIDIA's replacement line: aggregate SRAM uncorrectable errors above
@@ -96,25 +98,30 @@ enum gd_verdict gd_rule_gpu_ecc_uncorrectable(struct gd_rule_ctx *rc, struct gd_
 		ecc_where(awhere, sizeof awhere, &g->ecc_uncorrected_aggregate_sram, &g->ecc_uncorrected_aggregate_dram);
 		if (vol && g->ecc_uncorrected_volatile.v &&
 		    gpu_counter_rate(rc->w, g, offsetof(struct gd_gpu, ecc_uncorrected_volatile), &rate, &d) && d)
-			snprintf(rise, sizeof rise, ", %llu of them in this window", (unsigned long long)d);
-		if (vol && g->ecc_uncorrected_volatile.v)
-			gd_finding_summary(f, "%s has %llu uncorrectable ECC errors since the driver loaded%s%s.%s",
-					   gpu_name(g).s, (unsigned long long)g->ecc_uncorrected_volatile.v, where, rise,
-					   over ? " Its uncorrectable SRAM errors over its life are past NVIDIA's usual "
-						  "replacement line." : "");
+			/* TRANSLATORS: after the count and where (above) of "gpu1 has 3
+			 * uncorrectable ECC errors since the driver loaded<where><this>." */
+			snprintf(rise, sizeof rise, _(", %llu of them in this window"), (unsigned long long)d);
+		if (vol && g->ecc_uncorrected_volatile.v && over)
+			gd_finding_summary(f, _("%s has %llu uncorrectable ECC errors since the driver loaded%s%s. Its "
+						"uncorrectable SRAM errors over its life are past NVIDIA's usual replacement "
+						"line."),
+					   gpu_name(g).s, (unsigned long long)g->ecc_uncorrected_volatile.v, where, rise);
+		else if (vol && g->ecc_uncorrected_volatile.v)
+			gd_finding_summary(f, _("%s has %llu uncorrectable ECC errors since the driver loaded%s%s."),
+					   gpu_name(g).s, (unsigned long long)g->ecc_uncorrected_volatile.v, where, rise);
 		else
-			gd_finding_summary(f, "%s has %llu uncorrectable SRAM ECC errors over its life%s, past NVIDIA's usual "
-					   "replacement line (more than %.0f, or the driver's SRAM threshold flag).",
+			gd_finding_summary(f, _("%s has %llu uncorrectable SRAM ECC errors over its life%s, past NVIDIA's "
+						"usual replacement line (more than %.0f, or the driver's SRAM threshold flag)."),
 					   gpu_name(g).s, (unsigned long long)g->ecc_uncorrected_aggregate_sram.v, awhere,
 					   sram_max);
 		if (over)
-			gd_finding_remedy(f, "Drain the GPU and have it replaced: uncorrectable errors in on-chip SRAM "
-					  "cannot be repaired by row remapping; run the vendor's field diagnostics for the "
-					  "RMA (nvidia-smi -q -d ECC shows the counts).");
+			gd_finding_remedy(f, _("Drain the GPU and have it replaced: uncorrectable errors in on-chip SRAM "
+					       "cannot be repaired by row remapping; run the vendor's field diagnostics for "
+					       "the RMA (nvidia-smi -q -d ECC shows the counts)."));
 		else
-			gd_finding_remedy(f, "Drain the GPU's jobs and reset it (nvidia-smi -r -i %llu), then check remapped "
-					  "rows and retired pages (nvidia-smi -q -d ROW_REMAPPER,PAGE_RETIREMENT); replace the "
-					  "GPU if the errors recur.", (unsigned long long)g->index.v);
+			gd_finding_remedy(f, _("Drain the GPU's jobs and reset it (nvidia-smi -r -i %llu), then check "
+					       "remapped rows and retired pages (nvidia-smi -q -d ROW_REMAPPER,PAGE_RETIREMENT); "
+					       "replace the GPU if the errors recur."), (unsigned long long)g->index.v);
 		if (vol)
 			gd_finding_ev(f, "ecc_uncorrected_volatile", (double)g->ecc_uncorrected_volatile.v, "errors", 0);
 		if (g->ecc_uncorrected_volatile_sram.ok)
@@ -137,10 +144,10 @@ enum gd_verdict gd_rule_gpu_ecc_uncorrectable(struct gd_rule_ctx *rc, struct gd_
 	if (fired)
 		return GD_VERDICT_FIRED;
 	if (!judged && ecc_off)
-		return gd_rule_unknown(rc, "ECC is off on %zu GPUs: no ECC counters (nvidia-smi -e 1 enables it at the "
-				       "next reboot)", ecc_off);
+		return gd_rule_unknown(rc, _("ECC is off on %zu GPUs: no ECC counters (nvidia-smi -e 1 enables it at the "
+					     "next reboot)"), ecc_off);
 	if (!judged)
-		return gpu_field_unknown(rc, b, "ecc_uncorrected_volatile", "uncorrected ECC counter");
+		return gpu_field_unknown(rc, b, "ecc_uncorrected_volatile", _("uncorrected ECC counter"));
 	return GD_VERDICT_CLEAR;
 }
 
@@ -170,8 +177,8 @@ enum gd_verdict gd_rule_gpu_ecc_correctable_rate(struct gd_rule_ctx *rc, struct 
 			continue;
 		fired++;
 		f = gd_finding_add(rc, out, rc->rule->severity, "%s", gpu_name(g).s);
-		gd_finding_summary(f, "%s counted %llu new corrected ECC errors in %.0f s: %.0f per hour (%llu since the "
-				   "driver loaded).", gpu_name(g).s, (unsigned long long)d, dt, rate * 3600,
+		gd_finding_summary(f, _("%s counted %llu new corrected ECC errors in %.0f s: %.0f per hour (%llu since the "
+					"driver loaded)."), gpu_name(g).s, (unsigned long long)d, dt, rate * 3600,
 				   (unsigned long long)g->ecc_corrected_volatile.v);
 		gd_finding_ev(f, "ecc_corrected_per_hour", rate * 3600, "1/h", th);
 		gd_finding_ev(f, "ecc_corrected_new", (double)d, "errors", NAN);
@@ -181,7 +188,7 @@ enum gd_verdict gd_rule_gpu_ecc_correctable_rate(struct gd_rule_ctx *rc, struct 
 	if (fired)
 		return GD_VERDICT_FIRED;
 	if (!judged)
-		return gpu_field_unknown(rc, b, "ecc_corrected_volatile", "corrected ECC counter in both snapshots");
+		return gpu_field_unknown(rc, b, "ecc_corrected_volatile", _("corrected ECC counter in both snapshots"));
 	return GD_VERDICT_CLEAR;
 }
 
@@ -208,11 +215,17 @@ enum gd_verdict gd_rule_gpu_row_remap_pending(struct gd_rule_ctx *rc, struct gd_
 			continue;
 		fired++;
 		f = gd_finding_add(rc, out, rc->rule->severity, "%s", gpu_name(g).s);
-		gd_finding_summary(f, "%s has %s waiting for a GPU reset: until then the faulty memory stays in use.",
-				   gpu_name(g).s, remap && pages ? "a row remap and retired pages"
-						  : remap ? "a row remap" : "retired pages");
-		gd_finding_remedy(f, "Drain the GPU's jobs and reset it (nvidia-smi -r -i %llu) or reboot the node, so the "
-				  "remap takes effect.", (unsigned long long)g->index.v);
+		if (remap && pages)
+			gd_finding_summary(f, _("%s has a row remap and retired pages waiting for a GPU reset: until then the "
+						"faulty memory stays in use."), gpu_name(g).s);
+		else if (remap)
+			gd_finding_summary(f, _("%s has a row remap waiting for a GPU reset: until then the faulty memory "
+						"stays in use."), gpu_name(g).s);
+		else
+			gd_finding_summary(f, _("%s has retired pages waiting for a GPU reset: until then the faulty memory "
+						"stays in use."), gpu_name(g).s);
+		gd_finding_remedy(f, _("Drain the GPU's jobs and reset it (nvidia-smi -r -i %llu) or reboot the node, so "
+				       "the remap takes effect."), (unsigned long long)g->index.v);
 		if (g->remap_pending.ok)
 			gd_finding_ev(f, "remap_pending", (double)g->remap_pending.v, "", NAN);
 		if (g->retired_pages_pending.ok)
@@ -225,7 +238,7 @@ enum gd_verdict gd_rule_gpu_row_remap_pending(struct gd_rule_ctx *rc, struct gd_
 	if (fired)
 		return GD_VERDICT_FIRED;
 	if (!judged)
-		return gpu_field_unknown(rc, b, "remap_pending", "row-remapping or page-retirement state");
+		return gpu_field_unknown(rc, b, "remap_pending", _("row-remapping or page-retirement state"));
 	return GD_VERDICT_CLEAR;
 }
 
@@ -254,11 +267,14 @@ enum gd_verdict gd_rule_gpu_row_remap_failed(struct gd_rule_ctx *rc, struct gd_f
 			continue;
 		fired++;
 		f = gd_finding_add(rc, out, rc->rule->severity, "%s", gpu_name(g).s);
-		if (failed)
-			gd_finding_summary(f, "%s could not remap a failing memory row (no spare row left)%s.", gpu_name(g).s,
-					   full ? ", and its page-retirement table is full" : "");
+		if (failed && full)
+			gd_finding_summary(f, _("%s could not remap a failing memory row (no spare row left), and its "
+						"page-retirement table is full."), gpu_name(g).s);
+		else if (failed)
+			gd_finding_summary(f, _("%s could not remap a failing memory row (no spare row left)."),
+					   gpu_name(g).s);
 		else
-			gd_finding_summary(f, "%s has retired %.0f pages, the most it can (%.0f): it cannot retire more.",
+			gd_finding_summary(f, _("%s has retired %.0f pages, the most it can (%.0f): it cannot retire more."),
 					   gpu_name(g).s, pages, max);
 		if (g->remap_failure.ok)
 			gd_finding_ev(f, "remap_failure", (double)g->remap_failure.v, "", NAN);
@@ -272,7 +288,7 @@ enum gd_verdict gd_rule_gpu_row_remap_failed(struct gd_rule_ctx *rc, struct gd_f
 	if (fired)
 		return GD_VERDICT_FIRED;
 	if (!judged)
-		return gpu_field_unknown(rc, b, "remap_failure", "row-remapping failure flag or retired pages");
+		return gpu_field_unknown(rc, b, "remap_failure", _("row-remapping failure flag or retired pages"));
 	return GD_VERDICT_CLEAR;
 }
 
@@ -324,12 +340,17 @@ enum gd_verdict gd_rule_gpu_memory_full(struct gd_rule_ctx *rc, struct gd_findin
 		if (tp) {
 			const struct gd_proc *pr = GD_FIND_PREV_U64(b, procs, struct gd_proc, pid, tp->pid.v);
 
-			snprintf(who, sizeof who, "; pid %llu%s%s%s holds %.1f GB", (unsigned long long)tp->pid.v,
-				 pr && pr->comm[0] ? " (" : "", pr && pr->comm[0] ? pr->comm : "",
-				 pr && pr->comm[0] ? ")" : "", (double)tp->used_mem_bytes.v / 1e9);
+			if (pr && pr->comm[0])
+				/* TRANSLATORS: a clause at the end of "gpu0 has 79.1 of 80.0 GB device
+				 * memory in use (98.9%)<this>.": the process that holds the most */
+				snprintf(who, sizeof who, _("; pid %llu (%s) holds %.1f GB"), (unsigned long long)tp->pid.v,
+					 pr->comm, (double)tp->used_mem_bytes.v / 1e9);
+			else
+				snprintf(who, sizeof who, _("; pid %llu holds %.1f GB"), (unsigned long long)tp->pid.v,
+					 (double)tp->used_mem_bytes.v / 1e9);
 		}
 		f = gd_finding_add(rc, out, rc->rule->severity, "%s", gpu_name(g).s);
-		gd_finding_summary(f, "%s has %.1f of %.1f GB device memory in use (%.1f%%)%s.", gpu_name(g).s,
+		gd_finding_summary(f, _("%s has %.1f of %.1f GB device memory in use (%.1f%%)%s."), gpu_name(g).s,
 				   (double)g->mem_used_bytes.v / 1e9, (double)g->mem_total_bytes.v / 1e9, pct, who);
 		gd_finding_ev(f, "mem_used_pct", pct, "%", th);
 		gd_finding_ev(f, "mem_used_bytes", (double)g->mem_used_bytes.v, "bytes", NAN);
@@ -342,7 +363,7 @@ enum gd_verdict gd_rule_gpu_memory_full(struct gd_rule_ctx *rc, struct gd_findin
 	if (fired)
 		return GD_VERDICT_FIRED;
 	if (!judged)
-		return gpu_field_unknown(rc, b, "mem_used_bytes", "device memory use");
+		return gpu_field_unknown(rc, b, "mem_used_bytes", _("device memory use"));
 	return GD_VERDICT_CLEAR;
 }
 
@@ -376,8 +397,8 @@ enum gd_verdict gd_rule_gpu_memory_oversubscribed(struct gd_rule_ctx *rc, struct
 			continue;
 		fired++;
 		f = gd_finding_add(rc, out, rc->rule->severity, "%s", gpu_name(g).s);
-		gd_finding_summary(f, "%s is %.1f%% full and moves %.1f GB/s over PCIe (%.0f%% of its Gen%llu x%llu link) "
-				   "while only %llu%% busy: device memory pages over PCIe.", gpu_name(g).s, pct, mbps / 1e3,
+		gd_finding_summary(f, _("%s is %.1f%% full and moves %.1f GB/s over PCIe (%.0f%% of its Gen%llu x%llu link) "
+					"while only %llu%% busy: device memory pages over PCIe."), gpu_name(g).s, pct, mbps / 1e3,
 				   link_pct, (unsigned long long)g->pcie_gen.v, (unsigned long long)g->pcie_width.v,
 				   (unsigned long long)g->util_gpu_pct.v);
 		gd_finding_ev(f, "mem_used_pct", pct, "%", used_th);
@@ -388,6 +409,6 @@ enum gd_verdict gd_rule_gpu_memory_oversubscribed(struct gd_rule_ctx *rc, struct
 	if (fired)
 		return GD_VERDICT_FIRED;
 	if (!judged)
-		return gpu_field_unknown(rc, b, "pcie_rx_kbps", "memory use with PCIe throughput, link and utilisation");
+		return gpu_field_unknown(rc, b, "pcie_rx_kbps", _("memory use with PCIe throughput, link and utilisation"));
 	return GD_VERDICT_CLEAR;
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/i18n.h"
 #include "rules/rules.h"
 
 /* The status word of collector name in s ("" when it did not run). */
@@ -196,7 +197,8 @@ static inline struct gpci_users gpci_users(const struct gd_snapshot *s, const st
 	return u;
 }
 
-/* Why the process list of g is not known (GPCI_UNKNOWN). */
+/* Why the process list of g is not known (GPCI_UNKNOWN), for a reason
+ * (translated; NVML's own reason stays as the collector wrote it). */
 static inline void gpci_unmapped_reason(const struct gd_snapshot *s, const struct gd_gpu *g, char *buf, size_t sz)
 {
 	GD_VEC_EACH(s->nvml_errors, const struct gd_nvml_error, e)
@@ -205,9 +207,9 @@ static inline void gpci_unmapped_reason(const struct gd_snapshot *s, const struc
 			return;
 		}
 	if (strstr(s->nvml.missing, "ComputeRunningProcesses"))
-		snprintf(buf, sz, "this driver lacks nvmlDeviceGetComputeRunningProcesses");
+		snprintf(buf, sz, "%s", _("this driver lacks nvmlDeviceGetComputeRunningProcesses"));
 	else
-		snprintf(buf, sz, "NVML's process list of the GPU was not read");
+		snprintf(buf, sz, "%s", _("NVML's process list of the GPU was not read"));
 }
 
 /* True when NVML lists process p on GPU g. */

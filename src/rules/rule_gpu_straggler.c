@@ -125,12 +125,13 @@ enum gd_verdict gd_rule_gpu_straggler(struct gd_rule_ctx *rc, struct gd_findings
 			continue;
 		f = gd_finding_add(rc, out, rc->rule->severity, "%s", nm.s);
 		if (slow)
-			gd_finding_summary(f, "%s runs at %.0f MHz under load, %.0f%% of the %.0f MHz median of its %zu "
-					   "loaded %s siblings (threshold %g%%): every synchronous step waits for it.", nm.s,
+			/* TRANSLATORS: %s after the count of siblings is the GPU model (NVIDIA H100 80GB HBM3) */
+			gd_finding_summary(f, _("%s runs at %.0f MHz under load, %.0f%% of the %.0f MHz median of its %zu "
+						"loaded %s siblings (threshold %g%%): every synchronous step waits for it."), nm.s,
 					   clk[i], 100.0 * clk[i] / med_clk, med_clk, sib_loaded, gs[i].name, th_clk);
 		else
-			gd_finding_summary(f, "%s averages %.0f%% utilisation while the job's other %zu %s GPUs have a "
-					   "median of %.0f%% (off by more than %g points): one GPU is out of step.", nm.s,
+			gd_finding_summary(f, _("%s averages %.0f%% utilisation while the job's other %zu %s GPUs have a "
+						"median of %.0f%% (off by more than %g points): one GPU is out of step."), nm.s,
 					   util[i], sib_job, gs[i].name, med_util, th_diff);
 		if (slow) {
 			gd_finding_ev(f, "clock_pct_of_median", 100.0 * clk[i] / med_clk, "%", th_clk);

@@ -64,7 +64,7 @@ enum gd_verdict gd_rule_cpu_numa_far_from_gpu(struct gd_rule_ctx *rc, struct gd_
 		return v;
 	nodes = numa_nodes(b);
 	if (nodes == 0)
-		return gd_rule_unknown(rc, "the NUMA node of each CPU is not known");
+		return gd_rule_unknown(rc, _("the NUMA node of each CPU is not known"));
 	if (nodes == 1)
 		return GD_VERDICT_CLEAR;
 	GD_VEC_EACH(b->procs, const struct gd_proc, p) {
@@ -97,8 +97,10 @@ enum gd_verdict gd_rule_cpu_numa_far_from_gpu(struct gd_rule_ctx *rc, struct gd_
 			if (!nfar++)
 				first_node = pg->numa_node.v;
 			size_t used = strlen(far);
-			snprintf(far + used, sizeof far - used, "%s%s on node %llu", used ? ", " : "", gpu_name(g).s,
-				 (unsigned long long)pg->numa_node.v);
+			/* TRANSLATORS: a list of GPUs and their NUMA nodes, said in "... but
+			 * uses <list>"; the form starting ", " follows another item */
+			snprintf(far + used, sizeof far - used, used ? _(", %s on node %llu") : _("%s on node %llu"),
+				 gpu_name(g).s, (unsigned long long)pg->numa_node.v);
 		}
 		if (!nfar)
 			continue;
@@ -114,16 +116,17 @@ enum gd_verdict gd_rule_cpu_numa_far_from_gpu(struct gd_rule_ctx *rc, struct gd_
 					 nodes_txt[0] ? "," : "", one);
 		}
 		f = gd_finding_add(rc, out, rc->rule->severity, "pid %llu (%s)", (unsigned long long)p->pid.v, p->comm);
-		gd_finding_summary(f, "pid %llu (%s) may run only on CPUs %s (NUMA node %s) but uses %s: its copies to the "
-				   "GPU cross the CPU interconnect.", (unsigned long long)p->pid.v, p->comm, p->cpus_allowed,
+		/* TRANSLATORS: pid <pid> (<command>) may run only on CPUs <0-3> (NUMA node <0,1>) but uses <GPU list> */
+		gd_finding_summary(f, _("pid %llu (%s) may run only on CPUs %s (NUMA node %s) but uses %s: its copies to "
+					"the GPU cross the CPU interconnect."), (unsigned long long)p->pid.v, p->comm, p->cpus_allowed,
 				   nodes_txt, far);
 		gd_finding_ev_text(f, "cpus_allowed", p->cpus_allowed);
 		gd_finding_ev_text(f, "cpu_nodes", nodes_txt);
 		gd_finding_ev(f, "gpu_numa_node", (double)first_node, "", NAN);
 		gd_finding_ev(f, "far_gpus", (double)nfar, "", NAN);
-		gd_finding_remedy(f, "Bind the job near its GPU: numactl --cpunodebind=%llu --membind=%llu, or let the "
-				  "scheduler's topology manager place it (Kubernetes topologyManagerPolicy, Slurm "
-				  "--gpu-bind=closest).", (unsigned long long)first_node, (unsigned long long)first_node);
+		gd_finding_remedy(f, _("Bind the job near its GPU: numactl --cpunodebind=%llu --membind=%llu, or let the "
+				       "scheduler's topology manager place it (Kubernetes topologyManagerPolicy, Slurm "
+				       "--gpu-bind=closest)."), (unsigned long long)first_node, (unsigned long long)first_node);
 		fired++;
 	}
 	if (fired)
@@ -180,9 +183,9 @@ enum gd_verdict gd_rule_net_gpu_nic_far(struct gd_rule_ctx *rc, struct gd_findin
 	size_t nodes, rdma = 0, fired = 0;
 
 	if (!b)
-		return gd_rule_unknown(rc, "no snapshot");
+		return gd_rule_unknown(rc, _("no snapshot"));
 	if (!gpci_seen(b))
-		return gd_rule_unknown(rc, "no PCI evidence (/sys/bus/pci/devices not read)");
+		return gd_rule_unknown(rc, _("no PCI evidence (/sys/bus/pci/devices not read)"));
 	GD_VEC_EACH(b->pci_nics, const struct gd_pci_nic, n)
 		rdma += n->rdma_device[0] != '\0';
 	if (!rdma || !gpci_host_gpus(b))
@@ -192,7 +195,7 @@ enum gd_verdict gd_rule_net_gpu_nic_far(struct gd_rule_ctx *rc, struct gd_findin
 		const struct gd_pci_nic *best = NULL;
 		enum topo_level lv = T_SYS;
 		const struct gd_gpu *ng;
-		char subject[96];
+		char subject[96], name[128];
 		struct gd_finding *f;
 
 		if (gpci_passed_through(g))
@@ -211,13 +214,20 @@ enum gd_verdict gd_rule_net_gpu_nic_far(struct gd_rule_ctx *rc, struct gd_findin
 		if (!best || lv != T_SYS)
 			continue;
 		ng = gpci_nvml_gpu(b, g->pci_bus_id);
-		if (ng)
+		/* the subject (a label value: never translated), and the same as the
+		 * summary says it */
+		if (ng) {
 			snprintf(subject, sizeof subject, "%s", gpu_name(ng).s);
-		else
+			snprintf(name, sizeof name, "%s", subject);
+		} else {
 			snprintf(subject, sizeof subject, "gpu at %s", g->pci_bus_id);
+			snprintf(name, sizeof name, _("gpu at %s"), g->pci_bus_id);
+		}
 		f = gd_finding_add(rc, out, rc->rule->severity, "%s", subject);
-		gd_finding_summary(f, "%s on NUMA node %llu reaches its nearest RDMA NIC, %s (%s, node %llu), only across "
-				   "the CPU interconnect (%s): GPUDirect RDMA is slow or off for it.", subject,
+		/* TRANSLATORS: <gpu> on NUMA node <n> reaches its nearest RDMA NIC, <mlx5_0> (<PCI address>, node
+		 * <n>), only across the CPU interconnect (<SYS: nvidia-smi topo -m's word>) */
+		gd_finding_summary(f, _("%s on NUMA node %llu reaches its nearest RDMA NIC, %s (%s, node %llu), only across "
+					"the CPU interconnect (%s): GPUDirect RDMA is slow or off for it."), name,
 				   (unsigned long long)g->numa_node.v, best->rdma_device, best->pci_bus_id,
 				   (unsigned long long)best->numa_node.v, level_name(lv));
 		gd_finding_ev_text(f, "distance", level_name(lv));

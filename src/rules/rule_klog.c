@@ -38,6 +38,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/i18n.h"
 #include "klog/klog.h"
 #include "klog/xid.h"
 
@@ -65,10 +66,11 @@ static const struct gd_snapshot *klog_or_unknown(struct gd_rule_ctx *rc, enum gd
 	if (usable(src))
 		return s;
 	if (src)
-		*v = gd_rule_unknown(rc, "the kernel log was not read (%s: %s)", src->status,
-				     src->reason[0] ? src->reason : "no reason given");
+		/* TRANSLATORS: (<the klog collector's status word>: <its reason, English>) */
+		*v = gd_rule_unknown(rc, _("the kernel log was not read (%s: %s)"), src->status,
+				     src->reason[0] ? src->reason : _("no reason given"));
 	else
-		*v = gd_rule_unknown(rc, "no kernel log in this snapshot (give one: check --from kern.log)");
+		*v = gd_rule_unknown(rc, _("no kernel log in this snapshot (give one: check --from kern.log)"));
 	return NULL;
 }
 
@@ -77,6 +79,8 @@ static bool is(const struct gd_klog_event *ev, enum gd_klog_kind k)
 	return strcmp(ev->kind, gd_klog_kind_name(k)) == 0;
 }
 
+/* When an event was logged, for a summary: the local time, else the
+ * seconds since boot, else that it is unknown. */
 static const char *when(char *buf, size_t sz, const struct gd_klog_event *ev)
 {
 	if (ev->wall_time_s.ok) {
@@ -86,9 +90,10 @@ static const char *when(char *buf, size_t sz, const struct gd_klog_event *ev)
 		localtime_r(&t, &tm);
 		strftime(buf, sz, "%Y-%m-%d %H:%M:%S", &tm);
 	} else if (ev->boot_s.ok) {
-		snprintf(buf, sz, "%.0f s after boot", ev->boot_s.v);
+		/* TRANSLATORS: when a kernel-log line was written, as "first <this>", "GPU ... fell off the bus <this>" */
+		snprintf(buf, sz, _("%.0f s after boot"), ev->boot_s.v);
 	} else {
-		snprintf(buf, sz, "at an unknown time");
+		snprintf(buf, sz, "%s", _("at an unknown time"));
 	}
 	return buf;
 }
@@ -111,7 +116,7 @@ enum gd_verdict gd_rule_gpu_xid(struct gd_rule_ctx *rc, struct gd_findings *out)
 	enum gd_verdict v = GD_VERDICT_CLEAR;
 	const struct gd_snapshot *s = klog_or_unknown(rc, &v);
 	struct gd_xid_summary sum;
-	char a[48], b[48];
+	char a[48], b[48], tail[400];
 
 	if (!s)
 		return v;
@@ -134,13 +139,28 @@ enum gd_verdict gd_rule_gpu_xid(struct gd_rule_ctx *rc, struct gd_findings *out)
 		le.boot_s = e->last_boot;
 		f = gd_finding_add(rc, out, e->sev, "GPU %s %s %llu", e->bus[0] ? e->bus : "?", sx ? "SXid" : "Xid",
 				   (unsigned long long)e->code);
-		gd_finding_summary(f, "%s %llu on %s%s%s%s: %llu time%s, first %s, last %s%s%s%s%s.", sx ? "SXid" : "Xid",
-				   (unsigned long long)e->code, e->bus[0] ? e->bus : "an unnamed GPU",
-				   e->info ? " (" : "", e->info ? e->info->meaning : "", e->info ? ")" : "",
-				   (unsigned long long)e->count, e->count == 1 ? "" : "s", when(a, sizeof a, &fe),
-				   when(b, sizeof b, &le), e->procs[0] ? "; processes " : "", e->procs,
-				   e->notes[0] ? "; " : "", e->notes);
-		gd_finding_remedy(f, "%s", e->action);
+		/* the processes and notes (src/klog/xid.c's, joined with "; ") at the end */
+		tail[0] = '\0';
+		if (e->procs[0])
+			/* TRANSLATORS: a clause at the end of the Xid summary: "; processes python (4711), ..." */
+			snprintf(tail, sizeof tail, _("; processes %s"), e->procs);
+		if (e->notes[0])
+			snprintf(tail + strlen(tail), sizeof tail - strlen(tail), "; %s", e->notes);
+		if (e->info)
+			/* TRANSLATORS: <Xid or SXid> <code> on <PCI address> (<what the code means>): <n> times, first <when>,
+			 * last <when><the processes and notes, each starting "; "> */
+			gd_finding_summary(f, P_("%s %llu on %s (%s): %llu time, first %s, last %s%s.",
+						 "%s %llu on %s (%s): %llu times, first %s, last %s%s.", e->count),
+					   sx ? "SXid" : "Xid", (unsigned long long)e->code, e->bus[0] ? e->bus : _("an unnamed GPU"),
+					   _(e->info->meaning), (unsigned long long)e->count, when(a, sizeof a, &fe),
+					   when(b, sizeof b, &le), tail);
+		else
+			gd_finding_summary(f, P_("%s %llu on %s: %llu time, first %s, last %s%s.",
+						 "%s %llu on %s: %llu times, first %s, last %s%s.", e->count),
+					   sx ? "SXid" : "Xid", (unsigned long long)e->code, e->bus[0] ? e->bus : _("an unnamed GPU"),
+					   (unsigned long long)e->count, when(a, sizeof a, &fe), when(b, sizeof b, &le), tail);
+		/* the catalogue's action, translated where src/klog/xid.c marks its table (N_()) */
+		gd_finding_remedy(f, "%s", _(e->action));
 		gd_finding_ev(f, "count", (double)e->count, "", NAN);
 		gd_finding_ev(f, "code", (double)e->code, "", NAN);
 		if (e->storm_max > 1)
@@ -192,14 +212,17 @@ enum gd_verdict gd_rule_gpu_lost_klog(struct gd_rule_ctx *rc, struct gd_findings
 								    : o->boot_s.v >= ev->boot_s.v))
 				n++;
 		f = gd_finding_add(rc, out, GD_SEV_CRITICAL, "GPU %s", ev->pci_bus_id[0] ? ev->pci_bus_id : "?");
-		gd_finding_summary(f, "GPU %s fell off the bus %s (%s)%s%u later Xid line%s on it are consequences.",
-				   ev->pci_bus_id[0] ? ev->pci_bus_id : "(bus id not logged)", when(t, sizeof t, ev),
-				   xid79 ? "Xid 79" : "the driver's \"fallen off the bus\" line, no Xid", n ? "; " : "",
-				   n, n == 1 ? "" : "s");
-		if (!n)
-			gd_finding_summary(f, "GPU %s fell off the bus %s (%s).",
-					   ev->pci_bus_id[0] ? ev->pci_bus_id : "(bus id not logged)", when(t, sizeof t, ev),
-					   xid79 ? "Xid 79" : "the driver's \"fallen off the bus\" line, no Xid");
+		if (n)
+			/* TRANSLATORS: GPU <PCI address> fell off the bus (掉卡) <when> (<Xid 79, or the line below>) */
+			gd_finding_summary(f, P_("GPU %s fell off the bus %s (%s); %u later Xid line on it are consequences.",
+						 "GPU %s fell off the bus %s (%s); %u later Xid lines on it are consequences.",
+						 n),
+					   ev->pci_bus_id[0] ? ev->pci_bus_id : _("(bus id not logged)"), when(t, sizeof t, ev),
+					   xid79 ? "Xid 79" : _("the driver's \"fallen off the bus\" line, no Xid"), n);
+		else
+			gd_finding_summary(f, _("GPU %s fell off the bus %s (%s)."),
+					   ev->pci_bus_id[0] ? ev->pci_bus_id : _("(bus id not logged)"), when(t, sizeof t, ev),
+					   xid79 ? "Xid 79" : _("the driver's \"fallen off the bus\" line, no Xid"));
 		gd_finding_ev_text(f, "evidence", xid79 ? "Xid 79" : "fallen off the bus");
 		gd_finding_ev(f, "later_xids", n, "", NAN);
 		v = GD_VERDICT_FIRED;
@@ -231,8 +254,10 @@ enum gd_verdict gd_rule_gpu_init_failed_klog(struct gd_rule_ctx *rc, struct gd_f
 		struct gd_finding *f = gd_finding_add(rc, out, GD_SEV_CRITICAL, "GPU %s",
 						      last->pci_bus_id[0] ? last->pci_bus_id : "(bus id not logged)");
 
-		gd_finding_summary(f, "The driver could not initialise a GPU (%u line%s, %s): \"%.120s\".", n,
-				   n == 1 ? "" : "s", when(t, sizeof t, last), last->text);
+		/* TRANSLATORS: (<n> lines, <when the last was logged>): "<the kernel-log line>" */
+		gd_finding_summary(f, P_("The driver could not initialise a GPU (%u line, %s): \"%.120s\".",
+					 "The driver could not initialise a GPU (%u lines, %s): \"%.120s\".", n),
+				   n, when(t, sizeof t, last), last->text);
 		gd_finding_ev(f, "lines", n, "", NAN);
 		gd_finding_ev_text(f, "line", last->text);
 	}
@@ -270,14 +295,16 @@ enum gd_verdict gd_rule_gpu_reset_required_klog(struct gd_rule_ctx *rc, struct g
 		if (!first || latest->action_code.v == 0)
 			continue;
 		f = gd_finding_add(rc, out, GD_SEV_CRITICAL, "GPU %s", latest->pci_bus_id);
-		gd_finding_summary(f, "Xid 154 on %s %s: the driver requires \"%s\" (recovery action %llu).",
+		/* TRANSLATORS: Xid 154 on <PCI address> <when>: the driver requires "<the driver's words>" */
+		gd_finding_summary(f, _("Xid 154 on %s %s: the driver requires \"%s\" (recovery action %llu)."),
 				   latest->pci_bus_id, when(t, sizeof t, latest),
 				   latest->detail[0] ? latest->detail : "?", (unsigned long long)latest->action_code.v);
-		gd_finding_remedy(f, "Drain the GPU and do what the driver names: %s.",
-				  latest->action_code.v == 2 ? "reboot the node"
-				  : latest->action_code.v == 3 ? "drain peer-to-peer traffic"
-				  : latest->action_code.v == 4 ? "drain the work, then reset the GPU (nvidia-smi -r)"
-							       : "reset the GPU (nvidia-smi -r)");
+		/* TRANSLATORS: the actions, said in "Drain the GPU and do what the driver names: <action>." */
+		gd_finding_remedy(f, _("Drain the GPU and do what the driver names: %s."),
+				  latest->action_code.v == 2 ? _("reboot the node")
+				  : latest->action_code.v == 3 ? _("drain peer-to-peer traffic")
+				  : latest->action_code.v == 4 ? _("drain the work, then reset the GPU (nvidia-smi -r)")
+							       : _("reset the GPU (nvidia-smi -r)"));
 		gd_finding_ev(f, "recovery_action", (double)latest->action_code.v, "", NAN);
 		gd_finding_ev_text(f, "action", latest->detail);
 		v = GD_VERDICT_FIRED;
@@ -292,8 +319,9 @@ enum gd_verdict gd_rule_gpu_reset_required_klog(struct gd_rule_ctx *rc, struct g
 		struct gd_finding *f = gd_finding_add(rc, out, GD_SEV_CRITICAL, "GPU %s",
 						      g1->pci_bus_id[0] ? g1->pci_bus_id : "(GSP)");
 
-		gd_finding_summary(f, "The GPU System Processor timed out %u time%s (first %s): \"%.120s\".", gsp,
-				   gsp == 1 ? "" : "s", when(t, sizeof t, g1), g1->text);
+		gd_finding_summary(f, P_("The GPU System Processor timed out %u time (first %s): \"%.120s\".",
+					 "The GPU System Processor timed out %u times (first %s): \"%.120s\".", gsp),
+				   gsp, when(t, sizeof t, g1), g1->text);
 		gd_finding_ev(f, "gsp_timeouts", gsp, "", NAN);
 		v = GD_VERDICT_FIRED;
 	}
@@ -301,8 +329,9 @@ enum gd_verdict gd_rule_gpu_reset_required_klog(struct gd_rule_ctx *rc, struct g
 		struct gd_finding *f = gd_finding_add(rc, out, GD_SEV_CRITICAL, "GPU %s",
 						      n1->pci_bus_id[0] ? n1->pci_bus_id : "(bus id not logged)");
 
-		gd_finding_summary(f, "The driver answered NV_ERR_RESET_REQUIRED %u time%s (first %s).", nverr,
-				   nverr == 1 ? "" : "s", when(t, sizeof t, n1));
+		gd_finding_summary(f, P_("The driver answered NV_ERR_RESET_REQUIRED %u time (first %s).",
+					 "The driver answered NV_ERR_RESET_REQUIRED %u times (first %s).", nverr),
+				   nverr, when(t, sizeof t, n1));
 		gd_finding_ev(f, "reset_required_lines", nverr, "", NAN);
 		v = GD_VERDICT_FIRED;
 	}
@@ -327,7 +356,8 @@ enum gd_verdict gd_rule_gpu_pcie_link_degraded_klog(struct gd_rule_ctx *rc, stru
 			continue;
 		pct = 100.0 * ev->bandwidth_gbps.v / ev->capable_gbps.v;
 		f = gd_finding_add(rc, out, GD_SEV_WARNING, "GPU %s", ev->pci_bus_id);
-		gd_finding_summary(f, "GPU %s has %.1f of %.1f Gb/s of PCIe bandwidth (%.0f%%), limited by the link at %s.",
+		/* TRANSLATORS: ... limited by the link at <PCI address of the slowest link, from the kernel's line> */
+		gd_finding_summary(f, _("GPU %s has %.1f of %.1f Gb/s of PCIe bandwidth (%.0f%%), limited by the link at %s."),
 				   ev->pci_bus_id, ev->bandwidth_gbps.v, ev->capable_gbps.v, pct, ev->limit_at);
 		gd_finding_ev(f, "available_gbps", ev->bandwidth_gbps.v, "Gb/s", NAN);
 		gd_finding_ev(f, "capable_gbps", ev->capable_gbps.v, "Gb/s", NAN);
@@ -371,10 +401,20 @@ enum gd_verdict gd_rule_gpu_pcie_replays_klog(struct gd_rule_ctx *rc, struct gd_
 		if (seen || (ce < min && !ue))
 			continue;
 		f = gd_finding_add(rc, out, ue ? GD_SEV_CRITICAL : GD_SEV_WARNING, "GPU %s", ev->pci_bus_id);
-		gd_finding_summary(f, "The PCIe link of GPU %s reported %u corrected and %u uncorrected AER error%s "
-				      "(last %s: %s%s%s).",
-				   ev->pci_bus_id, ce, ue, ce + ue == 1 ? "" : "s", when(t, sizeof t, last), last->severity,
-				   last->detail[0] ? ", " : "", last->detail);
+		if (last->detail[0])
+			/* TRANSLATORS: (last <when>: <the kernel's severity word: corrected, uncorrected
+			 * (non-fatal), fatal>, <the error's name from the kernel's line>) */
+			gd_finding_summary(f, P_("The PCIe link of GPU %s reported %u corrected and %u uncorrected AER error "
+						 "(last %s: %s, %s).",
+						 "The PCIe link of GPU %s reported %u corrected and %u uncorrected AER errors "
+						 "(last %s: %s, %s).", ce + ue),
+					   ev->pci_bus_id, ce, ue, when(t, sizeof t, last), last->severity, last->detail);
+		else
+			gd_finding_summary(f, P_("The PCIe link of GPU %s reported %u corrected and %u uncorrected AER error "
+						 "(last %s: %s).",
+						 "The PCIe link of GPU %s reported %u corrected and %u uncorrected AER errors "
+						 "(last %s: %s).", ce + ue),
+					   ev->pci_bus_id, ce, ue, when(t, sizeof t, last), last->severity);
 		gd_finding_ev(f, "aer_corrected", ce, "", min);
 		gd_finding_ev(f, "aer_uncorrected", ue, "", NAN);
 		if (s->klog_info.span_s.ok && s->klog_info.span_s.v > 0)
@@ -404,15 +444,32 @@ enum gd_verdict gd_rule_mem_oom_kill(struct gd_rule_ctx *rc, struct gd_findings 
 			continue;
 		f = gd_finding_add(rc, out, GD_SEV_CRITICAL, "pid %llu (%s)", (unsigned long long)ev->pid.v,
 				   ev->process[0] ? ev->process : "?");
-		gd_finding_summary(f, "The OOM killer killed pid %llu (%s) %s%s%.1f GiB resident%s%s%s%s.",
-				   (unsigned long long)ev->pid.v, ev->process, when(t, sizeof t, ev),
-				   ev->anon_rss_bytes.ok ? ", " : "",
-				   ev->anon_rss_bytes.ok ? (double)ev->anon_rss_bytes.v / 1073741824.0 : 0.0,
-				   ev->detail[0] ? " (" : "", ev->detail, ev->detail[0] ? ")" : "",
-				   n > 1 && shown == 1 ? "; more kills follow" : "");
-		if (!ev->anon_rss_bytes.ok)
-			gd_finding_summary(f, "The OOM killer killed pid %llu (%s) %s.", (unsigned long long)ev->pid.v,
+		if (ev->anon_rss_bytes.ok) {
+			double gib = (double)ev->anon_rss_bytes.v / 1073741824.0;
+			bool more = n > 1 && shown == 1;
+
+			if (ev->detail[0] && more)
+				/* TRANSLATORS: The OOM killer killed pid <pid> (<command>) <when>, <GiB> GiB resident
+				 * (<the kernel's constraint, e.g. CONSTRAINT_MEMCG>) */
+				gd_finding_summary(f, _("The OOM killer killed pid %llu (%s) %s, %.1f GiB resident (%s); more "
+							"kills follow."),
+						   (unsigned long long)ev->pid.v, ev->process, when(t, sizeof t, ev), gib,
+						   ev->detail);
+			else if (ev->detail[0])
+				gd_finding_summary(f, _("The OOM killer killed pid %llu (%s) %s, %.1f GiB resident (%s)."),
+						   (unsigned long long)ev->pid.v, ev->process, when(t, sizeof t, ev), gib,
+						   ev->detail);
+			else if (more)
+				gd_finding_summary(f, _("The OOM killer killed pid %llu (%s) %s, %.1f GiB resident; more "
+							"kills follow."),
+						   (unsigned long long)ev->pid.v, ev->process, when(t, sizeof t, ev), gib);
+			else
+				gd_finding_summary(f, _("The OOM killer killed pid %llu (%s) %s, %.1f GiB resident."),
+						   (unsigned long long)ev->pid.v, ev->process, when(t, sizeof t, ev), gib);
+		} else {
+			gd_finding_summary(f, _("The OOM killer killed pid %llu (%s) %s."), (unsigned long long)ev->pid.v,
 					   ev->process, when(t, sizeof t, ev));
+		}
 		if (ev->anon_rss_bytes.ok)
 			gd_finding_ev(f, "anon_rss_bytes", (double)ev->anon_rss_bytes.v, "bytes", NAN);
 		gd_finding_ev(f, "oom_kills", n, "", NAN);
@@ -435,8 +492,8 @@ enum gd_verdict gd_rule_host_memory_errors(struct gd_rule_ctx *rc, struct gd_fin
 	struct gd_finding *f;
 
 	if (!have_log && !have_edac)
-		return gd_rule_unknown(rc, "neither the kernel log nor EDAC counters (/sys/devices/system/edac/mc) "
-					   "could be read");
+		return gd_rule_unknown(rc, _("neither the kernel log nor EDAC counters (/sys/devices/system/edac/mc) "
+					     "could be read"));
 	if (have_log)
 		GD_VEC_EACH(s->klog, const struct gd_klog_event, ev) {
 			bool edac = is(ev, GD_KLOG_EDAC), mce = is(ev, GD_KLOG_MCE);
@@ -478,10 +535,15 @@ enum gd_verdict gd_rule_host_memory_errors(struct gd_rule_ctx *rc, struct gd_fin
 	if (ue_lines || ue_delta) {
 		f = gd_finding_add(rc, out, GD_SEV_CRITICAL, "%s",
 				   ue_ev && ue_ev->dimm[0] ? ue_ev->dimm : ue_ev && ue_ev->mc.ok ? "memory controller" : "host memory");
-		gd_finding_summary(f, "Uncorrected host memory errors: %llu in the kernel log%s%s, %llu new in the EDAC "
-				      "counters.",
-				   (unsigned long long)ue_lines, ue_ev ? ": " : "", ue_ev ? ue_ev->text : "",
-				   (unsigned long long)ue_delta);
+		if (ue_ev)
+			/* TRANSLATORS: <n> in the kernel log: <the last such line>, <n> new in the EDAC counters */
+			gd_finding_summary(f, _("Uncorrected host memory errors: %llu in the kernel log: %s, %llu new in the "
+						"EDAC counters."),
+					   (unsigned long long)ue_lines, ue_ev->text, (unsigned long long)ue_delta);
+		else
+			gd_finding_summary(f, _("Uncorrected host memory errors: %llu in the kernel log, %llu new in the EDAC "
+						"counters."),
+					   (unsigned long long)ue_lines, (unsigned long long)ue_delta);
 		gd_finding_ev(f, "ue_lines", (double)ue_lines, "", 0);
 		gd_finding_ev(f, "ue_new", (double)ue_delta, "", 0);
 		if (ue_ev && ue_ev->socket.ok)
@@ -492,10 +554,16 @@ enum gd_verdict gd_rule_host_memory_errors(struct gd_rule_ctx *rc, struct gd_fin
 	}
 	if (!isnan(ce_rate) && ce_rate > th) {
 		f = gd_finding_add(rc, out, GD_SEV_WARNING, "%s", where ? where->dimm : "host memory");
-		gd_finding_summary(f, "Corrected host memory errors at %.1f per hour (threshold %g): %llu in the kernel "
-				      "log, %llu in the EDAC counters since boot%s%s.",
-				   ce_rate, th, (unsigned long long)ce_lines, (unsigned long long)ce_total,
-				   where ? "; DIMM " : "", where ? where->dimm : "");
+		if (where)
+			/* TRANSLATORS: ...; DIMM <the EDAC label, e.g. CPU_SrcID#0_MC#0_Chan#1_DIMM#0> */
+			gd_finding_summary(f, _("Corrected host memory errors at %.1f per hour (threshold %g): %llu in the "
+						"kernel log, %llu in the EDAC counters since boot; DIMM %s."),
+					   ce_rate, th, (unsigned long long)ce_lines, (unsigned long long)ce_total,
+					   where->dimm);
+		else
+			gd_finding_summary(f, _("Corrected host memory errors at %.1f per hour (threshold %g): %llu in the "
+						"kernel log, %llu in the EDAC counters since boot."),
+					   ce_rate, th, (unsigned long long)ce_lines, (unsigned long long)ce_total);
 		gd_finding_ev(f, "ce_per_hour", ce_rate, "/h", th);
 		gd_finding_ev(f, "ce_lines", (double)ce_lines, "", NAN);
 		gd_finding_ev(f, "ce_count", (double)ce_total, "", NAN);
@@ -507,8 +575,10 @@ enum gd_verdict gd_rule_host_memory_errors(struct gd_rule_ctx *rc, struct gd_fin
 	}
 	if (ue_total) {
 		f = gd_finding_add(rc, out, GD_SEV_WARNING, "host memory");
-		gd_finding_summary(f, "The EDAC counters hold %llu uncorrected memory error%s since boot (none new).",
-				   (unsigned long long)ue_total, ue_total == 1 ? "" : "s");
+		gd_finding_summary(f, P_("The EDAC counters hold %llu uncorrected memory error since boot (none new).",
+					 "The EDAC counters hold %llu uncorrected memory errors since boot (none new).",
+					 (unsigned long)ue_total),
+				   (unsigned long long)ue_total);
 		gd_finding_ev(f, "ue_count", (double)ue_total, "", NAN);
 		return GD_VERDICT_FIRED;
 	}
