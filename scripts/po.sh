@@ -21,7 +21,9 @@ XGETTEXT="xgettext --language=C --from-code=UTF-8 --keyword=_ --keyword=N_ --key
   --flag=gd_finding_add:4:c-format --flag=gd_rule_unknown:2:c-format --flag=gd_err_set:3:c-format
   --add-comments=TRANSLATORS: --package-name=gpudoctor --msgid-bugs-address=maintainers@users.noreply.a-seed-d2b29cb5.example --sort-by-file --no-wrap"
 sources() { find src -name '*.c' -o -name '*.h' -o -name '*.def' | LC_ALL=C sort; }
-# the generator of the Chinese alert rules translates its own texts (N_())
+# the generator of the Chinese alert rules translates its own texts (N_());
+# scripts/ev_labels.py lists the labels of the evidence names (context
+# "evidence"), which the text report looks up at run time
 PY_SOURCES="deploy/prometheus/gen_alerts.py"
 # extract OUT: every message of the sources, C and Python, into one .pot
 extract() {
@@ -30,8 +32,10 @@ extract() {
 	xgettext --language=Python --from-code=UTF-8 -k -kN_ --no-wrap --sort-by-file \
 		--package-name=gpudoctor -o "$1.py" $PY_SOURCES
 	sed -i 's/charset=CHARSET/charset=UTF-8/' "$1" "$1.py"
-	msgcat --use-first --no-wrap -o "$1" "$1" "$1.py"
-	rm -f "$1.py"
+	# shellcheck disable=SC2046
+	python3 scripts/ev_labels.py $(sources) >"$1.ev"
+	msgcat --use-first --no-wrap -o "$1" "$1" "$1.py" "$1.ev"
+	rm -f "$1.py" "$1.ev"
 	sed -i 's/charset=CHARSET/charset=UTF-8/' "$1"
 }
 catalogue() { # the whole catalogue on stdout: po/zh_CN.po, then the parts

@@ -42,7 +42,7 @@ export BUILD GPUDOCTOR="$PWD/$BUILD/gpudoctor"
 export GD_SUITE_RUN=1
 # English messages whatever the caller's locale (the golden files are
 # English; tests/i18n sets the language it tests)
-unset LANGUAGE LC_ALL LC_MESSAGES
+unset LANGUAGE LC_ALL LC_MESSAGES COLUMNS
 export LANG=C.UTF-8
 ALL_SUITES="unit docs scenarios offline timeline e2e exporter probe i18n install fuzz"
 SUITES=${GD_SUITES:-$ALL_SUITES}

@@ -148,6 +148,18 @@ int gd_i18n_init(const char *lang)
 	return gd_i18n_use(lang);
 }
 
+const char *gd_i18n_ctx(const char *ctx, const char *msgid)
+{
+	char key[256];
+	const char *t;
+
+	/* gettext's key for a message in a context: "ctx\004msgid" */
+	if ((size_t)snprintf(key, sizeof key, "%s\004%s", ctx, msgid) >= sizeof key)
+		return msgid;
+	t = dgettext(GD_TEXTDOMAIN, key);
+	return t == key ? msgid : t;
+}
+
 const char *gd_i18n_lang(void)
 {
 	/* the header of the catalogue in use ("" when none) names its language */
@@ -223,4 +235,18 @@ size_t gd_utf8_fit(const char *s, size_t cols)
 		w += c;
 	}
 	return (size_t)(p - (const unsigned char *)s);
+}
+
+size_t gd_utf8_cut(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t j = len, need;
+
+	while (j > 0 && (p[j - 1] & 0xc0) == 0x80)
+		j--;
+	if (j == 0 || p[j - 1] < 0xc0)
+		return len;
+	/* p[j - 1] leads a character of need bytes: whole, or cut off */
+	need = (p[j - 1] >> 5) == 6 ? 2 : (p[j - 1] >> 4) == 14 ? 3 : 4;
+	return len - (j - 1) >= need ? len : j - 1;
 }

@@ -23,6 +23,12 @@
 #define N_(s) (s)
 #define P_(s, p, n) dngettext(GD_TEXTDOMAIN, s, p, n)
 
+/* A message with a context (gettext's msgctxt): the translation of msgid as
+ * ctx means it, or msgid itself.  For words generated at run time, e.g. the
+ * label of an evidence name ("evidence", "thermal limited"): the catalogue
+ * gets them from scripts/po.sh, which lists the names the sources use. */
+const char *gd_i18n_ctx(const char *ctx, const char *msgid);
+
 /* Sets the language from the locale (LC_ALL, LC_MESSAGES, LANG, LANGUAGE as
  * gettext reads them) or, when lang is not NULL, forces it ("en", "C",
  * "zh_CN"...).  Finds the catalogue in $GPUDOCTOR_LOCALEDIR, else beside
@@ -49,5 +55,9 @@ bool gd_i18n_known(const char *lang);
  * a character.  Neither depends on the locale. */
 size_t gd_utf8_width(const char *s);
 size_t gd_utf8_fit(const char *s, size_t cols);
+
+/* The length of the first len bytes of s without a character cut in two at
+ * their end (a message cut short by its buffer). */
+size_t gd_utf8_cut(const char *s, size_t len);
 
 #endif

@@ -55,6 +55,7 @@ static void pretty_name(char *dst, size_t size, const char *name)
 	static const char *const suffixes[] = { "_mb_per_s", "_per_s", "_per_min", "_per_hour", "_pct", "_bytes",
 						"_mbps", "_gbps", "_mhz", "_kib", "_ns", "_c", "_s" };
 	size_t n = strlen(name);
+	const char *label;
 
 	for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
 		size_t k = strlen(suffixes[i]);
@@ -69,6 +70,11 @@ static void pretty_name(char *dst, size_t size, const char *name)
 	for (size_t i = 0; i < n; i++)
 		dst[i] = name[i] == '_' ? ' ' : name[i];
 	dst[n] = '\0';
+	/* the label in the reader's language: scripts/po.sh lists every
+	 * evidence name of the sources, labelled as here, in context "evidence" */
+	label = gd_i18n_ctx("evidence", dst);
+	if (label != dst)
+		gd_strlcpy(dst, label, size);
 }
 
 static void print_evidence(FILE *out, const struct gd_finding *f)

@@ -281,6 +281,20 @@ void gd_text_wrap(FILE *out, const char *text, size_t len, size_t cols)
 	}
 }
 
+/* 80 columns, or $COLUMNS when it is a number of at least 40 (as ls and man
+ * read it): a wider terminal, or a script that wants whole lines. */
+static size_t text_cols(void)
+{
+	const char *c = getenv("COLUMNS");
+	char *end;
+	unsigned long v;
+
+	if (!c || !*c)
+		return 80;
+	v = strtoul(c, &end, 10);
+	return *end || v < 40 ? 80 : (size_t)v;
+}
+
 void gd_text_out(FILE *out, gd_text_fn *fn, const void *arg)
 {
 	char *buf = NULL;
@@ -293,6 +307,6 @@ void gd_text_out(FILE *out, gd_text_fn *fn, const void *arg)
 	}
 	fn(m, arg);
 	if (fclose(m) == 0)
-		gd_text_wrap(out, buf, len, 80);
+		gd_text_wrap(out, buf, len, text_cols());
 	free(buf);
 }

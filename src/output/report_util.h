@@ -61,7 +61,8 @@ bool gd_text_wraps(void);
  * columns. */
 void gd_text_wrap(FILE *out, const char *text, size_t len, size_t cols);
 
-/* Calls fn(out, arg), wrapped at 80 columns through gd_text_wrap when
+/* Calls fn(out, arg), wrapped at 80 columns (or $COLUMNS, if at least 40)
+ * through gd_text_wrap when
  * gd_text_wraps(): what the text reports (check, report --text) write. */
 typedef void gd_text_fn(FILE *out, const void *arg);
 void gd_text_out(FILE *out, gd_text_fn *fn, const void *arg);

@@ -58,6 +58,17 @@ const struct gd_rule *gd_rule_find(const char *id)
 	return NULL;
 }
 
+/* vsnprintf into a message buffer, cut short (if it must be) between
+ * characters: a Chinese summary is three bytes a character. */
+static void vformat(char *buf, size_t sz, const char *fmt, va_list ap) __attribute__((format(printf, 3, 0)));
+static void vformat(char *buf, size_t sz, const char *fmt, va_list ap)
+{
+	int n = vsnprintf(buf, sz, fmt, ap);
+
+	if (n >= 0 && (size_t)n >= sz)
+		buf[gd_utf8_cut(buf, sz - 1)] = '\0';
+}
+
 struct gd_finding *gd_finding_add(struct gd_rule_ctx *rc, struct gd_findings *out, enum gd_severity sev,
 				  const char *subject_fmt, ...)
 {
@@ -81,7 +92,7 @@ void gd_finding_summary(struct gd_finding *f, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(f->summary, sizeof f->summary, fmt, ap);
+	vformat(f->summary, sizeof f->summary, fmt, ap);
 	va_end(ap);
 }
 
@@ -90,7 +101,7 @@ void gd_finding_remedy(struct gd_finding *f, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(f->remedy, sizeof f->remedy, fmt, ap);
+	vformat(f->remedy, sizeof f->remedy, fmt, ap);
 	va_end(ap);
 }
 
@@ -144,7 +155,7 @@ enum gd_verdict gd_rule_unknown(struct gd_rule_ctx *rc, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(rc->why, sizeof rc->why, fmt, ap);
+	vformat(rc->why, sizeof rc->why, fmt, ap);
 	va_end(ap);
 	return GD_VERDICT_UNKNOWN;
 }

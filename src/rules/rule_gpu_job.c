@@ -252,7 +252,7 @@ static size_t explain(struct gd_rule_ctx *rc, const struct gd_snapshot *a, const
 	    (double)(d1 + d2) / dt >= TH(rc, MEM_SWAPPING_PAGES_PER_S))
 		cat(buf, sz, "%smem.swapping", n++ ? "; " : "");
 	if (with_threads && job && job->pid.ok)
-		n += gd_jt_explain(rc, a, b, dt, job->pid.v, buf, sz);
+		n += gd_jt_explain_lang(rc, a, b, dt, job->pid.v, buf, sz, say);
 	return n;
 }
 

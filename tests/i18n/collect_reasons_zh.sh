@@ -8,6 +8,8 @@
 # real kernel log gives the Xid advice in Chinese (its --json stays English
 # unless --lang asks).  Exit 0 pass, 77 skip, anything else fails.
 set -u
+# whole lines: the Chinese text report wraps at 80 columns, unless $COLUMNS says
+export COLUMNS=100000
 cd "$(dirname "$0")/../.."
 G=${GPUDOCTOR:-${BUILD:-build}/gpudoctor}
 [ -x "$G" ] || { echo "no binary at $G (make all)"; exit 1; }
@@ -84,7 +86,7 @@ for lang in zh_CN en; do
 done
 same_exit root
 zh=$(cat "$T/root.zh_CN") en=$(cat "$T/root.en")
-has "root, zh_CN" "$zh" "proc_loadavg (failed: /proc/loadavg: 第 1 行：平均负载 \"x\" 不是数字)"
+has "root, zh_CN" "$zh" "proc_loadavg（失败：/proc/loadavg: 第 1 行：平均负载 \"x\" 不是数字）"
 has "root, zh_CN" "$zh" "/proc/driver/nvidia/version: 文件不存在（未加载 nvidia 内核模块）"
 has "root, zh_CN" "$zh" "此内核未启用 PSI（需要 CONFIG_PSI 和 psi=1）"
 has "root, zh_CN" "$zh" "$GPUDOCTOR_NVML: 文件不存在（由 --nvml 或 GPUDOCTOR_NVML 指定）"

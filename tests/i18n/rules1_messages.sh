@@ -6,6 +6,8 @@
 # threshold descriptions of src/rules/thresholds.def are extracted; and
 # --json stays English under a Chinese locale unless --lang asks.
 set -u
+# whole lines: the Chinese text report wraps at 80 columns, unless $COLUMNS says
+export COLUMNS=100000
 cd "$(dirname "$0")/../.."
 repo=$PWD
 GPUDOCTOR=${GPUDOCTOR:-$repo/${BUILD:-build}/gpudoctor}
@@ -43,7 +45,7 @@ n=$(xgettext --language=C --keyword=N_ --from-code=UTF-8 --no-wrap -o - src/rule
 zh=$(LANG=zh_CN.UTF-8 tests/scenarios/run.sh --text 1001-cpu.saturated 2>&1)
 has "cpu.saturated zh summary" "$zh" "全部 8 个 CPU 在 2.0 s 内忙碌 97%（阈值 90%）；PSI cpu some 56%；每个 CPU 的负载为 2.2。"
 has "cpu.saturated zh remedy" "$zh" "减少每个样本的 CPU 计算量"
-has "io.checkpoint_stall zh reason" "$zh" "io.checkpoint_stall (需要由三个或更多快照组成的序列"
+has "io.checkpoint_stall zh reason" "$zh" "io.checkpoint_stall（需要由三个或更多快照组成的序列"
 en=$(LANG=C tests/scenarios/run.sh --text 1001-cpu.saturated 2>&1)
 has "cpu.saturated en summary" "$en" "All 8 CPUs are 97% busy over 2.0 s (threshold 90%); PSI cpu some 56%; load 2.2 per CPU."
 has "cpu.saturated en remedy" "$en" "Cut CPU work per sample (decode and augment on the GPU, e.g. NVIDIA DALI)"

@@ -22,6 +22,8 @@
 # rule_probe_host.c, in Chinese and (by pattern: the figures are measured) in
 # English.
 set -u
+# whole lines: the Chinese text report wraps at 80 columns, unless $COLUMNS says
+export COLUMNS=100000
 cd "$(dirname "$0")/../.." || exit 1
 repo=$PWD
 G=${GPUDOCTOR:-${BUILD:-build}/gpudoctor}
@@ -361,9 +363,9 @@ zh_want() {
 	cat <<'EOF'
 0100|NCCL watchdog 判定 _ALLGATHER_BASE（SeqNum 9141）在 600 s 后超时（超时阈值 600 s），作业因此被终止：某个 rank 不再调用集合通信，或某条链路故障。
 0100|NCCL watchdog 判定 ALLREDUCE（SeqNum 808）在 600 s 后超时（超时阈值 600 s）：某个 rank 不再调用集合通信，或某条链路故障。
-0100|(作业日志中没有 NCCL_DEBUG=INFO 的输出（设置 NCCL_DEBUG=INFO 后重跑作业）)
+0100|（作业日志中没有 NCCL_DEBUG=INFO 的输出（设置 NCCL_DEBUG=INFO 后重跑作业））
 0101|作业自身的代码在 GPU 上出错：非法内存访问（tests/offline/0101-joblog-illegal-memory-access/adetailer-346.log:1）。这是应用或框架的 bug，不是硬件故障。
-0101|(输入中没有探测结果：请运行 gpudoctor probe)
+0101|（输入中没有探测结果：请运行 gpudoctor probe）
 0102|作业显存溢出（OOM）：尝试分配 2.26 GiB，空闲 3.03 GiB / 共 6.00 GiB（已用 49%）；PyTorch 已分配 781.59 MiB。
 0102|已用显存中 PyTorch 只占 781.59 MiB（总量 6.00 GiB）：另有进程共用这块 GPU，或分配器缓存碎片化
 0106|DataLoader 工作进程被信号 Killed 杀死（tests/offline/0106-joblog-loader-killed/dcpdn-12.log:6），日志中没有共享内存相关的报错：SIGKILL 是 OOM killer 发出的信号，主机内存已耗尽。
@@ -371,15 +373,15 @@ zh_want() {
 0113|多节点作业的 NCCL 流量走 TCP socket（NCCL 选择了 Socket 网络）：梯度不经 RDMA 在网络上传输。
 0300|pid 31893 (python3) 的主线程要占单核的 100%（阈值 80%：在 CPU 上运行 16%，等待 CPU 85%），100% 的样本在 CUDA 和 NCCL 库之外（100% python），而 gpu0 (0000:1b:00.0) 平均利用率仅 9%：主机端循环发射 GPU 任务的速度跟不上。
 0300|job.host_bound（主线程占单核的 100%：100% python）
-0300|(输入中没有作业日志：用 check --from train.log 提供)
+0300|（输入中没有作业日志：用 check --from train.log 提供）
 0301|pid 19197 (jl) 主线程和 NCCL 线程的样本有 94% 在 NCCL 中（阈值 50%），而 gpu0 (0000:1b:00.0) 平均利用率仅 4%，且找不到本机原因：该节点在集合通信中等待其他 rank。
 0303|GPU 作业的 pid 29542 (nc) 经 1 条往返时延不低于 10 ms 的 TCP 连接传输数据；最远的一条连到 10.233.7.2:5003，RTT 386.5 ms（最低 0.06 ms）：每个请求都要等网络延迟。
 0401|compute_fp32 达到 36429 GFLOP/s，为中位数的 71%（7 块同型号 GPU 的中位数为 51000 GFLOP/s）。
 0402|h2d 拷贝回来的数据被改动：262144 个字中有 1 个与写入的不同（链路或 GPU 显存损坏了数据）。
 0402|相同输入下，compute_bf16 压力测试的结果与 7 块同型号 GPU 的结果不同。
 0403|compute_fp32 探测未在限定时间内完成；探测进程已被终止。
-0403|(探测结果中没有主机<->设备拷贝的数据)
-0403|(探测结果中没有 mem_bandwidth 的数据（未运行或失败）)
+0403|（探测结果中没有主机<->设备拷贝的数据）
+0403|（探测结果中没有 mem_bandwidth 的数据（未运行或失败））
 0404|h2d 拷贝速率为 13.0 GB/s，是期望值的 26%（49.1 GB/s，依据：链路 Gen5 x16）。
 0405|GPU 间拷贝速率为 120.0 GB/s，是中位数的 32%（本节点其他 55 对的中位数为 370.0 GB/s）。
 diag.txt|dcgmi diag（PCIe 测试）发现 gpu3 上有 NVLink 链路断开："GPU 3GPU 3's NvLink link 0 is currently down Run a field diagnostic on the GPU."（diag.txt:13）。
@@ -392,7 +394,7 @@ loader-segv.log|DataLoader 工作进程被信号 Segmentation fault 杀死（loa
 oom-bare.log|作业显存溢出（CUDA error: out of memory）。
 too-old.log|作业的 CUDA 运行时版本高于驱动支持的版本：当前驱动只支持到 CUDA 11.4（too-old.log:1）。
 nccl-2nodes.log|多节点作业的 NCCL 流量走 TCP socket（NCCL_IB_DISABLE=1，多个节点）：梯度不经 RDMA 在网络上传输。
-nccl-unsure.log|(从 NCCL 的日志看不出作业是否跨节点（没有 nNodes，没有经 NET/ 的 channel，只有一台主机）)
+nccl-unsure.log|（从 NCCL 的日志看不出作业是否跨节点（没有 nNodes，没有经 NET/ 的 channel，只有一台主机））
 EOF
 }
 while IFS='|' read -r in s; do

@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "core/duration.h"
+#include "core/err.h"
+#include "core/i18n.h"
 #include "core/root.h"
 #include "core/tok.h"
 #include "rules/thresholds.h"
@@ -221,12 +223,45 @@ static void test_thresholds_set_and_load(void **state)
 	assert_true(gd_thresholds_load(&t, path, false, &err) < 0);
 }
 
+/* Display widths and cuts of UTF-8 text: CJK characters take two columns,
+ * a cut never splits a character, whatever the locale. */
+static void test_utf8_width_fit_cut(void **state)
+{
+	const char *zh = "过热降频 85 °C";  /* 4 CJK (3 bytes each), ASCII, a 2-byte ° */
+	struct gd_err err;
+	char big[700];
+
+	(void)state;
+	assert_int_equal(gd_utf8_width("gpu0"), 4);
+	assert_int_equal(gd_utf8_width(zh), 8 + 4 + 2);
+	assert_int_equal(gd_utf8_width(""), 0);
+	/* 3 columns hold one CJK character (2), not two */
+	assert_int_equal(gd_utf8_fit(zh, 3), 3);
+	assert_int_equal(gd_utf8_fit(zh, 8), 12);
+	assert_int_equal(gd_utf8_fit(zh, 100), strlen(zh));
+	/* a cut inside 降 (bytes 6..8) backs up to its start; a whole one stays */
+	assert_int_equal(gd_utf8_cut(zh, 7), 6);
+	assert_int_equal(gd_utf8_cut(zh, 8), 6);
+	assert_int_equal(gd_utf8_cut(zh, 9), 9);
+	assert_int_equal(gd_utf8_cut("abc", 2), 2);
+	/* inside the two bytes of ° */
+	assert_int_equal(gd_utf8_cut(zh, strlen(zh) - 2), strlen(zh) - 3);
+	/* a message longer than its buffer is cut between characters */
+	for (size_t i = 0; i + 3 < sizeof big; i += 3)
+		memcpy(big + i, "频", 3);
+	big[sizeof big - 1 - (sizeof big - 1) % 3] = 0;
+	gd_err_set(&err, -EINVAL, "xy%s", big);
+	assert_int_equal((strlen(err.msg) - 2) % 3, 0);
+	assert_true(strlen(err.msg) > 500);
+	assert_int_equal(gd_utf8_cut(err.msg, strlen(err.msg)), strlen(err.msg));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tok_split_and_kv),   cmocka_unit_test(test_tok_numbers_strict),
 		cmocka_unit_test(test_tok_lines),          cmocka_unit_test(test_root_reads_relative),
-		cmocka_unit_test(test_tok_tally),
+		cmocka_unit_test(test_tok_tally),          cmocka_unit_test(test_utf8_width_fit_cut),
 		cmocka_unit_test(test_duration),           cmocka_unit_test(test_thresholds_set_and_load),
 	};
 
