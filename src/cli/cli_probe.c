@@ -14,6 +14,9 @@
  *   4. turn the child's results into probe[] rows of the last snapshot and
  *      run every rule over the series sampled during the probe: probe.* and
  *      the thermal, power, PCIe-under-load, ECC and Xid rules alike.
+ * Expected figures come from the GPU's siblings, its trained link and the
+ * SKU table (data/probe-sku.ini built in, [probe.sku "NAME"] sections of
+ * the configuration file over it, probe/sku.h).
  * SIGINT/SIGTERM ask the child to stop after the launch in flight; what was
  * measured is reported.  Exit status as check: 0, 1, 2; 3 could not run.
  */
@@ -639,6 +642,7 @@ struct run {
 	struct gd_series kept;     /* first, each phase's last sample, the last few */
 	struct gd_snapshot prev;   /* the latest sample, not yet kept or dropped */
 	bool have_prev;
+	struct gd_sku_table skus;
 	FILE *out;                 /* -o */
 	struct gd_probe_shm *shm;
 	int idx[GD_PROBE_MAX_GPUS];  /* NVML index of shm->gpu[i] */
@@ -695,10 +699,13 @@ static int sample(struct run *r, bool final)
 	return 0;
 }
 
-/* Adds what NVML saw and the SKU table to the rows. */
+/* Adds what NVML saw and the SKU table to the rows: a SKU figure only for a
+ * probe whose share of the datasheet is known (sku.h). */
 static void decorate(struct run *r, struct gd_snapshot *s)
 {
 	GD_VEC_EACH(s->probe, struct gd_probe_row, row) {
+		const struct gd_gpu *now;
+		double v;
 		int i;
 
 		for (i = 0; i < r->shm->ngpus; i++)
@@ -714,18 +721,16 @@ static void decorate(struct run *r, struct gd_snapshot *s)
 			row->power_w = g->power_w;
 		}
 		if (!strncmp(row->probe, "h2d", 3) || !strncmp(row->probe, "d2h", 3)) {
-			const struct gd_gpu *g = gpu_in(s, r->idx[i]);
-			const struct gd_sku *k = gd_sku_find(g ? g->name : r->shm->gpu[i].name);
-
 			/* the link under the copies; else the highest while loaded */
 			if (r->w[i].gen || r->w[i].gen_any)
 				gd_u64_set(&row->link_gen, r->w[i].gen ? r->w[i].gen : r->w[i].gen_any);
 			if (r->w[i].width || r->w[i].width_any)
 				gd_u64_set(&row->link_width, r->w[i].width ? r->w[i].width : r->w[i].width_any);
-			if (k)
-				gd_f64_set(&row->sku_expected,
-					   gd_pcie_lane_gbps(k->pcie_gen) * k->pcie_width * GD_PROBE_PCIE_REACHED);
 		}
+		now = gpu_in(s, r->idx[i]);
+		if (gd_sku_expected(gd_sku_find(&r->skus, now && now->name[0] ? now->name : r->shm->gpu[i].name),
+				    gd_pk_by_name(row->probe), &v))
+			gd_f64_set(&row->sku_expected, v);
 	}
 }
 
@@ -855,6 +860,7 @@ int gd_cli_probe(int argc, char **argv)
 	struct run r;
 	struct gd_err err;
 	struct gd_probe_shm *shm;
+	struct gd_sku_table skus;
 	struct sigaction sa, old_int, old_term;
 	const struct gd_snapshot *first;
 	pid_t child;
@@ -870,17 +876,28 @@ int gd_cli_probe(int argc, char **argv)
 	gd_err_clear(&err);
 	if (gd_thresholds_load(&o.th, o.config ? o.config : GD_DEFAULT_CONFIG, !o.config, &err) < 0)
 		return gd_cli_fail("%s", err.msg);
+	/* the SKU table: built in, then the configuration's [probe.sku] sections */
+	gd_sku_table_init(&skus);
+	if (gd_sku_table_builtin(&skus, &err) < 0 ||
+	    gd_sku_table_load(&skus, o.config ? o.config : GD_DEFAULT_CONFIG, !o.config, &err) < 0) {
+		gd_sku_table_release(&skus);
+		return gd_cli_fail("%s", err.msg);
+	}
 	shm = mmap(NULL, sizeof *shm, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (shm == MAP_FAILED)
+	if (shm == MAP_FAILED) {
+		gd_sku_table_release(&skus);
 		return gd_cli_fail("mmap: %s", strerror(errno));
+	}
 	memset(shm, 0, sizeof *shm);
 	/* 1. the child, before any thread or CUDA call */
 	if ((child = start_child(shm, &go_fd)) < 0) {
 		munmap(shm, sizeof *shm);
+		gd_sku_table_release(&skus);
 		return gd_cli_fail("fork: %s", strerror(errno));
 	}
 	memset(&r, 0, sizeof r);
 	r.o = &o;
+	r.skus = skus;
 	gd_series_init(&r.kept);
 	gd_err_clear(&err);
 	if (gd_root_open(&r.root, o.root ? o.root : "/", &err) < 0) {
@@ -1063,5 +1080,6 @@ out_child:
 		while (waitpid(child, &st, 0) < 0 && errno == EINTR)
 			;
 	munmap(shm, sizeof *shm);
+	gd_sku_table_release(&r.skus);
 	return code;
 }

@@ -18,6 +18,14 @@ const char *gd_pk_name(int pk)
 	return pk == GD_PK_P2P ? "p2p" : pk == GD_PK_SETUP ? "setup" : "none";
 }
 
+int gd_pk_by_name(const char *name)
+{
+	for (int pk = 0; pk < GD_PK_COUNT; pk++)
+		if (strcmp(name, pk_names[pk]) == 0)
+			return pk;
+	return strcmp(name, "p2p") == 0 ? GD_PK_P2P : GD_PK_NONE;
+}
+
 const char *gd_pk_unit(int pk)
 {
 	return pk == GD_PK_COMPUTE_FP32 || pk == GD_PK_COMPUTE_BF16 ? "GFLOP/s" : "GB/s";

@@ -14,4 +14,7 @@
 size_t gd_probe_rows(const struct gd_probe_shm *shm, const int *nvml_index, double finished_s,
 		     struct gd_snapshot *s);
 
+/* The enum gd_pk of a probe name ("h2d"), or GD_PK_NONE. */
+int gd_pk_by_name(const char *name);
+
 #endif
