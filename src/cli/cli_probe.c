@@ -13,7 +13,11 @@
  *      that was running is reported hung;
  *   4. turn the child's results into probe[] rows of the last snapshot and
  *      run every rule over the series sampled during the probe: probe.* and
- *      the thermal, power, PCIe-under-load, ECC and Xid rules alike.
+ *      the thermal, power, PCIe-under-load, ECC and Xid rules alike; those
+ *      that judge what load brings out name the probe that was running when
+ *      their evidence was taken (evidence during_probe: each kept sample
+ *      carries the phase it was taken in, and the engine runs again over
+ *      each phase's samples, probe/result.h).
  * Expected figures come from the GPU's siblings, its trained link and the
  * SKU table (data/probe-sku.ini built in, [probe.sku "NAME"] sections of
  * the configuration file over it, probe/sku.h).
@@ -639,8 +643,10 @@ struct run {
 	struct popts *o;
 	struct gd_root root;
 	struct gd_collect_ctx ctx;
-	struct gd_series kept;     /* first, each phase's last sample, the last few */
+	struct gd_series kept;     /* first, each phase's last samples, the last */
+	struct gd_vec tags;        /* struct tag: the phase of each kept sample */
 	struct gd_snapshot prev;   /* the latest sample, not yet kept or dropped */
+	char prev_tag[GD_PROBE_PHASE_MAX];
 	bool have_prev;
 	struct gd_sku_table skus;
 	FILE *out;                 /* -o */
@@ -653,9 +659,14 @@ struct run {
 	bool burn_seen, burn_over;
 };
 
-static void keep(struct run *r, struct gd_snapshot *s, bool phase_end)
+struct tag {
+	char s[GD_PROBE_PHASE_MAX];
+};
+
+static void keep(struct run *r, struct gd_snapshot *s, const char *tag, bool phase_end)
 {
 	struct gd_snapshot *dst;
+	struct tag *t = r->tags.items;
 
 	if (!phase_end && r->tail >= KEEP_LAST && r->kept.n > 1) {
 		/* drop the oldest of the tail: shift it out */
@@ -664,11 +675,15 @@ static void keep(struct run *r, struct gd_snapshot *s, bool phase_end)
 		gd_snapshot_release(&r->kept.items[first_tail]);
 		memmove(&r->kept.items[first_tail], &r->kept.items[first_tail + 1],
 			(r->kept.n - first_tail - 1) * sizeof *r->kept.items);
+		memmove(&t[first_tail], &t[first_tail + 1], (r->tags.n - first_tail - 1) * sizeof *t);
 		r->kept.n--;
+		r->tags.n--;
 		r->tail--;
 	}
 	dst = gd_series_push(&r->kept);
 	*dst = *s;
+	t = gd_vec_push(&r->tags, sizeof *t);
+	snprintf(t->s, sizeof t->s, "%s", tag);
 	r->tail = phase_end ? 0 : r->tail + 1;
 }
 
@@ -676,18 +691,25 @@ static int sample(struct run *r, bool final)
 {
 	struct gd_snapshot s;
 	unsigned sig = r->shm ? phase_sig(r->shm) : 0;
+	char tag[GD_PROBE_PHASE_MAX] = "";
 
 	gd_snapshot_init(&s);
 	gd_collect_all(&r->ctx, &s);
-	if (r->shm)
+	if (r->shm) {
 		watch_sample(r->shm, r->idx, &s, r->w);
+		/* what ran while it was taken (read after the collectors: the
+		 * state they saw is the one the phase left); the last sample is
+		 * taken once the child has ended */
+		if (!final)
+			gd_probe_phase_label(r->shm, r->idx, tag, sizeof tag);
+	}
 	if (r->have_prev) {
-		keep(r, &r->prev, sig != r->last_sig);
+		keep(r, &r->prev, r->prev_tag, sig != r->last_sig);
 		r->have_prev = false;
 	}
 	r->last_sig = sig;
 	if (final) {
-		keep(r, &s, true);
+		keep(r, &s, "", true);
 		return 0;
 	}
 	if (r->out && (gd_snapshot_write_line(&s, r->out) < 0 || fflush(r->out) == EOF)) {
@@ -695,6 +717,7 @@ static int sample(struct run *r, bool final)
 		return gd_cli_fail(_("writing %s: %s"), r->o->output, strerror(errno));
 	}
 	r->prev = s;
+	snprintf(r->prev_tag, sizeof r->prev_tag, "%s", tag);
 	r->have_prev = true;
 	return 0;
 }
@@ -759,19 +782,26 @@ static void merge_host(struct run *r, struct gd_findings *f)
 static int report(struct run *r, bool interrupted, bool cannot_run)
 {
 	const struct gd_snapshot **snaps = calloc(r->kept.n, sizeof *snaps);
+	const char **tags = calloc(r->kept.n, sizeof *tags);
 	struct gd_window w = { NULL, r->kept.n };
 	struct gd_findings f;
 	struct gd_report rep;
 	struct gd_snapshot *last = &r->kept.items[r->kept.n - 1];
 	int code;
 
-	if (!snaps)
+	if (!snaps || !tags) {
+		free(snaps);
+		free(tags);
 		return gd_cli_fail(_("out of memory"));
-	for (size_t i = 0; i < r->kept.n; i++)
+	}
+	for (size_t i = 0; i < r->kept.n; i++) {
 		snaps[i] = &r->kept.items[i];
+		tags[i] = GD_VEC_AT(r->tags, struct tag, i)->s;
+	}
 	w.snaps = snaps;
 	gd_findings_init(&f);
 	gd_engine_run(&w, &r->o->th, &f);
+	gd_probe_tag_phases(&w, tags, &r->o->th, &f);
 	merge_host(r, &f);
 	rep.w = &w;
 	rep.findings = &f;
@@ -803,6 +833,7 @@ static int report(struct run *r, bool interrupted, bool cannot_run)
 		code = gd_cli_fail(_("writing the report: %s"), strerror(errno));
 	gd_findings_release(&f);
 	free(snaps);
+	free(tags);
 	return code;
 }
 
@@ -1069,6 +1100,7 @@ out_nvml:
 	if (r.have_prev)
 		gd_snapshot_release(&r.prev);
 	gd_series_release(&r.kept);
+	gd_vec_release(&r.tags);
 	if (r.out && fclose(r.out) == EOF)
 		code = gd_cli_fail("%s: %s", o.output, strerror(errno));
 out_root:
