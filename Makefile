@@ -19,7 +19,7 @@ CPPFLAGS_ALL := -std=gnu11 -D_GNU_SOURCE -Isrc $(XML_CFLAGS) $(WARN) $(CPPFLAGS)
 LIBS    := -ljansson -linih -lz -lm -ldl -lpthread
 
 LIB_SRC := $(sort $(filter-out src/main.c,$(shell find src -name '*.c')))
-LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/ptx_kernels.o
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/ptx_kernels.o $(BUILD)/obj/gen/probe_sku.o
 TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
@@ -66,6 +66,18 @@ $(BUILD)/gen/ptx_kernels.c: $(BUILD)/gen/base.ptx $(BUILD)/gen/tensor.ptx script
 	scripts/ptx2c.sh gd_ptx_base $(BUILD)/gen/base.ptx gd_ptx_tensor $(BUILD)/gen/tensor.ptx > $@
 
 $(BUILD)/obj/gen/ptx_kernels.o: $(BUILD)/gen/ptx_kernels.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) -c $< -o $@
+
+# The probes' SKU table (data/probe-sku.ini) as one C string, line for line
+# (its parse errors name the lines of the file): the binary needs no install.
+$(BUILD)/gen/probe_sku.c: data/probe-sku.ini
+	@mkdir -p $(dir $@)
+	{ printf '/* Generated from %s by the Makefile: do not edit. */\n#include "probe/sku.h"\n' $<; \
+	  printf 'const char gd_sku_builtin_ini[] =\n'; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/\t"/' -e 's/$$/\\n"/' $<; printf '\t"";\n'; } >$@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/gen/probe_sku.o: $(BUILD)/gen/probe_sku.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) -c $< -o $@
 

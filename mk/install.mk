@@ -92,6 +92,8 @@ install: all $(BUILD)/gpudoctor.conf
 	done
 	install -m 0644 $(COMPLETION) $(D)$(BASHCOMPDIR)/gpudoctor
 	for f in $(SHARE_FILES); do m=0644; [ -x deploy/$$f ] && m=0755; install -D -m $$m deploy/$$f $(D)$(DATADIR)/gpudoctor/$$f || exit 1; done
+	@# the probes' SKU table: the binary carries it; this copy is for reading
+	install -D -m 0644 data/probe-sku.ini $(D)$(DATADIR)/gpudoctor/probe-sku.ini
 	@# a changed configuration is kept; the new sample goes beside it
 	@conf=$(D)$(SYSCONFDIR)/gpudoctor.conf; \
 	if [ -e "$$conf" ] && ! cmp -s $(BUILD)/gpudoctor.conf "$$conf"; then \

@@ -13,7 +13,14 @@
  *      that was running is reported hung;
  *   4. turn the child's results into probe[] rows of the last snapshot and
  *      run every rule over the series sampled during the probe: probe.* and
- *      the thermal, power, PCIe-under-load, ECC and Xid rules alike.
+ *      the thermal, power, PCIe-under-load, ECC and Xid rules alike; those
+ *      that judge what load brings out name the probe that was running when
+ *      their evidence was taken (evidence during_probe: each kept sample
+ *      carries the phase it was taken in, and the engine runs again over
+ *      each phase's samples, probe/result.h).
+ * Expected figures come from the GPU's siblings, its trained link and the
+ * SKU table (data/probe-sku.ini built in, [probe.sku "NAME"] sections of
+ * the configuration file over it, probe/sku.h).
  * SIGINT/SIGTERM ask the child to stop after the launch in flight; what was
  * measured is reported.  Exit status as check: 0, 1, 2; 3 could not run.
  */
@@ -636,9 +643,12 @@ struct run {
 	struct popts *o;
 	struct gd_root root;
 	struct gd_collect_ctx ctx;
-	struct gd_series kept;     /* first, each phase's last sample, the last few */
+	struct gd_series kept;     /* first, each phase's last samples, the last */
+	struct gd_vec tags;        /* struct tag: the phase of each kept sample */
 	struct gd_snapshot prev;   /* the latest sample, not yet kept or dropped */
+	char prev_tag[GD_PROBE_PHASE_MAX];
 	bool have_prev;
+	struct gd_sku_table skus;
 	FILE *out;                 /* -o */
 	struct gd_probe_shm *shm;
 	int idx[GD_PROBE_MAX_GPUS];  /* NVML index of shm->gpu[i] */
@@ -649,9 +659,14 @@ struct run {
 	bool burn_seen, burn_over;
 };
 
-static void keep(struct run *r, struct gd_snapshot *s, bool phase_end)
+struct tag {
+	char s[GD_PROBE_PHASE_MAX];
+};
+
+static void keep(struct run *r, struct gd_snapshot *s, const char *tag, bool phase_end)
 {
 	struct gd_snapshot *dst;
+	struct tag *t = r->tags.items;
 
 	if (!phase_end && r->tail >= KEEP_LAST && r->kept.n > 1) {
 		/* drop the oldest of the tail: shift it out */
@@ -660,11 +675,15 @@ static void keep(struct run *r, struct gd_snapshot *s, bool phase_end)
 		gd_snapshot_release(&r->kept.items[first_tail]);
 		memmove(&r->kept.items[first_tail], &r->kept.items[first_tail + 1],
 			(r->kept.n - first_tail - 1) * sizeof *r->kept.items);
+		memmove(&t[first_tail], &t[first_tail + 1], (r->tags.n - first_tail - 1) * sizeof *t);
 		r->kept.n--;
+		r->tags.n--;
 		r->tail--;
 	}
 	dst = gd_series_push(&r->kept);
 	*dst = *s;
+	t = gd_vec_push(&r->tags, sizeof *t);
+	snprintf(t->s, sizeof t->s, "%s", tag);
 	r->tail = phase_end ? 0 : r->tail + 1;
 }
 
@@ -672,18 +691,25 @@ static int sample(struct run *r, bool final)
 {
 	struct gd_snapshot s;
 	unsigned sig = r->shm ? phase_sig(r->shm) : 0;
+	char tag[GD_PROBE_PHASE_MAX] = "";
 
 	gd_snapshot_init(&s);
 	gd_collect_all(&r->ctx, &s);
-	if (r->shm)
+	if (r->shm) {
 		watch_sample(r->shm, r->idx, &s, r->w);
+		/* what ran while it was taken (read after the collectors: the
+		 * state they saw is the one the phase left); the last sample is
+		 * taken once the child has ended */
+		if (!final)
+			gd_probe_phase_label(r->shm, r->idx, tag, sizeof tag);
+	}
 	if (r->have_prev) {
-		keep(r, &r->prev, sig != r->last_sig);
+		keep(r, &r->prev, r->prev_tag, sig != r->last_sig);
 		r->have_prev = false;
 	}
 	r->last_sig = sig;
 	if (final) {
-		keep(r, &s, true);
+		keep(r, &s, "", true);
 		return 0;
 	}
 	if (r->out && (gd_snapshot_write_line(&s, r->out) < 0 || fflush(r->out) == EOF)) {
@@ -691,14 +717,18 @@ static int sample(struct run *r, bool final)
 		return gd_cli_fail(_("writing %s: %s"), r->o->output, strerror(errno));
 	}
 	r->prev = s;
+	snprintf(r->prev_tag, sizeof r->prev_tag, "%s", tag);
 	r->have_prev = true;
 	return 0;
 }
 
-/* Adds what NVML saw and the SKU table to the rows. */
+/* Adds what NVML saw and the SKU table to the rows: a SKU figure only for a
+ * probe whose share of the datasheet is known (sku.h). */
 static void decorate(struct run *r, struct gd_snapshot *s)
 {
 	GD_VEC_EACH(s->probe, struct gd_probe_row, row) {
+		const struct gd_gpu *now;
+		double v;
 		int i;
 
 		for (i = 0; i < r->shm->ngpus; i++)
@@ -714,18 +744,16 @@ static void decorate(struct run *r, struct gd_snapshot *s)
 			row->power_w = g->power_w;
 		}
 		if (!strncmp(row->probe, "h2d", 3) || !strncmp(row->probe, "d2h", 3)) {
-			const struct gd_gpu *g = gpu_in(s, r->idx[i]);
-			const struct gd_sku *k = gd_sku_find(g ? g->name : r->shm->gpu[i].name);
-
 			/* the link under the copies; else the highest while loaded */
 			if (r->w[i].gen || r->w[i].gen_any)
 				gd_u64_set(&row->link_gen, r->w[i].gen ? r->w[i].gen : r->w[i].gen_any);
 			if (r->w[i].width || r->w[i].width_any)
 				gd_u64_set(&row->link_width, r->w[i].width ? r->w[i].width : r->w[i].width_any);
-			if (k)
-				gd_f64_set(&row->sku_expected,
-					   gd_pcie_lane_gbps(k->pcie_gen) * k->pcie_width * GD_PROBE_PCIE_REACHED);
 		}
+		now = gpu_in(s, r->idx[i]);
+		if (gd_sku_expected(gd_sku_find(&r->skus, now && now->name[0] ? now->name : r->shm->gpu[i].name),
+				    gd_pk_by_name(row->probe), &v))
+			gd_f64_set(&row->sku_expected, v);
 	}
 }
 
@@ -754,19 +782,26 @@ static void merge_host(struct run *r, struct gd_findings *f)
 static int report(struct run *r, bool interrupted, bool cannot_run)
 {
 	const struct gd_snapshot **snaps = calloc(r->kept.n, sizeof *snaps);
+	const char **tags = calloc(r->kept.n, sizeof *tags);
 	struct gd_window w = { NULL, r->kept.n };
 	struct gd_findings f;
 	struct gd_report rep;
 	struct gd_snapshot *last = &r->kept.items[r->kept.n - 1];
 	int code;
 
-	if (!snaps)
+	if (!snaps || !tags) {
+		free(snaps);
+		free(tags);
 		return gd_cli_fail(_("out of memory"));
-	for (size_t i = 0; i < r->kept.n; i++)
+	}
+	for (size_t i = 0; i < r->kept.n; i++) {
 		snaps[i] = &r->kept.items[i];
+		tags[i] = GD_VEC_AT(r->tags, struct tag, i)->s;
+	}
 	w.snaps = snaps;
 	gd_findings_init(&f);
 	gd_engine_run(&w, &r->o->th, &f);
+	gd_probe_tag_phases(&w, tags, &r->o->th, &f);
 	merge_host(r, &f);
 	rep.w = &w;
 	rep.findings = &f;
@@ -798,6 +833,7 @@ static int report(struct run *r, bool interrupted, bool cannot_run)
 		code = gd_cli_fail(_("writing the report: %s"), strerror(errno));
 	gd_findings_release(&f);
 	free(snaps);
+	free(tags);
 	return code;
 }
 
@@ -855,6 +891,7 @@ int gd_cli_probe(int argc, char **argv)
 	struct run r;
 	struct gd_err err;
 	struct gd_probe_shm *shm;
+	struct gd_sku_table skus;
 	struct sigaction sa, old_int, old_term;
 	const struct gd_snapshot *first;
 	pid_t child;
@@ -870,17 +907,28 @@ int gd_cli_probe(int argc, char **argv)
 	gd_err_clear(&err);
 	if (gd_thresholds_load(&o.th, o.config ? o.config : GD_DEFAULT_CONFIG, !o.config, &err) < 0)
 		return gd_cli_fail("%s", err.msg);
+	/* the SKU table: built in, then the configuration's [probe.sku] sections */
+	gd_sku_table_init(&skus);
+	if (gd_sku_table_builtin(&skus, &err) < 0 ||
+	    gd_sku_table_load(&skus, o.config ? o.config : GD_DEFAULT_CONFIG, !o.config, &err) < 0) {
+		gd_sku_table_release(&skus);
+		return gd_cli_fail("%s", err.msg);
+	}
 	shm = mmap(NULL, sizeof *shm, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (shm == MAP_FAILED)
+	if (shm == MAP_FAILED) {
+		gd_sku_table_release(&skus);
 		return gd_cli_fail("mmap: %s", strerror(errno));
+	}
 	memset(shm, 0, sizeof *shm);
 	/* 1. the child, before any thread or CUDA call */
 	if ((child = start_child(shm, &go_fd)) < 0) {
 		munmap(shm, sizeof *shm);
+		gd_sku_table_release(&skus);
 		return gd_cli_fail("fork: %s", strerror(errno));
 	}
 	memset(&r, 0, sizeof r);
 	r.o = &o;
+	r.skus = skus;
 	gd_series_init(&r.kept);
 	gd_err_clear(&err);
 	if (gd_root_open(&r.root, o.root ? o.root : "/", &err) < 0) {
@@ -1052,6 +1100,7 @@ out_nvml:
 	if (r.have_prev)
 		gd_snapshot_release(&r.prev);
 	gd_series_release(&r.kept);
+	gd_vec_release(&r.tags);
 	if (r.out && fclose(r.out) == EOF)
 		code = gd_cli_fail("%s: %s", o.output, strerror(errno));
 out_root:
@@ -1063,5 +1112,6 @@ out_child:
 		while (waitpid(child, &st, 0) < 0 && errno == EINTR)
 			;
 	munmap(shm, sizeof *shm);
+	gd_sku_table_release(&r.skus);
 	return code;
 }

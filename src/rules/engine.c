@@ -204,8 +204,9 @@ enum gd_verdict gd_rule_run(const struct gd_rule *r, const struct gd_window *w, 
 
 /* Insertion sort: stable (registry order within a severity) and the list is
  * short. */
-static void sort_by_severity(struct gd_vec *v)
+void gd_findings_sort(struct gd_findings *out)
 {
+	struct gd_vec *v = &out->items;
 	struct gd_finding *f = v->items, tmp;
 
 	for (size_t i = 1; i < v->n; i++) {
@@ -224,5 +225,5 @@ void gd_engine_run(const struct gd_window *w, const struct gd_thresholds *th, st
 {
 	for (size_t i = 0; i < gd_nrules; i++)
 		gd_rule_run(&gd_rules[i], w, th, out);
-	sort_by_severity(&out->items);
+	gd_findings_sort(out);
 }

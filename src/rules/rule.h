@@ -29,7 +29,9 @@ const char *gd_severity_name(enum gd_severity s);
 
 enum gd_verdict { GD_VERDICT_CLEAR, GD_VERDICT_FIRED, GD_VERDICT_UNKNOWN };
 
-#define GD_MAX_EVIDENCE 8
+/* A rule gives up to 8; the rest is room for what is added after it (the
+ * probe phase that provoked the finding, probe/result.h). */
+#define GD_MAX_EVIDENCE 10
 
 struct gd_evidence {
 	char name[48];            /* snake_case, e.g. busy_pct */
@@ -107,6 +109,8 @@ void gd_finding_ev_line(struct gd_finding *f, const char *file, double line, con
 /* Records why the rule could not judge and returns GD_VERDICT_UNKNOWN. */
 enum gd_verdict gd_rule_unknown(struct gd_rule_ctx *rc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Sorts the findings most severe first, keeping the order within a severity. */
+void gd_findings_sort(struct gd_findings *out);
 /* Runs every rule of gd_rules[] over the window; sorts findings most severe
  * first (stable within a severity: registry order). */
 void gd_engine_run(const struct gd_window *w, const struct gd_thresholds *th, struct gd_findings *out);

@@ -10,8 +10,11 @@
  * the trained link carries: raw payload per lane x width x 78% (measured
  * pinned copies reach 76-87% of the raw rate, PROBES.md §4.1), and the SKU
  * table's host link where the GPU is known.  A hand-written compute kernel's
- * share of the datasheet is not known before it is measured on a real GPU,
- * so compute is judged against siblings only, and a lone GPU says so.
+ * share of the datasheet is not known before it is measured on a real GPU:
+ * the SKU table (probe/sku.h, data/probe-sku.ini) gives a compute or
+ * memory-bandwidth figure (row sku_expected) only once that share is in it,
+ * and only a GPU without siblings is judged by it; without one, a lone GPU
+ * says it is judged against siblings only.
  *
  * Example: gpu3 h2d 13.1 GB/s on a Gen5 x16 link: expected 63.0 x 0.78 =
  * 49.1 GB/s; 27% < 70% fires probe.pcie_bandwidth_low.
@@ -118,6 +121,11 @@ bool gd_probe_expected(const struct gd_snapshot *s, const struct gd_probe_row *r
 	if (is(row, "mem_pattern"))
 		return false;
 	med = sibling_median(s, row, &n);
+	if (!n && row->sku_expected.ok && !is(row, "p2p")) {
+		*value = row->sku_expected.v;
+		snprintf(from, size, "%s", _("SKU table"));
+		return true;
+	}
 	if (!n)
 		return false;
 	*value = med;
@@ -139,7 +147,19 @@ static struct gd_finding *add(struct gd_rule_ctx *rc, struct gd_findings *out, e
 	return gd_finding_add(rc, out, sev, "host");
 }
 
-/* Siblings' check shared by compute and memory bandwidth. */
+/* What NVML saw at the end of a burn, as evidence. */
+static void end_of_burn(struct gd_finding *f, const struct gd_probe_row *r)
+{
+	if (r->temp_c.ok)
+		gd_finding_ev(f, "temp_end_of_burn", r->temp_c.v, "celsius", NAN);
+	if (r->sm_clock_mhz.ok)
+		gd_finding_ev(f, "sm_clock_end_of_burn", (double)r->sm_clock_mhz.v, "MHz", NAN);
+	if (r->power_w.ok)
+		gd_finding_ev(f, "power", r->power_w.v, "W", NAN);
+}
+
+/* Siblings' check shared by compute and memory bandwidth; a GPU without
+ * siblings by its SKU figure where there is one. */
 static enum gd_verdict vs_siblings(struct gd_rule_ctx *rc, struct gd_findings *out, const char *const *probes,
 				   double pct)
 {
@@ -159,6 +179,24 @@ static enum gd_verdict vs_siblings(struct gd_rule_ctx *rc, struct gd_findings *o
 			continue;
 		any = true;
 		med = sibling_median(s, r, &n);
+		if (!n && r->sku_expected.ok && r->sku_expected.v > 0) {
+			/* no sibling: the SKU's figure, where our share of it is known */
+			judged = true;
+			if (r->achieved.v < r->sku_expected.v * pct / 100) {
+				struct gd_finding *f = add(rc, out, GD_SEV_WARNING, r);
+
+				gd_finding_summary(f, _("%s reached %.0f %s, %.0f%% of the %.0f %s the SKU table expects of this model "
+							"(no same-model sibling to compare with)."),
+						   r->probe, r->achieved.v, r->unit, 100 * r->achieved.v / r->sku_expected.v,
+						   r->sku_expected.v, r->unit);
+				gd_finding_ev(f, "achieved", r->achieved.v, r->unit, r->sku_expected.v * pct / 100);
+				gd_finding_ev(f, "sku_expected", r->sku_expected.v, r->unit, NAN);
+				gd_finding_ev(f, "pct_of_sku", 100 * r->achieved.v / r->sku_expected.v, "%", pct);
+				end_of_burn(f, r);
+				fired = true;
+			}
+			continue;
+		}
 		if (!n || !(med > 0))
 			continue;
 		judged = true;
@@ -172,12 +210,7 @@ static enum gd_verdict vs_siblings(struct gd_rule_ctx *rc, struct gd_findings *o
 			gd_finding_ev(f, "achieved", r->achieved.v, r->unit, med * pct / 100);
 			gd_finding_ev(f, "siblings_median", med, r->unit, NAN);
 			gd_finding_ev(f, "pct_of_siblings", 100 * r->achieved.v / med, "%", pct);
-			if (r->temp_c.ok)
-				gd_finding_ev(f, "temp_end_of_burn", r->temp_c.v, "celsius", NAN);
-			if (r->sm_clock_mhz.ok)
-				gd_finding_ev(f, "sm_clock_end_of_burn", (double)r->sm_clock_mhz.v, "MHz", NAN);
-			if (r->power_w.ok)
-				gd_finding_ev(f, "power", r->power_w.v, "W", NAN);
+			end_of_burn(f, r);
 			fired = true;
 		}
 	}

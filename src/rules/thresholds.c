@@ -86,6 +86,10 @@ static int on_ini(void *user, const char *section, const char *name, const char 
 
 	if (st->rc < 0)
 		return 0;
+	/* [probe.sku "NAME"] (a bare [probe.sku] too, strchr finding the NUL):
+	 * the probe's SKU table reads and judges those (probe/sku.h) */
+	if (strncmp(section, "probe.sku", 9) == 0 && strchr(" \t\"", section[9]))
+		return 1;
 	snprintf(where, sizeof where, "%s: [%s] ", st->path, section);
 	if (!section[0]) {
 		gd_err_set(st->err, -EINVAL, _("%skey \"%s\" outside a [rule] section"), where, name);

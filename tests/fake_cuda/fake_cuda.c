@@ -38,6 +38,10 @@
  *   hang = gd_burn_fp32      ; that kernel never finishes on this GPU
  *   xid_file = PATH          ; at the first burn launch, append xid_line to
  *   xid_line = ...           ; PATH (a kernel log the test reads as /dev/kmsg)
+ *   load_file = PATH         ; "burn" from a burn's launch until other work
+ *                            ; (a kernel, a copy to the GPU, a memset; reading
+ *                            ; results back is not): the fake NVML's load_file
+ *                            ; reads it (a GPU hot under load only)
  *
  * Simulated time: each stream keeps a clock; an operation adds its cost
  * (and sleeps time_scale of it for real, so the parent's NVML samples see
@@ -61,8 +65,8 @@
 #define MAX_ALLOCS 4096
 
 struct gpu {
-	char bus[32], name[64], hang[64], xid_file[256], xid_line[256];
-	int cc, sms;
+	char bus[32], name[64], hang[64], xid_file[256], xid_line[256], load_file[256];
+	int cc, sms, loaded;
 	double mem_mib, fp32, bf16, mem, h2d, d2h, shared, p2p, slow;
 	int d2h_flip, bad_words, xid_done;
 	size_t used;
@@ -113,7 +117,7 @@ static int on_ini(void *u, const char *sec, const char *key, const char *val)
 	struct gpu *g = &S.g[i];
 #define STR(k) if (!strcmp(key, #k)) snprintf(g->k, sizeof g->k, "%s", val)
 #define NUM(k, f) if (!strcmp(key, #k)) g->f = atof(val)
-	STR(name); STR(hang); STR(xid_file); STR(xid_line);
+	STR(name); STR(hang); STR(xid_file); STR(xid_line); STR(load_file);
 	if (!strcmp(key, "pci_bus_id")) snprintf(g->bus, sizeof g->bus, "%s", val);
 	if (!strcmp(key, "cc")) g->cc = atoi(val);
 	if (!strcmp(key, "sms")) g->sms = atoi(val);
@@ -282,10 +286,28 @@ CUresult cuMemHostAlloc(void **pp, size_t n, unsigned int f)
 
 CUresult cuMemFreeHost(void *p) { NEED_INIT(); free(p); return 0; }
 
-/* Device memory of the current GPU changed: the next burn recomputes. */
+/* load_file says whether the GPU's latest work is a burn (written when that
+ * changes only). */
+static void load(struct gpu *g, int burning)
+{
+	FILE *f;
+
+	if (!g->load_file[0] || g->loaded == burning)
+		return;
+	g->loaded = burning;
+	if ((f = fopen(g->load_file, "w"))) {
+		if (burning)
+			fputs("burn\n", f);
+		fclose(f);
+	}
+}
+
+/* Device memory of the current GPU changed: the next burn recomputes; and
+ * that was not a burn. */
 static void dirty(void)
 {
 	S.g[cur->dev].memo_out = 0;
+	load(&S.g[cur->dev], 0);
 }
 
 /* Advances the stream's clock by s simulated seconds. */
@@ -638,6 +660,7 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned
 	} else {
 		return GD_CU_ERROR_INVALID_VALUE;
 	}
+	load(g, strncmp(f->name, "gd_burn_", 8) == 0);
 	spend(st, cost * (g->slow > 0 ? g->slow : 1));
 	return 0;
 }

@@ -45,6 +45,9 @@
  *   lost = 1                        ; every call for this GPU: GPU_IS_LOST
  *   lost_after = 10                 ; ... from its 11th call on
  *   hang = nvmlDeviceGetPowerUsage  ; that call sleeps forever on this GPU
+ *   load_file = PATH                ; while PATH is not empty (the fake
+ *   load.temp_c = 89                ; libcuda writes it during a burn), a key
+ *                                   ; reads from load.KEY where there is one
  *
  * A missing key answers NOT_SUPPORTED.  GPUDOCTOR_FAKE_NVML_TRACE set: init
  * and shutdown print their counts on stderr (=calls: and every function's
@@ -59,6 +62,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -286,13 +290,28 @@ static nvmlReturn_t enter(const char *fn, nvmlDevice_t d, struct section **sec)
 	return NVML_SUCCESS;
 }
 
+/* load.KEY while the GPU is under load (load_file not empty), else NULL. */
+static struct kv *under_load(struct section *sec, const char *key)
+{
+	struct kv *lf = find(sec, "load_file");
+	char name[sizeof lf->key];
+	struct stat st;
+
+	if (!lf || stat(lf->val, &st) != 0 || st.st_size == 0)
+		return NULL;
+	snprintf(name, sizeof name, "load.%s", key);
+	return find(sec, name);
+}
+
 /* The text of key for this call: the next element of a comma list. */
 static nvmlReturn_t text(struct section *sec, const char *key, char *out, size_t outsz)
 {
-	struct kv *k = find(sec, key);
+	struct kv *k = under_load(sec, key);
 	const char *p;
 	int e;
 
+	if (!k)
+		k = find(sec, key);
 	if (!k)
 		return NVML_ERROR_NOT_SUPPORTED;
 	if ((e = error_of(k->val)) >= 0)

@@ -29,6 +29,13 @@
  *                        wrote (gd_ptx_log_clean with a capacity and a
  *                        reported length that may lie), checking the
  *                        cleaned line is printable and bounded.
+ *   gd_nparsers + 7      gd_sku_table_parse (the probes' SKU table,
+ *                        data/probe-sku.ini, and the [probe.sku] sections
+ *                        of a configuration file: an odd length parses it
+ *                        as one) over an exact-size copy, over the built-in
+ *                        table, checking that an error names file and line
+ *                        and that every figure it keeps is in range and
+ *                        names its source.
  *
  * A byte beyond the last target wraps around (modulo), so every input
  * reaches some target.  Each run starts from a fresh snapshot, series or
@@ -41,6 +48,7 @@
  * Build and run: tests/fuzz/run.sh SECONDS (clang -fsanitize=fuzzer,address,
  * undefined; `make fuzz` runs it for 60 s).
  */
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -56,7 +64,9 @@
 #include "rules/thresholds.h"
 #include "fleet/prom.h"
 #include "probe/host.h"
+#include "probe/probe.h"
 #include "probe/ptx.h"
+#include "probe/sku.h"
 #include "serve/http_parse.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -109,7 +119,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define TARGET_PROM (gd_nparsers + 4)
 #define TARGET_IPMI (gd_nparsers + 5)
 #define TARGET_PTX (gd_nparsers + 6)
-#define NTARGETS (gd_nparsers + 7)
+#define TARGET_SKU (gd_nparsers + 7)
+#define NTARGETS (gd_nparsers + 8)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -128,6 +139,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	printf("%zu prometheus answer\n", (size_t)TARGET_PROM);
 	printf("%zu ipmitool dcmi power reading\n", (size_t)TARGET_IPMI);
 	printf("%zu ptx module\n", (size_t)TARGET_PTX);
+	printf("%zu probe sku table\n", (size_t)TARGET_SKU);
 	fflush(stdout);
 	exit(0);
 }
@@ -289,6 +301,51 @@ static void fuzz_prom(const uint8_t *data, size_t size)
 	gd_prom_result_release(&r);
 }
 
+static void fuzz_sku(const uint8_t *data, size_t size)
+{
+	char *buf = malloc(size ? size : 1);
+	struct gd_sku_table t;
+	struct gd_err err;
+	int rc;
+
+	if (!buf)
+		return;
+	memcpy(buf, data, size);
+	gd_sku_table_init(&t);
+	gd_err_clear(&err);
+	if (gd_sku_table_builtin(&t, &err) < 0) {
+		fprintf(stderr, "the built-in SKU table does not parse: %s\n", err.msg);
+		abort();
+	}
+	rc = gd_sku_table_parse(&t, buf, size, "fuzz.ini", size % 2 == 1, &err);
+	if (rc < 0 && strncmp(err.msg, "fuzz.ini:", 9) != 0) {
+		fprintf(stderr, "gd_sku_table_parse returned %d with \"%s\" (no file:line)\n", rc, err.msg);
+		abort();
+	}
+	for (size_t i = 0; i < t.n; i++) {
+		const struct gd_sku *k = &t.items[i];
+		double v;
+
+		if (!k->name[0] || gd_sku_find(&t, k->name) == NULL) {
+			fprintf(stderr, "SKU %zu has no name, or its name does not find it\n", i);
+			abort();
+		}
+		for (int j = 0; j < GD_SKU_NFIG; j++)
+			if (!isnan(k->fig[j]) && (!(k->fig[j] > 0) || !k->source[j][0])) {
+				fprintf(stderr, "SKU \"%s\" figure %d = %g (source \"%s\")\n", k->name, j, k->fig[j],
+					k->source[j]);
+				abort();
+			}
+		for (int pk = 0; pk < GD_PK_COUNT; pk++)
+			if (gd_sku_expected(k, pk, &v) && !(v > 0 && isfinite(v))) {
+				fprintf(stderr, "SKU \"%s\" expects %g of probe %d\n", k->name, v, pk);
+				abort();
+			}
+	}
+	gd_sku_table_release(&t);
+	free(buf);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	size_t target;
@@ -312,7 +369,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_prom(data, size);
 	else if (target == TARGET_IPMI)
 		fuzz_ipmi(data, size);
-	else
+	else if (target == TARGET_PTX)
 		fuzz_ptx(data, size);
+	else
+		fuzz_sku(data, size);
 	return 0;
 }

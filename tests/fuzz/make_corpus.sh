@@ -164,6 +164,15 @@ NLEOF
 		seed "$idx" "$name" "sm90a" "$tmp/s"
 		printf "ptxas application ptx input, line 9; error   : Unknown symbol 'x'\nptxas fatal   : Ptx assembly aborted due to errors\n" >"$tmp/s"
 		seed "$idx" "$name" "jitlog" "$tmp/s" ;;
+	probe\ sku\ table)
+		# the built-in table (even length: read as a SKU file) and a
+		# configuration with thresholds and [probe.sku] sections (odd: as one)
+		cp data/probe-sku.ini "$tmp/s"
+		[ $(($(wc -c <"$tmp/s") % 2)) -eq 0 ] || printf '\n' >>"$tmp/s"
+		seed "$idx" "$name" "builtin" "$tmp/s"
+		printf '[cpu.saturated]\nbusy_pct = 85\n\n[probe.sku "NVIDIA H100 80GB HBM3"]\ncompute_fp32_reached = 0.62\nreached_source = probe --quick on 8 H100s,\n  node a17\n[probe.sku "NVIDIA B200"]\npcie_gen = 6\npcie_width = 16\nsource = x\n' >"$tmp/s"
+		[ $(($(wc -c <"$tmp/s") % 2)) -eq 1 ] || printf '\n' >>"$tmp/s"
+		seed "$idx" "$name" "config" "$tmp/s" ;;
 	http\ request)
 		# what Prometheus, curl and a browser send; HTTP/1.0; two pipelined
 		printf 'GET /metrics HTTP/1.1\r\nHost: 127.0.0.1:9835\r\nUser-Agent: Prometheus/2.42.0\r\nAccept: text/plain;version=0.0.4;q=0.5,*/*;q=0.1\r\nAccept-Encoding: gzip\r\nX-Prometheus-Scrape-Timeout-Seconds: 10\r\n\r\n' >"$tmp/s"
