@@ -9,6 +9,10 @@
 #                                   po/parts/NAME.po, keeping the translations
 #                                   it has (work in progress on one area; the
 #                                   parts are folded into po/zh_CN.po)
+#   scripts/po.sh fold              folds the parts into po/zh_CN.po (the
+#                                   first translation of a message wins,
+#                                   po/zh_CN.po's own first), keeps only the
+#                                   messages the sources have, and removes them
 #   scripts/po.sh mo OUT            compiles po/zh_CN.po (and any parts) into
 #                                   OUT, msgfmt --check
 #   scripts/po.sh check             fails, listing them, when a message of
@@ -61,6 +65,16 @@ part)
 	fi
 	rm -f "$tmp"
 	msgfmt --check --statistics -o /dev/null "po/parts/$name.po" ;;
+fold)
+	pot=$(mktemp) all=$(mktemp)
+	trap 'rm -f "$pot" "$all"' EXIT
+	extract "$pot"
+	catalogue >"$all"
+	msgmerge --quiet --no-fuzzy-matching --no-wrap "$all" "$pot" -o - |
+		msgattrib --no-obsolete --no-wrap -o po/zh_CN.po -
+	# the header is po/zh_CN.po's (msgcat writes every part's into it)
+	msgfmt --check --statistics -o /dev/null po/zh_CN.po
+	rm -f po/parts/*.po ;;
 mo)
 	[ $# -eq 2 ] || { echo "usage: scripts/po.sh mo OUT" >&2; exit 2; }
 	mkdir -p "$(dirname "$2")"
