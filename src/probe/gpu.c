@@ -746,6 +746,10 @@ int gd_probe_child(struct gd_probe_shm *shm)
 			return 3;   /* the process ends: the driver frees what it holds */
 		}
 	}
+	/* from here each GPU's thread has its own phases and deadlines (its
+	 * own setup included): the process-wide setup deadline would kill a
+	 * probe longer than it */
+	shm->phase = GD_PK_NONE;
 	for (int i = 0; i < n; i++)
 		pthread_join(th[i], NULL);
 	pthread_barrier_destroy(&bar);
