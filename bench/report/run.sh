@@ -10,10 +10,11 @@
 # the span holds it, one single-sample stall of gpu6 at 12 h) at 1 s for
 # HOURS.  Per row: samples, the recording's size, the report's wall time and
 # peak RSS (GNU time), and the page's size.  The page is drawn from 1024-bin
-# envelopes, so its size stays about the same whatever the length; the RSS
-# is that of the loaded recording (the loader keeps every snapshot; see
-# docs: the streaming loader is issue 16's).  24 h at 1 s is 86,400 snapshots:
-# run it where memory allows (`bench/report/run.sh 24`).
+# envelopes, so its size stays about the same whatever the length; report
+# streams the recording (a ring of 600 snapshots, a few bytes per sample for
+# the episodes, bounded envelopes), so its RSS stays about the same too and
+# its time grows with the snapshots parsed.  24 h at 1 s is 86,400 snapshots
+# (`bench/report/run.sh 24`; with OLD= an older binary holds all of them).
 set -u
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-build}

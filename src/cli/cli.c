@@ -368,7 +368,7 @@ static int diagnose(const struct opts *o, struct gd_series *ser, const char *ori
 	const struct gd_snapshot **snaps = calloc(ser->n, sizeof *snaps);
 	struct gd_window w = { NULL, ser->n };
 	struct gd_findings f;
-	struct gd_report r;
+	struct gd_report r = { 0 };
 	int code;
 
 	if (!snaps)

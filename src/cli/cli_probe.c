@@ -785,7 +785,7 @@ static int report(struct run *r, bool interrupted, bool cannot_run)
 	const char **tags = calloc(r->kept.n, sizeof *tags);
 	struct gd_window w = { NULL, r->kept.n };
 	struct gd_findings f;
-	struct gd_report rep;
+	struct gd_report rep = { 0 };
 	struct gd_snapshot *last = &r->kept.items[r->kept.n - 1];
 	int code;
 

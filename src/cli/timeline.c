@@ -347,14 +347,6 @@ int gd_cmd_record(const struct gd_run_opts *o)
 
 /* ---- report --------------------------------------------------------------- */
 
-static int by_uptime(const void *a, const void *b)
-{
-	const struct gd_snapshot *x = a, *y = b;
-	double u = x->host.uptime_s.ok ? x->host.uptime_s.v : 0, v = y->host.uptime_s.ok ? y->host.uptime_s.v : 0;
-
-	return (u > v) - (u < v);
-}
-
 /* "gpudoctor: wrote run.html: 600 snapshots, 2 episodes, 1 finding": two
  * counts with a plural each, so the findings are a message of their own. */
 static void wrote(const char *path, size_t snaps, size_t episodes, size_t findings)
@@ -368,50 +360,204 @@ static void wrote(const char *path, size_t snaps, size_t episodes, size_t findin
 		path, snaps, episodes, fs);
 }
 
+/*
+ * report streams the recording: one snapshot is parsed at a time and kept in
+ * a ring of the last REPORT_RING; the rules run over the ring every
+ * REPORT_STEP snapshots once it is full (and once at the end), their
+ * findings merged (gd_engine_acc); episodes are found as the snapshots go
+ * by (gd_ep_stream: a few bytes per sample), and what the page and the text
+ * draw is gathered into bounded envelopes (gd_tl_acc).  A recording of up
+ * to REPORT_RING snapshots is analysed whole, as check analyses a window.
+ * Memory: the ring (REPORT_RING snapshots), about 24 + GPUs bytes per
+ * sample for the episodes, and the envelopes (a few MB), whatever the
+ * length.
+ */
+#define REPORT_RING 600
+#define REPORT_STEP 300
+
+struct report {
+	const struct gd_run_opts *o;
+	struct gd_snapshot *ring;       /* REPORT_RING, circular from head */
+	const struct gd_snapshot **ptrs;/* the ring in time order */
+	size_t head, n, total, last_run, skipped;
+	struct gd_snapshot first;       /* the series' first, once it left the ring */
+	bool have_first;
+	struct gd_engine_acc eng;
+	struct gd_ep_stream *eps;
+	struct gd_tl_acc *acc;
+};
+
+static struct gd_window ring_window(struct report *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		r->ptrs[i] = &r->ring[(r->head + i) % REPORT_RING];
+	return (struct gd_window){ r->ptrs, r->n };
+}
+
+static const struct gd_snapshot *ring_last(const struct report *r)
+{
+	return r->n ? &r->ring[(r->head + r->n - 1) % REPORT_RING] : NULL;
+}
+
+/* Takes s (its contents move into the ring); false when out of memory. */
+static bool report_push(struct report *r, struct gd_snapshot *s)
+{
+	const struct gd_snapshot *prev = ring_last(r);
+	struct gd_window w;
+	bool ok;
+
+	if (prev && prev->host.uptime_s.ok && s->host.uptime_s.ok && s->host.uptime_s.v < prev->host.uptime_s.v) {
+		/* time order is what every rule and chart assumes */
+		r->skipped++;
+		gd_snapshot_release(s);
+		return true;
+	}
+	if (r->n == REPORT_RING) {
+		struct gd_snapshot *old = &r->ring[r->head];
+
+		if (r->total == REPORT_RING) {
+			r->first = *old;
+			r->have_first = true;
+		} else {
+			gd_snapshot_release(old);
+		}
+		r->head = (r->head + 1) % REPORT_RING;
+		r->n--;
+	}
+	r->ring[(r->head + r->n) % REPORT_RING] = *s;
+	gd_snapshot_init(s);
+	prev = r->n ? &r->ring[(r->head + r->n - 1) % REPORT_RING] : NULL;
+	r->n++;
+	r->total++;
+	w = ring_window(r);
+	ok = gd_tl_acc_add(r->acc, prev, gd_window_last(&w));
+	ok = gd_ep_stream_push(r->eps, &w, r->total - r->n) && ok;
+	if (r->total >= REPORT_RING && (r->total - REPORT_RING) % REPORT_STEP == 0) {
+		gd_engine_acc_run(&r->eng, &w, r->o->th);
+		r->last_run = r->total;
+	}
+	return ok;
+}
+
+/* The readers in the order of their first snapshots' uptimes. */
+struct input {
+	struct gd_jsonl_reader rd;
+	struct gd_snapshot s;      /* the next snapshot */
+	int state;                 /* 1: s holds one; 0: the end */
+};
+
+static int by_first(const void *a, const void *b)
+{
+	const struct input *x = *(const struct input *const *)a, *y = *(const struct input *const *)b;
+	double u = x->state > 0 && x->s.host.uptime_s.ok ? x->s.host.uptime_s.v : 0;
+	double v = y->state > 0 && y->s.host.uptime_s.ok ? y->s.host.uptime_s.v : 0;
+
+	return u < v ? -1 : u > v ? 1 : x < y ? -1 : x > y;
+}
+
+static int report_read(struct report *r, char *note, size_t note_size, struct gd_err *err)
+{
+	const struct gd_run_opts *o = r->o;
+	struct input *in = calloc(o->ninputs, sizeof *in);
+	struct input **order = calloc(o->ninputs, sizeof *order);
+	size_t opened = 0;
+	int rc = 0;
+
+	if (!in || !order) {
+		free(in);
+		free(order);
+		return gd_err_set(err, -ENOMEM, _("out of memory"));
+	}
+	for (; opened < o->ninputs && rc == 0; opened++) {
+		order[opened] = &in[opened];
+		gd_snapshot_init(&in[opened].s);
+		if ((rc = gd_jsonl_open(&in[opened].rd, o->inputs[opened], err)) < 0)
+			break;
+		rc = in[opened].state = gd_jsonl_next(&in[opened].rd, &in[opened].s, err);
+		rc = rc < 0 ? rc : 0;
+	}
+	if (rc == 0)
+		qsort(order, o->ninputs, sizeof *order, by_first);
+	for (size_t i = 0; i < o->ninputs && rc == 0; i++) {
+		struct input *x = order[i];
+
+		while (x->state > 0 && rc == 0) {
+			if (!report_push(r, &x->s))
+				rc = gd_err_set(err, -ENOMEM, _("out of memory"));
+			else if ((x->state = gd_jsonl_next(&x->rd, &x->s, err)) < 0)
+				rc = x->state;
+		}
+	}
+	for (size_t i = 0; i < opened; i++) {
+		struct input *x = &in[i];
+
+		if (x->rd.note[0]) {
+			size_t len = strlen(note);
+
+			snprintf(note + len, note_size - len, "%s%s", len ? "; " : "", x->rd.note);
+		}
+		gd_snapshot_release(&x->s);
+		gd_jsonl_close(&x->rd);
+	}
+	free(in);
+	free(order);
+	return rc;
+}
+
 int gd_cmd_report(const struct gd_run_opts *o)
 {
-	struct gd_series ser;
+	struct report *r;
 	struct gd_err err;
-	const struct gd_snapshot **snaps = NULL;
-	struct gd_window w;
+	const struct gd_snapshot *ends[2];
+	struct gd_window w, all;
 	struct gd_findings f;
 	struct gd_episodes e;
 	struct gd_timeline t;
-	char origin[512] = "";
+	char origin[512] = "", note[1024] = "";
 	FILE *out = stdout;
 	int rc = 0;
 
 	if (!o->ninputs)
 		return gd_cli_fail(_("report: name the recording, e.g. gpudoctor report run.jsonl -o run.html"));
-	gd_series_init(&ser);
-	gd_err_clear(&err);
-	for (size_t i = 0; i < o->ninputs; i++) {
-		if (gd_series_load_jsonl(&ser, o->inputs[i], &err) < 0) {
-			rc = gd_cli_fail("%s", err.msg);
-			goto out;
-		}
+	for (size_t i = 0; i < o->ninputs; i++)
 		snprintf(origin + strlen(origin), sizeof origin - strlen(origin), "%s%s", i ? ", " : "", o->inputs[i]);
-	}
-	if (ser.note[0])
-		fprintf(stderr, _("gpudoctor: note: %s\n"), ser.note);
-	if (!ser.n) {
-		rc = gd_cli_fail(_("%s: no snapshots in the recording"), origin);
-		goto out;
-	}
-	qsort(ser.items, ser.n, sizeof *ser.items, by_uptime);
-	if (!(snaps = calloc(ser.n, sizeof *snaps))) {
+	r = calloc(1, sizeof *r);
+	if (!r || !(r->ring = calloc(REPORT_RING, sizeof *r->ring)) || !(r->ptrs = calloc(REPORT_RING, sizeof *r->ptrs)) ||
+	    !gd_engine_acc_init(&r->eng) || !(r->eps = gd_ep_stream_new(o->th, 0)) || !(r->acc = gd_tl_acc_new(o->th))) {
 		rc = gd_cli_fail(_("out of memory"));
 		goto out;
 	}
-	for (size_t i = 0; i < ser.n; i++)
-		snaps[i] = &ser.items[i];
-	w.snaps = snaps;
-	w.n = ser.n;
+	r->o = o;
+	gd_err_clear(&err);
+	if (report_read(r, note, sizeof note, &err) < 0) {
+		rc = gd_cli_fail("%s", err.msg);
+		goto out;
+	}
+	if (note[0])
+		fprintf(stderr, _("gpudoctor: note: %s\n"), note);
+	if (r->skipped)
+		fprintf(stderr, P_("gpudoctor: note: %zu snapshot out of time order left out\n",
+				   "gpudoctor: note: %zu snapshots out of time order left out\n", r->skipped),
+			r->skipped);
+	if (!r->total) {
+		rc = gd_cli_fail(_("%s: no snapshots in the recording"), origin);
+		goto out;
+	}
+	all = ring_window(r);
+	if (r->last_run != r->total)
+		gd_engine_acc_run(&r->eng, &all, o->th);
 	gd_findings_init(&f);
 	gd_episodes_init(&e);
-	gd_engine_run(&w, o->th, &f);
-	gd_episodes_detect(&w, o->th, 0, &e);
+	gd_engine_acc_finish(&r->eng, &f);
+	gd_ep_stream_finish(r->eps, &all, r->total - r->n, &e);
+	/* the first and the last snapshot: the header's host, span and rates */
+	ends[0] = r->have_first ? &r->first : all.snaps[0];
+	ends[1] = gd_window_last(&all);
+	w.snaps = ends;
+	w.n = ends[0] == ends[1] ? 1 : 2;
 	t.w = &w;
+	t.samples = r->total;
+	t.acc = r->acc;
 	t.findings = &f;
 	t.episodes = &e;
 	t.origin = origin;
@@ -433,12 +579,22 @@ int gd_cmd_report(const struct gd_run_opts *o)
 		if ((out == stdout ? fflush(out) : fclose(out)) == EOF)
 			rc = gd_cli_fail("%s: %s", o->output ? o->output : _("standard output"), strerror(errno));
 		else if (o->output)
-			wrote(o->output, ser.n, e.items.n, f.items.n);
+			wrote(o->output, r->total, e.items.n, f.items.n);
 	}
 	gd_findings_release(&f);
 	gd_episodes_release(&e);
 out:
-	free(snaps);
-	gd_series_release(&ser);
+	if (r) {
+		for (size_t i = 0; r->ring && i < r->n; i++)
+			gd_snapshot_release(&r->ring[(r->head + i) % REPORT_RING]);
+		if (r->have_first)
+			gd_snapshot_release(&r->first);
+		free(r->ring);
+		free(r->ptrs);
+		gd_engine_acc_release(&r->eng);
+		gd_ep_stream_free(r->eps);
+		gd_tl_acc_free(r->acc);
+		free(r);
+	}
 	return rc;
 }

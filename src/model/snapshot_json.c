@@ -234,79 +234,125 @@ struct gd_snapshot *gd_series_push(struct gd_series *ser)
 	return &ser->items[ser->n++];
 }
 
-static void series_note(struct gd_series *ser, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void series_note(struct gd_series *ser, const char *fmt, ...)
+static void note_add(char *note, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void note_add(char *note, size_t size, const char *fmt, ...)
 {
-	size_t n = strlen(ser->note);
+	size_t n = strlen(note);
 	va_list ap;
 
-	if (n && n + 2 < sizeof ser->note) {
-		memcpy(ser->note + n, "; ", 3);
+	if (n && n + 2 < size) {
+		memcpy(note + n, "; ", 3);
 		n += 2;
 	}
 	va_start(ap, fmt);
-	vsnprintf(ser->note + n, sizeof ser->note - n, fmt, ap);
+	vsnprintf(note + n, size - n, fmt, ap);
 	va_end(ap);
 }
 
-int gd_series_load_stream(struct gd_series *ser, FILE *f, const char *name, struct gd_err *err)
+static void reader_on(struct gd_jsonl_reader *r, FILE *f, bool own, const char *name)
 {
-	char *line = NULL;
-	size_t cap = 0, lineno = 0, before = ser->n;
-	ssize_t n;
-	int rc = 0;
+	memset(r, 0, sizeof *r);
+	r->f = f;
+	r->own = own;
+	gd_strlcpy(r->name, name, sizeof r->name);
+}
 
-	while ((n = getline(&line, &cap, f)) >= 0) {
+int gd_jsonl_open(struct gd_jsonl_reader *r, const char *path, struct gd_err *err)
+{
+	FILE *f;
+
+	if (strcmp(path, "-") == 0) {
+		reader_on(r, stdin, false, "<stdin>");
+		return 0;
+	}
+	reader_on(r, NULL, true, path);
+	f = gd_rec_fopen_read(path, &r->truncated, err);
+	if (!f)
+		return err->code;
+	r->f = f;
+	return 0;
+}
+
+int gd_jsonl_next(struct gd_jsonl_reader *r, struct gd_snapshot *s, struct gd_err *err)
+{
+	ssize_t n;
+
+	while ((n = getline(&r->line, &r->cap, r->f)) >= 0) {
 		json_error_t jerr;
 		json_t *o;
 		size_t k = 0;
 		struct gd_err e2;
 
-		lineno++;
-		while (k < (size_t)n && (line[k] == ' ' || line[k] == '\t' || line[k] == '\r' || line[k] == '\n'))
+		r->lineno++;
+		while (k < (size_t)n && (r->line[k] == ' ' || r->line[k] == '\t' || r->line[k] == '\r' || r->line[k] == '\n'))
 			k++;
 		if (k == (size_t)n)
 			continue;
-		o = json_loadb(line, (size_t)n, JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES, &jerr);
-		if (!o && line[n - 1] != '\n' && ser->n > before) {
+		o = json_loadb(r->line, (size_t)n, JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES, &jerr);
+		if (!o && r->line[n - 1] != '\n' && r->count) {
 			/* the last line, cut, after whole ones: an interrupted recording */
-			series_note(ser, _("%s:%zu: the last line is cut (an interrupted recording?): that snapshot is left out"),
-				    name, lineno);
+			note_add(r->note, sizeof r->note,
+				 _("%s:%zu: the last line is cut (an interrupted recording?): that snapshot is left out"),
+				 r->name, r->lineno);
 			break;
 		}
-		if (!o) {
-			rc = gd_err_set(err, -EINVAL, "%s:%zu:%d: %s", name, lineno, jerr.column, jerr.text);
-			break;
-		}
+		if (!o)
+			return gd_err_set(err, -EINVAL, "%s:%zu:%d: %s", r->name, r->lineno, jerr.column, jerr.text);
 		gd_err_clear(&e2);
-		if (gd_snapshot_from_json(o, gd_series_push(ser), &e2) < 0) {
+		if (gd_snapshot_from_json(o, s, &e2) < 0) {
 			json_decref(o);
-			gd_snapshot_release(&ser->items[--ser->n]);
-			rc = gd_err_set(err, -EINVAL, "%s:%zu:1: %s", name, lineno, e2.msg);
-			break;
+			return gd_err_set(err, -EINVAL, "%s:%zu:1: %s", r->name, r->lineno, e2.msg);
 		}
 		json_decref(o);
+		r->count++;
+		return 1;
 	}
-	if (rc == 0 && ferror(f))
-		rc = gd_err_set(err, -EIO, _("%s: read error: %s"), name, strerror(errno));
-	free(line);
+	if (n < 0 && ferror(r->f))
+		return gd_err_set(err, -EIO, _("%s: read error: %s"), r->name, strerror(errno));
+	if (r->truncated) {
+		note_add(r->note, sizeof r->note,
+			 _("%s: the gzip data ends early (an interrupted recording?): what came before is loaded"), r->name);
+		r->truncated = false;
+	}
+	return 0;
+}
+
+void gd_jsonl_close(struct gd_jsonl_reader *r)
+{
+	if (r->own && r->f)
+		fclose(r->f);
+	free(r->line);
+	r->line = NULL;
+	r->f = NULL;
+}
+
+/* The reader's snapshots appended to ser, its note to ser's. */
+static int load_reader(struct gd_series *ser, struct gd_jsonl_reader *r, struct gd_err *err)
+{
+	int rc;
+
+	while ((rc = gd_jsonl_next(r, gd_series_push(ser), err)) > 0)
+		;
+	gd_snapshot_release(&ser->items[--ser->n]);
+	if (r->note[0])
+		note_add(ser->note, sizeof ser->note, "%s", r->note);
+	gd_jsonl_close(r);
 	return rc;
+}
+
+int gd_series_load_stream(struct gd_series *ser, FILE *f, const char *name, struct gd_err *err)
+{
+	struct gd_jsonl_reader r;
+
+	reader_on(&r, f, false, name);
+	return load_reader(ser, &r, err);
 }
 
 int gd_series_load_jsonl(struct gd_series *ser, const char *path, struct gd_err *err)
 {
-	FILE *f;
-	bool truncated = false;
-	int rc;
+	struct gd_jsonl_reader r;
 
-	if (strcmp(path, "-") == 0)
-		return gd_series_load_stream(ser, stdin, "<stdin>", err);
-	f = gd_rec_fopen_read(path, &truncated, err);
-	if (!f)
+	if (gd_jsonl_open(&r, path, err) < 0)
 		return err->code;
-	rc = gd_series_load_stream(ser, f, path, err);
-	fclose(f);
-	if (rc == 0 && truncated)
-		series_note(ser, _("%s: the gzip data ends early (an interrupted recording?): what came before is loaded"), path);
-	return rc;
+	return load_reader(ser, &r, err);
 }

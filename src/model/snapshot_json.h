@@ -10,6 +10,7 @@
 #define GD_MODEL_SNAPSHOT_JSON_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -49,5 +50,25 @@ struct gd_snapshot *gd_series_push(struct gd_series *ser);
 int gd_series_load_jsonl(struct gd_series *ser, const char *path, struct gd_err *err);
 /* The same from an open stream; name is used in messages. */
 int gd_series_load_stream(struct gd_series *ser, FILE *f, const char *name, struct gd_err *err);
+
+/*
+ * One snapshot at a time, as gd_series_load_jsonl reads them (report of a
+ * long recording streams it): open, then next() until it returns 0 (the
+ * end) or less (an error, in err); note says what was left out, as
+ * gd_series's.  Holds one line of the file.
+ */
+struct gd_jsonl_reader {
+	FILE *f;
+	bool own, truncated;
+	char name[4096];
+	char *line;
+	size_t cap, lineno, count;
+	char note[512];
+};
+
+int gd_jsonl_open(struct gd_jsonl_reader *r, const char *path, struct gd_err *err);
+/* 1: s (initialised by the caller) holds the next snapshot; 0: the end. */
+int gd_jsonl_next(struct gd_jsonl_reader *r, struct gd_snapshot *s, struct gd_err *err);
+void gd_jsonl_close(struct gd_jsonl_reader *r);
 
 #endif

@@ -15,6 +15,7 @@
 
 #include "core/i18n.h"
 #include "output/html_report.h"
+#include "output/timeline.h"
 #include "output/rates.h"
 #include "output/subject.h"
 #include "rules/window.h"
@@ -31,115 +32,203 @@ static void why_add(struct html_gpu *g, const char *s)
 	snprintf(g->why + len, sizeof g->why - len, "%s%s", len ? _(", ") : "", s);
 }
 
-static void gather_series(struct html_ctx *c, const int *pos)
+/* Series of GPU slot (NVML index) i, and of the host, in the stream. */
+#define ACC_GS(i, m) ((size_t)(i) * GS_N + (m))
+#define ACC_HS(m) ((size_t)GD_EP_MAX_GPUS * GS_N + (m))
+#define ACC_NSERIES ((size_t)GD_EP_MAX_GPUS * GS_N + HS_N)
+/* Samples kept as they are before the envelopes bin them, and the fine bins. */
+#define ACC_RAW 4096
+#define ACC_FINE (4 * HBINS)
+
+struct gd_tl_acc {
+	const struct gd_thresholds *th;
+	struct gd_envs es;
+	struct html_gpu gpu[GD_EP_MAX_GPUS];   /* by NVML index */
+	struct gd_tl_gpu text[GD_EP_MAX_GPUS];
+	uint64_t seen;
+	double t0, t1, offset;
+	size_t nt;
+	bool oom;
+};
+
+struct gd_tl_acc *gd_tl_acc_new(const struct gd_thresholds *th)
 {
-	const struct gd_window *w = c->t->w;
+	struct gd_tl_acc *a = calloc(1, sizeof *a);
 
-	for (size_t i = 0; i < w->n; i++) {
-		const struct gd_snapshot *s = w->snaps[i];
-		double t;
-		uint64_t here = 0;
-
-		if (!s->host.uptime_s.ok)
-			continue;
-		t = s->host.uptime_s.v;
-		GD_VEC_EACH(s->gpus, const struct gd_gpu, g) {
-			struct html_gpu *hg;
-			size_t k;
-			double util = NAN, smp = NAN;
-
-			if (!g->index.ok || g->index.v >= GD_EP_MAX_GPUS || pos[g->index.v] < 0)
-				continue;
-			k = (size_t)pos[g->index.v];
-			hg = &c->gpu[k];
-			here |= 1ull << g->index.v;
-			hg->seen_yet = true;
-			if (g->lost.ok && g->lost.v) {
-				gd_env_add(&c->env, html_gs(c, k, GS_LOST), t, 1);
-				if (!hg->lost)
-					hg->lost_at = t;
-				hg->lost = true;
-				continue;
-			}
-			gd_env_add(&c->env, html_gs(c, k, GS_LOST), t, 0);
-			if (g->name[0])
-				GD_STRSET(hg->name, g->name);
-			if (g->pci_bus_id[0])
-				GD_STRSET(hg->pci, g->pci_bus_id);
-			if (g->sm_clock_max_mhz.ok && g->sm_clock_max_mhz.v)
-				hg->smmax = (double)g->sm_clock_max_mhz.v;
-			if (g->temp_slowdown_c.ok)
-				hg->slow = g->temp_slowdown_c.v;
-			if (g->power_limit_w.ok)
-				hg->limit = g->power_limit_w.v;
-			if (g->mem_total_bytes.ok)
-				hg->mem_total_gib = (double)g->mem_total_bytes.v / 1073741824.0;
-			if (g->util_gpu_pct.ok)
-				util = (double)g->util_gpu_pct.v;
-			if (g->sm_clock_mhz.ok) {
-				gd_env_add(&c->env, html_gs(c, k, GS_SMMHZ), t, (double)g->sm_clock_mhz.v);
-				if (g->sm_clock_max_mhz.ok && g->sm_clock_max_mhz.v)
-					smp = fmin(100, 100.0 * (double)g->sm_clock_mhz.v / (double)g->sm_clock_max_mhz.v);
-			}
-			gd_env_add(&c->env, html_gs(c, k, GS_UTIL), t, util);
-			gd_env_add(&c->env, html_gs(c, k, GS_SMPCT), t, smp);
-			/* busy at full clock: an idle GPU and a slowed one both read low */
-			gd_env_add(&c->env, html_gs(c, k, GS_WORK), t,
-				   isfinite(util) && isfinite(smp) ? fmin(util, smp) : isfinite(util) ? util : smp);
-			if (c->t->th)
-				gd_env_add(&c->env, html_gs(c, k, GS_STALL), t,
-					   gd_gpu_stall_state(s, g, c->t->th) != GD_EP_NONE ? 1 : 0);
-			if (g->temp_c.ok)
-				gd_env_add(&c->env, html_gs(c, k, GS_TEMP), t, g->temp_c.v);
-			if (g->power_w.ok)
-				gd_env_add(&c->env, html_gs(c, k, GS_POWER), t, g->power_w.v);
-			if (g->mem_used_bytes.ok)
-				gd_env_add(&c->env, html_gs(c, k, GS_MEM), t, (double)g->mem_used_bytes.v / 1073741824.0);
-			if (g->pcie_tx_kbps.ok || g->pcie_rx_kbps.ok)
-				gd_env_add(&c->env, html_gs(c, k, GS_PCIE), t,
-					   ((g->pcie_tx_kbps.ok ? (double)g->pcie_tx_kbps.v : 0) +
-					    (g->pcie_rx_kbps.ok ? (double)g->pcie_rx_kbps.v : 0)) / 1000.0);
-		}
-		/* a GPU seen before that NVML no longer lists has fallen off too */
-		for (size_t k = 0; k < c->ngpu; k++) {
-			struct html_gpu *hg = &c->gpu[k];
-
-			if (here >> hg->idx & 1)
-				continue;
-			if (hg->seen_yet) {
-				gd_env_add(&c->env, html_gs(c, k, GS_LOST), t, 1);
-				if (!hg->lost)
-					hg->lost_at = t;
-				hg->lost = true;
-			}
-		}
-		if (i) {
-			struct gd_host_rates r;
-
-			gd_host_rates(w->snaps[i - 1], s, &r);
-			if (r.cpu_busy_pct.ok)
-				gd_env_add(&c->env, html_hs(c, HS_CPU), t, r.cpu_busy_pct.v);
-			if (r.iowait_pct.ok)
-				gd_env_add(&c->env, html_hs(c, HS_IOWAIT), t, r.iowait_pct.v);
-			if (r.disk_read_bps.ok)
-				gd_env_add(&c->env, html_hs(c, HS_DISK_R), t, r.disk_read_bps.v / 1e6);
-			if (r.disk_write_bps.ok)
-				gd_env_add(&c->env, html_hs(c, HS_DISK_W), t, r.disk_write_bps.v / 1e6);
-			if (r.net_rx_bps.ok)
-				gd_env_add(&c->env, html_hs(c, HS_NET_RX), t, r.net_rx_bps.v / 1e6);
-			if (r.net_tx_bps.ok)
-				gd_env_add(&c->env, html_hs(c, HS_NET_TX), t, r.net_tx_bps.v / 1e6);
-		}
-		if (s->psi.cpu_some_avg10.ok)
-			gd_env_add(&c->env, html_hs(c, HS_PSI_CPU), t, s->psi.cpu_some_avg10.v);
-		if (s->psi.io_some_avg10.ok)
-			gd_env_add(&c->env, html_hs(c, HS_PSI_IO), t, s->psi.io_some_avg10.v);
-		if (s->psi.memory_some_avg10.ok)
-			gd_env_add(&c->env, html_hs(c, HS_PSI_MEM), t, s->psi.memory_some_avg10.v);
-		if (s->mem.total_bytes.ok && s->mem.available_bytes.ok && s->mem.total_bytes.v)
-			gd_env_add(&c->env, html_hs(c, HS_MEM), t,
-				   100.0 - 100.0 * (double)s->mem.available_bytes.v / (double)s->mem.total_bytes.v);
+	if (!a)
+		return NULL;
+	if (!gd_envs_init(&a->es, ACC_NSERIES, ACC_RAW, ACC_FINE)) {
+		free(a);
+		return NULL;
 	}
+	a->th = th;
+	a->t0 = a->t1 = a->offset = NAN;
+	for (unsigned i = 0; i < GD_EP_MAX_GPUS; i++) {
+		a->gpu[i].idx = i;
+		a->gpu[i].smmax = a->gpu[i].slow = a->gpu[i].limit = a->gpu[i].mem_total_gib = NAN;
+		a->text[i].umin = a->text[i].smmin = INFINITY;
+		a->text[i].tmax = a->text[i].pmax = -INFINITY;
+	}
+	return a;
+}
+
+void gd_tl_acc_free(struct gd_tl_acc *a)
+{
+	if (!a)
+		return;
+	gd_envs_release(&a->es);
+	free(a);
+}
+
+const struct gd_tl_gpu *gd_tl_acc_gpu(const struct gd_tl_acc *a, unsigned idx)
+{
+	return idx < GD_EP_MAX_GPUS && (a->seen >> idx & 1) ? &a->text[idx] : NULL;
+}
+
+uint64_t gd_tl_acc_seen(const struct gd_tl_acc *a)
+{
+	return a->seen;
+}
+
+static void env_add(struct gd_tl_acc *a, size_t s, double v)
+{
+	if (!gd_envs_add(&a->es, s, v))
+		a->oom = true;
+}
+
+/* The per-GPU summary of the text report: every sample, lost or not. */
+static void text_add(struct gd_tl_gpu *x, const struct gd_gpu *g)
+{
+	if (g->name[0])
+		GD_STRSET(x->name, g->name);
+	if (g->util_gpu_pct.ok) {
+		x->usum += (double)g->util_gpu_pct.v;
+		x->umin = fmin(x->umin, (double)g->util_gpu_pct.v);
+		x->un++;
+	}
+	if (g->sm_clock_mhz.ok)
+		x->smmin = fmin(x->smmin, (double)g->sm_clock_mhz.v);
+	if (g->temp_c.ok)
+		x->tmax = fmax(x->tmax, g->temp_c.v);
+	if (g->power_w.ok)
+		x->pmax = fmax(x->pmax, g->power_w.v);
+}
+
+bool gd_tl_acc_add(struct gd_tl_acc *a, const struct gd_snapshot *prev, const struct gd_snapshot *s)
+{
+	double t;
+	uint64_t here = 0;
+
+	GD_VEC_EACH(s->gpus, const struct gd_gpu, g)
+		if (g->index.ok && g->index.v < GD_EP_MAX_GPUS) {
+			a->seen |= 1ull << g->index.v;
+			text_add(&a->text[g->index.v], g);
+		}
+	if (!s->host.uptime_s.ok)
+		return !a->oom;
+	t = s->host.uptime_s.v;
+	if (!isfinite(a->t0))
+		a->t0 = t;
+	a->t1 = t;
+	a->nt++;
+	if (!isfinite(a->offset) && s->host.wall_time_s.ok)
+		a->offset = s->host.wall_time_s.v - t;
+	if (!gd_envs_time(&a->es, t)) {
+		a->oom = true;
+		return false;
+	}
+	GD_VEC_EACH(s->gpus, const struct gd_gpu, g) {
+		struct html_gpu *hg;
+		unsigned k;
+		double util = NAN, smp = NAN;
+
+		if (!g->index.ok || g->index.v >= GD_EP_MAX_GPUS)
+			continue;
+		k = (unsigned)g->index.v;
+		hg = &a->gpu[k];
+		here |= 1ull << k;
+		hg->seen_yet = true;
+		if (g->lost.ok && g->lost.v) {
+			env_add(a, ACC_GS(k, GS_LOST), 1);
+			if (!hg->lost)
+				hg->lost_at = t;
+			hg->lost = true;
+			continue;
+		}
+		env_add(a, ACC_GS(k, GS_LOST), 0);
+		if (g->name[0])
+			GD_STRSET(hg->name, g->name);
+		if (g->pci_bus_id[0])
+			GD_STRSET(hg->pci, g->pci_bus_id);
+		if (g->sm_clock_max_mhz.ok && g->sm_clock_max_mhz.v)
+			hg->smmax = (double)g->sm_clock_max_mhz.v;
+		if (g->temp_slowdown_c.ok)
+			hg->slow = g->temp_slowdown_c.v;
+		if (g->power_limit_w.ok)
+			hg->limit = g->power_limit_w.v;
+		if (g->mem_total_bytes.ok)
+			hg->mem_total_gib = (double)g->mem_total_bytes.v / 1073741824.0;
+		if (g->util_gpu_pct.ok)
+			util = (double)g->util_gpu_pct.v;
+		if (g->sm_clock_mhz.ok) {
+			env_add(a, ACC_GS(k, GS_SMMHZ), (double)g->sm_clock_mhz.v);
+			if (g->sm_clock_max_mhz.ok && g->sm_clock_max_mhz.v)
+				smp = fmin(100, 100.0 * (double)g->sm_clock_mhz.v / (double)g->sm_clock_max_mhz.v);
+		}
+		env_add(a, ACC_GS(k, GS_UTIL), util);
+		env_add(a, ACC_GS(k, GS_SMPCT), smp);
+		/* busy at full clock: an idle GPU and a slowed one both read low */
+		env_add(a, ACC_GS(k, GS_WORK), isfinite(util) && isfinite(smp) ? fmin(util, smp) : isfinite(util) ? util : smp);
+		if (a->th)
+			env_add(a, ACC_GS(k, GS_STALL), gd_gpu_stall_state(s, g, a->th) != GD_EP_NONE ? 1 : 0);
+		if (g->temp_c.ok)
+			env_add(a, ACC_GS(k, GS_TEMP), g->temp_c.v);
+		if (g->power_w.ok)
+			env_add(a, ACC_GS(k, GS_POWER), g->power_w.v);
+		if (g->mem_used_bytes.ok)
+			env_add(a, ACC_GS(k, GS_MEM), (double)g->mem_used_bytes.v / 1073741824.0);
+		if (g->pcie_tx_kbps.ok || g->pcie_rx_kbps.ok)
+			env_add(a, ACC_GS(k, GS_PCIE),
+				((g->pcie_tx_kbps.ok ? (double)g->pcie_tx_kbps.v : 0) +
+				 (g->pcie_rx_kbps.ok ? (double)g->pcie_rx_kbps.v : 0)) / 1000.0);
+	}
+	/* a GPU seen before that NVML no longer lists has fallen off too */
+	for (unsigned k = 0; k < GD_EP_MAX_GPUS; k++) {
+		struct html_gpu *hg = &a->gpu[k];
+
+		if ((here >> k & 1) || !hg->seen_yet)
+			continue;
+		env_add(a, ACC_GS(k, GS_LOST), 1);
+		if (!hg->lost)
+			hg->lost_at = t;
+		hg->lost = true;
+	}
+	if (prev) {
+		struct gd_host_rates r;
+
+		gd_host_rates(prev, s, &r);
+		if (r.cpu_busy_pct.ok)
+			env_add(a, ACC_HS(HS_CPU), r.cpu_busy_pct.v);
+		if (r.iowait_pct.ok)
+			env_add(a, ACC_HS(HS_IOWAIT), r.iowait_pct.v);
+		if (r.disk_read_bps.ok)
+			env_add(a, ACC_HS(HS_DISK_R), r.disk_read_bps.v / 1e6);
+		if (r.disk_write_bps.ok)
+			env_add(a, ACC_HS(HS_DISK_W), r.disk_write_bps.v / 1e6);
+		if (r.net_rx_bps.ok)
+			env_add(a, ACC_HS(HS_NET_RX), r.net_rx_bps.v / 1e6);
+		if (r.net_tx_bps.ok)
+			env_add(a, ACC_HS(HS_NET_TX), r.net_tx_bps.v / 1e6);
+	}
+	if (s->psi.cpu_some_avg10.ok)
+		env_add(a, ACC_HS(HS_PSI_CPU), s->psi.cpu_some_avg10.v);
+	if (s->psi.io_some_avg10.ok)
+		env_add(a, ACC_HS(HS_PSI_IO), s->psi.io_some_avg10.v);
+	if (s->psi.memory_some_avg10.ok)
+		env_add(a, ACC_HS(HS_PSI_MEM), s->psi.memory_some_avg10.v);
+	if (s->mem.total_bytes.ok && s->mem.available_bytes.ok && s->mem.total_bytes.v)
+		env_add(a, ACC_HS(HS_MEM), 100.0 - 100.0 * (double)s->mem.available_bytes.v / (double)s->mem.total_bytes.v);
+	return !a->oom;
 }
 
 /* Which GPUs stand out, and why (see the top of the file). */
@@ -198,46 +287,33 @@ static void mark_outliers(struct html_ctx *c, const int *pos)
 
 bool gd_html_gather(struct html_ctx *c, const struct gd_timeline *t)
 {
-	const struct gd_window *w = t->w;
+	const struct gd_tl_acc *a = t->acc;
 	int pos[GD_EP_MAX_GPUS];
-	double t0 = NAN, t1 = NAN, offset = NAN;
-	size_t nt = 0;
+	size_t map[GD_EP_MAX_GPUS * GS_N + HS_N];
+	double t0 = a->t0, t1 = a->t1;
 
 	memset(c, 0, sizeof *c);
 	c->t = t;
+	c->seen = a->seen;
 	for (int i = 0; i < GD_EP_MAX_GPUS; i++)
 		pos[i] = -1;
-	for (size_t i = 0; i < w->n; i++) {
-		const struct gd_snapshot *s = w->snaps[i];
-
-		if (s->host.uptime_s.ok) {
-			if (!isfinite(t0))
-				t0 = s->host.uptime_s.v;
-			t1 = s->host.uptime_s.v;
-			nt++;
-			if (!isfinite(offset) && s->host.wall_time_s.ok)
-				offset = s->host.wall_time_s.v - s->host.uptime_s.v;
-		}
-		GD_VEC_EACH(s->gpus, const struct gd_gpu, g)
-			if (g->index.ok && g->index.v < GD_EP_MAX_GPUS)
-				c->seen |= 1ull << g->index.v;
-	}
 	if (!isfinite(t0))
 		t0 = t1 = 0;
 	for (unsigned i = 0; i < GD_EP_MAX_GPUS; i++) {
 		if (!(c->seen >> i & 1))
 			continue;
 		pos[i] = (int)c->ngpu;
-		c->gpu[c->ngpu].idx = i;
-		c->gpu[c->ngpu].smmax = c->gpu[c->ngpu].slow = c->gpu[c->ngpu].limit = NAN;
-		c->gpu[c->ngpu].mem_total_gib = NAN;
+		c->gpu[c->ngpu] = a->gpu[i];
+		for (unsigned m = 0; m < GS_N; m++)
+			map[c->ngpu * GS_N + m] = ACC_GS(i, m);
 		c->ngpu++;
 	}
-	c->dt = nt > 1 ? (t1 - t0) / (double)(nt - 1) : 1;
-	gd_time_axis(t0, t1, isfinite(offset), offset, 10, &c->ta);
-	if (!gd_env_init(&c->env, c->ngpu * GS_N + HS_N, HBINS, t0, t1))
+	for (unsigned m = 0; m < HS_N; m++)
+		map[c->ngpu * GS_N + m] = ACC_HS(m);
+	c->dt = a->nt > 1 ? (t1 - t0) / (double)(a->nt - 1) : 1;
+	gd_time_axis(t0, t1, isfinite(a->offset), a->offset, 10, &c->ta);
+	if (a->oom || !gd_envs_finish(&a->es, map, c->ngpu * GS_N + HS_N, HBINS, t0, t1, &c->env))
 		return false;
-	gather_series(c, pos);
 	mark_outliers(c, pos);
 	return true;
 }

@@ -426,7 +426,7 @@ void gd_out_html(FILE *out, const struct gd_timeline *t)
 	fputs(" &#183; ", out);
 	/* TRANSLATORS: the samples of the recording, its first and last instant and its length in seconds */
 	fprintf(out, c->ta.clock ? _("%zu samples from %s to %s (%.0f s, local time)") : _("%zu samples from %s to %s (%.0f s)"),
-		w->n, gd_time_point(&c->ta, c->ta.t0, a, sizeof a), gd_time_point(&c->ta, c->ta.t1, b, sizeof b),
+		t->samples, gd_time_point(&c->ta, c->ta.t0, a, sizeof a), gd_time_point(&c->ta, c->ta.t1, b, sizeof b),
 		c->ta.t1 - c->ta.t0);
 	fputs(" &#183; ", out);
 	fprintf(out, _("kernel %s"), esc(e, sizeof e, last->host.kernel[0] ? last->host.kernel : "?"));

@@ -92,7 +92,7 @@ json_t *gd_out_json(const struct gd_report *r)
 	}
 	json_object_set_new(o, "host", host);
 	json_object_set_new(o, "window_s", gd_window_dt(r->w, &dt) ? json_real(dt) : json_null());
-	json_object_set_new(o, "snapshots", json_integer((json_int_t)r->w->n));
+	json_object_set_new(o, "snapshots", json_integer((json_int_t)gd_report_samples(r)));
 	json_object_set_new(o, "origin", gd_json_str(r->origin ? r->origin : "live"));
 
 	arr = json_array();

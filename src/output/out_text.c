@@ -143,10 +143,10 @@ static void print_header(FILE *out, const struct gd_report *r)
 	}
 	if (gd_window_dt(r->w, &dt))
 		fprintf(out, _(" · window %.1f s"), dt);
-	else if (r->w->n < 2)
+	else if (gd_report_samples(r) < 2)
 		fputs(_(" · one snapshot (no rates)"), out);
 	else
-		fprintf(out, _(" · %zu snapshots without advancing uptime (no rates)"), r->w->n);
+		fprintf(out, _(" · %zu snapshots without advancing uptime (no rates)"), gd_report_samples(r));
 	if (r->origin && strcmp(r->origin, "live") != 0)
 		fprintf(out, _(" · from %s"), r->origin);
 	fputs("\n\n", out);
@@ -219,8 +219,8 @@ static void print_account(FILE *out, const struct gd_report *r)
 	if (last) {
 		gd_report_counts(last, &c);
 		fprintf(out, P_("checked: %zu of %zu rules over %zu snapshot · ", "checked: %zu of %zu rules over %zu snapshots · ",
-				r->w->n),
-			r->findings->evaluated, gd_nrules, r->w->n);
+				gd_report_samples(r)),
+			r->findings->evaluated, gd_nrules, gd_report_samples(r));
 		/* Only what the evidence covered: offline input (nvidia-smi -q, a
 		 * kernel log) has no CPUs or disks to count. */
 		if (last->gpus.n)

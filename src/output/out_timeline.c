@@ -36,39 +36,20 @@ static const struct gd_ep_gpu *ep_gpu(const struct gd_episodes *e, unsigned idx)
 
 static void gpu_summary(FILE *out, const struct gd_timeline *t, unsigned idx)
 {
-	const struct gd_window *w = t->w;
-	double usum = 0, umin = INFINITY, smmin = INFINITY, tmax = -INFINITY, pmax = -INFINITY;
-	size_t un = 0;
-	const char *name = "";
+	const struct gd_tl_gpu *x = gd_tl_acc_gpu(t->acc, idx);
 	const struct gd_ep_gpu *eg = ep_gpu(t->episodes, idx);
 
-	for (size_t i = 0; i < w->n; i++) {
-		const struct gd_gpu *g = GD_FIND_PREV_U64(w->snaps[i], gpus, struct gd_gpu, index, idx);
-
-		if (!g)
-			continue;
-		name = g->name[0] ? g->name : name;
-		if (g->util_gpu_pct.ok) {
-			usum += (double)g->util_gpu_pct.v;
-			umin = fmin(umin, (double)g->util_gpu_pct.v);
-			un++;
-		}
-		if (g->sm_clock_mhz.ok)
-			smmin = fmin(smmin, (double)g->sm_clock_mhz.v);
-		if (g->temp_c.ok)
-			tmax = fmax(tmax, g->temp_c.v);
-		if (g->power_w.ok)
-			pmax = fmax(pmax, g->power_w.v);
-	}
-	fprintf(out, "gpu%u %s:", idx, name);
-	if (un)
-		fprintf(out, _(" utilisation mean %.0f%% (min %.0f%%),"), usum / (double)un, umin);
-	if (isfinite(smmin))
-		fprintf(out, _(" SM clock min %.0f MHz,"), smmin);
-	if (isfinite(tmax))
-		fprintf(out, _(" temperature max %.0f °C,"), tmax);
-	if (isfinite(pmax))
-		fprintf(out, _(" power max %.0f W,"), pmax);
+	if (!x)
+		return;
+	fprintf(out, "gpu%u %s:", idx, x->name);
+	if (x->un)
+		fprintf(out, _(" utilisation mean %.0f%% (min %.0f%%),"), x->usum / (double)x->un, x->umin);
+	if (isfinite(x->smmin))
+		fprintf(out, _(" SM clock min %.0f MHz,"), x->smmin);
+	if (isfinite(x->tmax))
+		fprintf(out, _(" temperature max %.0f °C,"), x->tmax);
+	if (isfinite(x->pmax))
+		fprintf(out, _(" power max %.0f W,"), x->pmax);
 	if (eg)
 		fprintf(out, P_(" %zu episode, %.1f s stalled", " %zu episodes, %.1f s stalled", eg->episodes), eg->episodes,
 			eg->stalled_s);
@@ -80,19 +61,15 @@ static void timeline_text(FILE *out, const struct gd_timeline *t, bool color)
 	const struct gd_window *w = t->w;
 	const struct gd_snapshot *last = gd_window_last(w);
 	const struct gd_episodes *e = t->episodes;
-	uint64_t seen = 0;
+	uint64_t seen = gd_tl_acc_seen(t->acc);
 	char line[1024];
-	struct gd_report r = { w, t->findings, color, t->origin };
+	struct gd_report r = { w, t->findings, color, t->origin, t->samples };
 
 	fprintf(out, _("gpudoctor report · host %s · %zu samples over %.1f s"),
-		last && last->host.hostname[0] ? last->host.hostname : "?", w->n, span(w));
+		last && last->host.hostname[0] ? last->host.hostname : "?", t->samples, span(w));
 	if (t->origin)
 		fprintf(out, _(" · from %s"), t->origin);
 	fputc('\n', out);
-	for (size_t i = 0; i < w->n; i++)
-		GD_VEC_EACH(w->snaps[i]->gpus, const struct gd_gpu, g)
-			if (g->index.ok && g->index.v < GD_EP_MAX_GPUS)
-				seen |= 1ull << g->index.v;
 	if (!seen) {
 		const char *st = last && last->nvml.status[0] ? last->nvml.status : _("not read");
 
@@ -147,10 +124,10 @@ void gd_out_timeline_text(FILE *out, const struct gd_timeline *t, bool color)
 json_t *gd_out_timeline_json(const struct gd_timeline *t)
 {
 	const struct gd_episodes *e = t->episodes;
-	struct gd_report r = { t->w, t->findings, false, t->origin };
+	struct gd_report r = { t->w, t->findings, false, t->origin, t->samples };
 	json_t *doc = json_object(), *eps = json_array(), *gpus = json_array();
 
-	json_object_set_new(doc, "samples", json_integer((json_int_t)t->w->n));
+	json_object_set_new(doc, "samples", json_integer((json_int_t)t->samples));
 	json_object_set_new(doc, "span_s", json_real(span(t->w)));
 	GD_VEC_EACH(e->items, const struct gd_episode, ep) {
 		json_t *o = json_object(), *g = json_array(), *f = json_array();

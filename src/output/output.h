@@ -20,7 +20,14 @@ struct gd_report {
 	const struct gd_findings *findings;
 	bool color;
 	const char *origin;   /* "live" or the --from file names */
+	size_t samples;       /* the snapshots the findings came from; 0: w->n (report: w holds the
+				 first and the last of them) */
 };
+
+static inline size_t gd_report_samples(const struct gd_report *r)
+{
+	return r->samples ? r->samples : r->w->n;
+}
 
 /* Exit code for a set of findings: 0 healthy (info only), 1 warnings, 2 critical. */
 int gd_report_exit_code(const struct gd_findings *f);

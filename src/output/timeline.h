@@ -9,14 +9,43 @@
 #define GD_OUTPUT_TIMELINE_H
 
 #include <jansson.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "rules/episodes.h"
 #include "rules/rule.h"
 
+/*
+ * What the outputs draw of a whole series, gathered one snapshot at a time
+ * as a recording streams past (html_data.c): the envelopes of every GPU's
+ * and the host's series (html_env.h's gd_envs: bounded whatever the
+ * length), each GPU's limits, name and loss, and the text report's per-GPU
+ * summary.  About 4 MB for 8 GPUs.
+ */
+struct gd_tl_acc;
+
+/* The text report's summary of one GPU over the series. */
+struct gd_tl_gpu {
+	char name[64];
+	double usum, umin, smmin, tmax, pmax;  /* umin.. INFINITY / -INFINITY when never read */
+	size_t un;
+};
+
+struct gd_tl_acc *gd_tl_acc_new(const struct gd_thresholds *th);
+void gd_tl_acc_free(struct gd_tl_acc *a);
+/* Adds s (prev: the snapshot before it, NULL for the first); false when out
+ * of memory (what came before stays). */
+bool gd_tl_acc_add(struct gd_tl_acc *a, const struct gd_snapshot *prev, const struct gd_snapshot *s);
+/* NVML indices seen, and the summary of one (NULL when never seen). */
+uint64_t gd_tl_acc_seen(const struct gd_tl_acc *a);
+const struct gd_tl_gpu *gd_tl_acc_gpu(const struct gd_tl_acc *a, unsigned idx);
+
 struct gd_timeline {
-	const struct gd_window *w;           /* the series, in time order */
-	const struct gd_findings *findings;  /* the engine over the whole series */
+	const struct gd_window *w;           /* the first and the last snapshot of the series (one when
+						there is one) */
+	size_t samples;                      /* snapshots in the series */
+	const struct gd_tl_acc *acc;         /* the series gathered */
+	const struct gd_findings *findings;  /* the engine over the series (sliding windows) */
 	const struct gd_episodes *episodes;
 	const char *origin;                  /* the file(s) it came from */
 	const struct gd_thresholds *th;      /* the episodes' thresholds: which samples of a GPU

@@ -227,3 +227,102 @@ void gd_engine_run(const struct gd_window *w, const struct gd_thresholds *th, st
 		gd_rule_run(&gd_rules[i], w, th, out);
 	gd_findings_sort(out);
 }
+
+/* ---- over successive windows ---------------------------------------------- */
+
+bool gd_engine_acc_init(struct gd_engine_acc *a)
+{
+	memset(a, 0, sizeof *a);
+	gd_findings_init(&a->f);
+	a->evaluated = calloc(gd_nrules ? gd_nrules : 1, sizeof *a->evaluated);
+	a->why = calloc(gd_nrules ? gd_nrules : 1, sizeof *a->why);
+	if (!a->evaluated || !a->why) {
+		gd_engine_acc_release(a);
+		return false;
+	}
+	return true;
+}
+
+void gd_engine_acc_release(struct gd_engine_acc *a)
+{
+	if (!a)
+		return;
+	gd_findings_release(&a->f);
+	gd_vec_release(&a->keys);
+	free(a->evaluated);
+	free(a->why);
+	memset(a, 0, sizeof *a);
+}
+
+void gd_engine_acc_run(struct gd_engine_acc *a, const struct gd_window *w, const struct gd_thresholds *th)
+{
+	struct gd_findings tmp;
+
+	a->windows++;
+	for (size_t i = 0; i < gd_nrules; i++) {
+		gd_findings_init(&tmp);
+		if (gd_rule_run(&gd_rules[i], w, th, &tmp) != GD_VERDICT_UNKNOWN)
+			a->evaluated[i] = true;
+		else if (tmp.unknown.n)
+			a->why[i] = ((const struct gd_unknown *)tmp.unknown.items)[tmp.unknown.n - 1];
+		GD_VEC_EACH(tmp.items, const struct gd_finding, x) {
+			struct gd_finding *old = NULL;
+
+			GD_VEC_EACH(a->f.items, struct gd_finding, y)
+				if (y->id == x->id && strcmp(y->subject, x->subject) == 0) {
+					old = y;
+					break;
+				}
+			if (old) {
+				if (x->severity > old->severity)
+					*old = *x;
+				continue;
+			}
+			*(struct gd_finding *)gd_vec_push(&a->f.items, sizeof *x) = *x;
+			*(struct gd_engine_key *)gd_vec_push(&a->keys, sizeof(struct gd_engine_key)) =
+				(struct gd_engine_key){ i, a->seq++ };
+		}
+		gd_findings_release(&tmp);
+	}
+}
+
+static bool key_before(const struct gd_finding *f, const struct gd_engine_key *k, size_t x, size_t y)
+{
+	if (f[x].severity != f[y].severity)
+		return f[x].severity > f[y].severity;
+	if (k[x].rule != k[y].rule)
+		return k[x].rule < k[y].rule;
+	return k[x].seq < k[y].seq;
+}
+
+void gd_engine_acc_finish(struct gd_engine_acc *a, struct gd_findings *out)
+{
+	struct gd_finding *f = a->f.items.items;
+	struct gd_engine_key *k = a->keys.items;
+	size_t n = a->f.items.n;
+
+	/* insertion sort of both arrays together: few findings */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && key_before(f, k, j, j - 1); j--) {
+			struct gd_finding tf = f[j];
+			struct gd_engine_key tk = k[j];
+
+			f[j] = f[j - 1];
+			f[j - 1] = tf;
+			k[j] = k[j - 1];
+			k[j - 1] = tk;
+		}
+	for (size_t i = 0; i < n; i++)
+		*(struct gd_finding *)gd_vec_push(&out->items, sizeof *f) = f[i];
+	for (size_t i = 0; i < gd_nrules; i++) {
+		if (a->evaluated[i]) {
+			out->evaluated++;
+		} else if (a->windows) {
+			struct gd_unknown *u = gd_vec_push(&out->unknown, sizeof *u);
+
+			*u = a->why[i];
+			if (!u->id)
+				u->id = gd_rules[i].id;
+		}
+	}
+}

@@ -182,14 +182,22 @@ static double median(double *v, size_t n)
 
 /* The engine over samples first-1 .. last+1: the findings active during the
  * episode, most severe first; the cause is the first warning or worse. */
+static void findings_over(const struct gd_window *sub, const struct gd_thresholds *th, struct gd_episode *ep);
+
 static void attach_findings(const struct gd_window *w, const struct gd_thresholds *th, struct gd_episode *ep)
 {
 	size_t lo = ep->first ? ep->first - 1 : 0, hi = ep->last + 1 < w->n ? ep->last + 1 : ep->last;
 	struct gd_window sub = { w->snaps + lo, hi - lo + 1 };
+
+	findings_over(&sub, th, ep);
+}
+
+static void findings_over(const struct gd_window *sub, const struct gd_thresholds *th, struct gd_episode *ep)
+{
 	struct gd_findings f;
 
 	gd_findings_init(&f);
-	gd_engine_run(&sub, th, &f);
+	gd_engine_run(sub, th, &f);
 	GD_VEC_EACH(f.items, const struct gd_finding, it) {
 		struct gd_ep_finding *ef;
 
@@ -281,13 +289,12 @@ static void mark_runs(const struct gd_window *w, size_t ng, const unsigned *idx,
 }
 
 /* All episodes, else those of the most frequent cause. */
-static void find_period(const struct gd_window *w, const struct gd_thresholds *th, struct gd_episodes *e)
+static void find_period(double step, const struct gd_thresholds *th, struct gd_episodes *e)
 {
 	const struct gd_episode *eps = e->items.items;
 	struct gd_episode *sub;
 	const char *best = NULL;
 	size_t nbest = 0, k = 0;
-	double step = median_step(w);
 
 	if (gd_episodes_period(eps, e->items.n, step, th, &e->period_s, &e->period_dev_s)) {
 		e->periodic = true;
@@ -390,6 +397,236 @@ size_t gd_episodes_detect(const struct gd_window *w, const struct gd_thresholds 
 		i = j;
 	}
 	free(st);
-	find_period(w, th, e);
+	find_period(median_step(w), th, e);
+	return e->items.n;
+}
+
+/* ---- streaming ------------------------------------------------------------ */
+
+struct ep_row {
+	struct gd_f64 up, wall;
+};
+
+struct gd_ep_stream {
+	const struct gd_thresholds *th;
+	unsigned flags;
+	size_t min, n, cursor;
+	struct gd_vec rows;                 /* struct ep_row per sample */
+	struct gd_vec st[GD_EP_MAX_GPUS];   /* unsigned char per sample, from the first GPU seen */
+	uint64_t present, inuse;
+	size_t run_start[GD_EP_MAX_GPUS], run_len[GD_EP_MAX_GPUS];
+	bool open, oom;
+	struct gd_episode cur;
+	struct gd_vec items;                /* struct gd_episode */
+};
+
+struct gd_ep_stream *gd_ep_stream_new(const struct gd_thresholds *th, unsigned flags)
+{
+	struct gd_ep_stream *es = calloc(1, sizeof *es);
+
+	if (!es)
+		return NULL;
+	es->th = th;
+	es->flags = flags;
+	es->min = TH(th, EPISODES_MIN_SAMPLES) >= 1 ? (size_t)TH(th, EPISODES_MIN_SAMPLES) : 1;
+	return es;
+}
+
+void gd_ep_stream_free(struct gd_ep_stream *es)
+{
+	if (!es)
+		return;
+	gd_vec_release(&es->rows);
+	for (size_t k = 0; k < GD_EP_MAX_GPUS; k++)
+		gd_vec_release(&es->st[k]);
+	gd_vec_release(&es->items);
+	free(es);
+}
+
+static const struct ep_row *row(const struct gd_ep_stream *es, size_t i)
+{
+	return &((const struct ep_row *)es->rows.items)[i];
+}
+
+/* gd_ep_span over the rows. */
+static double span_rows(const struct gd_ep_stream *es, size_t a, size_t b)
+{
+	double step = 0;
+
+	if (a > b || b >= es->n || !row(es, a)->up.ok || !row(es, b)->up.ok || row(es, b)->up.v < row(es, a)->up.v)
+		return 0;
+	if (a > 0 && row(es, a - 1)->up.ok && row(es, a - 1)->up.v < row(es, a)->up.v)
+		step = row(es, a)->up.v - row(es, a - 1)->up.v;
+	else if (a + 1 < es->n && row(es, a + 1)->up.ok && row(es, a + 1)->up.v > row(es, a)->up.v)
+		step = row(es, a + 1)->up.v - row(es, a)->up.v;
+	return row(es, b)->up.v - row(es, a)->up.v + step;
+}
+
+static unsigned char *st_at(struct gd_ep_stream *es, size_t k, size_t i)
+{
+	return &((unsigned char *)es->st[k].items)[i];
+}
+
+/* Ends the episode going on at its last sample; hi: the sample after it
+ * (or the last), lo..hi cut to what recent holds. */
+static void close_episode(struct gd_ep_stream *es, size_t last, size_t hi, const struct gd_window *recent, size_t base)
+{
+	struct gd_episode *ep = gd_vec_push(&es->items, sizeof *ep);
+	size_t lo = es->cur.first ? es->cur.first - 1 : 0;
+
+	*ep = es->cur;
+	es->open = false;
+	ep->last = last;
+	ep->start_s = row(es, ep->first)->up.v;
+	ep->end_s = row(es, last)->up.v;
+	ep->start_wall_s = row(es, ep->first)->wall;
+	if (!(es->flags & GD_EP_NO_FINDINGS) && recent->n && hi >= base && hi < base + recent->n) {
+		struct gd_window sub;
+
+		if (lo < base)
+			lo = base;
+		sub.snaps = recent->snaps + (lo - base);
+		sub.n = hi - lo + 1;
+		findings_over(&sub, es->th, ep);
+	}
+}
+
+/* Samples settled: cursor .. upto-1. */
+static void settle(struct gd_ep_stream *es, size_t upto, const struct gd_window *recent, size_t base)
+{
+	for (; es->cursor < upto; es->cursor++) {
+		size_t j = es->cursor;
+		uint64_t gpus = 0;
+		unsigned kinds = 0;
+
+		for (size_t k = 0; k < GD_EP_MAX_GPUS; k++) {
+			unsigned char v;
+
+			if (!(es->present >> k & 1))
+				continue;
+			v = *st_at(es, k, j);
+			if (v & 4) {
+				gpus |= 1ull << k;
+				kinds |= v & 3;
+			}
+		}
+		if (gpus) {
+			if (!es->open) {
+				memset(&es->cur, 0, sizeof es->cur);
+				es->cur.first = j;
+				es->open = true;
+			}
+			es->cur.gpus |= gpus;
+			es->cur.kinds |= kinds;
+		} else if (es->open) {
+			close_episode(es, j - 1, j, recent, base);
+		}
+	}
+}
+
+bool gd_ep_stream_push(struct gd_ep_stream *es, const struct gd_window *recent, size_t base)
+{
+	const struct gd_snapshot *s = gd_window_last(recent);
+	unsigned char now[GD_EP_MAX_GPUS] = { 0 };
+	struct ep_row *r;
+	size_t i = es->n;
+
+	if (!s)
+		return !es->oom;
+	r = gd_vec_push(&es->rows, sizeof *r);
+	r->up = s->host.uptime_s;
+	r->wall = s->host.wall_time_s;
+	GD_VEC_EACH(s->gpus, const struct gd_gpu, g) {
+		size_t k;
+
+		if (!g->index.ok || g->index.v >= GD_EP_MAX_GPUS)
+			continue;
+		k = (size_t)g->index.v;
+		if (gd_gpu_in_use(s, g, es->th))
+			es->inuse |= 1ull << k;
+		if (!(es->present >> k & 1)) {
+			es->present |= 1ull << k;
+			for (size_t j = 0; j < i; j++)
+				*(unsigned char *)gd_vec_push(&es->st[k], 1) = 0;
+		}
+		if (s->host.uptime_s.ok)
+			now[k] = (unsigned char)gd_gpu_stall_state(s, g, es->th);
+	}
+	es->n++;
+	for (size_t k = 0; k < GD_EP_MAX_GPUS; k++) {
+		if (!(es->present >> k & 1))
+			continue;
+		*(unsigned char *)gd_vec_push(&es->st[k], 1) = now[k];
+		if (!(now[k] & 3)) {
+			es->run_len[k] = 0;
+			continue;
+		}
+		if (!es->run_len[k]++)
+			es->run_start[k] = i;
+		if (es->run_len[k] == es->min)
+			for (size_t j = es->run_start[k]; j <= i; j++)
+				*st_at(es, k, j) |= 4;
+		else if (es->run_len[k] > es->min)
+			*st_at(es, k, i) |= 4;
+	}
+	settle(es, i + 2 > es->min ? i + 2 - es->min : 0, recent, base);
+	return !es->oom;
+}
+
+size_t gd_ep_stream_finish(struct gd_ep_stream *es, const struct gd_window *recent, size_t base,
+			   struct gd_episodes *e)
+{
+	double *ints, m = 0;
+	size_t nint = 0;
+
+	gd_episodes_release(e);
+	e->samples = es->n;
+	if (es->n < 2)
+		return 0;
+	settle(es, es->n, recent, base);
+	if (es->open)
+		close_episode(es, es->n - 1, es->n - 1, recent, base);
+	e->items = es->items;
+	memset(&es->items, 0, sizeof es->items);
+	GD_VEC_EACH(e->items, struct gd_episode, ep) {
+		ep->open = ep->last == es->n - 1;
+		ep->duration_s = span_rows(es, ep->first, ep->last);
+	}
+	/* per GPU in use: its own runs, as mark_runs counts them */
+	for (size_t k = 0; k < GD_EP_MAX_GPUS; k++) {
+		struct gd_ep_gpu *eg;
+
+		if (!(es->inuse >> k & 1))
+			continue;
+		eg = gd_vec_push(&e->gpus, sizeof *eg);
+		eg->index = (unsigned)k;
+		for (size_t i = 0; i < es->n;) {
+			size_t j = i;
+
+			if (!(*st_at(es, k, i) & 3)) {
+				i++;
+				continue;
+			}
+			while (j + 1 < es->n && (*st_at(es, k, j + 1) & 3))
+				j++;
+			if (j - i + 1 >= es->min) {
+				eg->episodes++;
+				eg->stalled_s += span_rows(es, i, j);
+			}
+			i = j + 1;
+		}
+	}
+	if (!es->inuse)
+		return 0;
+	ints = calloc(es->n, sizeof *ints);
+	if (ints) {
+		for (size_t i = 0; i + 1 < es->n; i++)
+			if (row(es, i)->up.ok && row(es, i + 1)->up.ok && row(es, i + 1)->up.v > row(es, i)->up.v)
+				ints[nint++] = row(es, i + 1)->up.v - row(es, i)->up.v;
+		if (nint)
+			m = median(ints, nint);
+		free(ints);
+	}
+	find_period(m, es->th, e);
 	return e->items.n;
 }

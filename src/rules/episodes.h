@@ -106,6 +106,30 @@ void gd_episodes_release(struct gd_episodes *e);
 size_t gd_episodes_detect(const struct gd_window *w, const struct gd_thresholds *th, unsigned flags,
 			  struct gd_episodes *e);
 
+/*
+ * The same over a series that streams past one snapshot at a time (report
+ * of a long recording), holding per sample only its times and one byte per
+ * GPU (about 24 + GPUs bytes), and the episodes found.  Push each snapshot
+ * with the window of the last snapshots the caller keeps (recent, ending
+ * with the new one; base: the index in the series of recent->snaps[0]).
+ * A sample's stall is settled min_samples - 1 samples after it, so an
+ * episode ends when its next sample is settled: its findings are the
+ * engine's over samples first-1 .. last+1 as gd_episodes_detect's, cut to
+ * the snapshots recent still holds then (an episode longer than the
+ * caller's window: the findings of its end).  With every snapshot in
+ * recent, the result is gd_episodes_detect's.
+ */
+struct gd_ep_stream;
+struct gd_ep_stream *gd_ep_stream_new(const struct gd_thresholds *th, unsigned flags);
+void gd_ep_stream_free(struct gd_ep_stream *es);
+/* False when out of memory (the episodes are then incomplete). */
+bool gd_ep_stream_push(struct gd_ep_stream *es, const struct gd_window *recent, size_t base);
+/* Settles the rest and fills e (initialised by the caller; previous
+ * contents are released) as gd_episodes_detect does; recent and base as
+ * for the last push.  Returns the number of episodes. */
+size_t gd_ep_stream_finish(struct gd_ep_stream *es, const struct gd_window *recent, size_t base,
+			   struct gd_episodes *e);
+
 /* Whether the starts of eps[0..k) (time order) repeat with a period, as
  * defined above; step is the sampling interval.  For callers that keep
  * episodes longer than their window (watch). */

@@ -114,6 +114,34 @@ void gd_findings_sort(struct gd_findings *out);
 /* Runs every rule of gd_rules[] over the window; sorts findings most severe
  * first (stable within a severity: registry order). */
 void gd_engine_run(const struct gd_window *w, const struct gd_thresholds *th, struct gd_findings *out);
+/*
+ * The engine over a series too long to hold (report of a long recording):
+ * run over successive windows of it, the findings merged.  A finding is
+ * kept once per rule and subject: the first one at the highest severity
+ * any window gave it.  A rule is evaluated when some window evaluated it;
+ * a rule no window evaluated is unknown with the last window's reason.
+ * gd_engine_acc_finish() orders them as gd_engine_run does (most severe
+ * first, then registry order, then the order they came): over one window,
+ * the result is gd_engine_run's.
+ */
+struct gd_engine_acc {
+	struct gd_findings f;     /* items merged so far, in the order they came */
+	struct gd_vec keys;       /* struct gd_engine_key, one per item */
+	bool *evaluated;          /* per gd_rules[] row */
+	struct gd_unknown *why;   /* per gd_rules[] row: the last reason it was unknown */
+	size_t seq, windows;
+};
+
+struct gd_engine_key {
+	size_t rule, seq;
+};
+
+bool gd_engine_acc_init(struct gd_engine_acc *a);
+void gd_engine_acc_release(struct gd_engine_acc *a);
+void gd_engine_acc_run(struct gd_engine_acc *a, const struct gd_window *w, const struct gd_thresholds *th);
+/* The merged findings into out (initialised by the caller). */
+void gd_engine_acc_finish(struct gd_engine_acc *a, struct gd_findings *out);
+
 /* Runs one rule; what gd_engine_run does per row.  For tests. */
 enum gd_verdict gd_rule_run(const struct gd_rule *r, const struct gd_window *w, const struct gd_thresholds *th,
 			    struct gd_findings *out);

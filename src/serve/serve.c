@@ -248,7 +248,7 @@ static struct gd_published *render(struct gd_server *srv, const struct gd_window
 {
 	struct gd_published *p = gd_xcalloc(1, sizeof *p);
 	struct gd_findings f;
-	struct gd_report r = { w, &f, false, "live" };
+	struct gd_report r = { w, &f, false, "live", 0 };
 	FILE *m;
 
 	gd_findings_init(&f);
@@ -284,7 +284,7 @@ static void render_alt(struct gd_server *srv, const struct gd_window *w)
 	long long asked = atomic_load(&srv->alt_asked_ms);
 	struct gd_published *p = NULL;
 	struct gd_findings f;
-	struct gd_report r = { w, &f, false, "live" };
+	struct gd_report r = { w, &f, false, "live", 0 };
 	bool missing = false;
 
 	pthread_mutex_lock(&srv->lock);

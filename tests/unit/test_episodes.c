@@ -374,6 +374,188 @@ static void checkpoint_stall_clear_and_unknown(void **state)
 	series_free(se);
 }
 
+/* A deterministic pseudo-random series (xorshift, fixed seeds): runs of
+ * idle, slowed and busy samples on 3 GPUs, some samples without uptime, a
+ * GPU that appears late. */
+static uint32_t rnd(uint32_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 17;
+	*x ^= *x << 5;
+	return *x;
+}
+
+static struct series *random_series(uint32_t seed)
+{
+	struct series *se = series_new(MAXS, 3);
+	uint32_t x = seed;
+
+	for (unsigned g = 0; g < 3; g++)
+		for (size_t i = 0; i < se->n;) {
+			size_t len = 1 + rnd(&x) % 6, k = rnd(&x) % 4;
+
+			for (size_t j = i; j < i + len && j < se->n; j++) {
+				if (k == 0)
+					gd_u64_set(&gpu(se, j, g)->util_gpu_pct, 2);
+				else if (k == 1)
+					gd_u64_set(&gpu(se, j, g)->sm_clock_mhz, 900);
+			}
+			i += len;
+		}
+	for (size_t i = 0; i < se->n; i++) {
+		if (rnd(&x) % 29 == 0)
+			se->s[i].host.uptime_s.ok = false;
+		if (i < 7)  /* gpu2 is not listed at first */
+			se->s[i].gpus.n = 2;
+	}
+	return se;
+}
+
+/* Streams se with the last keep snapshots as the window (0: all). */
+static void stream(struct series *se, size_t keep, struct gd_episodes *e)
+{
+	struct gd_ep_stream *es = gd_ep_stream_new(&se->th, 0);
+	struct gd_window w = { se->p, 0 };
+	size_t base = 0;
+
+	assert_non_null(es);
+	for (size_t i = 0; i < se->n; i++) {
+		base = keep && i + 1 > keep ? i + 1 - keep : 0;
+		w.snaps = se->p + base;
+		w.n = i + 1 - base;
+		assert_true(gd_ep_stream_push(es, &w, base));
+	}
+	gd_ep_stream_finish(es, &w, base, e);
+	gd_ep_stream_free(es);
+}
+
+static void same_episodes(const struct gd_episodes *a, const struct gd_episodes *b, bool findings)
+{
+	assert_int_equal(a->items.n, b->items.n);
+	assert_int_equal(a->samples, b->samples);
+	for (size_t i = 0; i < a->items.n; i++) {
+		const struct gd_episode *x = ep_at(a, i), *y = ep_at(b, i);
+
+		assert_int_equal(x->first, y->first);
+		assert_int_equal(x->last, y->last);
+		assert_true(x->start_s == y->start_s && x->end_s == y->end_s && x->duration_s == y->duration_s);
+		assert_int_equal(x->start_wall_s.ok, y->start_wall_s.ok);
+		assert_true(x->gpus == y->gpus);
+		assert_int_equal(x->kinds, y->kinds);
+		assert_int_equal(x->open, y->open);
+		if (!findings)
+			continue;
+		assert_true(x->cause == y->cause);
+		assert_int_equal(x->nfindings, y->nfindings);
+		for (size_t k = 0; k < x->nfindings; k++) {
+			assert_string_equal(x->findings[k].id, y->findings[k].id);
+			assert_string_equal(x->findings[k].summary, y->findings[k].summary);
+		}
+	}
+	assert_int_equal(a->gpus.n, b->gpus.n);
+	for (size_t i = 0; i < a->gpus.n; i++) {
+		const struct gd_ep_gpu *x = GD_VEC_AT(a->gpus, const struct gd_ep_gpu, i);
+		const struct gd_ep_gpu *y = GD_VEC_AT(b->gpus, const struct gd_ep_gpu, i);
+
+		assert_int_equal(x->index, y->index);
+		assert_int_equal(x->episodes, y->episodes);
+		assert_true(x->stalled_s == y->stalled_s);
+	}
+	/* (whether the episodes of one cause repeat depends on the causes) */
+	if (findings || (!a->period_cause && !b->period_cause)) {
+		assert_int_equal(a->periodic, b->periodic);
+		assert_true(a->period_s == b->period_s && a->period_cause == b->period_cause);
+	}
+}
+
+/* The streaming detector finds what gd_episodes_detect finds: with every
+ * snapshot in its window, findings included; with the last 12, the same
+ * episodes. */
+static void stream_matches_detect(void **state)
+{
+	size_t total = 0;
+
+	for (uint32_t seed = 1; seed <= 40; seed++) {
+		struct series *se = random_series(seed * 2654435761u);
+
+		for (double min = 1; min <= 3; min++) {
+			struct gd_episodes a, b, c;
+
+			se->th.v[GD_TH_EPISODES_MIN_SAMPLES] = min;
+			gd_episodes_init(&a);
+			gd_episodes_init(&b);
+			gd_episodes_init(&c);
+			gd_episodes_detect(&se->w, &se->th, 0, &a);
+			stream(se, 0, &b);
+			stream(se, 12, &c);
+			same_episodes(&a, &b, true);
+			same_episodes(&a, &c, false);
+			total += a.items.n;
+			gd_episodes_release(&a);
+			gd_episodes_release(&b);
+			gd_episodes_release(&c);
+		}
+		series_free(se);
+	}
+	assert_true(total > 100);  /* the series do hold episodes */
+}
+
+/* The engine over one window through gd_engine_acc is gd_engine_run; over
+ * two overlapping windows a finding is kept once. */
+static void engine_acc_one_and_two_windows(void **state)
+{
+	struct series *se = checkpoint_series(3906250);
+	struct gd_findings f, g;
+	struct gd_engine_acc acc;
+	struct gd_window half = { se->p, 8 };
+
+	gd_findings_init(&f);
+	gd_findings_init(&g);
+	gd_engine_run(&se->w, &se->th, &f);
+	assert_true(gd_engine_acc_init(&acc));
+	gd_engine_acc_run(&acc, &se->w, &se->th);
+	gd_engine_acc_finish(&acc, &g);
+	assert_true(f.items.n > 0);
+	assert_int_equal(f.items.n, g.items.n);
+	assert_int_equal(f.unknown.n, g.unknown.n);
+	assert_int_equal(f.evaluated, g.evaluated);
+	for (size_t i = 0; i < f.items.n; i++) {
+		const struct gd_finding *x = GD_VEC_AT(f.items, const struct gd_finding, i);
+		const struct gd_finding *y = GD_VEC_AT(g.items, const struct gd_finding, i);
+
+		assert_string_equal(x->id, y->id);
+		assert_string_equal(x->subject, y->subject);
+		assert_string_equal(x->summary, y->summary);
+	}
+	for (size_t i = 0; i < f.unknown.n; i++)
+		assert_string_equal(GD_VEC_AT(f.unknown, const struct gd_unknown, i)->reason,
+				    GD_VEC_AT(g.unknown, const struct gd_unknown, i)->reason);
+	gd_engine_acc_release(&acc);
+	gd_findings_release(&g);
+
+	/* the first 8 samples, then all: each finding once, io.checkpoint_stall
+	 * (which the first window cannot see whole) from the second */
+	gd_findings_init(&g);
+	assert_true(gd_engine_acc_init(&acc));
+	gd_engine_acc_run(&acc, &half, &se->th);
+	gd_engine_acc_run(&acc, &se->w, &se->th);
+	gd_engine_acc_finish(&acc, &g);
+	assert_int_equal(f.items.n, g.items.n);
+	for (size_t i = 0; i < g.items.n; i++) {
+		const struct gd_finding *x = GD_VEC_AT(g.items, const struct gd_finding, i);
+
+		for (size_t j = 0; j < i; j++)
+			assert_false(strcmp(x->id, GD_VEC_AT(g.items, const struct gd_finding, j)->id) == 0 &&
+				     strcmp(x->subject, GD_VEC_AT(g.items, const struct gd_finding, j)->subject) == 0);
+	}
+	assert_non_null(gd_rule_find("io.checkpoint_stall"));
+	assert_true(g.evaluated >= f.evaluated);
+	gd_engine_acc_release(&acc);
+	gd_findings_release(&g);
+	gd_findings_release(&f);
+	series_free(se);
+}
+
 static void gpus_str(void **state)
 {
 	char buf[64];
@@ -398,6 +580,8 @@ int main(void)
 		cmocka_unit_test(checkpoint_stall_fires_and_is_the_cause),
 		cmocka_unit_test(checkpoint_stall_clear_and_unknown),
 		cmocka_unit_test(gpus_str),
+		cmocka_unit_test(stream_matches_detect),
+		cmocka_unit_test(engine_acc_one_and_two_windows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

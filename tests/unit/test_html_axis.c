@@ -198,12 +198,77 @@ static void envelope(void **state)
 	gd_env_release(&e);
 }
 
+/* Streamed: under raw_cap samples exactly gd_env_add's bins; past it, a
+ * day at 1 s binned as it comes keeps every sample, the extremes, the mean
+ * and the one-second dip, in the bin of its time or the next. */
+static void envelope_streamed(void **state)
+{
+	struct gd_envs es;
+	struct gd_env a, b;
+	size_t map[2] = { 1, 0 }, dip = 0;
+	double lo, hi;
+	uint64_t n;
+
+	(void)state;
+	assert_true(gd_envs_init(&es, 2, 500, 64));
+	assert_true(gd_env_init(&a, 2, 32, 0, 299));
+	for (int t = 0; t < 300; t++) {
+		double v = t % 7 == 0 ? t : 50.0 - t % 13;
+
+		assert_true(gd_envs_time(&es, t));
+		assert_true(gd_envs_add(&es, 0, v));
+		gd_env_add(&a, 1, t, v);
+		if (t % 3 == 0) {
+			assert_true(gd_envs_add(&es, 1, -v));
+			gd_env_add(&a, 0, t, -v);
+		}
+	}
+	assert_false(es.binned);
+	assert_true(gd_envs_finish(&es, map, 2, 32, 0, 299, &b));
+	for (size_t s = 0; s < 2; s++)
+		for (size_t k = 0; k < 32; k++) {
+			const struct gd_env_bin *x = gd_env_bin(&a, s, k), *y = gd_env_bin(&b, s, k);
+
+			assert_int_equal(x->n, y->n);
+			assert_true(x->min == y->min && x->max == y->max && x->sum == y->sum && x->tsum == y->tsum &&
+				    x->min_first == y->min_first);
+		}
+	gd_env_release(&a);
+	gd_env_release(&b);
+	gd_envs_release(&es);
+
+	assert_true(gd_envs_init(&es, 1, 4096, 4096));
+	for (int t = 0; t < 86400; t++) {
+		assert_true(gd_envs_time(&es, t));
+		assert_true(gd_envs_add(&es, 0, t == 43200 ? 0 : 97));
+	}
+	assert_true(es.binned);
+	map[0] = 0;
+	assert_true(gd_envs_finish(&es, map, 1, 1024, 0, 86399, &b));
+	assert_true(gd_env_range(&b, 0, &lo, &hi, &n));
+	assert_int_equal(n, 86400);
+	assert_float_equal(lo, 0, 0);
+	assert_float_equal(hi, 97, 0);
+	assert_float_equal(gd_env_mean(&b, 0), (97.0 * 86399) / 86400, 1e-9);
+	for (size_t k = 0; k < 1024; k++)
+		if (gd_env_bin(&b, 0, k)->min == 0) {
+			dip++;
+			assert_true(k + 1 >= 43200 * 1024 / 86399 && k <= 43200 * 1024 / 86399 + 1);
+			assert_float_equal(gd_env_bin(&b, 0, k)->tmin, 43200, 0);
+		}
+	assert_int_equal(dip, 1);
+	gd_env_release(&b);
+	gd_envs_release(&es);
+	gd_envs_release(&es);   /* idempotent */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(value_ticks),
 		cmocka_unit_test(time_ticks),
 		cmocka_unit_test(envelope),
+		cmocka_unit_test(envelope_streamed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -452,7 +452,7 @@ static void test_watch_and_metric(void **state)
 	struct gd_thresholds th;
 	struct gd_findings none;
 	struct gd_view_model m;
-	struct gd_report r = { &w, &none, false, "test" };
+	struct gd_report r = { &w, &none, false, "test", 0 };
 	struct gd_vec lines = { 0 };
 	bool job_line = false, stall_line = false;
 	char *buf = NULL;

@@ -235,7 +235,7 @@ static void test_output_json_and_exit(void **state)
 	struct gd_rule_ctx rc = { .w = &w, .rule = &gd_rules[0] };
 	struct gd_finding *x;
 	struct gd_source *src;
-	struct gd_report r = { &w, &f, false, "live" };
+	struct gd_report r = { &w, &f, false, "live", 0 };
 	json_t *doc, *ev;
 	char buf[64];
 	char *text = NULL;
@@ -288,7 +288,7 @@ static void test_output_groups_and_links(void **state)
 	struct gd_findings f;
 	struct gd_rule_ctx idle = { .w = &w, .rule = gd_rule_find("gpu.idle_while_job_runs") };
 	struct gd_rule_ctx input = { .w = &w, .rule = gd_rule_find("cpu.input_bound") };
-	struct gd_report r = { &w, &f, false, "live" };
+	struct gd_report r = { &w, &f, false, "live", 0 };
 	static const int gpus[] = { 0, 1, 2, 3, 5 };
 	struct gd_finding *x;
 	char *text = NULL;

@@ -16,7 +16,7 @@ static char *render(const struct gd_snapshot *a, const struct gd_snapshot *b, co
 	const struct gd_snapshot *snaps[2] = { a ? a : b, b };
 	struct gd_window w = { a ? snaps : snaps + 1, a ? 2 : 1 };
 	struct gd_findings none;
-	struct gd_report r = { &w, f ? f : &none, false, "test" };
+	struct gd_report r = { &w, f ? f : &none, false, "test", 0 };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&buf, &len);
