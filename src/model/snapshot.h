@@ -557,7 +557,7 @@
 	X(S16, unit, "", LABEL, "unit of achieved and sku_expected: GB/s (10^9 bytes copied per second) or GFLOP/s") \
 	X(S16, status, "", LABEL, "ok, failed, hung (killed at its deadline), skipped, not_run") \
 	X(F64, achieved, "", GAUGE, "the figure measured") \
-	X(F64, sku_expected, "", GAUGE, "what this GPU model reaches, from the probe SKU table (copies and PCIe only)") \
+	X(F64, sku_expected, "", GAUGE, "what this GPU model reaches, from the probe SKU table (PCIe from the link; compute and memory bandwidth only where the table gives the share our kernels reach)") \
 	X(U64, errors, "", GAUGE, "words or results that came back wrong") \
 	X(U64, checked, "", GAUGE, "words or results compared") \
 	X(S32, digest, "", LABEL, "compute: hash of the first result (identical inputs on every GPU)") \
