@@ -66,7 +66,8 @@ struct gd__act {
 	size_t n, cap;
 	size_t listed;
 	size_t cursor;             /* the GPU of the next reading */
-	struct timespec due;       /* when it is due (CLOCK_MONOTONIC) */
+	struct timespec turn;      /* when the current turn over the GPUs began */
+	struct timespec due;       /* when the next reading is due (CLOCK_MONOTONIC) */
 	nvmlGpmMetricsGet_t mg;    /* scratch for nvmlGpmMetricsGet (13 KB) */
 	nvmlSample_t util[UTIL_BUF];
 };
@@ -292,6 +293,8 @@ void gd__act_step(struct worker *w)
 	struct act_gpu *g = NULL;
 	struct timespec now;
 
+	if (a->cursor == 0)
+		clock_gettime(CLOCK_MONOTONIC, &a->turn);
 	while (a->cursor < a->n && !a->g[a->cursor].listed)
 		a->cursor++;
 	if (a->cursor < a->n) {
@@ -306,7 +309,10 @@ void gd__act_step(struct worker *w)
 		a->cursor++;
 	if (a->cursor < a->n)
 		return;   /* the rest of this turn: at once */
+	/* the next turn a period after this one began, so that two readings
+	 * of a GPU are a period apart or more (GPM needs 100 ms) */
 	a->cursor = 0;
+	a->due = a->turn;
 	ts_add_ms(&a->due, GD_NVML_ACT_PERIOD_MS);
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	if (ts_before(&a->due, &now))
@@ -336,6 +342,7 @@ static void decide(const struct gd_nvml_api *api, struct act_gpu *g)
 {
 	nvmlGpmSupport_t sup;
 	nvmlReturn_t rc;
+	unsigned int rx = 0;
 	const char *no_gpm;
 
 	g->decided = true;
@@ -368,11 +375,17 @@ static void decide(const struct gd_nvml_api *api, struct act_gpu *g)
 			g->gpm[k] = NULL;
 		}
 	}
-	if (api->pcie_throughput) {
+	if (!api->pcie_throughput) {
+		snprintf(g->why, sizeof g->why, _("%s, and no nvmlDeviceGetPcieThroughput in this driver"), no_gpm);
+		return;
+	}
+	rc = api->pcie_throughput(g->dev, NVML_PCIE_UTIL_RX_BYTES, &rx);
+	if (rc == NVML_SUCCESS) {
 		g->src = GD_NVML_ACT_PCIE;
 		return;
 	}
-	snprintf(g->why, sizeof g->why, _("%s, and no nvmlDeviceGetPcieThroughput"), no_gpm);
+	snprintf(g->why, sizeof g->why, _("%s, and nvmlDeviceGetPcieThroughput: NVML_ERROR_%s"), no_gpm,
+		 gd_nvml_error_name(rc));
 }
 
 /* io->buf: struct gd_nvml_act_gpu[io->count], gpu set; the rest filled. */
@@ -381,6 +394,7 @@ static nvmlReturn_t t_start(const struct gd_nvml_api *api, struct gd_nvml_io *io
 	struct worker *w = gd__worker_of(api);
 	struct gd__act *a = w->act;
 	struct gd_nvml_act_gpu *in = io->buf;
+	bool was = a->listed > 0;
 
 	for (size_t i = 0; i < a->n; i++)
 		a->g[i].listed = false;
@@ -402,8 +416,10 @@ static nvmlReturn_t t_start(const struct gd_nvml_api *api, struct gd_nvml_io *io
 		g->what = NULL;
 	}
 	a->cursor = 0;
-	clock_gettime(CLOCK_MONOTONIC, &a->due);
-	ts_add_ms(&a->due, GD_NVML_ACT_PERIOD_MS);
+	if (!was) {   /* sampling on: the first turn a period from now; else it goes on */
+		clock_gettime(CLOCK_MONOTONIC, &a->due);
+		ts_add_ms(&a->due, GD_NVML_ACT_PERIOD_MS);
+	}
 	w->act_resume = a->listed > 0;
 	return NVML_SUCCESS;
 }
