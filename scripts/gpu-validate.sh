@@ -342,18 +342,25 @@ int main(void)
 	return 0;
 }
 CEOF
-if command -v cc >/dev/null && cc -O1 -o "$OUT/cuda_spin" "$OUT/cuda_spin.c" -ldl 2>"$OUT/cuda_spin.err"; then
-	"$OUT/cuda_spin" 2>>"$OUT/cuda_spin.err" &
-	cpid=$!
+# snap_under NAME: builds $OUT/NAME.c, runs it, takes a 3 s snapshot pair of
+# the host under it into $OUT/NAME.jsonl and stops it; its pid in loadpid.
+# Fails when it cannot be built (the compiler's words in $OUT/NAME.err).
+snap_under() {
+	command -v cc >/dev/null && cc -O1 -o "$OUT/$1" "$OUT/$1.c" -ldl 2>"$OUT/$1.err" || return 1
+	"$OUT/$1" 2>>"$OUT/$1.err" &
+	loadpid=$!
 	sleep 5
-	timeout 60 "$G" snapshot --window 3s >"$OUT/threads-cuda.jsonl" 2>"$OUT/threads-cuda.err"
-	shares=$(main_shares "$OUT/threads-cuda.jsonl" "$cpid")
-	kill "$cpid" 2>/dev/null
-	wait "$cpid" 2>/dev/null
+	timeout 60 "$G" snapshot --window 3s >"$OUT/$1.jsonl" 2>>"$OUT/$1.err"
+	kill "$loadpid" 2>/dev/null
+	wait "$loadpid" 2>/dev/null
+	return 0
+}
+if snap_under cuda_spin; then
+	shares=$(main_shares "$OUT/cuda_spin.jsonl" "$loadpid")
 	echo "     CUDA driver busy loop, main thread: $shares"
 	cuda=$(sed -n 's/.*cuda=\([0-9]*\)%.*/\1/p' <<<"$shares" | head -n 1)
 	[ "${cuda:-0}" -ge 50 ] && ok "driver-API loop attributed to cuda (${cuda}%)" ||
-		bad "driver-API loop: ${cuda:-0}% of its samples in cuda ($shares; $(head -c 200 "$OUT/threads-cuda.err"))"
+		bad "driver-API loop: ${cuda:-0}% of its samples in cuda ($shares; $(head -c 200 "$OUT/cuda_spin.err"))"
 	grep -q 'gpu_samples=[1-9]' <<<"$shares" && ok "the driver's sub-second utilisation samples are read" ||
 		skp "no gpu_samples from this driver ($shares)"
 else
@@ -433,20 +440,14 @@ int main(void)
 	return 0;
 }
 CEOF
-if command -v cc >/dev/null && cc -O1 -o "$OUT/cuda_copy" "$OUT/cuda_copy.c" -ldl 2>"$OUT/cuda_copy.err"; then
-	"$OUT/cuda_copy" 2>>"$OUT/cuda_copy.err" &
-	cpid=$!
-	sleep 5
-	timeout 60 "$G" snapshot --window 3s >"$OUT/activity-copy.jsonl" 2>"$OUT/activity-copy.err"
-	kill "$cpid" 2>/dev/null
-	wait "$cpid" 2>/dev/null
-	act=$(activity "$OUT/activity-copy.jsonl")
+if snap_under cuda_copy; then
+	act=$(activity "$OUT/cuda_copy.jsonl")
 	echo "     driver-API copy loop, GPU 0's sub-second activity:"
 	sed 's/^/     /' <<<"$act"
 	n=$(sed -n 's/^intervals=\([0-9]*\).*/\1/p' <<<"$act")
 	rx=$(sed -n 's/.*max_rx_mb_s=\([0-9]*\).*/\1/p' <<<"$act")
 	[ "${n:-0}" -ge 10 ] && ok "sub-second activity: $n intervals over 3 s ($(sed -n 's/.*sources=\([^ ]*\).*/\1/p' <<<"$act"))" ||
-		bad "sub-second activity: ${n:-0} intervals over 3 s ($(head -c 200 "$OUT/activity-copy.err"))"
+		bad "sub-second activity: ${n:-0} intervals over 3 s ($(head -c 200 "$OUT/cuda_copy.err"))"
 	[ "${rx:-0}" -ge 1000 ] && ok "the copies are seen: up to $rx MB/s host to device" ||
 		bad "the copies are not seen: at most ${rx:-0} MB/s host to device"
 else
