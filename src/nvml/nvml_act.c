@@ -340,6 +340,7 @@ static struct act_gpu *gpu_of(struct gd__act *a, unsigned int idx)
  * samples can be allocated, else PCIe throughput, else none (why). */
 static void decide(const struct gd_nvml_api *api, struct act_gpu *g)
 {
+	struct worker *w = gd__worker_of(api);
 	nvmlGpmSupport_t sup;
 	nvmlReturn_t rc;
 	unsigned int rx = 0;
@@ -347,6 +348,7 @@ static void decide(const struct gd_nvml_api *api, struct act_gpu *g)
 
 	g->decided = true;
 	g->src = GD_NVML_ACT_NONE;
+	bg_enter(w, "nvmlDeviceGetHandleByIndex", g->idx);
 	rc = api->handle(g->idx, &g->dev);
 	if (rc != NVML_SUCCESS) {
 		snprintf(g->why, sizeof g->why, "nvmlDeviceGetHandleByIndex: NVML_ERROR_%s", gd_nvml_error_name(rc));
@@ -357,8 +359,10 @@ static void decide(const struct gd_nvml_api *api, struct act_gpu *g)
 	if (api->gpm_support && api->gpm_alloc && api->gpm_free && api->gpm_get && api->gpm_metrics) {
 		memset(&sup, 0, sizeof sup);
 		sup.version = NVML_GPM_SUPPORT_VERSION;
+		bg_enter(w, "nvmlGpmQueryDeviceSupport", g->idx);
 		rc = api->gpm_support(g->dev, &sup);
 		if (rc == NVML_SUCCESS && sup.isSupportedDevice) {
+			bg_enter(w, "nvmlGpmSampleAlloc", g->idx);
 			if (api->gpm_alloc(&g->gpm[0]) == NVML_SUCCESS && api->gpm_alloc(&g->gpm[1]) == NVML_SUCCESS) {
 				g->src = GD_NVML_ACT_GPM;
 				return;
@@ -379,6 +383,7 @@ static void decide(const struct gd_nvml_api *api, struct act_gpu *g)
 		snprintf(g->why, sizeof g->why, _("%s, and no nvmlDeviceGetPcieThroughput in this driver"), no_gpm);
 		return;
 	}
+	bg_enter(w, "nvmlDeviceGetPcieThroughput", g->idx);
 	rc = api->pcie_throughput(g->dev, NVML_PCIE_UTIL_RX_BYTES, &rx);
 	if (rc == NVML_SUCCESS) {
 		g->src = GD_NVML_ACT_PCIE;
@@ -388,7 +393,9 @@ static void decide(const struct gd_nvml_api *api, struct act_gpu *g)
 		 gd_nvml_error_name(rc));
 }
 
-/* io->buf: struct gd_nvml_act_gpu[io->count], gpu set; the rest filled. */
+/* io->buf: struct gd_nvml_act_gpu[io->count], gpu set; the rest filled.
+ * Its NVML calls are named as sampling calls too, so that one that hangs
+ * is the one a missed deadline names. */
 static nvmlReturn_t t_start(const struct gd_nvml_api *api, struct gd_nvml_io *io)
 {
 	struct worker *w = gd__worker_of(api);
@@ -420,6 +427,7 @@ static nvmlReturn_t t_start(const struct gd_nvml_api *api, struct gd_nvml_io *io
 		clock_gettime(CLOCK_MONOTONIC, &a->due);
 		ts_add_ms(&a->due, GD_NVML_ACT_PERIOD_MS);
 	}
+	bg_enter(w, NULL, 0);
 	w->act_resume = a->listed > 0;
 	return NVML_SUCCESS;
 }
