@@ -33,6 +33,15 @@
 #      framework (job.host_bound or cpu.input_bound fires); the driver's
 #      sub-second utilisation samples (gpu_samples[]) are present; the
 #      attribution is printed.
+#   6b. sub-second activity (gpu_activity[], gpu.transfer_serialized): a
+#      copy loop through the driver API (1 GiB host-to-device copies from
+#      pageable memory with pauses, built here) and, with PyTorch, a loop
+#      that copies a 2 GiB batch and then computes it: the intervals of GPU 0 over
+#      a 3 s window are printed (source gpm on Hopper and newer, else
+#      pcie_throughput; SM or util %, RX and TX MB/s), >= 10 of them, the
+#      copies seen (RX >= 1000 MB/s in some); with PyTorch the serialised
+#      loop's verdict is printed, and an overlapped one (pinned memory,
+#      non_blocking copies on a side stream) must not fire it.
 #   7. `gpudoctor probe --quick` through the real libcuda.so.1 (about a
 #      minute on one GPU; killed at 3 minutes): the PTX modules JIT-compile,
 #      every probe reports ok, and achieved against expected is printed per
@@ -333,18 +342,25 @@ int main(void)
 	return 0;
 }
 CEOF
-if command -v cc >/dev/null && cc -O1 -o "$OUT/cuda_spin" "$OUT/cuda_spin.c" -ldl 2>"$OUT/cuda_spin.err"; then
-	"$OUT/cuda_spin" 2>>"$OUT/cuda_spin.err" &
-	cpid=$!
+# snap_under NAME: builds $OUT/NAME.c, runs it, takes a 3 s snapshot pair of
+# the host under it into $OUT/NAME.jsonl and stops it; its pid in loadpid.
+# Fails when it cannot be built (the compiler's words in $OUT/NAME.err).
+snap_under() {
+	command -v cc >/dev/null && cc -O1 -o "$OUT/$1" "$OUT/$1.c" -ldl 2>"$OUT/$1.err" || return 1
+	"$OUT/$1" 2>>"$OUT/$1.err" &
+	loadpid=$!
 	sleep 5
-	timeout 60 "$G" snapshot --window 3s >"$OUT/threads-cuda.jsonl" 2>"$OUT/threads-cuda.err"
-	shares=$(main_shares "$OUT/threads-cuda.jsonl" "$cpid")
-	kill "$cpid" 2>/dev/null
-	wait "$cpid" 2>/dev/null
+	timeout 60 "$G" snapshot --window 3s >"$OUT/$1.jsonl" 2>>"$OUT/$1.err"
+	kill "$loadpid" 2>/dev/null
+	wait "$loadpid" 2>/dev/null
+	return 0
+}
+if snap_under cuda_spin; then
+	shares=$(main_shares "$OUT/cuda_spin.jsonl" "$loadpid")
 	echo "     CUDA driver busy loop, main thread: $shares"
 	cuda=$(sed -n 's/.*cuda=\([0-9]*\)%.*/\1/p' <<<"$shares" | head -n 1)
 	[ "${cuda:-0}" -ge 50 ] && ok "driver-API loop attributed to cuda (${cuda}%)" ||
-		bad "driver-API loop: ${cuda:-0}% of its samples in cuda ($shares; $(head -c 200 "$OUT/threads-cuda.err"))"
+		bad "driver-API loop: ${cuda:-0}% of its samples in cuda ($shares; $(head -c 200 "$OUT/cuda_spin.err"))"
 	grep -q 'gpu_samples=[1-9]' <<<"$shares" && ok "the driver's sub-second utilisation samples are read" ||
 		skp "no gpu_samples from this driver ($shares)"
 else
@@ -366,6 +382,127 @@ if "$PY" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)'
 	*) bad "starved load: neither job.host_bound nor cpu.input_bound ($ids)" ;; esac
 else
 	skp "thread attribution under PyTorch: no PyTorch with CUDA here"
+fi
+
+# ---- 6b. sub-second activity: copies and compute ------------------------------
+# activity FILE: GPU 0's intervals of the last snapshot of FILE, one line each
+activity() {
+	"$PY" - "$1" <<'PYEOF3'
+import json, sys
+s = [json.loads(l) for l in open(sys.argv[1])][-1]
+rows = [r for r in s.get("gpu_activity", []) if r.get("gpu") == 0]
+src = sorted({r["source"] for r in rows})
+print("intervals=%d sources=%s max_rx_mb_s=%.0f" % (len(rows), ",".join(src) or "none",
+      max([(r.get("pcie_rx_bytes_s") or 0) / 1e6 for r in rows] or [0])))
+t0 = rows[0]["t_us"] if rows else 0
+for r in rows[:30]:
+    busy = r.get("sm_active_pct") if r["source"] == "gpm" else r.get("util_pct")
+    print("       +%5d ms %-15s %4s ms  busy %5s%%  rx %8.0f MB/s  tx %8.0f MB/s" % (
+        (r["t_us"] - t0) / 1000, r["source"], (r.get("interval_us") or 0) // 1000,
+        "-" if busy is None else "%.0f" % busy, (r.get("pcie_rx_bytes_s") or 0) / 1e6,
+        (r.get("pcie_tx_bytes_s") or 0) / 1e6))
+src_row = next((x for x in s.get("sources", []) if x["name"] == "gpu_activity"), {})
+print("       gpu_activity source: %s %s" % (src_row.get("status"), src_row.get("reason") or ""))
+PYEOF3
+}
+cat >"$OUT/cuda_copy.c" <<'CEOF'
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+typedef int (*fn0)(unsigned), (*fn_dev)(int *, int), (*fn_ctx)(void **, unsigned, int),
+	(*fn_alloc)(unsigned long long *, size_t), (*fn_htod)(unsigned long long, const void *, size_t), (*fn_sync)(void);
+int main(void)
+{
+	const size_t n = 1ul << 30;
+	void *h = dlopen("libcuda.so.1", RTLD_NOW), *c;
+	fn0 init; fn_dev dev; fn_ctx ctx; fn_alloc alloc; fn_htod htod; fn_sync sync;
+	unsigned long long d;
+	int g;
+	char *host = malloc(n);
+	time_t end = time(NULL) + 20;
+	struct timespec pause = { 0, 200000000L };
+	if (!h || !host) { fprintf(stderr, "no libcuda.so.1 or no memory\n"); return 1; }
+	memset(host, 1, n);
+	*(void **)&init = dlsym(h, "cuInit"); *(void **)&dev = dlsym(h, "cuDeviceGet");
+	*(void **)&ctx = dlsym(h, "cuCtxCreate_v2"); *(void **)&alloc = dlsym(h, "cuMemAlloc_v2");
+	*(void **)&htod = dlsym(h, "cuMemcpyHtoD_v2"); *(void **)&sync = dlsym(h, "cuCtxSynchronize");
+	if (!init || !dev || !ctx || !alloc || !htod || !sync || init(0) || dev(&g, 0) || ctx(&c, 0, g) || alloc(&d, n)) {
+		fprintf(stderr, "CUDA init failed\n");
+		return 1;
+	}
+	while (time(NULL) < end) {   /* a copy, then nothing: the copies stand out */
+		htod(d, host, n);
+		sync();
+		nanosleep(&pause, NULL);
+	}
+	return 0;
+}
+CEOF
+if snap_under cuda_copy; then
+	act=$(activity "$OUT/cuda_copy.jsonl")
+	echo "     driver-API copy loop, GPU 0's sub-second activity:"
+	sed 's/^/     /' <<<"$act"
+	n=$(sed -n 's/^intervals=\([0-9]*\).*/\1/p' <<<"$act")
+	rx=$(sed -n 's/.*max_rx_mb_s=\([0-9]*\).*/\1/p' <<<"$act")
+	[ "${n:-0}" -ge 10 ] && ok "sub-second activity: $n intervals over 3 s ($(sed -n 's/.*sources=\([^ ]*\).*/\1/p' <<<"$act"))" ||
+		bad "sub-second activity: ${n:-0} intervals over 3 s ($(head -c 200 "$OUT/cuda_copy.err"))"
+	[ "${rx:-0}" -ge 1000 ] && ok "the copies are seen: up to $rx MB/s host to device" ||
+		bad "the copies are not seen: at most ${rx:-0} MB/s host to device"
+else
+	skp "copy loop: cannot build ($(head -c 200 "$OUT/cuda_copy.err"))"
+fi
+if "$PY" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+	for mode in serial overlapped; do
+		"$PY" - "$mode" >"$OUT/xfer-$mode.log" 2>&1 <<'PYEOF' &
+import sys, time, torch
+mode = sys.argv[1]
+dev = torch.device("cuda:0")
+w = torch.randn(8192, 8192, device=dev)
+if mode == "serial":                  # pageable memory, synchronous copies, then compute
+    host = [torch.randn(512, 1024, 1024) for _ in range(2)]   # 2 GiB each
+else:                                 # pinned, non_blocking on a side stream, prefetched
+    host = [torch.randn(512, 1024, 1024).pin_memory() for _ in range(2)]
+    side = torch.cuda.Stream()
+end = time.time() + 25
+i = 0
+nxt = None
+while time.time() < end:
+    if mode == "serial":
+        x = host[i % 2].to(dev)
+    else:
+        with torch.cuda.stream(side):
+            nxt = host[(i + 1) % 2].to(dev, non_blocking=True)
+        x = w
+    for _ in range(10):               # ~0.2 s of kernels, about as long as the copy
+        w = (w @ w).clamp_(-1, 1)
+    torch.cuda.synchronize()
+    i += 1
+PYEOF
+		lp=$!
+		sleep 8
+		timeout 60 "$G" check --window 3s --json >"$OUT/check-xfer-$mode.json" 2>"$OUT/xfer-$mode.err"
+		timeout 60 "$G" snapshot --window 3s >"$OUT/activity-$mode.jsonl" 2>>"$OUT/xfer-$mode.err"
+		kill "$lp" 2>/dev/null
+		wait "$lp" 2>/dev/null
+		echo "     PyTorch $mode copies, GPU 0's sub-second activity:"
+		activity "$OUT/activity-$mode.jsonl" | sed 's/^/     /'
+		ids=$(check_json "check-xfer-$mode")
+		"$PY" -c 'import json,sys
+for f in json.load(open(sys.argv[1]))["findings"]:
+    if f["id"] == "gpu.transfer_serialized": print("     " + f["summary"])
+for u in json.load(open(sys.argv[1])).get("not_evaluated", []):
+    if "gpu.transfer_serialized" in json.dumps(u): print("     not evaluated: " + json.dumps(u))' "$OUT/check-xfer-$mode.json" 2>/dev/null
+		case "$mode: $ids " in
+		"serial:"*" gpu.transfer_serialized "*) ok "serialised copies: gpu.transfer_serialized fired" ;;
+		serial:*) bad "serialised copies: gpu.transfer_serialized did not fire ($ids)" ;;
+		"overlapped:"*" gpu.transfer_serialized "*) bad "overlapped copies flagged gpu.transfer_serialized" ;;
+		*) ok "overlapped copies: no gpu.transfer_serialized" ;;
+		esac
+	done
+else
+	skp "copy/compute overlap under PyTorch: no PyTorch with CUDA here"
 fi
 
 # ---- 7. the probe through the real CUDA driver ------------------------------

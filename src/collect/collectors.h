@@ -13,6 +13,7 @@
 #define GD_PARSER_FN(name) int gd_parse_##name(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err);
 
 GD_COLLECTOR_FN(nvml)            /* nvml_devices.c: NVML (libnvidia-ml.so.1) */
+GD_COLLECTOR_FN(gpu_activity)    /* nvml_gpu_activity.c: sub-second SM activity and PCIe bytes */
 GD_COLLECTOR_FN(host)            /* proc_uptime.c: /proc/uptime, hostname, osrelease */
 GD_COLLECTOR_FN(proc_stat)       /* proc_stat.c */
 GD_COLLECTOR_FN(proc_loadavg)    /* proc_loadavg.c */

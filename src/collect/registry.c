@@ -10,6 +10,7 @@
 
 const struct gd_collector gd_collectors[] = {
 	{ "nvml", "libnvidia-ml.so.1 (NVML)", gd_collect_nvml },
+	{ "gpu_activity", "NVML GPM metrics or PCIe throughput of GPUs in use, every 100 ms between snapshots", gd_collect_gpu_activity },
 	{ "pci", "/sys/bus/pci/devices/* (NVIDIA GPUs, NICs)", gd_collect_pci },
 	{ "nvidia_driver", "/proc/driver/nvidia/version", gd_collect_nvidia_driver },
 	{ "host", "/proc/uptime, /proc/sys/kernel/{hostname,osrelease}", gd_collect_host },

@@ -101,6 +101,9 @@ GD_TABLE(gpu_proc_fields, struct gd_gpu_proc, GD_GPU_PROC_FIELDS)
 #define GD_REC struct gd_gpu_sample
 GD_TABLE(gpu_sample_fields, struct gd_gpu_sample, GD_GPU_SAMPLE_FIELDS)
 #undef GD_REC
+#define GD_REC struct gd_gpu_activity
+GD_TABLE(gpu_activity_fields, struct gd_gpu_activity, GD_GPU_ACTIVITY_FIELDS)
+#undef GD_REC
 #define GD_REC struct gd_nvml_error
 GD_TABLE(nvml_error_fields, struct gd_nvml_error, GD_NVML_ERROR_FIELDS)
 #undef GD_REC
@@ -153,6 +156,7 @@ const struct gd_record_desc gd_sections[] = {
 	MANY("gpus", struct gd_gpu, gpus, gpu_fields),
 	MANY("gpu_procs", struct gd_gpu_proc, gpu_procs, gpu_proc_fields),
 	MANY("gpu_samples", struct gd_gpu_sample, gpu_samples, gpu_sample_fields),
+	MANY("gpu_activity", struct gd_gpu_activity, gpu_activity, gpu_activity_fields),
 	MANY("nvml_errors", struct gd_nvml_error, nvml_errors, nvml_error_fields),
 	MANY("pci_gpus", struct gd_pci_gpu, pci_gpus, pci_gpu_fields),
 	MANY("pci_nics", struct gd_pci_nic, pci_nics, pci_nic_fields),

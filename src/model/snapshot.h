@@ -483,6 +483,22 @@
 	X(U64, t_us, "us", LABEL, "the driver's timestamp of the sample, microseconds since the epoch") \
 	X(U64, util_pct, "pct", GAUGE, "share of the sample period in which a kernel ran")
 
+/* ---- gpu_activity[]: sub-second activity of the GPUs GPU jobs use -----
+ * What copy/compute overlap needs (gpu.transfer_serialized), per interval:
+ * SM activity (GPM) or utilisation, and PCIe bytes.  Sampled on the NVML
+ * thread every 100 ms between snapshots (src/nvml/nvml_act.c), plus the
+ * snapshot's own reading (gpus[]'s util and PCIe throughput); each
+ * interval is in the one snapshot that followed it. */
+#define GD_GPU_ACTIVITY_FIELDS(X) \
+	X(U64, gpu, "", LABEL, "NVML index of the GPU") \
+	X(U64, t_us, "us", LABEL, "end of the interval, microseconds since the epoch (CPU clock)") \
+	X(U64, interval_us, "us", GAUGE, "its length: between two GPM samples, or the 20 ms of the driver's PCIe throughput counter") \
+	X(S16, source, "", LABEL, "gpm (GPM metrics between two samples), or pcie_throughput (nvmlDeviceGetPcieThroughput and the newest utilisation sample)") \
+	X(F64, sm_active_pct, "pct", GAUGE, "gpm: share of the SMs busy over the interval (NVML_GPM_METRIC_SM_UTIL)") \
+	X(F64, util_pct, "pct", GAUGE, "pcie_throughput: share of time a kernel ran, the driver's newest utilisation sample") \
+	X(F64, pcie_rx_bytes_s, "bytes/s", GAUGE, "PCIe bytes the GPU received per second (host to device copies)") \
+	X(F64, pcie_tx_bytes_s, "bytes/s", GAUGE, "PCIe bytes the GPU sent per second (device to host copies)")
+
 /* ---- nvml_errors[]: GPU evidence denied or failed, field by field ------ */
 #define GD_NVML_ERROR_FIELDS(X) \
 	X(U64, gpu, "", LABEL, "NVML index of the GPU (absent: not GPU-specific)") \
@@ -605,6 +621,7 @@ struct gd_nvml_info { GD_NVML_FIELDS(GD_DECLARE) };
 struct gd_gpu { GD_GPU_FIELDS(GD_DECLARE) };
 struct gd_gpu_proc { GD_GPU_PROC_FIELDS(GD_DECLARE) };
 struct gd_gpu_sample { GD_GPU_SAMPLE_FIELDS(GD_DECLARE) };
+struct gd_gpu_activity { GD_GPU_ACTIVITY_FIELDS(GD_DECLARE) };
 struct gd_nvml_error { GD_NVML_ERROR_FIELDS(GD_DECLARE) };
 struct gd_pci_gpu { GD_PCI_GPU_FIELDS(GD_DECLARE) };
 struct gd_pci_nic { GD_PCI_NIC_FIELDS(GD_DECLARE) };
@@ -639,6 +656,7 @@ struct gd_snapshot {
 	struct gd_vec gpus;      /* struct gd_gpu */
 	struct gd_vec gpu_procs; /* struct gd_gpu_proc */
 	struct gd_vec gpu_samples; /* struct gd_gpu_sample */
+	struct gd_vec gpu_activity; /* struct gd_gpu_activity */
 	struct gd_vec nvml_errors; /* struct gd_nvml_error */
 	struct gd_vec pci_gpus;  /* struct gd_pci_gpu */
 	struct gd_vec pci_nics;  /* struct gd_pci_nic */

@@ -24,6 +24,7 @@
 #include "core/i18n.h"
 #include "core/xalloc.h"
 #include "model/snapshot.h"
+#include "nvml/nvml_worker.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 #define INIT_NOT_REACHED (-2)
@@ -98,21 +99,15 @@ static const struct sym_row sym_table[] = {
 	ALT("graphics processes", gprocs_v1, "nvmlDeviceGetGraphicsRunningProcesses"),
 	OPT(proc_util, "nvmlDeviceGetProcessUtilization"),
 	OPT(samples, "nvmlDeviceGetSamples"),
+	/* GPM (the 12.0 header and later; answers on Hopper and newer) */
+	OPT(gpm_support, "nvmlGpmQueryDeviceSupport"),
+	OPT(gpm_alloc, "nvmlGpmSampleAlloc"),
+	OPT(gpm_free, "nvmlGpmSampleFree"),
+	OPT(gpm_get, "nvmlGpmSampleGet"),
+	OPT(gpm_metrics, "nvmlGpmMetricsGet"),
 };
 
-/* ---- the worker ---------------------------------------------------------- */
-struct worker {
-	pthread_mutex_t mu;
-	pthread_cond_t cv;     /* CLOCK_MONOTONIC */
-	int refs;              /* the handle and the thread */
-	bool job, done, quit;
-	gd_nvml_fn fn;
-	struct gd_nvml_io io;  /* the worker's private copy while a job runs */
-	nvmlReturn_t ret;
-	struct gd_nvml_api api;
-	void *dl;
-};
-
+/* ---- the worker: struct worker is in nvml_worker.h ----------------------- */
 struct gd_nvml {
 	struct worker *w;
 	pthread_t thread;
@@ -147,25 +142,45 @@ static void worker_unref(struct worker *w)
 	pthread_mutex_destroy(&w->mu);
 	pthread_cond_destroy(&w->cv);
 	free(w->io.buf); /* non-NULL only when an abandoned call owned it */
+	gd__act_free(w->act);
 	if (w->dl)
 		dlclose(w->dl);
 	free(w);
 }
 
+/* Between calls the thread samples the GPUs gd_nvml_act_start named, one
+ * GPU per turn of the loop, so that a call waits behind one reading at
+ * most; a call pauses the sampling until the next start. */
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
+	struct timespec due, now;
 
 	pthread_mutex_lock(&w->mu);
 	for (;;) {
-		while (!w->job && !w->quit)
-			pthread_cond_wait(&w->cv, &w->mu);
+		while (!w->job && !w->quit) {
+			if (w->act_paused || !gd__act_due(w->act, &due)) {
+				pthread_cond_wait(&w->cv, &w->mu);
+				continue;
+			}
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			if (now.tv_sec > due.tv_sec || (now.tv_sec == due.tv_sec && now.tv_nsec >= due.tv_nsec)) {
+				pthread_mutex_unlock(&w->mu);
+				gd__act_step(w);
+				pthread_mutex_lock(&w->mu);
+			} else {
+				pthread_cond_timedwait(&w->cv, &w->mu, &due);
+			}
+		}
 		if (w->quit && !w->job)
 			break;
 		pthread_mutex_unlock(&w->mu);
 		/* The io copy is ours alone until done is set. */
 		w->ret = w->fn(&w->api, &w->io);
 		pthread_mutex_lock(&w->mu);
+		if (w->act_resume)
+			w->act_paused = false;
+		w->act_resume = false;
 		w->job = false;
 		w->done = true;
 		pthread_cond_broadcast(&w->cv);
@@ -195,6 +210,7 @@ int gd_nvml_call(struct gd_nvml *nv, const char *what, int gpu, gd_nvml_fn fn, s
 		return GD_NVML_RC_STUCK;
 	deadline_after(&dl, nv->timeout_s);
 	pthread_mutex_lock(&w->mu);
+	w->act_paused = true;
 	w->io = *io;
 	w->fn = fn;
 	w->done = false;
@@ -204,9 +220,20 @@ int gd_nvml_call(struct gd_nvml *nv, const char *what, int gpu, gd_nvml_fn fn, s
 		rc = pthread_cond_timedwait(&w->cv, &w->mu, &dl);
 	if (!w->done) {
 		/* Abandoned: the worker keeps its copy and the list buffer. */
+		const char *bg = w->bg_what;
+		int bg_gpu = w->bg_gpu;
+
 		pthread_mutex_unlock(&w->mu);
 		io->buf = NULL;
 		nv->state = GD_NVML_STUCK;
+		if (bg) {
+			/* the thread never got to this call: a sampling call hangs */
+			snprintf(nv->stuck_call, sizeof nv->stuck_call, "%s (GPU %d)", bg, bg_gpu);
+			snprintf(nv->reason, sizeof nv->reason,
+				 _("%s (sub-second sampling) did not return within %g s: the driver is hung; no further "
+				   "NVML calls were made"), nv->stuck_call, nv->timeout_s);
+			return GD_NVML_RC_STUCK;
+		}
 		if (gpu >= 0)
 			snprintf(nv->stuck_call, sizeof nv->stuck_call, "%s (GPU %d)", what, gpu);
 		else
@@ -338,6 +365,7 @@ static nvmlReturn_t do_init(const struct gd_nvml_api *api, struct gd_nvml_io *io
 
 static nvmlReturn_t do_shutdown(const struct gd_nvml_api *api, struct gd_nvml_io *io)
 {
+	gd__act_release(gd__worker_of(api)->act, api);   /* GPM samples go back first */
 	return api->shutdown();
 }
 
@@ -362,6 +390,7 @@ static bool start_worker(struct gd_nvml *nv, void *dl, const struct gd_nvml_api 
 	pthread_condattr_destroy(&ca);
 	w->api = *api;
 	w->dl = dl;
+	w->act = gd__act_new();
 	w->refs = 2;
 	nv->w = w;
 	rc = pthread_create(&nv->thread, NULL, worker_main, w);

@@ -95,6 +95,11 @@ struct gd_nvml_api {
 	GD_NVML_FN(nvmlDeviceGetGraphicsRunningProcesses) gprocs_v1;
 	GD_NVML_FN(nvmlDeviceGetProcessUtilization) proc_util;
 	GD_NVML_FN(nvmlDeviceGetSamples) samples;
+	GD_NVML_FN(nvmlGpmQueryDeviceSupport) gpm_support;
+	GD_NVML_FN(nvmlGpmSampleAlloc) gpm_alloc;
+	GD_NVML_FN(nvmlGpmSampleFree) gpm_free;
+	GD_NVML_FN(nvmlGpmSampleGet) gpm_get;
+	GD_NVML_FN(nvmlGpmMetricsGet) gpm_metrics;
 };
 
 /* What one call takes to the worker thread and brings back, by value.  A
@@ -167,6 +172,54 @@ const struct gd_nvml_api *gd_nvml_api(const struct gd_nvml *nv);
  * "nvmlDeviceGetPowerUsage") and gpu (-1: none) name the call in the reason
  * when it gets stuck. */
 int gd_nvml_call(struct gd_nvml *nv, const char *what, int gpu, gd_nvml_fn fn, struct gd_nvml_io *io);
+
+/*
+ * Sub-second activity of GPUs (nvml_act.c): what copy/compute overlap needs,
+ * sampled on the NVML thread every GD_NVML_ACT_PERIOD_MS while no caller
+ * is calling, from gd_nvml_act_start to the next gd_nvml_call (any call
+ * pauses it: a snapshot's own calls never wait behind a sample).  Per GPU,
+ * from GPM where nvmlGpmQueryDeviceSupport says so (SM activity and PCIe
+ * bytes between two GPM samples), else a point reading: nvmlDeviceGet-
+ * PcieThroughput (KB/s over the driver's 20 ms window) and the newest of
+ * the driver's utilisation samples (nvmlDeviceGetSamples).  A sampling
+ * call that does not return leaves the thread inside the driver: the next
+ * gd_nvml_call misses its deadline and names that call.
+ *
+ *	gd_nvml_act_take(nv, &acts, &n);     intervals since the last start
+ *	gd_nvml_act_start(nv, gpus, ngpus);  sample these until the next call
+ */
+#define GD_NVML_ACT_PERIOD_MS 100   /* GPM needs >= 100 ms between samples */
+#define GD_NVML_ACT_MAX 600         /* intervals kept per GPU (the newest): 60 s */
+
+enum gd_nvml_act_src { GD_NVML_ACT_NONE, GD_NVML_ACT_GPM, GD_NVML_ACT_PCIE };
+
+/* One interval of one GPU.  Absent values are NAN. */
+struct gd_nvml_act {
+	unsigned int gpu;             /* NVML index */
+	enum gd_nvml_act_src src;
+	unsigned long long t_us;      /* its end, CPU wall clock, microseconds since the epoch */
+	unsigned long long dt_us;     /* its length (GPM: between the samples; PCIe: the 20 ms window) */
+	double sm_pct;                /* GPM: SM activity */
+	double util_pct;              /* PCIe: the newest utilisation sample */
+	double rx_bytes_s, tx_bytes_s;/* PCIe bytes to and from the GPU per second */
+};
+
+/* A GPU to sample (gpu, in) and how (the rest, out). */
+struct gd_nvml_act_gpu {
+	unsigned int gpu;
+	enum gd_nvml_act_src src;     /* NONE: neither GPM nor PCIe throughput (why) */
+	int rc;                       /* the first sampling call that failed since the previous start */
+	char what[40];                /* that call ("" when none) */
+	char why[160];
+};
+
+/* Samples gpus[0..n) from now on (n = 0: stops); fills their src, why, and
+ * the error of the previous run.  Returns the call's result (NVML_SUCCESS,
+ * or GD_NVML_RC_STUCK). */
+int gd_nvml_act_start(struct gd_nvml *nv, struct gd_nvml_act_gpu *gpus, size_t n);
+/* The intervals sampled since the last start, oldest first per GPU, in a
+ * new array the caller frees (*out NULL when none).  Returns as above. */
+int gd_nvml_act_take(struct gd_nvml *nv, struct gd_nvml_act **out, size_t *n);
 
 /* "NO_PERMISSION" for NVML_ERROR_NO_PERMISSION, "SUCCESS", "DEADLINE_MISSED"
  * for GD_NVML_RC_STUCK, "ERROR_<n>" for codes this build does not know. */

@@ -236,7 +236,56 @@ typedef struct {
 	nvmlValue_t sampleValue;
 } nvmlSample_t;
 
+/* GPM, GPU performance monitoring (Hopper and newer; the 12.0 header, R525): the
+ * counters of one moment in an opaque sample, and metrics computed from two
+ * samples taken at least 100 ms apart ("due to the internal sample refresh
+ * rate", nvml.h).  The sample is a pointer to a driver-owned struct.  The
+ * headers grew NVML_GPM_METRIC_MAX from 98 (12.0-12.8) to 210 (12.9-13.1)
+ * and 333 (13.2, 13.3) without changing NVML_GPM_METRICS_GET_VERSION (1), so the
+ * library reads numMetrics entries of whatever array it is given: ours is
+ * the largest, never overrun by an older library. */
+typedef struct nvmlGpmSample_st *nvmlGpmSample_t;
+
+typedef enum {
+	NVML_GPM_METRIC_GRAPHICS_UTIL = 1,   /* % of time any context was active */
+	NVML_GPM_METRIC_SM_UTIL = 2,         /* % of SMs busy (SM activity) */
+	NVML_GPM_METRIC_SM_OCCUPANCY = 3,    /* % of warps active vs the maximum */
+	NVML_GPM_METRIC_PCIE_TX_PER_SEC = 20, /* MiB/s from this GPU */
+	NVML_GPM_METRIC_PCIE_RX_PER_SEC = 21, /* MiB/s to this GPU */
+} nvmlGpmMetricId_t;
+#define NVML_GPM_METRIC_MAX 333
+
+typedef struct {
+	unsigned int metricId;   /* in */
+	nvmlReturn_t nvmlReturn; /* out: this metric's status; value valid only on NVML_SUCCESS */
+	double value;            /* out */
+	struct {
+		char *shortName;
+		char *longName;
+		char *unit;
+	} metricInfo;            /* out: may be NULL */
+} nvmlGpmMetric_t;
+
+typedef struct {
+	unsigned int version;    /* NVML_GPM_METRICS_GET_VERSION */
+	unsigned int numMetrics; /* entries of metrics[] to compute */
+	nvmlGpmSample_t sample1, sample2;
+	nvmlGpmMetric_t metrics[NVML_GPM_METRIC_MAX];
+} nvmlGpmMetricsGet_t;
+#define NVML_GPM_METRICS_GET_VERSION 1
+
+typedef struct {
+	unsigned int version;           /* NVML_GPM_SUPPORT_VERSION */
+	unsigned int isSupportedDevice; /* out */
+} nvmlGpmSupport_t;
+#define NVML_GPM_SUPPORT_VERSION 1
+
 _Static_assert(sizeof(nvmlSample_t) == 16, "nvmlSample_t: 16 bytes");
+_Static_assert(sizeof(nvmlGpmMetric_t) == 40, "nvmlGpmMetric_t: 40 bytes (12.0-13.3 headers)");
+_Static_assert(offsetof(nvmlGpmMetric_t, value) == 8, "nvmlGpmMetric_t.value at 8");
+_Static_assert(offsetof(nvmlGpmMetricsGet_t, sample1) == 8, "nvmlGpmMetricsGet_t.sample1 at 8");
+_Static_assert(offsetof(nvmlGpmMetricsGet_t, metrics) == 24, "nvmlGpmMetricsGet_t.metrics at 24");
+_Static_assert(sizeof(nvmlGpmSupport_t) == 8, "nvmlGpmSupport_t: 8 bytes");
 _Static_assert(sizeof(nvmlReturn_t) == 4, "nvmlReturn_t is a 4-byte enum");
 _Static_assert(sizeof(nvmlMemory_t) == 24, "nvmlMemory_t: 24 bytes (13.3 header)");
 _Static_assert(sizeof(nvmlMemory_v2_t) == 40, "nvmlMemory_v2_t: 40 bytes (13.3 header)");
@@ -347,5 +396,11 @@ nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device, nvmlProcessUti
 					     unsigned int *processSamplesCount, unsigned long long lastSeenTimeStamp);
 nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t device, nvmlSamplingType_t type, unsigned long long lastSeenTimeStamp,
 				  nvmlValueType_t *sampleValType, unsigned int *sampleCount, nvmlSample_t *samples);
+
+nvmlReturn_t nvmlGpmQueryDeviceSupport(nvmlDevice_t device, nvmlGpmSupport_t *gpmSupport);
+nvmlReturn_t nvmlGpmSampleAlloc(nvmlGpmSample_t *gpmSample);
+nvmlReturn_t nvmlGpmSampleFree(nvmlGpmSample_t gpmSample);
+nvmlReturn_t nvmlGpmSampleGet(nvmlDevice_t device, nvmlGpmSample_t gpmSample);
+nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *metricsGet);
 
 #endif

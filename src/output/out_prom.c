@@ -55,6 +55,7 @@ static const struct policy policies[] = {
 	{ "job_threads", SKIP, { NULL }, { { NULL, NULL } } },
 	/* a timestamp per record: the rules read them, not Prometheus */
 	{ "gpu_samples", SKIP, { NULL }, { { NULL, NULL } } },
+	{ "gpu_activity", SKIP, { NULL }, { { NULL, NULL } } },
 	/* per connection: the rule names the far ones */
 	{ "job_sockets", SKIP, { NULL }, { { NULL, NULL } } },
 	{ "nic_irqs", SKIP, { NULL }, { { NULL, NULL } } },

@@ -81,6 +81,7 @@ GD_RULE_FN(host_memory_errors)
  * catalogued rules run with the log's messages added to their verdict. */
 GD_RULE_FN(job_host_bound)          /* rule_job_threads.c */
 GD_RULE_FN(job_waiting_for_peers)   /* rule_job_threads.c */
+GD_RULE_FN(gpu_transfer_serialized) /* rule_gpu_transfer.c */
 GD_RULE_FN(net_remote_data_latency) /* rule_job_net.c */
 GD_RULE_FN(job_app_fault)
 GD_RULE_FN(job_collective_timeout)

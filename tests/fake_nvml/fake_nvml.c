@@ -8,7 +8,8 @@
  * ..._MemoryInfo_v2, ..._ComputeRunningProcesses_v2/_v3 (v1 16-byte struct
  * only), nvmlDeviceGetPciInfo_v3 (the _v2 stays, to test a fallback inside
  * one row), nvmlSystemGetCudaDriverVersion_v2, nvmlDeviceGetTemperatureV,
- * the clock "event" name (only "throttle") and nvmlDeviceGetRemappedRows.
+ * the clock "event" name (only "throttle"), nvmlDeviceGetRemappedRows and
+ * the GPM functions (nvmlGpm*, from the 12.0 header on).
  * The signatures come from src/nvml/nvml_abi.h, so the compiler checks that
  * the fake and gpudoctor agree.
  *
@@ -24,6 +25,9 @@
  *   memory_version = 0x03000028     ; the nvmlMemory version this "driver" wants
  *   temperature_version = ...       ; the same for nvmlTemperature
  *   hang = nvmlInit_v2              ; that call never returns
+ *
+ *   include = ../base/nvml.ini      ; (anywhere) that file here, relative to
+ *                                   ; this one; what this file sets replaces it
  *
  *   [gpu0]
  *   name = NVIDIA H100 80GB HBM3
@@ -41,6 +45,15 @@
  *                                   ; nvmlDeviceGetSamples(GPU_UTILIZATION):
  *                                   ; age:pct ..., each sample stamped age ms
  *                                   ; before the call (oldest first)
+ *   pcie_rx_kbps = ~6000000,2000    ; a list that starts with ~ cycles: 6000000,
+ *                                   ; 2000, 6000000, ... (without ~ the last
+ *                                   ; value repeats)
+ *   gpm = 1                         ; nvmlGpmQueryDeviceSupport says supported
+ *                                   ; (0 or absent: not; an error name: fails)
+ *   gpm_sm_pct = ~0,95              ; what each nvmlGpmMetricsGet computes, one
+ *   gpm_pcie_rx_mib_s = ~9000,3     ; value per call: SM_UTIL, PCIE_RX/TX_PER_SEC,
+ *   gpm_pcie_tx_mib_s = 5           ; GRAPHICS_UTIL (gpm_graphics_pct) and
+ *                                   ; SM_OCCUPANCY (gpm_sm_occupancy_pct)
  *   nvlink_links = 4                ; with nvlink_up_links, nvlink_errors
  *   lost = 1                        ; every call for this GPU: GPU_IS_LOST
  *   lost_after = 10                 ; ... from its 11th call on
@@ -52,8 +65,9 @@
  * A missing key answers NOT_SUPPORTED.  GPUDOCTOR_FAKE_NVML_TRACE set: init
  * and shutdown print their counts on stderr (=calls: and every function's
  * call count, at shutdown).  fake_nvml_calls(name),
- * fake_nvml_inits() and fake_nvml_shutdowns() let a test check which symbols
- * were called and that shutdown balanced init.  This is a stand-in for a
+ * fake_nvml_inits(), fake_nvml_shutdowns() and fake_nvml_gpm_samples() (GPM
+ * samples allocated and not freed) let a test check which symbols were
+ * called, that shutdown balanced init and that every GPM sample went back.  This is a stand-in for a
  * library that has process-wide state by nature: the globals are the point.
  * Calls come from gpudoctor's one NVML thread, one at a time.
  */
@@ -76,6 +90,7 @@ struct kv {
 	char key[48];
 	char val[2048];
 	unsigned int reads;
+	int depth;              /* include depth it was read at (0: the file itself) */
 };
 
 struct section {
@@ -83,6 +98,13 @@ struct section {
 	size_t n;
 	unsigned int calls;
 	unsigned int proc_calls;
+	unsigned int gpm_seq;
+};
+
+/* A GPM sample: the GPU it was read from and its number on that GPU. */
+struct nvmlGpmSample_st {
+	unsigned int dev;
+	unsigned int seq;
 };
 
 struct nvmlDevice_st {
@@ -93,7 +115,11 @@ static struct section sys_sec;
 static struct section gpu_sec[MAX_GPUS];
 static unsigned int ngpus;
 static struct nvmlDevice_st devs[MAX_GPUS];
-static int inits, shutdowns;
+static int inits, shutdowns, gpm_samples;
+/* While a scenario loads: the directory of the file being read and how
+ * deep in includes it is. */
+static char ini_dir[1024];
+static int ini_depth;
 /* Taken where a hung call's thread and the test (or the next init) may
  * meet: the call counters, the hang check, the scenario reload. */
 static pthread_mutex_t fake_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -106,6 +132,7 @@ static struct {
 unsigned int fake_nvml_calls(const char *name);
 int fake_nvml_inits(void);
 int fake_nvml_shutdowns(void);
+int fake_nvml_gpm_samples(void);
 
 unsigned int fake_nvml_calls(const char *name)
 {
@@ -129,7 +156,14 @@ int fake_nvml_shutdowns(void)
 	return __atomic_load_n(&shutdowns, __ATOMIC_SEQ_CST);
 }
 
+int fake_nvml_gpm_samples(void)
+{
+	return __atomic_load_n(&gpm_samples, __ATOMIC_SEQ_CST);
+}
+
 /* ---- scenario ------------------------------------------------------------ */
+static int include(const char *value);
+
 static int on_ini(void *user, const char *section, const char *name, const char *value)
 {
 	struct section *sec;
@@ -137,6 +171,8 @@ static int on_ini(void *user, const char *section, const char *name, const char 
 	char *end;
 
 	(void)user;
+	if (strcmp(name, "include") == 0)
+		return include(value);
 	if (strcmp(section, "nvml") == 0) {
 		sec = &sys_sec;
 	} else if (strncmp(section, "gpu", 3) == 0) {
@@ -150,21 +186,59 @@ static int on_ini(void *user, const char *section, const char *name, const char 
 		return 0;
 	}
 	/* A continuation line (indented) comes again under the same name: the
-	 * value grows, joined with a space (for long process lists). */
+	 * value grows, joined with a space (for long process lists).  A key
+	 * an included file set is replaced by the including file's. */
 	for (size_t i = 0; i < sec->n; i++) {
 		size_t len = strlen(sec->kv[i].val);
 
-		if (strcmp(sec->kv[i].key, name) == 0) {
+		if (strcmp(sec->kv[i].key, name) != 0)
+			continue;
+		if (ini_depth < sec->kv[i].depth) {
+			snprintf(sec->kv[i].val, sizeof sec->kv[i].val, "%s", value);
+			sec->kv[i].depth = ini_depth;
+		} else {
 			snprintf(sec->kv[i].val + len, sizeof sec->kv[i].val - len, " %s", value);
-			return 1;
 		}
+		return 1;
 	}
 	if (sec->n >= MAX_KV)
 		return 0;
 	snprintf(sec->kv[sec->n].key, sizeof sec->kv[sec->n].key, "%s", name);
 	snprintf(sec->kv[sec->n].val, sizeof sec->kv[sec->n].val, "%s", value);
+	sec->kv[sec->n].depth = ini_depth;
 	sec->n++;
 	return 1;
+}
+
+/* include = FILE: reads FILE (relative to the file that names it) here. */
+static int include(const char *value)
+{
+	char path[sizeof ini_dir], saved[sizeof ini_dir];
+	char *slash;
+	int rc, n;
+
+	if (ini_depth >= 4)
+		return 0;   /* a loop */
+	if (value[0] == '/' || !ini_dir[0])
+		n = snprintf(path, sizeof path, "%s", value);
+	else
+		n = snprintf(path, sizeof path, "%.500s/%.500s", ini_dir, value);
+	if (n < 0 || (size_t)n >= sizeof path)
+		return 0;
+	memcpy(saved, ini_dir, sizeof saved);
+	memcpy(ini_dir, path, sizeof ini_dir);
+	slash = strrchr(ini_dir, '/');
+	if (slash)
+		*slash = '\0';
+	else
+		ini_dir[0] = '\0';
+	ini_depth++;
+	rc = ini_parse(path, on_ini, NULL);
+	ini_depth--;
+	memcpy(ini_dir, saved, sizeof saved);
+	if (rc != 0)
+		fprintf(stderr, "fake_nvml: include %s: %s %d\n", path, rc < 0 ? "cannot read" : "syntax error at line", rc);
+	return rc == 0;
 }
 
 static nvmlReturn_t load_scenario(void)
@@ -182,6 +256,12 @@ static nvmlReturn_t load_scenario(void)
 		pthread_mutex_unlock(&fake_mu);
 		return NVML_SUCCESS;
 	}
+	snprintf(ini_dir, sizeof ini_dir, "%s", path);
+	if (strrchr(ini_dir, '/'))
+		*strrchr(ini_dir, '/') = '\0';
+	else
+		ini_dir[0] = '\0';
+	ini_depth = 0;
 	rc = ini_parse(path, on_ini, NULL);
 	pthread_mutex_unlock(&fake_mu);
 	if (rc != 0) {
@@ -317,8 +397,17 @@ static nvmlReturn_t text(struct section *sec, const char *key, char *out, size_t
 	if ((e = error_of(k->val)) >= 0)
 		return (nvmlReturn_t)e;
 	p = k->val;
-	for (unsigned int i = 0; i < k->reads && strchr(p, ','); i++)
-		p = strchr(p, ',') + 1;
+	if (*p == '~') {   /* a cycle */
+		unsigned int n = 1;
+
+		for (const char *q = ++p; (q = strchr(q, ',')); q++)
+			n++;
+		for (unsigned int i = 0; i < k->reads % n; i++)
+			p = strchr(p, ',') + 1;
+	} else {
+		for (unsigned int i = 0; i < k->reads && strchr(p, ','); i++)
+			p = strchr(p, ',') + 1;
+	}
 	k->reads++;
 	snprintf(out, outsz, "%.*s", (int)strcspn(p, ","), p);
 	if ((e = error_of(out)) >= 0)
@@ -1068,3 +1157,135 @@ nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t device, nvmlSamplingType_t type, 
 	*sampleCount = (unsigned int)m;
 	return NVML_SUCCESS;
 }
+
+/* ---- GPM ------------------------------------------------------------------------ */
+#ifndef FAKE_NVML_OLD
+/* A number of key for this call, as a double. */
+static nvmlReturn_t dbl(struct section *sec, const char *key, double *out)
+{
+	char buf[64], *end;
+	nvmlReturn_t rc = text(sec, key, buf, sizeof buf);
+
+	if (rc != NVML_SUCCESS)
+		return rc;
+	*out = strtod(buf, &end);
+	if (end == buf || *end) {
+		fprintf(stderr, "fake_nvml: %s = %s: not a number\n", key, buf);
+		return NVML_ERROR_UNKNOWN;
+	}
+	return NVML_SUCCESS;
+}
+
+/* gpm = 1: supported; 0 or absent: not (a pre-Hopper GPU); an error name:
+ * the calls fail with it. */
+static nvmlReturn_t gpm_state(struct section *sec, unsigned int *on)
+{
+	struct kv *k = find(sec, "gpm");
+
+	*on = 0;
+	if (!k)
+		return NVML_SUCCESS;
+	if (error_of(k->val) >= 0)
+		return (nvmlReturn_t)error_of(k->val);
+	*on = (unsigned int)strtoul(k->val, NULL, 0);
+	return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlGpmQueryDeviceSupport(nvmlDevice_t device, nvmlGpmSupport_t *gpmSupport)
+{
+	unsigned int on = 0;
+	DEV_PROLOGUE("nvmlGpmQueryDeviceSupport");
+
+	if (!gpmSupport)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	if (gpmSupport->version != NVML_GPM_SUPPORT_VERSION)
+		return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+	if ((rc = gpm_state(sec, &on)) != NVML_SUCCESS)
+		return rc;
+	gpmSupport->isSupportedDevice = on != 0;
+	return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlGpmSampleAlloc(nvmlGpmSample_t *gpmSample)
+{
+	nvmlReturn_t rc = enter_sys("nvmlGpmSampleAlloc");
+
+	if (rc != NVML_SUCCESS)
+		return rc;
+	if (!gpmSample)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	*gpmSample = calloc(1, sizeof **gpmSample);
+	if (!*gpmSample)
+		return NVML_ERROR_MEMORY;
+	__atomic_add_fetch(&gpm_samples, 1, __ATOMIC_SEQ_CST);
+	return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlGpmSampleFree(nvmlGpmSample_t gpmSample)
+{
+	nvmlReturn_t rc = enter_sys("nvmlGpmSampleFree");
+
+	if (rc != NVML_SUCCESS)
+		return rc;
+	if (!gpmSample)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	free(gpmSample);
+	__atomic_sub_fetch(&gpm_samples, 1, __ATOMIC_SEQ_CST);
+	return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlGpmSampleGet(nvmlDevice_t device, nvmlGpmSample_t gpmSample)
+{
+	unsigned int on = 0;
+	DEV_PROLOGUE("nvmlGpmSampleGet");
+
+	if (!gpmSample)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	if ((rc = gpm_state(sec, &on)) != NVML_SUCCESS)
+		return rc;
+	if (!on)
+		return NVML_ERROR_NOT_SUPPORTED;
+	gpmSample->dev = device->idx;
+	gpmSample->seq = ++sec->gpm_seq;
+	return NVML_SUCCESS;
+}
+
+/* Each call computes the next value of every metric's list. */
+nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *m)
+{
+	static const struct {
+		unsigned int id;
+		const char *key;
+	} keys[] = {
+		{ NVML_GPM_METRIC_GRAPHICS_UTIL, "gpm_graphics_pct" },
+		{ NVML_GPM_METRIC_SM_UTIL, "gpm_sm_pct" },
+		{ NVML_GPM_METRIC_SM_OCCUPANCY, "gpm_sm_occupancy_pct" },
+		{ NVML_GPM_METRIC_PCIE_TX_PER_SEC, "gpm_pcie_tx_mib_s" },
+		{ NVML_GPM_METRIC_PCIE_RX_PER_SEC, "gpm_pcie_rx_mib_s" },
+	};
+	nvmlReturn_t rc = enter_sys("nvmlGpmMetricsGet");
+	struct section *sec;
+
+	if (rc != NVML_SUCCESS)
+		return rc;
+	if (!m)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	if (m->version != NVML_GPM_METRICS_GET_VERSION)
+		return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+	/* two samples of one GPU, the second taken after the first */
+	if (!m->sample1 || !m->sample2 || m->sample1->dev != m->sample2->dev || !m->sample1->seq ||
+	    m->sample2->seq <= m->sample1->seq || m->sample1->dev >= ngpus || m->numMetrics > NVML_GPM_METRIC_MAX)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	sec = &gpu_sec[m->sample1->dev];
+	for (unsigned int i = 0; i < m->numMetrics; i++) {
+		nvmlGpmMetric_t *x = &m->metrics[i];
+
+		x->nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
+		x->value = 0;
+		for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+			if (keys[k].id == x->metricId)
+				x->nvmlReturn = dbl(sec, keys[k].key, &x->value);
+	}
+	return NVML_SUCCESS;
+}
+#endif

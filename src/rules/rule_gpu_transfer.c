@@ -1,0 +1,220 @@
+/*
+ * rule_gpu_transfer.c - gpu.transfer_serialized: a GPU whose host-device
+ * copies and kernels take turns instead of overlapping (计算-传输串行化):
+ * the loop copies a batch, waits, computes it, waits, copies the next; the
+ * GPU idles through every copy.
+ *
+ * Evidence: the window's sub-second intervals of a GPU a GPU job uses
+ * (gpu_activity[]: GPM's SM activity and PCIe bytes every 100 ms where the
+ * GPU has GPM, else point readings of the PCIe throughput and utilisation;
+ * the GPM ones when there are any).  An interval is copying when PCIe
+ * RX + TX reaches copy_mb_per_s (250 MB/s: more than kernel launches and the
+ * driver's own traffic), computing when SM activity (or utilisation)
+ * reaches compute_pct (10%), busy when either.  Fires when copies are in
+ * copy_share_pct (20%) or more of the busy intervals, compute too (a GPU
+ * that only copies has nothing to overlap), and both at once in fewer than
+ * overlap_pct (20%), over min_intervals (8) busy intervals or more; and,
+ * when the job's main thread was sampled (job_threads[]), when
+ * main_cuda_pct (30%) or more of its samples are in the CUDA libraries: it
+ * waits for the copies there (a main thread busy in Python is
+ * job.host_bound's).  Unsampled, the finding says so.
+ *
+ * Example: gpu0, gpm, 20 busy intervals: SM 0% RX 9400 MB/s (x10), SM 96%
+ * RX 3 MB/s (x10): copies 50%, compute 50%, overlap 0%: fires.  The same
+ * GPU with pinned memory and a side stream reads SM 95% RX 9200 MB/s in
+ * most intervals: overlap 90%, silent.
+ *
+ * Granularity: an interval is 100 ms (GPM) or a point reading; a loop whose
+ * copy and compute phases are shorter puts both in one interval and looks
+ * overlapped: the rule then misses it rather than guess.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/i18n.h"
+#include "rules/rule_gpu.h"
+#include "rules/rule_job_threads.h"
+#include "rules/rule_util.h"
+#include "rules/rules.h"
+
+#define MB 1e6
+
+struct tally {
+	size_t records;       /* intervals of the GPU in the window */
+	size_t busy, copy, compute, both;
+	double copy_mb;       /* RX + TX (MB/s) summed over the copying intervals */
+	bool gpm;             /* from GPM (else PCIe throughput readings) */
+};
+
+/* Whether record r of snapshot i falls in the window: after the first
+ * snapshot's wall time and at or before the last's (each interval is in
+ * the snapshot that followed it, so without wall times: not in the first). */
+static bool in_window(const struct gd_window *w, size_t i, const struct gd_gpu_activity *r)
+{
+	const struct gd_snapshot *a = w->snaps[0], *b = w->snaps[w->n - 1];
+
+	if (!r->t_us.ok || !a->host.wall_time_s.ok || !b->host.wall_time_s.ok)
+		return i > 0;
+	return (double)r->t_us.v > a->host.wall_time_s.v * 1e6 && (double)r->t_us.v <= b->host.wall_time_s.v * 1e6;
+}
+
+static void tally_gpu(struct gd_rule_ctx *rc, uint64_t gpu, struct tally *t)
+{
+	const struct gd_window *w = rc->w;
+
+	memset(t, 0, sizeof *t);
+	for (size_t i = 0; i < w->n; i++)
+		GD_VEC_EACH(w->snaps[i]->gpu_activity, const struct gd_gpu_activity, r)
+			if (r->gpu.ok && r->gpu.v == gpu && strcmp(r->source, "gpm") == 0 && in_window(w, i, r))
+				t->gpm = true;
+	for (size_t i = 0; i < w->n; i++) {
+		GD_VEC_EACH(w->snaps[i]->gpu_activity, const struct gd_gpu_activity, r) {
+			const struct gd_f64 *busy = t->gpm ? &r->sm_active_pct : &r->util_pct;
+			double mb;
+			bool copy, compute;
+
+			if (!r->gpu.ok || r->gpu.v != gpu || (strcmp(r->source, "gpm") == 0) != t->gpm ||
+			    !in_window(w, i, r))
+				continue;
+			t->records++;
+			if (!busy->ok || (!r->pcie_rx_bytes_s.ok && !r->pcie_tx_bytes_s.ok))
+				continue;   /* half a reading: neither side can be told */
+			mb = ((r->pcie_rx_bytes_s.ok ? r->pcie_rx_bytes_s.v : 0) +
+			      (r->pcie_tx_bytes_s.ok ? r->pcie_tx_bytes_s.v : 0)) / MB;
+			copy = mb >= TH(rc, GPU_XFER_COPY_MB_PER_S);
+			compute = busy->v >= TH(rc, GPU_XFER_COMPUTE_PCT);
+			if (!copy && !compute)
+				continue;
+			t->busy++;
+			t->copy += copy;
+			t->compute += compute;
+			t->both += copy && compute;
+			if (copy)
+				t->copy_mb += mb;
+		}
+	}
+}
+
+/* The process NVML lists as the GPU's compute user with the most device
+ * memory, among b's processes; NULL when none. */
+static const struct gd_proc *job_on(const struct gd_snapshot *b, const struct gd_gpu *g)
+{
+	const struct gd_proc *best = NULL;
+	uint64_t most = 0;
+
+	GD_VEC_EACH(b->gpu_procs, const struct gd_gpu_proc, gp) {
+		uint64_t mem = gp->used_mem_bytes.ok ? gp->used_mem_bytes.v : 0;
+
+		if (!gp->gpu.ok || gp->gpu.v != g->index.v || !gp->pid.ok || (gp->graphics.ok && gp->graphics.v))
+			continue;
+		GD_VEC_EACH(b->procs, const struct gd_proc, p)
+			if (p->pid.ok && p->pid.v == gp->pid.v && (!best || mem > most)) {
+				best = p;
+				most = mem;
+			}
+	}
+	return best;
+}
+
+/* Why g has too few intervals to judge, for the unknown verdict. */
+static void why_few(struct gd_rule_ctx *rc, const struct gd_snapshot *b, const struct gd_gpu *g, const struct tally *t,
+		    char *buf, size_t sz)
+{
+	GD_VEC_EACH(b->sources, const struct gd_source, src) {
+		if (strcmp(src->name, "gpu_activity") == 0 && strcmp(src->status, "ok") != 0) {
+			snprintf(buf, sz, _("%s: gpu_activity %s: %s"), gpu_name(g).s, src->status,
+				 src->reason[0] ? src->reason : src->status);
+			return;
+		}
+	}
+	snprintf(buf, sz,
+		 P_("%s has %zu busy sub-second interval in the window, %g needed (the NVML thread samples every 100 ms "
+		    "between the snapshots of one run: check --window 2s or longer, watch, record, serve)",
+		    "%s has %zu busy sub-second intervals in the window, %g needed (the NVML thread samples every 100 ms "
+		    "between the snapshots of one run: check --window 2s or longer, watch, record, serve)",
+		    t->busy),
+		 gpu_name(g).s, t->busy, TH(rc, GPU_XFER_MIN_INTERVALS));
+}
+
+enum gd_verdict gd_rule_gpu_transfer_serialized(struct gd_rule_ctx *rc, struct gd_findings *out)
+{
+	const struct gd_snapshot *a = gd_window_first(rc->w), *b = gd_window_last(rc->w);
+	double dt = 0;
+	size_t fired = 0, unjudged = 0;
+	char why[512] = "";
+	enum gd_verdict v;
+
+	if (gpu_none(rc, b, &v))
+		return v;
+	gd_window_dt(rc->w, &dt);
+	GD_VEC_EACH(b->gpus, const struct gd_gpu, g) {
+		const struct gd_proc *p;
+		struct gd_finding *f;
+		struct gd_jt_use m;
+		struct tally t;
+		double copy, compute, both, cuda = NAN;
+		bool sampled;
+		char shares[96] = "";
+
+		if (!g->index.ok || !gpu_live(g) || !(p = job_on(b, g)))
+			continue;
+		tally_gpu(rc, g->index.v, &t);
+		if ((double)t.busy < TH(rc, GPU_XFER_MIN_INTERVALS)) {
+			if (!unjudged++)
+				why_few(rc, b, g, &t, why, sizeof why);
+			continue;
+		}
+		copy = 100.0 * (double)t.copy / (double)t.busy;
+		compute = 100.0 * (double)t.compute / (double)t.busy;
+		both = 100.0 * (double)t.both / (double)t.busy;
+		if (copy < TH(rc, GPU_XFER_COPY_SHARE_PCT) || compute < TH(rc, GPU_XFER_COPY_SHARE_PCT) ||
+		    both >= TH(rc, GPU_XFER_OVERLAP_PCT))
+			continue;
+		sampled = gd_jt_main(a, b, dt, p->pid.v, &m) && m.sampled && m.total >= TH(rc, JOB_MIN_SAMPLES);
+		if (sampled) {
+			cuda = 100.0 * m.samples[JT_CUDA] / m.total;
+			if (cuda < TH(rc, GPU_XFER_MAIN_CUDA_PCT))
+				continue;   /* the main thread is busy elsewhere: not waiting for copies */
+			gd_jt_shares(&m, shares, sizeof shares);
+		}
+		f = gd_finding_add(rc, out, rc->rule->severity, "%s", gpu_name(g).s);
+		if (sampled) {
+			gd_finding_summary(f, _("%s takes turns between host-device copies and compute: copies in %.0f%% of its "
+						"%zu busy sub-second intervals, kernels in %.0f%%, both at once in only %.0f%% "
+						"(threshold %g%%), from %s; the main thread of pid %llu (%s) has %.0f%% of "
+						"its samples in the CUDA libraries (%s)."),
+					   gpu_name(g).s, copy, t.busy, compute, both, TH(rc, GPU_XFER_OVERLAP_PCT),
+					   t.gpm ? "gpm" : "pcie_throughput", (unsigned long long)p->pid.v, p->comm, cuda,
+					   shares);
+		} else {
+			char jwhy[GD_ERR_MSG_MAX];
+
+			gd_jt_sampler_why(b, jwhy, sizeof jwhy);
+			gd_finding_summary(f, _("%s takes turns between host-device copies and compute: copies in %.0f%% of its "
+						"%zu busy sub-second intervals, kernels in %.0f%%, both at once in only %.0f%% "
+						"(threshold %g%%), from %s; whether the main thread of pid %llu (%s) waits in "
+						"the CUDA libraries is not known: %s."),
+					   gpu_name(g).s, copy, t.busy, compute, both, TH(rc, GPU_XFER_OVERLAP_PCT),
+					   t.gpm ? "gpm" : "pcie_throughput", (unsigned long long)p->pid.v, p->comm, jwhy);
+		}
+		gd_finding_ev(f, "copy_share_pct", copy, "% of busy", TH(rc, GPU_XFER_COPY_SHARE_PCT));
+		gd_finding_ev(f, "compute_share_pct", compute, "% of busy", TH(rc, GPU_XFER_COPY_SHARE_PCT));
+		gd_finding_ev(f, "overlap_pct", both, "% of busy", TH(rc, GPU_XFER_OVERLAP_PCT));
+		gd_finding_ev(f, "intervals", (double)t.busy, "", TH(rc, GPU_XFER_MIN_INTERVALS));
+		gd_finding_ev(f, "copy_mb_per_s", t.copy_mb / (double)t.copy, "MB/s", TH(rc, GPU_XFER_COPY_MB_PER_S));
+		gd_finding_ev_text(f, "source", t.gpm ? "gpm" : "pcie_throughput");
+		if (sampled) {
+			gd_finding_ev(f, "main_cuda_pct", cuda, "% of samples", TH(rc, GPU_XFER_MAIN_CUDA_PCT));
+			gd_finding_ev_text(f, "main_thread", shares);
+		} else {
+			gd_finding_ev_text(f, "main_thread", "not sampled");
+		}
+		fired++;
+	}
+	if (fired)
+		return GD_VERDICT_FIRED;
+	if (unjudged)
+		return gd_rule_unknown(rc, "%s", why);
+	return GD_VERDICT_CLEAR;
+}
