@@ -45,10 +45,10 @@ struct gd_collect_ctx {
 	struct gd_job_sampler *sampler; /* perf sampling of GPU jobs' threads from one
 					 * snapshot to the next (collect/job_samples.h), owned
 					 * by the run; NULL: not sampled (a single snapshot) */
-	struct gd_proc_cache *proc_cache; /* what does not change while a process lives
-					   * (collect/proc_pid.h), kept from one snapshot to
-					   * the next, owned by the run: gd_proc_cache_new /
-					   * _free; NULL: every file read every snapshot */
+	struct gd_proc_cache *proc_cache; /* what does not change while a process lives,
+					   * kept from one snapshot to the next (below:
+					   * gd_proc_cache_new), owned by the run; NULL:
+					   * every file read every snapshot */
 };
 
 typedef enum gd_src_status (*gd_collect_fn)(const struct gd_collect_ctx *ctx, struct gd_snapshot *s,
