@@ -2,14 +2,25 @@
  * bench_collect.c - what one collection cycle of gpudoctor costs, measured
  * in process so that process start-up does not drown it.
  *
- *   bench_collect collect CYCLES
- *       gd_collect_all() on root "/" CYCLES times (one warm-up cycle first,
- *       not counted), each into a fresh snapshot that is then released:
- *       exactly what `gpudoctor snapshot` does per sample, minus printing.
+ *   bench_collect collect CYCLES [ROOT]
+ *       gd_collect_all() on ROOT (default "/") CYCLES times (one warm-up
+ *       cycle first, not counted), each into a fresh snapshot that is then
+ *       released, with one collector context for all of them: what `watch`,
+ *       `record` and `serve` do per sample, minus printing.
+ *   bench_collect once [ROOT]
+ *       one gd_collect_all() with a fresh context: what bench/run.sh traces
+ *       (strace) to list the files a cycle reads, for the floor below.
  *   bench_collect read CYCLES FILE...
  *       the floor in process: open, read(2) to the end and close each FILE,
- *       CYCLES times.  A FILE ending in "/[0-9]*" + "/stat" stands for the
- *       stat file of every process, listed afresh each cycle.
+ *       CYCLES times.  A FILE "DIR/[0-9]*" + "/stat" (DIR: /proc, or a root's
+ *       proc) stands for the stat file of every process, listed afresh each
+ *       cycle.
+ *   bench_collect readlist CYCLES LIST
+ *       the floor of the same files: LIST holds one "F path", "D path" or
+ *       "L path" line per file a cycle opened (bench/floor_list.py, from an
+ *       strace of `once`); each cycle opens, reads to the end and closes every
+ *       F, lists every D with getdents64 and readlinks every L, by absolute
+ *       path and without parsing anything.
  *   bench_collect exec CYCLES CMD [ARG...]
  *       runs CMD CYCLES times (fork, exec, wait) and reports the CPU time of
  *       the children and the largest peak RSS among them.
@@ -68,7 +79,28 @@ static void report(long cycles, double cpu, double wall, long rss)
 	       cpu / (double)cycles, wall / (double)cycles, rss);
 }
 
-static int bench_collect(long cycles)
+/* The collectors' context as the commands build it (src/cli/cli.c
+ * ctx_open): NVML opened once for every cycle, GPU jobs' threads sampled
+ * from one cycle to the next on the live host only, the processes' cache
+ * kept from one cycle to the next. */
+static void ctx_open(struct gd_collect_ctx *ctx, const struct gd_root *root)
+{
+	memset(ctx, 0, sizeof *ctx);
+	ctx->root = root;
+	ctx->nvml_path = getenv("GPUDOCTOR_NVML");
+	ctx->nvml = gd_nvml_open(ctx->nvml_path, 0);
+	ctx->sampler = root->is_host ? gd_job_sampler_new() : NULL;
+	ctx->proc_cache = gd_proc_cache_new();
+}
+
+static void ctx_close(struct gd_collect_ctx *ctx)
+{
+	gd_proc_cache_free(ctx->proc_cache);
+	gd_job_sampler_free(ctx->sampler);
+	gd_nvml_close(ctx->nvml);
+}
+
+static int bench_collect(long cycles, const char *rootpath)
 {
 	struct gd_root root;
 	struct gd_collect_ctx ctx;
@@ -81,17 +113,12 @@ static int bench_collect(long cycles)
 		return 1;
 
 	gd_err_clear(&err);
-	if (gd_root_open(&root, "/", &err) < 0) {
+	if (gd_root_open(&root, rootpath, &err) < 0) {
 		fprintf(stderr, "bench_collect: %s\n", err.msg);
+		free(per);
 		return 1;
 	}
-	/* As the commands do: NVML opened once for every cycle, GPU jobs'
-	 * threads sampled from one cycle to the next. */
-	memset(&ctx, 0, sizeof ctx);
-	ctx.root = &root;
-	ctx.nvml_path = getenv("GPUDOCTOR_NVML");
-	ctx.nvml = gd_nvml_open(ctx.nvml_path, 0);
-	ctx.sampler = gd_job_sampler_new();
+	ctx_open(&ctx, &root);
 	c0 = cpu_ms(RUSAGE_SELF, NULL);
 	w0 = now_ms();
 	for (long i = -1; i < cycles; i++) {
@@ -117,15 +144,38 @@ static int bench_collect(long cycles)
 	for (size_t k = 0; k < gd_ncollectors; k++)
 		printf("source name=%s wall_ms_per_cycle=%.4f\n", gd_collectors[k].name, per[k] / (double)cycles);
 	free(per);
-	gd_job_sampler_free(ctx.sampler);
-	gd_nvml_close(ctx.nvml);
+	ctx_close(&ctx);
+	gd_root_release(&root);
+	return 0;
+}
+
+/* One cycle with a fresh context (what bench/run.sh traces). */
+static int bench_once(const char *rootpath)
+{
+	struct gd_root root;
+	struct gd_collect_ctx ctx;
+	struct gd_snapshot s;
+	struct gd_err err;
+
+	gd_err_clear(&err);
+	if (gd_root_open(&root, rootpath, &err) < 0) {
+		fprintf(stderr, "bench_collect: %s\n", err.msg);
+		return 1;
+	}
+	ctx_open(&ctx, &root);
+	gd_snapshot_init(&s);
+	gd_collect_all(&ctx, &s);
+	printf("procs=%zu threads=%zu job_threads=%zu\n", s.procs.n, s.threads.n, s.job_threads.n);
+	gd_snapshot_release(&s);
+	ctx_close(&ctx);
 	gd_root_release(&root);
 	return 0;
 }
 
 static void read_one(const char *path, char *buf, size_t size)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: /dev/kmsg ends a read with EAGAIN, not by blocking */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 
 	if (fd < 0)
 		return;
@@ -134,18 +184,19 @@ static void read_one(const char *path, char *buf, size_t size)
 	close(fd);
 }
 
-static void read_all_pid_stat(char *buf, size_t size)
+/* The stat file of every process under dir ("/proc", or a root's). */
+static void read_all_pid_stat(const char *dir, char *buf, size_t size)
 {
-	DIR *d = opendir("/proc");
+	DIR *d = opendir(dir);
 	struct dirent *e;
-	char path[300];
+	char path[4400];
 
 	if (!d)
 		return;
 	while ((e = readdir(d))) {
 		if (e->d_name[0] < '0' || e->d_name[0] > '9')
 			continue;
-		snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+		snprintf(path, sizeof path, "%s/%s/stat", dir, e->d_name);
 		read_one(path, buf, size);
 	}
 	closedir(d);
@@ -153,7 +204,7 @@ static void read_all_pid_stat(char *buf, size_t size)
 
 static int bench_read(long cycles, char **files, int nfiles)
 {
-	static const char all_pids[] = "/proc/[0-9]*/stat";
+	static const char all_pids[] = "/[0-9]*/stat";
 	size_t size = 1 << 16;
 	char *buf = malloc(size);
 	double c0, w0;
@@ -165,13 +216,89 @@ static int bench_read(long cycles, char **files, int nfiles)
 	w0 = now_ms();
 	for (long i = 0; i < cycles; i++)
 		for (int k = 0; k < nfiles; k++) {
-			if (strcmp(files[k], all_pids) == 0)
-				read_all_pid_stat(buf, size);
-			else
+			size_t n = strlen(files[k]), m = sizeof all_pids - 1;
+
+			if (n > m && strcmp(files[k] + n - m, all_pids) == 0) {
+				char dir[4096];
+
+				snprintf(dir, sizeof dir, "%.*s", (int)(n - m), files[k]);
+				read_all_pid_stat(dir, buf, size);
+			} else {
 				read_one(files[k], buf, size);
+			}
 		}
 	c0 = cpu_ms(RUSAGE_SELF, &rss) - c0;
 	report(cycles, c0, now_ms() - w0, rss);
+	free(buf);
+	return 0;
+}
+
+struct entry {
+	char op;      /* 'F' read, 'D' list, 'L' readlink */
+	char *path;
+};
+
+static int bench_readlist(long cycles, const char *list)
+{
+	FILE *f = fopen(list, "r");
+	struct entry *v = NULL;
+	size_t n = 0, cap = 0, size = 1 << 16;
+	char line[4200], *buf = malloc(size);
+	double c0, w0;
+	long rss = 0;
+
+	if (!f || !buf) {
+		fprintf(stderr, "bench_collect: %s: %s\n", list, strerror(errno));
+		free(buf);
+		if (f)
+			fclose(f);
+		return 1;
+	}
+	while (fgets(line, sizeof line, f)) {
+		size_t len = strcspn(line, "\n");
+
+		line[len] = '\0';
+		if (len < 3 || line[1] != ' ' || !strchr("FDL", line[0]))
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 1024;
+			v = realloc(v, cap * sizeof *v);
+			if (!v)
+				return 1;
+		}
+		v[n].op = line[0];
+		v[n++].path = strdup(line + 2);
+	}
+	fclose(f);
+	c0 = cpu_ms(RUSAGE_SELF, NULL);
+	w0 = now_ms();
+	for (long i = 0; i < cycles; i++)
+		for (size_t k = 0; k < n; k++) {
+			int fd;
+
+			switch (v[k].op) {
+			case 'F':
+				read_one(v[k].path, buf, size);
+				break;
+			case 'D':
+				fd = open(v[k].path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+				if (fd < 0)
+					break;
+				while (getdents64(fd, buf, size) > 0)
+					;
+				close(fd);
+				break;
+			default:
+				if (readlink(v[k].path, buf, size) < 0)
+					break;
+			}
+		}
+	c0 = cpu_ms(RUSAGE_SELF, &rss) - c0;
+	report(cycles, c0, now_ms() - w0, rss);
+	printf("files=%zu\n", n);
+	for (size_t k = 0; k < n; k++)
+		free(v[k].path);
+	free(v);
 	free(buf);
 	return 0;
 }
@@ -213,12 +340,17 @@ int main(int argc, char **argv)
 {
 	long cycles = argc > 2 ? strtol(argv[2], NULL, 10) : 0;
 
+	if (argc >= 2 && strcmp(argv[1], "once") == 0)
+		return bench_once(argc > 2 ? argv[2] : "/");
 	if (argc < 3 || cycles <= 0) {
-		fprintf(stderr, "usage: bench_collect collect|read|exec CYCLES [FILE...|CMD ARG...]\n");
+		fprintf(stderr, "usage: bench_collect collect CYCLES [ROOT] | once [ROOT] | read CYCLES FILE... |\n"
+				"       readlist CYCLES LIST | exec CYCLES CMD [ARG...]\n");
 		return 2;
 	}
 	if (strcmp(argv[1], "collect") == 0)
-		return bench_collect(cycles);
+		return bench_collect(cycles, argc > 3 ? argv[3] : "/");
+	if (strcmp(argv[1], "readlist") == 0 && argc > 3)
+		return bench_readlist(cycles, argv[3]);
 	if (strcmp(argv[1], "read") == 0 && argc > 3)
 		return bench_read(cycles, argv + 3, argc - 3);
 	if (strcmp(argv[1], "exec") == 0 && argc > 3)

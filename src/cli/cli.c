@@ -309,6 +309,7 @@ static void ctx_open(const struct opts *o, const struct gd_root *root, struct gd
 	ctx->nvml = gd_nvml_open(ctx->nvml_path, ctx->nvml_timeout_s);
 	/* GPU jobs' threads are sampled from one snapshot to the next (live only) */
 	ctx->sampler = root->is_host ? gd_job_sampler_new() : NULL;
+	ctx->proc_cache = gd_proc_cache_new();
 }
 
 static void ctx_close(struct gd_collect_ctx *ctx)
@@ -317,6 +318,8 @@ static void ctx_close(struct gd_collect_ctx *ctx)
 	ctx->nvml = NULL;
 	gd_job_sampler_free(ctx->sampler);
 	ctx->sampler = NULL;
+	gd_proc_cache_free(ctx->proc_cache);
+	ctx->proc_cache = NULL;
 }
 
 static int cmd_snapshot(const struct opts *o)

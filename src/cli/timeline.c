@@ -101,12 +101,14 @@ static int sampler_open(const struct gd_run_opts *o, struct gd_root *root, struc
 	ctx->klog_lookback_s = o->lookback_s;
 	ctx->nvml = gd_nvml_open(ctx->nvml_path, ctx->nvml_timeout_s);
 	ctx->sampler = root->is_host ? gd_job_sampler_new() : NULL;
+	ctx->proc_cache = gd_proc_cache_new();
 	return -1;
 }
 
 static void sampler_close(struct gd_root *root, struct gd_collect_ctx *ctx)
 {
 	gd_job_sampler_free(ctx->sampler);
+	gd_proc_cache_free(ctx->proc_cache);
 	gd_nvml_close(ctx->nvml);
 	gd_root_release(root);
 }

@@ -33,6 +33,7 @@
 
 struct gd_nvml;
 struct gd_job_sampler;
+struct gd_proc_cache;
 
 struct gd_collect_ctx {
 	const struct gd_root *root;
@@ -44,6 +45,10 @@ struct gd_collect_ctx {
 	struct gd_job_sampler *sampler; /* perf sampling of GPU jobs' threads from one
 					 * snapshot to the next (collect/job_samples.h), owned
 					 * by the run; NULL: not sampled (a single snapshot) */
+	struct gd_proc_cache *proc_cache; /* what does not change while a process lives,
+					   * kept from one snapshot to the next (below:
+					   * gd_proc_cache_new), owned by the run; NULL:
+					   * every file read every snapshot */
 };
 
 typedef enum gd_src_status (*gd_collect_fn)(const struct gd_collect_ctx *ctx, struct gd_snapshot *s,
@@ -67,6 +72,23 @@ struct gd_parser {
 
 extern const struct gd_parser gd_parsers[];
 extern const size_t gd_nparsers;
+
+/* What the processes collector keeps from one snapshot to the next
+ * (collect/proc_pid.c), owned by the run and put in its context's
+ * proc_cache.  Per process, keyed by pid and start time (a recycled pid has
+ * another start time), the files that do not change while the process
+ * lives: cmdline, cgroup, the mnt and net namespace links, and a kernel
+ * thread's status (uid and CPU affinity).  An entry is dropped as soon as a
+ * snapshot does not list its pid, read afresh when the command name changes
+ * (an exec), and read afresh anyway every 8 to 15 snapshots (by pid), so a
+ * process that moves to another cgroup or namespace or rewrites its argv is
+ * seen within that many.  Only a file that was read and parsed without a
+ * problem is kept: one that was missing, denied or malformed is read, and
+ * reported, every time. */
+struct gd_proc_cache *gd_proc_cache_new(void);
+void gd_proc_cache_free(struct gd_proc_cache *c);   /* NULL is fine */
+/* Processes it holds (for tests and the benchmark). */
+size_t gd_proc_cache_size(const struct gd_proc_cache *c);
 
 /* Runs every collector in order and records each one's status, reason and
  * duration in s->sources.  Never fails: missing evidence is recorded. */

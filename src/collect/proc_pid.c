@@ -26,7 +26,15 @@
  * can miss mounts that exist only inside the container.
  *
  * Cheap by design: one read buffer reused for every file, getdents64 on it
- * for the fd directory, no allocation per process beyond its record.
+ * for the fd directory, no allocation per process beyond its record.  Each
+ * process's directory is opened once (O_PATH) and its files are opened
+ * relative to it, its fd links relative to the fd directory, so the kernel
+ * looks up one name per file instead of the whole path.  A kernel thread
+ * has no files, no address space and no I/O of its own: its fd/, cmdline
+ * (always empty) and io are not read, and its io counters stay absent.
+ * With a cache in the context (a run of several snapshots: watch, record,
+ * serve, check) what cannot change while a process lives is read once
+ * (see struct gd_proc_cache in proc_pid.h).
  */
 #include "collect/collectors.h"
 #include "collect/proc_pid.h"
@@ -47,9 +55,11 @@
 
 /* ---- shared helpers (proc_pid.h) ----------------------------------- */
 
-int gd_proc_read_small(const struct gd_root *r, const char *rel, char *buf, size_t cap, size_t *len)
+/* Reads the open fd into buf and closes it (gd_proc_read_small's body).
+ * one_piece: a read that returns less than asked for is the end (see
+ * gd_proc_read_at), which saves the read that would return 0. */
+static int read_fd(int fd, char *buf, size_t cap, size_t *len, bool one_piece)
 {
-	int fd = gd_root_openat(r, rel, O_RDONLY);
 	size_t n = 0;
 
 	*len = 0;
@@ -57,7 +67,8 @@ int gd_proc_read_small(const struct gd_root *r, const char *rel, char *buf, size
 	if (fd < 0)
 		return fd;
 	while (n + 1 < cap) {
-		ssize_t got = read(fd, buf + n, cap - 1 - n);
+		size_t want = cap - 1 - n;
+		ssize_t got = read(fd, buf + n, want);
 
 		if (got < 0 && errno == EINTR)
 			continue;
@@ -70,11 +81,25 @@ int gd_proc_read_small(const struct gd_root *r, const char *rel, char *buf, size
 		if (got == 0)
 			break;
 		n += (size_t)got;
+		if (one_piece && (size_t)got < want)
+			break;
 	}
 	close(fd);
 	buf[n] = '\0';
 	*len = n;
 	return n + 1 >= cap ? 1 : 0;
+}
+
+int gd_proc_read_small(const struct gd_root *r, const char *rel, char *buf, size_t cap, size_t *len)
+{
+	return read_fd(gd_root_openat(r, rel, O_RDONLY), buf, cap, len, false);
+}
+
+int gd_proc_read_at(int dirfd, const char *rel, char *buf, size_t cap, size_t *len)
+{
+	int fd = openat(dirfd, rel, O_RDONLY | O_CLOEXEC);
+
+	return read_fd(fd < 0 ? -errno : fd, buf, cap, len, true);
 }
 
 bool gd_list_has(struct gd_slice list, char sep, const char *tok)
@@ -101,6 +126,28 @@ bool gd_all_digits(const char *name)
 		if (*name < '0' || *name > '9')
 			return false;
 	return true;
+}
+
+/* gd_tok_split(s, f, 22) that stops at the 22nd field: a stat line has
+ * 50 and more, and this runs for every process and thread. */
+static size_t split22(struct gd_slice s, struct gd_slice f[22])
+{
+	size_t i = 0, count = 0;
+
+	while (i < s.n && count < 22) {
+		size_t start;
+
+		while (i < s.n && (s.p[i] == ' ' || s.p[i] == '\t' || s.p[i] == '\r'))
+			i++;
+		if (i >= s.n)
+			break;
+		start = i;
+		while (i < s.n && s.p[i] != ' ' && s.p[i] != '\t' && s.p[i] != '\r')
+			i++;
+		f[count].p = s.p + start;
+		f[count++].n = i - start;
+	}
+	return count;
 }
 
 int gd_pid_stat_parse(const char *buf, size_t len, struct gd_pid_stat *st, struct gd_err *err)
@@ -136,7 +183,7 @@ int gd_pid_stat_parse(const char *buf, size_t len, struct gd_pid_stat *st, struc
 	gd_tok_copy(st->comm, sizeof st->comm, (struct gd_slice){ open + 1, (size_t)(close - open - 1) });
 	rest.p = close + 1;
 	rest.n = (size_t)(buf + len - rest.p);
-	n = gd_tok_split(rest, f, 22);
+	n = split22(rest, f);
 	if (n < 22)
 		return gd_err_set(err, -EINVAL, _("only %zu fields after the command name, 22 needed (through rss)"), n);
 	if (f[0].n != 1)
@@ -316,6 +363,166 @@ int gd_parse_proc_pid_cgroup(const char *buf, size_t len, struct gd_snapshot *s,
 	return bad ? 1 : 0;
 }
 
+/* ---- the cache (collect.h: gd_proc_cache_new) ----------------------- */
+
+#define CACHE_TTL 8   /* cycles; each entry is re-read after 8 + pid % 8 */
+
+/* The strings an entry keeps, packed into one allocation in this order. */
+enum { S_COMM, S_CMDLINE, S_CGROUP, S_MNTNS, S_NETNS, S_CPUS, NSTR };
+
+/* have bits: which of them (and the uid) were read without a problem. */
+#define HAVE_CMDLINE (1u << S_CMDLINE)
+#define HAVE_CGROUP (1u << S_CGROUP)
+#define HAVE_MNTNS (1u << S_MNTNS)
+#define HAVE_NETNS (1u << S_NETNS)
+#define HAVE_STATUS (1u << S_CPUS)   /* a kernel thread's uid and Cpus_allowed_list */
+
+struct cache_ent {
+	uint64_t pid, starttime;
+	uint64_t seen;      /* the cycle that last listed it */
+	uint64_t refresh;   /* the cycle from which its files are read again */
+	struct gd_u64 uid;  /* HAVE_STATUS */
+	unsigned have;
+	char *blob;         /* NSTR strings, NUL-separated; NULL: none yet */
+};
+
+struct gd_proc_cache {
+	struct cache_ent **v;      /* this cycle's start: sorted by pid */
+	size_t n, cap;
+	struct cache_ent **next;   /* the entries this cycle lists, in order */
+	size_t nnext, capnext;
+	bool sorted;               /* next[] came in pid order */
+	uint64_t cycle;
+};
+
+struct gd_proc_cache *gd_proc_cache_new(void)
+{
+	return gd_xcalloc(1, sizeof(struct gd_proc_cache));
+}
+
+void gd_proc_cache_free(struct gd_proc_cache *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->v[i]->blob);
+		free(c->v[i]);
+	}
+	free(c->v);
+	free(c->next);
+	free(c);
+}
+
+size_t gd_proc_cache_size(const struct gd_proc_cache *c)
+{
+	return c ? c->n : 0;
+}
+
+static const char *ent_str(const struct cache_ent *e, int which)
+{
+	const char *p = e->blob;
+
+	if (!p)
+		return "";
+	for (int i = 0; i < which; i++)
+		p += strlen(p) + 1;
+	return p;
+}
+
+/* Packs the strings into the entry (one allocation). */
+static void ent_store(struct cache_ent *e, const char *const str[NSTR])
+{
+	size_t len[NSTR], total = 0;
+	char *p;
+
+	for (int i = 0; i < NSTR; i++)
+		total += (len[i] = strlen(str[i])) + 1;
+	p = gd_xmalloc(total);
+	free(e->blob);
+	e->blob = p;
+	for (int i = 0; i < NSTR; i++) {
+		memcpy(p, str[i], len[i] + 1);
+		p += len[i] + 1;
+	}
+}
+
+static int cmp_ent(const void *a, const void *b)
+{
+	const struct cache_ent *x = *(const struct cache_ent *const *)a, *y = *(const struct cache_ent *const *)b;
+
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+static void cache_begin(struct gd_proc_cache *c)
+{
+	if (!c)
+		return;
+	c->cycle++;
+	c->nnext = 0;
+	c->sorted = true;
+}
+
+/* Drops the entries this cycle did not list; next[] becomes v[]. */
+static void cache_end(struct gd_proc_cache *c)
+{
+	struct cache_ent **t;
+	size_t tc;
+
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n; i++)
+		if (c->v[i]->seen != c->cycle) {
+			free(c->v[i]->blob);
+			free(c->v[i]);
+		}
+	if (!c->sorted)
+		qsort(c->next, c->nnext, sizeof *c->next, cmp_ent);
+	t = c->v;
+	tc = c->cap;
+	c->v = c->next;
+	c->n = c->nnext;
+	c->cap = c->capnext;
+	c->next = t;
+	c->capnext = tc;
+	c->nnext = 0;
+}
+
+/* The entry of this process, its have bits cleared when it is new, its pid
+ * was recycled (another start time), it exec'ed (another comm) or it is
+ * due for a refresh.  NULL without a cache, and for a pid listed twice in
+ * one cycle (read, not cached, the second time). */
+static struct cache_ent *cache_get(struct gd_proc_cache *c, uint64_t pid, uint64_t starttime, const char *comm)
+{
+	struct cache_ent key = { .pid = pid }, *kp = &key, **found, *e;
+
+	if (!c)
+		return NULL;
+	found = c->n ? bsearch(&kp, c->v, c->n, sizeof *c->v, cmp_ent) : NULL;
+	e = found ? *found : NULL;
+	if (e && e->seen == c->cycle)
+		return NULL;
+	if (!e) {
+		e = gd_xcalloc(1, sizeof *e);
+		e->pid = pid;
+	}
+	if (!e->blob || e->starttime != starttime || strcmp(ent_str(e, S_COMM), comm) != 0 || c->cycle >= e->refresh) {
+		e->have = 0;
+		e->starttime = starttime;
+		e->refresh = c->cycle + CACHE_TTL + pid % CACHE_TTL;
+		free(e->blob);
+		e->blob = NULL;
+	}
+	e->seen = c->cycle;
+	if (c->nnext == c->capnext) {
+		c->capnext = c->capnext ? c->capnext * 2 : 256;
+		c->next = gd_xreallocarray(c->next, c->capnext, sizeof *c->next);
+	}
+	if (c->nnext && c->next[c->nnext - 1]->pid > pid)
+		c->sorted = false;
+	c->next[c->nnext++] = e;
+	return e;
+}
+
 /* ---- the collector --------------------------------------------------- */
 
 struct tally {
@@ -376,50 +583,51 @@ static bool nvidia_minor(const char *target, uint64_t *minor)
 	return d.n > 0 && d.p[0] >= '0' && d.p[0] <= '9' && gd_tok_u64(d, minor);
 }
 
-static void note_bad(struct tally *t, const char *rel, const struct gd_err *e)
+/* Counts a file of process pid that did not parse; the first one names it. */
+static void note_bad(struct tally *t, unsigned long long pid, const char *file, const struct gd_err *e)
 {
-	if (!t->malformed++)
-		snprintf(t->first_bad, sizeof t->first_bad, "/%.80s: %.160s", rel, e->msg);
+	char rel[96];
+
+	if (t->malformed++)
+		return;
+	snprintf(rel, sizeof rel, "proc/%llu/%s", pid, file);
+	snprintf(t->first_bad, sizeof t->first_bad, "/%.80s: %.160s", rel, e->msg);
 }
 
-/* Walks proc/<pid>/fd with getdents64 over buf.  Returns false when the
- * directory could not be opened (errno-style code in *e). */
-static bool walk_fds(const struct gd_collect_ctx *ctx, struct gd_snapshot *s, struct gd_proc *p, unsigned long long pid,
-		     char *buf, struct tally *t, int *e)
+/* Walks the process's fd directory with getdents64 over buf, reading each
+ * link relative to it.  Returns false when the directory could not be
+ * opened or its links are refused (errno-style code in *e). */
+static bool walk_fds(int pidfd, struct gd_snapshot *s, struct gd_proc *p, char *buf, struct tally *t, int *e)
 {
-	char rel[96], target[4096];
+	char target[4096];
 	uint64_t seen[4] = { 0 };   /* minors 0..255 */
 	uint64_t nv = 0, nf = 0, minor;
-	ssize_t got;
-	int fd, n;
+	ssize_t got, n;
+	int fd = openat(pidfd, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
-	snprintf(rel, sizeof rel, "proc/%llu/fd", pid);
-	fd = gd_root_openat(ctx->root, rel, O_RDONLY | O_DIRECTORY);
 	if (fd < 0) {
-		*e = fd;
+		*e = -errno;
 		return false;
 	}
 	while ((got = getdents64(fd, buf, BUF_CAP)) > 0) {
 		for (ssize_t off = 0; off < got;) {
 			const struct dirent64 *de = (const struct dirent64 *)(void *)(buf + off);
 
-			uint64_t fdno;
-
 			off += de->d_reclen;
-			if (!gd_tok_u64((struct gd_slice){ de->d_name, strlen(de->d_name) }, &fdno))
+			if (!gd_all_digits(de->d_name))
 				continue;   /* "." and ".." */
-			snprintf(rel, sizeof rel, "proc/%llu/fd/%llu", pid, (unsigned long long)fdno);
-			n = gd_root_readlink(ctx->root, rel, target, sizeof target);
-			if (n == -EACCES || n == -EPERM) {
+			n = readlinkat(fd, de->d_name, target, sizeof target - 1);
+			if (n < 0 && (errno == EACCES || errno == EPERM)) {
 				/* The directory lists but its links are
 				 * refused (ptrace access checks): what the
 				 * process holds is unknown, not zero. */
+				*e = -errno;
 				close(fd);
-				*e = n;
 				return false;
 			}
 			if (n <= 0)
 				continue;   /* closed meanwhile */
+			target[n] = '\0';
 			if (nvidia_minor(target, &minor)) {
 				nv++;
 				if (minor < 256)
@@ -435,7 +643,7 @@ static bool walk_fds(const struct gd_collect_ctx *ctx, struct gd_snapshot *s, st
 	close(fd);
 	gd_u64_set(&p->nvidia_fds, nv);
 	gd_u64_set(&p->netfs_fds, nf);
-	for (unsigned i = 0; i < 256; i++) {
+	for (unsigned i = 0; nv && i < 256; i++) {
 		size_t used = strlen(p->nvidia_devs);
 
 		if (seen[i / 64] & (1ull << (i % 64)))
@@ -444,17 +652,15 @@ static bool walk_fds(const struct gd_collect_ctx *ctx, struct gd_snapshot *s, st
 	return true;
 }
 
-/* Reads one file of the process into buf and runs parse over it. */
-static int read_parse(const struct gd_collect_ctx *ctx, struct gd_snapshot *s, unsigned long long pid, const char *file,
-		      gd_parse_fn parse, char *buf, struct tally *t)
+/* Reads one file of the process (relative to its directory) into buf and
+ * runs parse over it. */
+static int read_parse(int pidfd, unsigned long long pid, const char *file, gd_parse_fn parse, struct gd_snapshot *s,
+		      char *buf, struct tally *t)
 {
-	char rel[96];
 	size_t len;
 	struct gd_err e;
-	int rc;
+	int rc = gd_proc_read_at(pidfd, file, buf, BUF_CAP, &len);
 
-	snprintf(rel, sizeof rel, "proc/%llu/%s", pid, file);
-	rc = gd_proc_read_small(ctx->root, rel, buf, BUF_CAP, &len);
 	if (rc < 0)
 		return rc;
 	if (rc > 0) {
@@ -467,57 +673,102 @@ static int read_parse(const struct gd_collect_ctx *ctx, struct gd_snapshot *s, u
 	gd_err_clear(&e);
 	rc = parse(buf, len, s, &e);
 	if (rc != 0 && e.code != -ENODATA)
-		note_bad(t, rel, &e);
+		note_bad(t, pid, file, &e);
 	return rc;
 }
 
-static void collect_one(const struct gd_collect_ctx *ctx, struct gd_snapshot *s, unsigned long long pid, char *buf,
-			struct tally *t)
+/* readlinkat of the pid directory's rel into out (emptied on failure). */
+static bool read_link(int pidfd, const char *rel, char *out, size_t outsz)
+{
+	ssize_t n = readlinkat(pidfd, rel, out, outsz - 1);
+
+	out[n > 0 ? n : 0] = '\0';
+	return n >= 0;
+}
+
+static void collect_one(int procfd, struct gd_snapshot *s, const char *name, unsigned long long pid, char *buf,
+			struct tally *t, struct gd_proc_cache *cache)
 {
 	struct gd_pid_stat st;
 	struct gd_proc *p;
+	struct cache_ent *ce;
 	struct gd_err e;
-	char rel[96];
 	size_t len;
-	bool denied = false;
+	bool denied = false, kthread;
+	unsigned have = 0, got = 0;
 	int rc, fe;
+	int pidfd = openat(procfd, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
 
-	snprintf(rel, sizeof rel, "proc/%llu/stat", pid);
-	if (gd_proc_read_small(ctx->root, rel, buf, BUF_CAP, &len) < 0)
+	if (pidfd < 0)
 		return;   /* exited between readdir and open */
+	if (gd_proc_read_at(pidfd, "stat", buf, BUF_CAP, &len) < 0) {
+		close(pidfd);
+		return;
+	}
 	gd_err_clear(&e);
 	if (gd_pid_stat_parse(buf, len, &st, &e) < 0) {
-		note_bad(t, rel, &e);
+		note_bad(t, pid, "stat", &e);
+		close(pidfd);
 		return;
 	}
 	p = GD_PUSH(s, procs, struct gd_proc);
 	stat_to_proc(&st, p, s);
+	kthread = (st.flags & GD_PF_KTHREAD) != 0;
+	ce = cache_get(cache, pid, st.starttime, st.comm);
+	if (ce)
+		have = ce->have;
 
-	read_parse(ctx, s, pid, "status", gd_parse_proc_pid_status, buf, t);
-	rc = read_parse(ctx, s, pid, "io", gd_parse_proc_pid_io, buf, t);
-	if (rc == -EACCES || rc == -EPERM)
-		denied = true;
-	read_parse(ctx, s, pid, "cgroup", gd_parse_proc_pid_cgroup, buf, t);
+	if (kthread && (have & HAVE_STATUS)) {
+		p->uid = ce->uid;
+		GD_STRSET(p->cpus_allowed, ent_str(ce, S_CPUS));
+	} else if (read_parse(pidfd, pid, "status", gd_parse_proc_pid_status, s, buf, t) == 0 && kthread) {
+		got |= HAVE_STATUS;
+	}
+	if (!kthread) {
+		rc = read_parse(pidfd, pid, "io", gd_parse_proc_pid_io, s, buf, t);
+		if (rc == -EACCES || rc == -EPERM)
+			denied = true;
+	}
+	if (have & HAVE_CGROUP)
+		GD_STRSET(p->cgroup, ent_str(ce, S_CGROUP));
+	else if (read_parse(pidfd, pid, "cgroup", gd_parse_proc_pid_cgroup, s, buf, t) == 0)
+		got |= HAVE_CGROUP;
 
-	snprintf(rel, sizeof rel, "proc/%llu/cmdline", pid);
-	if (gd_proc_read_small(ctx->root, rel, p->cmdline, sizeof p->cmdline, &len) >= 0) {
+	/* A kernel thread's cmdline is always empty (it has no argv). */
+	if (have & HAVE_CMDLINE) {
+		GD_STRSET(p->cmdline, ent_str(ce, S_CMDLINE));
+	} else if (!kthread && gd_proc_read_at(pidfd, "cmdline", p->cmdline, sizeof p->cmdline, &len) >= 0) {
 		for (size_t i = 0; i < len; i++)
 			if (p->cmdline[i] == '\0' || p->cmdline[i] == '\n')
 				p->cmdline[i] = ' ';
 		while (len && p->cmdline[len - 1] == ' ')
 			p->cmdline[--len] = '\0';
+		got |= HAVE_CMDLINE;
+	} else if (kthread) {
+		got |= HAVE_CMDLINE;
 	}
-	snprintf(rel, sizeof rel, "proc/%llu/ns/mnt", pid);
-	if (gd_root_readlink(ctx->root, rel, p->mntns, sizeof p->mntns) < 0)
-		p->mntns[0] = '\0';
-	snprintf(rel, sizeof rel, "proc/%llu/ns/net", pid);
-	if (gd_root_readlink(ctx->root, rel, p->netns, sizeof p->netns) < 0)
-		p->netns[0] = '\0';
+	if (have & HAVE_MNTNS)
+		GD_STRSET(p->mntns, ent_str(ce, S_MNTNS));
+	else if (read_link(pidfd, "ns/mnt", p->mntns, sizeof p->mntns))
+		got |= HAVE_MNTNS;
+	if (have & HAVE_NETNS)
+		GD_STRSET(p->netns, ent_str(ce, S_NETNS));
+	else if (read_link(pidfd, "ns/net", p->netns, sizeof p->netns))
+		got |= HAVE_NETNS;
 
-	if (!(st.flags & GD_PF_KTHREAD) && !walk_fds(ctx, s, p, pid, buf, t, &fe) && (fe == -EACCES || fe == -EPERM))
+	if (!kthread && !walk_fds(pidfd, s, p, buf, t, &fe) && (fe == -EACCES || fe == -EPERM))
 		denied = true;
+	close(pidfd);
 	if (denied)
 		t->denied++;
+	if (ce && got) {
+		const char *str[NSTR] = { st.comm, p->cmdline, p->cgroup, p->mntns, p->netns, p->cpus_allowed };
+
+		ce->have = have | got;
+		if (got & HAVE_STATUS)
+			ce->uid = p->uid;
+		ent_store(ce, str);
+	}
 }
 
 enum gd_src_status gd_collect_processes(const struct gd_collect_ctx *ctx, struct gd_snapshot *s, struct gd_err *err)
@@ -539,12 +790,14 @@ enum gd_src_status gd_collect_processes(const struct gd_collect_ctx *ctx, struct
 		if (is_netfs(m->fstype))
 			t.netfs_any = true;
 	buf = gd_xmalloc(BUF_CAP);
+	cache_begin(ctx->proc_cache);
 	while ((de = readdir(d)) != NULL) {
 		uint64_t pid;
 
 		if (gd_all_digits(de->d_name) && gd_tok_u64((struct gd_slice){ de->d_name, strlen(de->d_name) }, &pid))
-			collect_one(ctx, s, (unsigned long long)pid, buf, &t);
+			collect_one(dirfd(d), s, de->d_name, (unsigned long long)pid, buf, &t, ctx->proc_cache);
 	}
+	cache_end(ctx->proc_cache);
 	closedir(d);
 	free(buf);
 

@@ -35,6 +35,17 @@ int gd_pid_stat_parse(const char *buf, size_t len, struct gd_pid_stat *st, struc
  * or -errno. */
 int gd_proc_read_small(const struct gd_root *r, const char *rel, char *buf, size_t cap, size_t *len);
 
+/* The same, rel opened relative to the directory dirfd (a pid's or a
+ * task's directory: one path component to look up instead of four), for a
+ * file the kernel hands out in one piece: a read that returns less than
+ * the buffer's room is taken as the end, which saves the read(2) that
+ * would return 0.  True of a regular file and of the /proc files made by
+ * one show() call (stat, status, io, cgroup, cmdline, a task's stat,
+ * schedstat, syscall, wchan); NOT of a seq_file of many records (maps,
+ * mountinfo, mounts, net/...), whose reads stop at a page: read those with
+ * gd_proc_read_small or gd_root_read. */
+int gd_proc_read_at(int dirfd, const char *rel, char *buf, size_t cap, size_t *len);
+
 /* True when the sep-separated list holds tok exactly ("rw,cpu,cpuacct"
  * holds "cpu"; "cpuacct" alone does not). */
 bool gd_list_has(struct gd_slice list, char sep, const char *tok);

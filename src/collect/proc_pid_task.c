@@ -54,6 +54,7 @@ static void read_tasks(const struct gd_collect_ctx *ctx, struct gd_snapshot *s, 
 		struct gd_err e;
 		uint64_t tid;
 		size_t len;
+		char name[48];
 
 		if (!gd_tok_u64((struct gd_slice){ de->d_name, strlen(de->d_name) }, &tid))
 			continue;   /* "." and ".." */
@@ -61,13 +62,15 @@ static void read_tasks(const struct gd_collect_ctx *ctx, struct gd_snapshot *s, 
 			t->dropped++;
 			continue;
 		}
-		snprintf(rel, sizeof rel, "proc/%llu/task/%llu/stat", (unsigned long long)pid, (unsigned long long)tid);
-		if (gd_proc_read_small(ctx->root, rel, buf, STAT_CAP, &len) < 0)
+		/* <tid>/stat relative to the task directory */
+		snprintf(name, sizeof name, "%llu/stat", (unsigned long long)tid);
+		if (gd_proc_read_at(dirfd(d), name, buf, STAT_CAP, &len) < 0)
 			continue;   /* the thread exited */
 		gd_err_clear(&e);
 		if (gd_pid_stat_parse(buf, len, &st, &e) < 0) {
 			if (!t->malformed++)
-				snprintf(t->first_bad, sizeof t->first_bad, "/%.80s: %.160s", rel, e.msg);
+				snprintf(t->first_bad, sizeof t->first_bad, "/proc/%llu/task/%.60s: %.160s",
+					 (unsigned long long)pid, name, e.msg);
 			continue;
 		}
 		th = GD_PUSH(s, threads, struct gd_thread);

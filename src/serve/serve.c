@@ -371,6 +371,7 @@ static void *collector_main(void *arg)
 	ctx.klog_lookback_s = srv->opts->lookback_s;
 	ctx.nvml = gd_nvml_open(ctx.nvml_path, ctx.nvml_timeout_s);
 	ctx.sampler = root.is_host ? gd_job_sampler_new() : NULL;
+	ctx.proc_cache = gd_proc_cache_new();
 	for (size_t i = 0; i < srv->nsnaps; i++)
 		gd_snapshot_init(&ring[i]);
 	for (;;) {
@@ -414,6 +415,7 @@ static void *collector_main(void *arg)
 	for (size_t i = 0; i < srv->nsnaps; i++)
 		gd_snapshot_release(&ring[i]);
 	gd_job_sampler_free(ctx.sampler);
+	gd_proc_cache_free(ctx.proc_cache);
 	gd_nvml_close(ctx.nvml);
 	gd_root_release(&root);
 	gd_finding_tracks_release(&srv->ftrack);

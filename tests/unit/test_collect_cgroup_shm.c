@@ -614,6 +614,7 @@ static void test_live(void **state)
 
 	(void)state;
 	assert_int_equal(gd_root_open(&root, "/", &err), 0);
+	memset(&ctx, 0, sizeof ctx);   /* no NVML, no sampler, no cache */
 	ctx.root = &root;
 	gd_snapshot_init(&s);
 	run(gd_collect_proc_mounts, &ctx, &s, &err);

@@ -620,6 +620,224 @@ static void test_threads_cap(void **state)
 	assert_non_null(strstr(err.msg, "4 not read"));
 	gd_snapshot_release(&s);
 	tree_release(&t);
+
+	/* A malformed thread stat is skipped and named, its siblings kept. */
+	tree_init(&t, "proc");
+	tree_put(&t, "proc/9/task/9/stat", line);
+	tree_put(&t, "proc/9/task/12/stat", "12 (w) S 1");
+	gd_snapshot_init(&s);
+	add_proc(&s, 9, 1, 1);
+	assert_int_equal(run(gd_collect_threads, &t.ctx, &s, &err), GD_SRC_PARTIAL);
+	assert_int_equal(s.threads.n, 1);
+	assert_non_null(strstr(err.msg, "1 stat files malformed, first /proc/9/task/12/stat: only"));
+	gd_snapshot_release(&s);
+	tree_release(&t);
+}
+
+/* ---- the cache from one snapshot to the next --------------------------- */
+
+/* One snapshot of the processes collector over t, with t's context. */
+static enum gd_src_status snap_procs(struct tree *t, struct gd_snapshot *s)
+{
+	struct gd_err err;
+
+	gd_snapshot_init(s);
+	return run(gd_collect_processes, &t->ctx, s, &err);
+}
+
+static void relink(struct tree *t, const char *target, const char *rel)
+{
+	char path[512];
+
+	snprintf(path, sizeof path, "%s/%s", t->dir, rel);
+	assert_int_equal(unlink(path), 0);
+	tree_link(t, target, rel);
+}
+
+static void rm_tree_at(struct tree *t, const char *rel)
+{
+	char path[512];
+
+	snprintf(path, sizeof path, "%s/%s", t->dir, rel);
+	assert_int_equal(nftw(path, tree_rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+}
+
+static void test_cache_lifetime_files(void **state)
+{
+	struct tree t;
+	struct gd_snapshot s;
+	struct gd_proc *p;
+	char line[512];
+	const char cmd2[] = "python3\0serve.py\0";
+	int i;
+
+	(void)state;
+	build_tree(&t);
+	t.ctx.proc_cache = gd_proc_cache_new();
+	assert_int_equal(snap_procs(&t, &s), GD_SRC_OK);
+	/* 100, 200, 300 and 600; 400 has no stat */
+	assert_int_equal(gd_proc_cache_size(t.ctx.proc_cache), 4);
+	assert_string_equal(proc_by_pid(&s, 100)->cmdline, "python3 train.py --batch-size 064");
+	gd_snapshot_release(&s);
+
+	/* 100 changes what cannot change while it lives, and what can. */
+	tree_putn(&t, "proc/100/cmdline", cmd2, sizeof cmd2 - 1);
+	tree_put(&t, "proc/100/cgroup", "0::/elsewhere\n");
+	relink(&t, "mnt:[4026532999]", "proc/100/ns/mnt");
+	tree_put(&t, "proc/100/status", "Name:\tx\nUid:\t1001\t1001\t1001\t1001\n");
+	tree_put(&t, "proc/100/io", "rchar: 555\nwchar: 1\nread_bytes: 2\nwrite_bytes: 3\n");
+	/* 200 had no cmdline: a file that could not be read is not kept */
+	tree_putn(&t, "proc/200/cmdline", cmd2, sizeof cmd2 - 1);
+	assert_int_equal(snap_procs(&t, &s), GD_SRC_OK);
+	p = proc_by_pid(&s, 100);
+	assert_string_equal(p->cmdline, "python3 train.py --batch-size 064");
+	assert_string_equal(p->cgroup, "/user.slice/job");
+	assert_string_equal(p->mntns, "mnt:[4026531840]");
+	assert_int_equal(p->uid.v, 1001);
+	assert_int_equal(p->rchar_bytes.v, 555);
+	assert_int_equal(p->nvidia_fds.v, 1);
+	assert_string_equal(proc_by_pid(&s, 200)->cmdline, "python3 serve.py");
+	gd_snapshot_release(&s);
+
+	/* The pid is recycled: another start time, another process. */
+	stat_line(line, sizeof line, 100, "python3", 'S', 1, 0x400100, 1, 1, 2, 99999, 256);
+	tree_put(&t, "proc/100/stat", line);
+	assert_int_equal(snap_procs(&t, &s), GD_SRC_OK);
+	p = proc_by_pid(&s, 100);
+	assert_string_equal(p->cmdline, "python3 serve.py");
+	assert_string_equal(p->cgroup, "/elsewhere");
+	assert_string_equal(p->mntns, "mnt:[4026532999]");
+	gd_snapshot_release(&s);
+
+	/* 600 execs: same pid and start time, another command name. */
+	tree_putn(&t, "proc/600/cmdline", cmd2, sizeof cmd2 - 1);
+	assert_int_equal(snap_procs(&t, &s), GD_SRC_OK);
+	assert_string_equal(proc_by_pid(&s, 600)->cmdline, "python3 serve.py");
+	gd_snapshot_release(&s);
+	tree_putn(&t, "proc/600/cmdline", "bash", 5);
+	assert_int_equal(snap_procs(&t, &s), GD_SRC_OK);
+	assert_string_equal(proc_by_pid(&s, 600)->cmdline, "python3 serve.py");
+	gd_snapshot_release(&s);
+	stat_line(line, sizeof line, 600, "bash", 'S', 1, 0x400100, 701, 10, 2, 5600, 256);
+	tree_put(&t, "proc/600/stat", line);
+	assert_int_equal(snap_procs(&t, &s), GD_SRC_OK);
+	assert_string_equal(proc_by_pid(&s, 600)->comm, "bash");
+	assert_string_equal(proc_by_pid(&s, 600)->cmdline, "bash");
+	gd_snapshot_release(&s);
+
+	/* A process that moves cgroup without an exec is seen within 16
+	 * snapshots, not at the next one. */
+	tree_put(&t, "proc/100/cgroup", "0::/moved\n");
+	assert_int_equal(snap_procs(&t, &s), GD_SRC_OK);
+	assert_string_equal(proc_by_pid(&s, 100)->cgroup, "/elsewhere");
+	gd_snapshot_release(&s);
+	for (i = 0; i < 16; i++) {
+		bool moved;
+
+		assert_int_equal(snap_procs(&t, &s), GD_SRC_OK);
+		moved = strcmp(proc_by_pid(&s, 100)->cgroup, "/moved") == 0;
+		gd_snapshot_release(&s);
+		if (moved)
+			break;
+	}
+	assert_true(i < 16);
+
+	/* An exited process leaves the cache. */
+	rm_tree_at(&t, "proc/600");
+	assert_int_equal(snap_procs(&t, &s), GD_SRC_OK);
+	assert_int_equal(s.procs.n, 3);
+	assert_int_equal(gd_proc_cache_size(t.ctx.proc_cache), 3);
+	gd_snapshot_release(&s);
+	gd_proc_cache_free(t.ctx.proc_cache);
+	tree_release(&t);
+}
+
+static void test_cache_problems_and_kthreads(void **state)
+{
+	struct tree t;
+	struct gd_snapshot s;
+	struct gd_err err;
+	struct gd_proc *p;
+
+	(void)state;
+	build_tree(&t);
+	t.ctx.proc_cache = gd_proc_cache_new();
+	/* A malformed cgroup file is reported by every snapshot, not once. */
+	put_proc(&t, 700, "badcg", 1, 0x400100);
+	tree_put(&t, "proc/700/cgroup", "garbage\n");
+	/* The kernel thread's io and cmdline are never read (it has neither). */
+	tree_put(&t, "proc/300/cmdline", "not\0a\0kernel\0thread\0");
+	for (int i = 0; i < 2; i++) {
+		gd_snapshot_init(&s);
+		assert_int_equal(run(gd_collect_processes, &t.ctx, &s, &err), GD_SRC_PARTIAL);
+		assert_non_null(strstr(err.msg, "1 files malformed, first /proc/700/cgroup"));
+		assert_string_equal(proc_by_pid(&s, 700)->cgroup, "");
+		p = proc_by_pid(&s, 300);
+		assert_int_equal(p->kthread.v, 1);
+		assert_false(p->rchar_bytes.ok);
+		assert_false(p->write_bytes.ok);
+		assert_string_equal(p->cmdline, "");
+		assert_int_equal(p->uid.v, 1000);
+		assert_string_equal(p->cgroup, "/user.slice/job");
+		gd_snapshot_release(&s);
+	}
+	/* Fixed, it is read at once. */
+	tree_put(&t, "proc/700/cgroup", "0::/fixed\n");
+	assert_int_equal(snap_procs(&t, &s), GD_SRC_OK);
+	assert_string_equal(proc_by_pid(&s, 700)->cgroup, "/fixed");
+	gd_snapshot_release(&s);
+	/* A kernel thread's status is kept too; a user process's is not. */
+	tree_put(&t, "proc/300/status", "Name:\tx\nUid:\t7\t7\t7\t7\n");
+	tree_put(&t, "proc/700/status", "Name:\tx\nUid:\t7\t7\t7\t7\n");
+	assert_int_equal(snap_procs(&t, &s), GD_SRC_OK);
+	assert_int_equal(proc_by_pid(&s, 300)->uid.v, 1000);
+	assert_int_equal(proc_by_pid(&s, 700)->uid.v, 7);
+	gd_snapshot_release(&s);
+	gd_proc_cache_free(t.ctx.proc_cache);
+
+	/* Without a cache every snapshot reads every file. */
+	t.ctx.proc_cache = NULL;
+	assert_int_equal(snap_procs(&t, &s), GD_SRC_OK);
+	assert_int_equal(proc_by_pid(&s, 300)->uid.v, 7);
+	assert_string_equal(proc_by_pid(&s, 300)->cmdline, "");
+	gd_snapshot_release(&s);
+	tree_release(&t);
+}
+
+/* Many snapshots over a changing process table: the cache holds exactly
+ * the processes of the last one, whatever order readdir lists them in. */
+static void test_cache_churn(void **state)
+{
+	struct tree t;
+	struct gd_snapshot s;
+	char rel[64];
+
+	(void)state;
+	tree_init(&t, "proc");
+	t.ctx.proc_cache = gd_proc_cache_new();
+	for (unsigned round = 0; round < 6; round++) {
+		for (unsigned k = 0; k < 40; k++) {
+			unsigned pid = 1000 + (k * 37 + round * 11) % 300;
+
+			snprintf(rel, sizeof rel, "proc/%u/stat", pid);
+			if (!gd_root_exists(&t.root, rel))
+				put_proc(&t, pid, "w", 1, 0x400100);
+		}
+		if (round % 2) {   /* every other round, a third exit */
+			for (unsigned pid = 1000; pid < 1300; pid += 3) {
+				snprintf(rel, sizeof rel, "proc/%u", pid);
+				if (gd_root_exists(&t.root, rel))
+					rm_tree_at(&t, rel);
+			}
+		}
+		assert_int_equal(snap_procs(&t, &s), GD_SRC_OK);
+		assert_int_equal(gd_proc_cache_size(t.ctx.proc_cache), s.procs.n);
+		GD_VEC_EACH(s.procs, const struct gd_proc, p)
+			assert_string_equal(p->cgroup, "/user.slice/job");
+		gd_snapshot_release(&s);
+	}
+	gd_proc_cache_free(t.ctx.proc_cache);
+	tree_release(&t);
 }
 
 /* ---- this machine ------------------------------------------------------ */
@@ -635,6 +853,7 @@ static void test_processes_live(void **state)
 
 	(void)state;
 	assert_int_equal(gd_root_open(&root, "/", &err), 0);
+	memset(&ctx, 0, sizeof ctx);   /* no NVML, no sampler, no cache */
 	ctx.root = &root;
 	gd_snapshot_init(&s);
 	gd_u64_set(&s.host.page_size_bytes, (uint64_t)sysconf(_SC_PAGESIZE));
@@ -673,6 +892,9 @@ int main(void)
 		cmocka_unit_test(test_processes_fixture),
 		cmocka_unit_test(test_processes_broken),
 		cmocka_unit_test(test_threads_cap),
+		cmocka_unit_test(test_cache_lifetime_files),
+		cmocka_unit_test(test_cache_problems_and_kthreads),
+		cmocka_unit_test(test_cache_churn),
 		cmocka_unit_test(test_processes_live),
 	};
 
