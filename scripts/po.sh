@@ -54,6 +54,7 @@ pot)
 part)
 	[ $# -ge 3 ] || { echo "usage: scripts/po.sh part NAME FILE..." >&2; exit 2; }
 	name=$2; shift 2
+	mkdir -p po/parts
 	tmp=$(mktemp)
 	$XGETTEXT -o "$tmp" "$@"
 	sed -i 's/charset=CHARSET/charset=UTF-8/' "$tmp"

@@ -32,14 +32,11 @@ binary and its message catalogue (po/, built into locale/ beside it, or
 $GPUDOCTOR_LOCALEDIR), never from this file: the rule's title as
 `GPUDOCTOR --lang zh_CN rules` prints it, its default remedy
 (src/rules/registry.c) and the texts of this script marked N_() below,
-translated by that catalogue through gettext.  Those texts are translated in
-po/parts/alerts.po; after changing one, refresh it with
-    xgettext -L Python -k -kN_ --no-wrap --add-location=file --from-code=UTF-8 \\
-        -o /tmp/alerts.pot deploy/prometheus/gen_alerts.py
-    msgmerge -U -N --backup=off --no-wrap po/parts/alerts.po /tmp/alerts.pot
-and fill in the new msgstr.  A title of the binary that differs from the
-catalogue's translation of the registry's title is an error (the binary and
-its catalogue disagree).  tests/i18n/docs_alerts_zh.sh checks the result:
+translated by that catalogue through gettext.  Those texts are in
+po/zh_CN.po with the C sources' (scripts/po.sh extracts this script's N_()
+texts too); after changing one, run `make pot` and fill in the new msgstr.
+A title of the binary that differs from the catalogue's translation of the
+registry's title is an error (the binary and its catalogue disagree).  tests/i18n/docs_alerts_zh.sh checks the result:
 promtool, the same alerts as alerts.yml, Chinese annotations, and that this
 script regenerates it byte for byte.
 """

@@ -5,7 +5,7 @@
 # keys), only the annotations' values differ; gen_alerts.py --lang zh_CN
 # regenerates the file from the binary and its catalogue byte for byte (and
 # refuses to write one without a catalogue); the generator's own texts are
-# all translated in po/parts/alerts.po; and every annotation is Chinese, no
+# all translated in po/zh_CN.po; and every annotation is Chinese, no
 # English rule title left (the titles and remedies come from po/ through the
 # binary: rerun the generator after make all when they change).
 set -u
@@ -44,16 +44,16 @@ fi
 GPUDOCTOR_LOCALEDIR=$TMP/none "$GEN" --lang zh_CN -o "$TMP/none.yml" "$G" 2>/dev/null &&
 	fail "$GEN --lang zh_CN wrote a file without a catalogue"
 
-# the generator's texts are translated (po/parts/alerts.po), none fuzzy
+# the generator's texts are translated (po/zh_CN.po), none fuzzy
 xgettext -L Python -k -kN_ --no-wrap --add-location=file --from-code=UTF-8 -o "$TMP/alerts.pot" "$GEN" ||
 	fail "xgettext $GEN"
-msgmerge --quiet --no-fuzzy-matching --no-wrap -o "$TMP/merged.po" po/parts/alerts.po "$TMP/alerts.pot" ||
-	fail "msgmerge po/parts/alerts.po"
+msgmerge --quiet --no-fuzzy-matching --no-wrap -o "$TMP/merged.po" po/zh_CN.po "$TMP/alerts.pot" ||
+	fail "msgmerge po/zh_CN.po"
 u=$(msgattrib --untranslated --no-obsolete --no-wrap "$TMP/merged.po" | grep -c '^msgid ' || true)
 f=$(msgattrib --only-fuzzy --no-obsolete --no-wrap "$TMP/merged.po" | grep -c '^msgid ' || true)
 # (the header counts as one untranslated message in msgattrib's output)
 if [ "$u" -gt 1 ] || [ "$f" -gt 0 ]; then
-	fail "po/parts/alerts.po: $((u > 0 ? u - 1 : 0)) texts of $GEN without a translation, $f fuzzy (see $GEN's docstring)"
+	fail "po/zh_CN.po: $((u > 0 ? u - 1 : 0)) texts of $GEN without a translation, $f fuzzy (see $GEN's docstring)"
 fi
 
 # Chinese: every annotation has CJK characters, no English rule title is left
