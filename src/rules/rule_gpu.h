@@ -243,4 +243,10 @@ static inline bool gpu_gauge_mean(const struct gd_window *w, const struct gd_gpu
 	gpu_gauge_mean((w), (g), offsetof(struct gd_gpu, field), \
 		       __builtin_types_compatible_p(__typeof__(((struct gd_gpu *)0)->field), struct gd_f64), (avg))
 
+/* Whether the window shows GPU g's copies and kernels taking turns, as
+ * gpu.transfer_serialized judges it (rule_gpu_transfer.c): its copy and
+ * overlap shares of the busy intervals then.  For gpu.idle_while_job_runs,
+ * which names it as what explains an idle GPU. */
+bool gd_xfer_serialized(struct gd_rule_ctx *rc, const struct gd_gpu *g, double *copy_pct, double *overlap_pct);
+
 #endif

@@ -412,6 +412,8 @@ enum gd_verdict gd_rule_gpu_idle_while_job_runs(struct gd_rule_ctx *rc, struct g
 		bool have_avg;
 		char why[384], said[512], who[256];
 		struct gpu_name nm = gpu_name(g);
+		double xcopy, xoverlap;
+		bool host;
 		struct gd_finding *f;
 
 		if (!gpu_live(g))
@@ -437,8 +439,21 @@ enum gd_verdict gd_rule_gpu_idle_while_job_runs(struct gd_rule_ctx *rc, struct g
 		users_phrase(&u, g, unseen, who, sizeof who);
 		/* the causes twice: in the report's language for the summary,
 		 * in English for the evidence */
-		if (explain(rc, a, b, dt, u.first, true, false, why, sizeof why) &&
-		    explain(rc, a, b, dt, u.first, true, true, said, sizeof said))
+		host = explain(rc, a, b, dt, u.first, true, false, why, sizeof why) &&
+		       explain(rc, a, b, dt, u.first, true, true, said, sizeof said);
+		if (gd_xfer_serialized(rc, g, &xcopy, &xoverlap)) {
+			/* the job's own cause: its copies and kernels take turns */
+			size_t wl = strlen(why), sl = strlen(said);
+
+			snprintf(why + wl, sizeof why - wl, "%sgpu.transfer_serialized (copies %.0f%%, overlap %.0f%%)",
+				 wl ? "; " : "", xcopy, xoverlap);
+			/* TRANSLATORS: a cause of an idle GPU: gpu.transfer_serialized (copies <pct>, overlap <pct>) */
+			snprintf(said + sl, sizeof said - sl, _("%sgpu.transfer_serialized (copies %.0f%%, overlap %.0f%%)"),
+				 sl ? "; " : "", xcopy, xoverlap);
+			/* TRANSLATORS: ... while <who uses the GPU>; likely cause: <rule ids with what holds> */
+			gd_finding_summary(f, _("%s averaged %.0f%% utilisation over %.1f s (threshold %g%%) while %s; "
+						"likely cause: %s."), nm.s, avg, dt, th, who, said);
+		} else if (host)
 			/* TRANSLATORS: ... while <who uses the GPU>; likely host cause: <rule ids with what holds> */
 			gd_finding_summary(f, _("%s averaged %.0f%% utilisation over %.1f s (threshold %g%%) while %s; "
 						"likely host cause: %s."), nm.s, avg, dt, th, who, said);

@@ -137,6 +137,58 @@ static void why_few(struct gd_rule_ctx *rc, const struct gd_snapshot *b, const s
 		 gpu_name(g).s, t->busy, TH(rc, GPU_XFER_MIN_INTERVALS));
 }
 
+/* What the window says of GPU g used by p: -1 too few busy intervals, 0
+ * copies and kernels overlap (or one is missing, or the main thread is busy
+ * elsewhere), 1 they take turns. */
+struct judged {
+	struct tally t;
+	struct gd_jt_use m;
+	double copy, compute, both, cuda;
+	bool sampled;
+	char shares[96];
+};
+
+static int judge(struct gd_rule_ctx *rc, const struct gd_snapshot *a, const struct gd_snapshot *b, double dt,
+		 const struct gd_gpu *g, const struct gd_proc *p, struct judged *j)
+{
+	memset(j, 0, sizeof *j);
+	j->cuda = NAN;
+	tally_gpu(rc, g->index.v, &j->t);
+	if ((double)j->t.busy < TH(rc, GPU_XFER_MIN_INTERVALS))
+		return -1;
+	j->copy = 100.0 * (double)j->t.copy / (double)j->t.busy;
+	j->compute = 100.0 * (double)j->t.compute / (double)j->t.busy;
+	j->both = 100.0 * (double)j->t.both / (double)j->t.busy;
+	if (j->copy < TH(rc, GPU_XFER_COPY_SHARE_PCT) || j->compute < TH(rc, GPU_XFER_COPY_SHARE_PCT) ||
+	    j->both >= TH(rc, GPU_XFER_OVERLAP_PCT))
+		return 0;
+	j->sampled = gd_jt_main(a, b, dt, p->pid.v, &j->m) && j->m.sampled && j->m.total >= TH(rc, JOB_MIN_SAMPLES);
+	if (j->sampled) {
+		j->cuda = 100.0 * j->m.samples[JT_CUDA] / j->m.total;
+		if (j->cuda < TH(rc, GPU_XFER_MAIN_CUDA_PCT))
+			return 0;   /* the main thread is busy elsewhere: not waiting for copies */
+		gd_jt_shares(&j->m, j->shares, sizeof j->shares);
+	}
+	return 1;
+}
+
+bool gd_xfer_serialized(struct gd_rule_ctx *rc, const struct gd_gpu *g, double *copy_pct, double *overlap_pct)
+{
+	const struct gd_snapshot *a = gd_window_first(rc->w), *b = gd_window_last(rc->w);
+	const struct gd_proc *p;
+	struct judged j;
+	double dt = 0;
+
+	if (!g->index.ok || !(p = job_on(b, g)))
+		return false;
+	gd_window_dt(rc->w, &dt);
+	if (judge(rc, a, b, dt, g, p, &j) != 1)
+		return false;
+	*copy_pct = j.copy;
+	*overlap_pct = j.both;
+	return true;
+}
+
 enum gd_verdict gd_rule_gpu_transfer_serialized(struct gd_rule_ctx *rc, struct gd_findings *out)
 {
 	const struct gd_snapshot *a = gd_window_first(rc->w), *b = gd_window_last(rc->w);
@@ -151,42 +203,28 @@ enum gd_verdict gd_rule_gpu_transfer_serialized(struct gd_rule_ctx *rc, struct g
 	GD_VEC_EACH(b->gpus, const struct gd_gpu, g) {
 		const struct gd_proc *p;
 		struct gd_finding *f;
-		struct gd_jt_use m;
-		struct tally t;
-		double copy, compute, both, cuda = NAN;
-		bool sampled;
-		char shares[96] = "";
+		struct judged j;
+		int r;
 
 		if (!g->index.ok || !gpu_live(g) || !(p = job_on(b, g)))
 			continue;
-		tally_gpu(rc, g->index.v, &t);
-		if ((double)t.busy < TH(rc, GPU_XFER_MIN_INTERVALS)) {
+		r = judge(rc, a, b, dt, g, p, &j);
+		if (r < 0) {
 			if (!unjudged++)
-				why_few(rc, b, g, &t, why, sizeof why);
+				why_few(rc, b, g, &j.t, why, sizeof why);
 			continue;
 		}
-		copy = 100.0 * (double)t.copy / (double)t.busy;
-		compute = 100.0 * (double)t.compute / (double)t.busy;
-		both = 100.0 * (double)t.both / (double)t.busy;
-		if (copy < TH(rc, GPU_XFER_COPY_SHARE_PCT) || compute < TH(rc, GPU_XFER_COPY_SHARE_PCT) ||
-		    both >= TH(rc, GPU_XFER_OVERLAP_PCT))
+		if (r == 0)
 			continue;
-		sampled = gd_jt_main(a, b, dt, p->pid.v, &m) && m.sampled && m.total >= TH(rc, JOB_MIN_SAMPLES);
-		if (sampled) {
-			cuda = 100.0 * m.samples[JT_CUDA] / m.total;
-			if (cuda < TH(rc, GPU_XFER_MAIN_CUDA_PCT))
-				continue;   /* the main thread is busy elsewhere: not waiting for copies */
-			gd_jt_shares(&m, shares, sizeof shares);
-		}
 		f = gd_finding_add(rc, out, rc->rule->severity, "%s", gpu_name(g).s);
-		if (sampled) {
+		if (j.sampled) {
 			gd_finding_summary(f, _("%s takes turns between host-device copies and compute: copies in %.0f%% of its "
 						"%zu busy sub-second intervals, kernels in %.0f%%, both at once in only %.0f%% "
 						"(threshold %g%%), from %s; the main thread of pid %llu (%s) has %.0f%% of "
 						"its samples in the CUDA libraries (%s)."),
-					   gpu_name(g).s, copy, t.busy, compute, both, TH(rc, GPU_XFER_OVERLAP_PCT),
-					   t.gpm ? "gpm" : "pcie_throughput", (unsigned long long)p->pid.v, p->comm, cuda,
-					   shares);
+					   gpu_name(g).s, j.copy, j.t.busy, j.compute, j.both, TH(rc, GPU_XFER_OVERLAP_PCT),
+					   j.t.gpm ? "gpm" : "pcie_throughput", (unsigned long long)p->pid.v, p->comm, j.cuda,
+					   j.shares);
 		} else {
 			char jwhy[GD_ERR_MSG_MAX];
 
@@ -195,18 +233,18 @@ enum gd_verdict gd_rule_gpu_transfer_serialized(struct gd_rule_ctx *rc, struct g
 						"%zu busy sub-second intervals, kernels in %.0f%%, both at once in only %.0f%% "
 						"(threshold %g%%), from %s; whether the main thread of pid %llu (%s) waits in "
 						"the CUDA libraries is not known: %s."),
-					   gpu_name(g).s, copy, t.busy, compute, both, TH(rc, GPU_XFER_OVERLAP_PCT),
-					   t.gpm ? "gpm" : "pcie_throughput", (unsigned long long)p->pid.v, p->comm, jwhy);
+					   gpu_name(g).s, j.copy, j.t.busy, j.compute, j.both, TH(rc, GPU_XFER_OVERLAP_PCT),
+					   j.t.gpm ? "gpm" : "pcie_throughput", (unsigned long long)p->pid.v, p->comm, jwhy);
 		}
-		gd_finding_ev(f, "copy_share_pct", copy, "% of busy", TH(rc, GPU_XFER_COPY_SHARE_PCT));
-		gd_finding_ev(f, "compute_share_pct", compute, "% of busy", TH(rc, GPU_XFER_COPY_SHARE_PCT));
-		gd_finding_ev(f, "overlap_pct", both, "% of busy", TH(rc, GPU_XFER_OVERLAP_PCT));
-		gd_finding_ev(f, "intervals", (double)t.busy, "", TH(rc, GPU_XFER_MIN_INTERVALS));
-		gd_finding_ev(f, "copy_mb_per_s", t.copy_mb / (double)t.copy, "MB/s", TH(rc, GPU_XFER_COPY_MB_PER_S));
-		gd_finding_ev_text(f, "source", t.gpm ? "gpm" : "pcie_throughput");
-		if (sampled) {
-			gd_finding_ev(f, "main_cuda_pct", cuda, "% of samples", TH(rc, GPU_XFER_MAIN_CUDA_PCT));
-			gd_finding_ev_text(f, "main_thread", shares);
+		gd_finding_ev(f, "copy_share_pct", j.copy, "% of busy", TH(rc, GPU_XFER_COPY_SHARE_PCT));
+		gd_finding_ev(f, "compute_share_pct", j.compute, "% of busy", TH(rc, GPU_XFER_COPY_SHARE_PCT));
+		gd_finding_ev(f, "overlap_pct", j.both, "% of busy", TH(rc, GPU_XFER_OVERLAP_PCT));
+		gd_finding_ev(f, "intervals", (double)j.t.busy, "", TH(rc, GPU_XFER_MIN_INTERVALS));
+		gd_finding_ev(f, "copy_mb_per_s", j.t.copy_mb / (double)j.t.copy, "MB/s", TH(rc, GPU_XFER_COPY_MB_PER_S));
+		gd_finding_ev_text(f, "source", j.t.gpm ? "gpm" : "pcie_throughput");
+		if (j.sampled) {
+			gd_finding_ev(f, "main_cuda_pct", j.cuda, "% of samples", TH(rc, GPU_XFER_MAIN_CUDA_PCT));
+			gd_finding_ev_text(f, "main_thread", j.shares);
 		} else {
 			gd_finding_ev_text(f, "main_thread", "not sampled");
 		}

@@ -172,6 +172,41 @@ static void test_main_thread(void **state)
 	assert_string_equal(ev_get(only_finding(f), "main_thread")->text, "not sampled");
 }
 
+/* gpu.idle_while_job_runs names gpu.transfer_serialized as what explains
+ * an idle GPU whose copies and kernels take turns, and not when they
+ * overlap. */
+static void test_idle_gpu_explained(void **state)
+{
+	struct fx *f = *state;
+	static const double OVER_BUSY[1] = { 96 }, OVER_RX[1] = { 9400 };
+	const struct gd_finding *fd;
+	const struct gd_evidence *e;
+
+	job_gpu(f);
+	gd_u64_set(&GD_VEC_AT(f->a.gpus, struct gd_gpu, 0)->util_gpu_pct, 30);
+	gd_u64_set(&GD_VEC_AT(f->b.gpus, struct gd_gpu, 0)->util_gpu_pct, 30);
+	series(&f->b, "gpm", 12, TURNS_BUSY, TURNS_RX, 2);
+	assert_int_equal(run_fx(f, "gpu.idle_while_job_runs", false), GD_VERDICT_FIRED);
+	fd = only_finding(f);
+	e = ev_get(fd, "explained_by");
+	assert_non_null(e);
+	assert_non_null(strstr(e->text, "gpu.transfer_serialized (copies 50%, overlap 0%)"));
+	if (!strstr(fd->summary, "likely cause: ") || !strstr(fd->summary, "gpu.transfer_serialized (copies 50%, overlap 0%)"))
+		fail_msg("summary: %s", fd->summary);
+	/* overlapped copies explain nothing */
+	fx_reset(f);
+	job_gpu(f);
+	gd_u64_set(&GD_VEC_AT(f->a.gpus, struct gd_gpu, 0)->util_gpu_pct, 30);
+	gd_u64_set(&GD_VEC_AT(f->b.gpus, struct gd_gpu, 0)->util_gpu_pct, 30);
+	series(&f->b, "gpm", 12, OVER_BUSY, OVER_RX, 1);
+	assert_int_equal(run_fx(f, "gpu.idle_while_job_runs", false), GD_VERDICT_FIRED);
+	fd = only_finding(f);
+	e = ev_get(fd, "explained_by");
+	assert_non_null(e);
+	assert_null(strstr(e->text, "transfer_serialized"));
+	assert_null(strstr(fd->summary, "likely cause: "));
+}
+
 /* A fresh window of gpu0 with n GPM intervals (series) and the verdict. */
 static enum gd_verdict gpm_case(struct fx *f, size_t n, const double *busy, const double *rx, size_t m)
 {
@@ -488,6 +523,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_fires_pcie_unsampled, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_main_thread, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_idle_gpu_explained, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_overlapped_and_one_sided, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_without_samples, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_window_and_sources, fx_setup, fx_teardown),
