@@ -67,12 +67,23 @@ r=$(printf 'GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n' | timeout 5
 grep -q '^Connection: keep-alive$' <<<"$r" || die "HTTP/1.0 keep-alive reply without Connection: keep-alive: $r"
 # gzip, as Prometheus asks: the body decodes to what a plain scrape gets
 # (but for the per-scrape lines of the exporter's own metrics)
-hdr=$(curl -s -m 5 -D - -o "$TMP/m.gz" -H 'Accept-Encoding: gzip' "$U/metrics" | tr -d '\r')
-grep -qi '^content-encoding: gzip$' <<<"$hdr" || die "no gzip for Accept-Encoding: gzip: $hdr"
-grep -qi '^vary: accept-encoding$' <<<"$hdr" || die "no Vary on /metrics"
-gzip -dc "$TMP/m.gz" >"$TMP/m.txt" || die "the gzip body does not decode"
-curl -s -m 5 "$U/metrics" >"$TMP/m.plain"
 own='^(gpudoctor_(up|sample_age_seconds|collection_cycles_total|collection_duration_seconds)|process_)'
+cycle() { grep -m1 '^gpudoctor_collection_cycles_total' "$1"; }
+# the two scrapes must come from one collection cycle (every 0.5 s here):
+# a pair that straddles a cycle is fetched again
+same=false
+for try in 1 2 3 4 5; do
+	hdr=$(curl -s -m 5 -D - -o "$TMP/m.gz" -H 'Accept-Encoding: gzip' "$U/metrics" | tr -d '\r')
+	grep -qi '^content-encoding: gzip$' <<<"$hdr" || die "no gzip for Accept-Encoding: gzip: $hdr"
+	grep -qi '^vary: accept-encoding$' <<<"$hdr" || die "no Vary on /metrics"
+	gzip -dc "$TMP/m.gz" >"$TMP/m.txt" || die "the gzip body does not decode"
+	curl -s -m 5 "$U/metrics" >"$TMP/m.plain"
+	[ -n "$(cycle "$TMP/m.txt")" ] || die "no gpudoctor_collection_cycles_total in /metrics"
+	[ "$(cycle "$TMP/m.txt")" = "$(cycle "$TMP/m.plain")" ] || continue
+	same=true
+	break
+done
+$same || die "five pairs of scrapes each straddled a collection cycle"
 diff <(grep -Ev "$own" "$TMP/m.txt") <(grep -Ev "$own" "$TMP/m.plain") >/dev/null ||
 	die "gzip and plain /metrics differ beyond the per-scrape lines"
 [ "$(stat -c %s "$TMP/m.gz")" -lt $(($(stat -c %s "$TMP/m.plain") / 3)) ] || die "gzip body is not small"
