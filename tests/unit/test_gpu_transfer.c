@@ -172,6 +172,25 @@ static void test_main_thread(void **state)
 	assert_string_equal(ev_get(only_finding(f), "main_thread")->text, "not sampled");
 }
 
+/* gpu0 at 30% utilisation with 12 GPM intervals of busy[i % m], rx[i % m]:
+ * gpu.idle_while_job_runs fires; its explained_by evidence. */
+static const char *idle_explained(struct fx *f, const double *busy, const double *rx, size_t m,
+				  const struct gd_finding **fd)
+{
+	const struct gd_evidence *e;
+
+	fx_reset(f);
+	job_gpu(f);
+	gd_u64_set(&GD_VEC_AT(f->a.gpus, struct gd_gpu, 0)->util_gpu_pct, 30);
+	gd_u64_set(&GD_VEC_AT(f->b.gpus, struct gd_gpu, 0)->util_gpu_pct, 30);
+	series(&f->b, "gpm", 12, busy, rx, m);
+	assert_int_equal(run_fx(f, "gpu.idle_while_job_runs", false), GD_VERDICT_FIRED);
+	*fd = only_finding(f);
+	e = ev_get(*fd, "explained_by");
+	assert_non_null(e);
+	return e->text;
+}
+
 /* gpu.idle_while_job_runs names gpu.transfer_serialized as what explains
  * an idle GPU whose copies and kernels take turns, and not when they
  * overlap. */
@@ -180,30 +199,13 @@ static void test_idle_gpu_explained(void **state)
 	struct fx *f = *state;
 	static const double OVER_BUSY[1] = { 96 }, OVER_RX[1] = { 9400 };
 	const struct gd_finding *fd;
-	const struct gd_evidence *e;
 
-	job_gpu(f);
-	gd_u64_set(&GD_VEC_AT(f->a.gpus, struct gd_gpu, 0)->util_gpu_pct, 30);
-	gd_u64_set(&GD_VEC_AT(f->b.gpus, struct gd_gpu, 0)->util_gpu_pct, 30);
-	series(&f->b, "gpm", 12, TURNS_BUSY, TURNS_RX, 2);
-	assert_int_equal(run_fx(f, "gpu.idle_while_job_runs", false), GD_VERDICT_FIRED);
-	fd = only_finding(f);
-	e = ev_get(fd, "explained_by");
-	assert_non_null(e);
-	assert_non_null(strstr(e->text, "gpu.transfer_serialized (copies 50%, overlap 0%)"));
+	assert_non_null(strstr(idle_explained(f, TURNS_BUSY, TURNS_RX, 2, &fd),
+			       "gpu.transfer_serialized (copies 50%, overlap 0%)"));
 	if (!strstr(fd->summary, "likely cause: ") || !strstr(fd->summary, "gpu.transfer_serialized (copies 50%, overlap 0%)"))
 		fail_msg("summary: %s", fd->summary);
 	/* overlapped copies explain nothing */
-	fx_reset(f);
-	job_gpu(f);
-	gd_u64_set(&GD_VEC_AT(f->a.gpus, struct gd_gpu, 0)->util_gpu_pct, 30);
-	gd_u64_set(&GD_VEC_AT(f->b.gpus, struct gd_gpu, 0)->util_gpu_pct, 30);
-	series(&f->b, "gpm", 12, OVER_BUSY, OVER_RX, 1);
-	assert_int_equal(run_fx(f, "gpu.idle_while_job_runs", false), GD_VERDICT_FIRED);
-	fd = only_finding(f);
-	e = ev_get(fd, "explained_by");
-	assert_non_null(e);
-	assert_null(strstr(e->text, "transfer_serialized"));
+	assert_null(strstr(idle_explained(f, OVER_BUSY, OVER_RX, 1, &fd), "transfer_serialized"));
 	assert_null(strstr(fd->summary, "likely cause: "));
 }
 
