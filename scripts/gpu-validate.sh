@@ -397,10 +397,14 @@ print("intervals=%d sources=%s max_rx_mb_s=%.0f" % (len(rows), ",".join(src) or 
 t0 = rows[0]["t_us"] if rows else 0
 for r in rows[:30]:
     busy = r.get("sm_active_pct") if r["source"] == "gpm" else r.get("util_pct")
-    print("       +%5d ms %-15s %4s ms  busy %5s%%  rx %8.0f MB/s  tx %8.0f MB/s" % (
+    gpm = "  occ %s tensor %s dram %s nvlink %s MB/s" % tuple(
+        "-" if r.get(k) is None else "%.0f" % (r[k] / (1e6 if k.startswith("nvlink") else 1))
+        for k in ("sm_occupancy_pct", "tensor_active_pct", "dram_bw_pct", "nvlink_rx_bytes_s")) \
+        if r["source"] == "gpm" else ""
+    print("       +%5d ms %-15s %4s ms  busy %5s%%  rx %8.0f MB/s  tx %8.0f MB/s%s" % (
         (r["t_us"] - t0) / 1000, r["source"], (r.get("interval_us") or 0) // 1000,
         "-" if busy is None else "%.0f" % busy, (r.get("pcie_rx_bytes_s") or 0) / 1e6,
-        (r.get("pcie_tx_bytes_s") or 0) / 1e6))
+        (r.get("pcie_tx_bytes_s") or 0) / 1e6, gpm))
 src_row = next((x for x in s.get("sources", []) if x["name"] == "gpu_activity"), {})
 print("       gpu_activity source: %s %s" % (src_row.get("status"), src_row.get("reason") or ""))
 PYEOF3

@@ -48,6 +48,13 @@ static size_t job_gpus(const struct gd_snapshot *s, unsigned int *idx, size_t ma
 	return n;
 }
 
+/* Sets f to v unless v is NAN (not read). */
+static void known(struct gd_f64 *f, double v)
+{
+	if (!isnan(v))
+		gd_f64_set(f, v);
+}
+
 static void push(struct gd_snapshot *s, const struct gd_nvml_act *a)
 {
 	struct gd_gpu_activity *r = GD_PUSH(s, gpu_activity, struct gd_gpu_activity);
@@ -56,14 +63,15 @@ static void push(struct gd_snapshot *s, const struct gd_nvml_act *a)
 	gd_u64_set(&r->t_us, a->t_us);
 	gd_u64_set(&r->interval_us, a->dt_us);
 	GD_STRSET(r->source, a->src == GD_NVML_ACT_GPM ? "gpm" : "pcie_throughput");
-	if (!isnan(a->sm_pct))
-		gd_f64_set(&r->sm_active_pct, a->sm_pct);
-	if (!isnan(a->util_pct))
-		gd_f64_set(&r->util_pct, a->util_pct);
-	if (!isnan(a->rx_bytes_s))
-		gd_f64_set(&r->pcie_rx_bytes_s, a->rx_bytes_s);
-	if (!isnan(a->tx_bytes_s))
-		gd_f64_set(&r->pcie_tx_bytes_s, a->tx_bytes_s);
+	known(&r->sm_active_pct, a->sm_pct);
+	known(&r->util_pct, a->util_pct);
+	known(&r->pcie_rx_bytes_s, a->rx_bytes_s);
+	known(&r->pcie_tx_bytes_s, a->tx_bytes_s);
+	known(&r->sm_occupancy_pct, a->occupancy_pct);
+	known(&r->tensor_active_pct, a->tensor_pct);
+	known(&r->dram_bw_pct, a->dram_pct);
+	known(&r->nvlink_rx_bytes_s, a->nvlink_rx_bytes_s);
+	known(&r->nvlink_tx_bytes_s, a->nvlink_tx_bytes_s);
 }
 
 /* The snapshot's own reading of GPU idx (gpus[], the nvml collector's
@@ -89,6 +97,8 @@ static bool own_reading(struct gd_snapshot *s, unsigned int idx)
 		a.util_pct = g->util_gpu_pct.ok ? (double)g->util_gpu_pct.v : NAN;
 		a.rx_bytes_s = g->pcie_rx_kbps.ok ? (double)g->pcie_rx_kbps.v * 1000.0 : NAN;
 		a.tx_bytes_s = g->pcie_tx_kbps.ok ? (double)g->pcie_tx_kbps.v * 1000.0 : NAN;
+		a.occupancy_pct = a.tensor_pct = a.dram_pct = NAN;
+		a.nvlink_rx_bytes_s = a.nvlink_tx_bytes_s = NAN;
 		push(s, &a);
 		return true;
 	}

@@ -497,7 +497,12 @@
 	X(F64, sm_active_pct, "pct", GAUGE, "gpm: share of the SMs busy over the interval (NVML_GPM_METRIC_SM_UTIL)") \
 	X(F64, util_pct, "pct", GAUGE, "pcie_throughput: share of time a kernel ran, the driver's newest utilisation sample") \
 	X(F64, pcie_rx_bytes_s, "bytes/s", GAUGE, "PCIe bytes the GPU received per second (host to device copies)") \
-	X(F64, pcie_tx_bytes_s, "bytes/s", GAUGE, "PCIe bytes the GPU sent per second (device to host copies)")
+	X(F64, pcie_tx_bytes_s, "bytes/s", GAUGE, "PCIe bytes the GPU sent per second (device to host copies)") \
+	X(F64, sm_occupancy_pct, "pct", GAUGE, "gpm: warps resident on the SMs against the maximum (NVML_GPM_METRIC_SM_OCCUPANCY)") \
+	X(F64, tensor_active_pct, "pct", GAUGE, "gpm: share of time the SMs ran any tensor-core operation (NVML_GPM_METRIC_ANY_TENSOR_UTIL)") \
+	X(F64, dram_bw_pct, "pct", GAUGE, "gpm: device-memory bandwidth used against the maximum (NVML_GPM_METRIC_DRAM_BW_UTIL)") \
+	X(F64, nvlink_rx_bytes_s, "bytes/s", GAUGE, "gpm: NVLink bytes the GPU read per second, all links (NVML_GPM_METRIC_NVLINK_TOTAL_RX_PER_SEC)") \
+	X(F64, nvlink_tx_bytes_s, "bytes/s", GAUGE, "gpm: NVLink bytes the GPU wrote per second, all links (NVML_GPM_METRIC_NVLINK_TOTAL_TX_PER_SEC)")
 
 /* ---- nvml_errors[]: GPU evidence denied or failed, field by field ------ */
 #define GD_NVML_ERROR_FIELDS(X) \

@@ -202,6 +202,11 @@ struct gd_nvml_act {
 	double sm_pct;                /* GPM: SM activity */
 	double util_pct;              /* PCIe: the newest utilisation sample */
 	double rx_bytes_s, tx_bytes_s;/* PCIe bytes to and from the GPU per second */
+	/* GPM only, NAN where the GPU or driver does not compute it: */
+	double occupancy_pct;         /* warps resident vs the maximum */
+	double tensor_pct;            /* time the SMs did any tensor operation */
+	double dram_pct;              /* DRAM bandwidth vs the maximum */
+	double nvlink_rx_bytes_s, nvlink_tx_bytes_s; /* over all NVLinks */
 };
 
 /* A GPU to sample (gpu, in) and how (the rest, out). */

@@ -250,8 +250,12 @@ typedef enum {
 	NVML_GPM_METRIC_GRAPHICS_UTIL = 1,   /* % of time any context was active */
 	NVML_GPM_METRIC_SM_UTIL = 2,         /* % of SMs busy (SM activity) */
 	NVML_GPM_METRIC_SM_OCCUPANCY = 3,    /* % of warps active vs the maximum */
+	NVML_GPM_METRIC_ANY_TENSOR_UTIL = 5, /* % of time the SMs did any tensor operation */
+	NVML_GPM_METRIC_DRAM_BW_UTIL = 10,   /* % of DRAM bandwidth used vs the maximum */
 	NVML_GPM_METRIC_PCIE_TX_PER_SEC = 20, /* MiB/s from this GPU */
 	NVML_GPM_METRIC_PCIE_RX_PER_SEC = 21, /* MiB/s to this GPU */
+	NVML_GPM_METRIC_NVLINK_TOTAL_RX_PER_SEC = 60, /* MiB/s read over all NVLinks */
+	NVML_GPM_METRIC_NVLINK_TOTAL_TX_PER_SEC = 61, /* MiB/s written over all NVLinks */
 } nvmlGpmMetricId_t;
 #define NVML_GPM_METRIC_MAX 333
 

@@ -8,9 +8,11 @@
  *
  *   gpm    nvmlGpmQueryDeviceSupport says the GPU has GPM (Hopper and
  *          newer): at every reading a GPM sample (nvmlGpmSampleGet), and
- *          from the previous one to it nvmlGpmMetricsGet's SM_UTIL (share
- *          of SMs busy), PCIE_RX_PER_SEC and PCIE_TX_PER_SEC (MiB/s).  Two
- *          samples are kept per GPU and swapped.
+ *          from the previous one to it, in one nvmlGpmMetricsGet, SM_UTIL
+ *          (share of SMs busy: SM activity), PCIE_RX_PER_SEC and
+ *          PCIE_TX_PER_SEC (MiB/s), SM_OCCUPANCY, ANY_TENSOR_UTIL,
+ *          DRAM_BW_UTIL and NVLINK_TOTAL_RX/TX_PER_SEC.  Two samples are
+ *          kept per GPU and swapped.
  *   pcie   otherwise, when nvmlDeviceGetPcieThroughput exists: TX and RX
  *          KB/s (each measured by the driver over 20 ms: a point reading,
  *          and a call that takes about that long) and the newest of the
@@ -158,9 +160,28 @@ static void push(struct act_gpu *g, const struct gd_nvml_act *r)
 		g->head = (g->head + 1) % GD_NVML_ACT_MAX;
 }
 
+/* The metrics every reading asks for, in one nvmlGpmMetricsGet; one that
+ * the GPU or driver does not compute answers its own error (NAN here). */
+enum { M_SM, M_PCIE_RX, M_PCIE_TX, M_OCC, M_TENSOR, M_DRAM, M_NVLINK_RX, M_NVLINK_TX, NMETRICS };
+static const unsigned int metric_ids[NMETRICS] = {
+	[M_SM] = NVML_GPM_METRIC_SM_UTIL,
+	[M_PCIE_RX] = NVML_GPM_METRIC_PCIE_RX_PER_SEC,
+	[M_PCIE_TX] = NVML_GPM_METRIC_PCIE_TX_PER_SEC,
+	[M_OCC] = NVML_GPM_METRIC_SM_OCCUPANCY,
+	[M_TENSOR] = NVML_GPM_METRIC_ANY_TENSOR_UTIL,
+	[M_DRAM] = NVML_GPM_METRIC_DRAM_BW_UTIL,
+	[M_NVLINK_RX] = NVML_GPM_METRIC_NVLINK_TOTAL_RX_PER_SEC,
+	[M_NVLINK_TX] = NVML_GPM_METRIC_NVLINK_TOTAL_TX_PER_SEC,
+};
+
 static double mib_s(const nvmlGpmMetric_t *m)
 {
 	return m->nvmlReturn == NVML_SUCCESS && isfinite(m->value) && m->value >= 0 ? m->value * MIB : NAN;
+}
+
+static double pct(const nvmlGpmMetric_t *m)
+{
+	return m->nvmlReturn == NVML_SUCCESS && m->value >= 0 && m->value <= 100 ? m->value : NAN;
 }
 
 static void read_gpm(struct worker *w, struct gd__act *a, struct act_gpu *g)
@@ -182,28 +203,30 @@ static void read_gpm(struct worker *w, struct gd__act *a, struct act_gpu *g)
 		nvmlGpmMetricsGet_t *mg = &a->mg;
 
 		mg->version = NVML_GPM_METRICS_GET_VERSION;
-		mg->numMetrics = 3;
+		mg->numMetrics = NMETRICS;
 		mg->sample1 = g->gpm[!g->cur];
 		mg->sample2 = g->gpm[g->cur];
-		memset(mg->metrics, 0, 3 * sizeof mg->metrics[0]);
-		mg->metrics[0].metricId = NVML_GPM_METRIC_SM_UTIL;
-		mg->metrics[1].metricId = NVML_GPM_METRIC_PCIE_RX_PER_SEC;
-		mg->metrics[2].metricId = NVML_GPM_METRIC_PCIE_TX_PER_SEC;
+		memset(mg->metrics, 0, NMETRICS * sizeof mg->metrics[0]);
+		for (unsigned int k = 0; k < NMETRICS; k++)
+			mg->metrics[k].metricId = metric_ids[k];
 		bg_enter(w, "nvmlGpmMetricsGet", g->idx);
 		rc = api->gpm_metrics(mg);
 		if (rc == NVML_SUCCESS) {
-			const nvmlGpmMetric_t *sm = &mg->metrics[0];
-
 			memset(&r, 0, sizeof r);
 			r.gpu = g->idx;
 			r.src = GD_NVML_ACT_GPM;
 			r.t_us = wall_us();
 			r.dt_us = (unsigned long long)((now.tv_sec - g->t_prev.tv_sec) * 1000000LL +
 						       (now.tv_nsec - g->t_prev.tv_nsec) / 1000);
-			r.sm_pct = sm->nvmlReturn == NVML_SUCCESS && sm->value >= 0 && sm->value <= 100 ? sm->value : NAN;
+			r.sm_pct = pct(&mg->metrics[M_SM]);
 			r.util_pct = NAN;
-			r.rx_bytes_s = mib_s(&mg->metrics[1]);
-			r.tx_bytes_s = mib_s(&mg->metrics[2]);
+			r.rx_bytes_s = mib_s(&mg->metrics[M_PCIE_RX]);
+			r.tx_bytes_s = mib_s(&mg->metrics[M_PCIE_TX]);
+			r.occupancy_pct = pct(&mg->metrics[M_OCC]);
+			r.tensor_pct = pct(&mg->metrics[M_TENSOR]);
+			r.dram_pct = pct(&mg->metrics[M_DRAM]);
+			r.nvlink_rx_bytes_s = mib_s(&mg->metrics[M_NVLINK_RX]);
+			r.nvlink_tx_bytes_s = mib_s(&mg->metrics[M_NVLINK_TX]);
 			push(g, &r);
 		} else {
 			note_error(g, "nvmlGpmMetricsGet", rc);
@@ -284,6 +307,8 @@ static void read_pcie(struct worker *w, struct gd__act *a, struct act_gpu *g)
 	r.util_pct = g->util_last;
 	r.tx_bytes_s = rt == NVML_SUCCESS ? tx * 1000.0 : NAN;
 	r.rx_bytes_s = rr == NVML_SUCCESS ? rx * 1000.0 : NAN;
+	r.occupancy_pct = r.tensor_pct = r.dram_pct = NAN;
+	r.nvlink_rx_bytes_s = r.nvlink_tx_bytes_s = NAN;
 	push(g, &r);
 }
 

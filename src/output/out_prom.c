@@ -19,6 +19,8 @@
  * never a 0; an absent label is left out.  When two records of a section
  * would carry the same labels, every record of it gets an idx label.
  *
+ * gpu_activity[] (sub-second) is exported as each GPU's GPM means over the
+ * last interval (gpudoctor_gpu_activity_sm_active_ratio{gpu="0"} and the like).
  * Left out: threads[] and job_threads[] (per thread), gpu_samples[], job_sockets[], nic_irqs[] (IRQs x CPUs; the rule
  * cpu.irq_imbalance judges them), sources[] (exported as
  * gpudoctor_collector_*), and every process except GPU jobs (and their
@@ -559,6 +561,59 @@ static void job_main_threads(FILE *out, const struct gd_window *w)
 	}
 }
 
+/* The GPM figures of each sampled GPU (gpu_activity[], source gpm) averaged
+ * over the last interval, one series per GPU and figure, label gpu only:
+ * SM activity next to utilisation tells a busy GPU from one thin kernel. */
+static void gpu_activity_means(FILE *out, const struct gd_snapshot *b)
+{
+	static const struct {
+		const char *name, *help;
+		size_t off;
+		double scale;
+	} fig[] = {
+#define FIG(n, h, f, sc) { n, h, offsetof(struct gd_gpu_activity, f), sc }
+		FIG("sm_active_ratio", "share of the SMs busy (GPM SM activity)", sm_active_pct, 0.01),
+		FIG("sm_occupancy_ratio", "warps resident against the maximum (GPM)", sm_occupancy_pct, 0.01),
+		FIG("tensor_active_ratio", "share of time the SMs ran tensor-core operations (GPM)", tensor_active_pct, 0.01),
+		FIG("dram_bw_ratio", "device-memory bandwidth used against the maximum (GPM)", dram_bw_pct, 0.01),
+		FIG("nvlink_rx_bytes_per_second", "NVLink bytes read per second, all links (GPM)", nvlink_rx_bytes_s, 1),
+		FIG("nvlink_tx_bytes_per_second", "NVLink bytes written per second, all links (GPM)", nvlink_tx_bytes_s, 1),
+#undef FIG
+	};
+
+	for (size_t k = 0; k < sizeof fig / sizeof fig[0]; k++) {
+		bool head = false;
+
+		GD_VEC_EACH(b->gpus, const struct gd_gpu, g) {
+			double sum = 0;
+			size_t n = 0;
+
+			if (!g->index.ok)
+				continue;
+			GD_VEC_EACH(b->gpu_activity, const struct gd_gpu_activity, r) {
+				struct gd_f64 v;
+
+				if (!r->gpu.ok || r->gpu.v != g->index.v || strcmp(r->source, "gpm") != 0)
+					continue;
+				memcpy(&v, (const char *)r + fig[k].off, sizeof v);
+				if (v.ok && isfinite(v.v)) {
+					sum += v.v;
+					n++;
+				}
+			}
+			if (!n)
+				continue;
+			if (!head)
+				fprintf(out, "# HELP gpudoctor_gpu_activity_%s %s over the last interval\n# TYPE gpudoctor_gpu_activity_%s gauge\n",
+					fig[k].name, fig[k].help, fig[k].name);
+			head = true;
+			fprintf(out, "gpudoctor_gpu_activity_%s{gpu=\"%" PRIu64 "\"} ", fig[k].name, g->index.v);
+			print_value(out, sum / (double)n * fig[k].scale);
+			fputc('\n', out);
+		}
+	}
+}
+
 void gd_out_prom(FILE *out, const struct gd_report *r)
 {
 	const struct gd_snapshot *last = gd_window_last(r->w);
@@ -568,6 +623,7 @@ void gd_out_prom(FILE *out, const struct gd_report *r)
 	for (size_t i = 0; i < gd_nsections; i++)
 		one_section(out, &gd_sections[i], r->w);
 	job_main_threads(out, r->w);
+	gpu_activity_means(out, last);
 	findings(out, r->findings);
 	collectors(out, last);
 }

@@ -243,6 +243,38 @@ static inline bool gpu_gauge_mean(const struct gd_window *w, const struct gd_gpu
 	gpu_gauge_mean((w), (g), offsetof(struct gd_gpu, field), \
 		       __builtin_types_compatible_p(__typeof__(((struct gd_gpu *)0)->field), struct gd_f64), (avg))
 
+/* How busy GPU g was over the window (gpu_busy.c): its mean utilisation
+ * and, from the window's GPM intervals (at least gpm_min_intervals), its
+ * mean SM activity, occupancy, tensor activity, DRAM bandwidth and NVLink
+ * bytes (NAN where unknown).  idle: utilisation below th_util, or SM
+ * activity below th_sm; thin: idle by SM activity alone (utilisation at or
+ * above th_util, or unknown); level: the figure that says it (SM activity
+ * when thin, else utilisation). */
+struct gd_gpu_busy {
+	bool known, util_ok, idle, thin;
+	size_t gpm;               /* GPM intervals with SM activity (0: below the minimum) */
+	double util, sm, occupancy, tensor, dram, nvlink_bytes_s, level;
+};
+/* False when neither utilisation nor enough GPM intervals are known. */
+bool gd_gpu_busy(struct gd_rule_ctx *rc, const struct gd_gpu *g, double th_util, double th_sm, struct gd_gpu_busy *o);
+/* The GPU process p uses that idles most, or NULL; *o how busy it was. */
+const struct gd_gpu *gd_gpu_idlest(struct gd_rule_ctx *rc, const struct gd_snapshot *b, const struct gd_proc *p,
+				   double th_util, double th_sm, struct gd_gpu_busy *o);
+/* "averages 9% utilisation", "averages 100% utilisation but only 8% SM
+ * activity": for "... while gpu0 <this>". */
+void gd_gpu_busy_now(const struct gd_gpu_busy *o, char *buf, size_t sz);
+/* "averaged 12% utilisation over 2.0 s (threshold 40%)", or with SM
+ * activity as above: for "gpu0 <this> while ...". */
+void gd_gpu_busy_over(const struct gd_gpu_busy *o, double dt, double th_util, double th_sm, char *buf, size_t sz);
+/* The GPM evidence of o (none without GPM): sm_active_pct against th_sm,
+ * occupancy, tensor activity, DRAM bandwidth, NVLink MB/s, intervals. */
+void gd_gpu_busy_ev(struct gd_finding *f, const struct gd_gpu_busy *o, double th_sm);
+/* Whether sub-second record r of the window's snapshot i falls in the
+ * window: after the first snapshot's wall time and at or before the last's
+ * (each interval is in the snapshot that followed it, so without wall
+ * times: not in the first). */
+bool gd_gpu_act_in_window(const struct gd_window *w, size_t i, const struct gd_gpu_activity *r);
+
 /* Whether the window shows GPU g's copies and kernels taking turns, as
  * gpu.transfer_serialized judges it (rule_gpu_transfer.c): its copy and
  * overlap shares of the busy intervals then.  For gpu.idle_while_job_runs,

@@ -315,6 +315,7 @@ enum gd_verdict gd_rule_gpu_saturated(struct gd_rule_ctx *rc, struct gd_findings
 {
 	const struct gd_snapshot *b = gd_window_last(rc->w);
 	double th = TH(rc, GPU_SATURATED_UTIL_PCT), th_psi = TH(rc, GPU_SATURATED_PSI_PCT);
+	double th_sm = TH(rc, GPU_SATURATED_SM_PCT);
 	size_t fired = 0, judged = 0;
 	enum gd_verdict v;
 
@@ -325,6 +326,7 @@ enum gd_verdict gd_rule_gpu_saturated(struct gd_rule_ctx *rc, struct gd_findings
 		size_t samples = 0, procs = 0;
 		bool psi_hot = b->psi.cpu_some_avg10.ok && b->psi.cpu_some_avg10.v >= th_psi;
 		struct gpu_name nm = gpu_name(g);
+		struct gd_gpu_busy busy;
 		struct gd_finding *f;
 
 		for (size_t i = 0; i < rc->w->n; i++) {
@@ -342,6 +344,10 @@ enum gd_verdict gd_rule_gpu_saturated(struct gd_rule_ctx *rc, struct gd_findings
 			procs += gp->gpu.ok && g->index.ok && gp->gpu.v == g->index.v;
 		if (lo < th || (procs < 2 && !psi_hot))
 			continue;
+		/* a kernel resident all the time, the SMs mostly idle (GPM): not a
+		 * bottleneck, whatever utilisation says */
+		if (gd_gpu_busy(rc, g, th, th_sm, &busy) && busy.gpm && busy.sm < th_sm)
+			continue;
 		f = gd_finding_add(rc, out, rc->rule->severity, "%s", nm.s);
 		if (procs >= 2)
 			gd_finding_summary(f, _("%s was at least %.0f%% busy in all %zu samples (threshold %g%%) while other "
@@ -350,6 +356,7 @@ enum gd_verdict gd_rule_gpu_saturated(struct gd_rule_ctx *rc, struct gd_findings
 			gd_finding_summary(f, _("%s was at least %.0f%% busy in all %zu samples (threshold %g%%) while host "
 						"tasks wait for CPU: the GPU is the bottleneck."), nm.s, lo, samples, th);
 		gd_finding_ev(f, "util_min_pct", lo, "%", th);
+		gd_gpu_busy_ev(f, &busy, th_sm);
 		gd_finding_ev(f, "processes", (double)procs, "", NAN);
 		if (b->psi.cpu_some_avg10.ok)
 			gd_finding_ev(f, "psi_cpu_some_pct", b->psi.cpu_some_avg10.v, "%", th_psi);
@@ -396,7 +403,7 @@ static void users_phrase(const struct gpci_users *u, const struct gd_gpu *g, dou
 enum gd_verdict gd_rule_gpu_idle_while_job_runs(struct gd_rule_ctx *rc, struct gd_findings *out)
 {
 	const struct gd_snapshot *a = gd_window_first(rc->w), *b = gd_window_last(rc->w);
-	double th = TH(rc, GPU_IDLE_UTIL_PCT), unseen = TH(rc, GPU_IDLE_UNSEEN_MEM_BYTES), dt = 0;
+	double th = TH(rc, GPU_IDLE_UTIL_PCT), th_sm = TH(rc, GPU_IDLE_SM_PCT), unseen = TH(rc, GPU_IDLE_UNSEEN_MEM_BYTES), dt = 0;
 	size_t fired = 0, held = 0, judged = 0, unmapped = 0;
 	char unmapped_why[320] = "";
 	enum gd_verdict v;
@@ -408,9 +415,9 @@ enum gd_verdict gd_rule_gpu_idle_while_job_runs(struct gd_rule_ctx *rc, struct g
 	GD_VEC_EACH(b->gpus, const struct gd_gpu, g) {
 		struct gpci_users u;
 		struct gd_gpu_samples_sum gs;
-		double avg;
+		struct gd_gpu_busy busy;
 		bool have_avg;
-		char why[384], said[512], who[256];
+		char why[384], said[512], who[256], how[256];
 		struct gpu_name nm = gpu_name(g);
 		double xcopy, xoverlap;
 		bool host;
@@ -419,9 +426,9 @@ enum gd_verdict gd_rule_gpu_idle_while_job_runs(struct gd_rule_ctx *rc, struct g
 		if (!gpu_live(g))
 			continue;
 		u = gpci_users(b, g, unseen);
-		have_avg = GPU_MEAN(rc->w, g, util_gpu_pct, &avg);
+		have_avg = gd_gpu_busy(rc, g, th, th_sm, &busy);
 		if (u.use == GPCI_UNKNOWN) {
-			if (!have_avg || avg < th) {
+			if (!have_avg || busy.idle) {
 				if (!unmapped++)
 					gpci_unmapped_reason(b, g, unmapped_why, sizeof unmapped_why);
 			}
@@ -433,10 +440,11 @@ enum gd_verdict gd_rule_gpu_idle_while_job_runs(struct gd_rule_ctx *rc, struct g
 		if (!have_avg)
 			continue;
 		judged++;
-		if (avg >= th)
+		if (!busy.idle)
 			continue;
 		f = gd_finding_add(rc, out, rc->rule->severity, "%s", nm.s);
 		users_phrase(&u, g, unseen, who, sizeof who);
+		gd_gpu_busy_over(&busy, dt, th, th_sm, how, sizeof how);
 		/* the causes twice: in the report's language for the summary,
 		 * in English for the evidence */
 		host = explain(rc, a, b, dt, u.first, true, false, why, sizeof why) &&
@@ -450,19 +458,19 @@ enum gd_verdict gd_rule_gpu_idle_while_job_runs(struct gd_rule_ctx *rc, struct g
 			/* TRANSLATORS: a cause of an idle GPU: gpu.transfer_serialized (copies <pct>, overlap <pct>) */
 			snprintf(said + sl, sizeof said - sl, _("%sgpu.transfer_serialized (copies %.0f%%, overlap %.0f%%)"),
 				 sl ? "; " : "", xcopy, xoverlap);
-			/* TRANSLATORS: ... while <who uses the GPU>; likely cause: <rule ids with what holds> */
-			gd_finding_summary(f, _("%s averaged %.0f%% utilisation over %.1f s (threshold %g%%) while %s; "
-						"likely cause: %s."), nm.s, avg, dt, th, who, said);
+			/* TRANSLATORS: <gpu> <how busy it was> while <who uses it>; likely cause: <rule ids with what holds> */
+			gd_finding_summary(f, _("%s %s while %s; likely cause: %s."), nm.s, how, who, said);
 		} else if (host)
-			/* TRANSLATORS: ... while <who uses the GPU>; likely host cause: <rule ids with what holds> */
-			gd_finding_summary(f, _("%s averaged %.0f%% utilisation over %.1f s (threshold %g%%) while %s; "
-						"likely host cause: %s."), nm.s, avg, dt, th, who, said);
+			/* TRANSLATORS: <gpu> <how busy it was> while <who uses it>; likely host cause: <rule ids with what holds> */
+			gd_finding_summary(f, _("%s %s while %s; likely host cause: %s."), nm.s, how, who, said);
 		else
-			gd_finding_summary(f, _("%s averaged %.0f%% utilisation over %.1f s (threshold %g%%) while %s; "
-						"no host cause found (CPU, cgroup quota, storage, /dev/shm and swap look "
-						"fine): suspect the job itself (small batches, synchronisation, a slow peer)."),
-					   nm.s, avg, dt, th, who);
-		gd_finding_ev(f, "util_pct", avg, "%", th);
+			/* TRANSLATORS: <gpu> <how busy it was> while <who uses it>; no host cause found ... */
+			gd_finding_summary(f, _("%s %s while %s; no host cause found (CPU, cgroup quota, storage, /dev/shm "
+						"and swap look fine): suspect the job itself (small batches, synchronisation, "
+						"a slow peer)."), nm.s, how, who);
+		if (busy.util_ok)
+			gd_finding_ev(f, "util_pct", busy.util, "%", th);
+		gd_gpu_busy_ev(f, &busy, th_sm);
 		if (u.first || u.first_pid) /* the pid the summary names */
 			gd_finding_ev(f, "pid", (double)(u.first ? u.first->pid.v : u.first_pid), "", NAN);
 		gd_finding_ev(f, "processes", (double)u.listed, "", NAN);
@@ -495,7 +503,7 @@ enum gd_verdict gd_rule_gpu_idle_while_job_runs(struct gd_rule_ctx *rc, struct g
 enum gd_verdict gd_rule_cpu_input_bound(struct gd_rule_ctx *rc, struct gd_findings *out)
 {
 	const struct gd_snapshot *a = gd_window_first(rc->w), *b = gd_window_last(rc->w);
-	double th_idle = TH(rc, GPU_IDLE_UTIL_PCT), dt = 0;
+	double th_idle = TH(rc, GPU_IDLE_UTIL_PCT), th_sm = TH(rc, GPU_IDLE_SM_PCT), dt = 0;
 	size_t fired = 0, starved = 0, measured = 0;
 	enum gd_verdict v;
 
@@ -504,23 +512,13 @@ enum gd_verdict gd_rule_cpu_input_bound(struct gd_rule_ctx *rc, struct gd_findin
 	if (!gd_window_dt(rc->w, &dt))
 		return gd_rule_unknown(rc, _("needs a window"));
 	GD_VEC_EACH(b->procs, const struct gd_proc, p) {
-		const struct gd_gpu *idle = NULL;
-		double idle_avg = NAN;
+		const struct gd_gpu *idle;
+		struct gd_gpu_busy busy;
 		struct input_cpu ic;
 		struct gd_finding *f;
+		char how[128];
 
-		if (!gd_proc_is_gpu_job(b, p))
-			continue;
-		GD_VEC_EACH(b->gpus, const struct gd_gpu, g) {
-			double avg;
-
-			if (gpu_live(g) && gpci_proc_uses(b, p, g) && GPU_MEAN(rc->w, g, util_gpu_pct, &avg) && avg < th_idle &&
-			    (isnan(idle_avg) || avg < idle_avg)) {
-				idle = g;
-				idle_avg = avg;
-			}
-		}
-		if (!idle)
+		if (!gd_proc_is_gpu_job(b, p) || !(idle = gd_gpu_idlest(rc, b, p, th_idle, th_sm, &busy)))
 			continue;
 		starved++;
 		input_cpu(rc, a, b, dt, p, &ic);
@@ -529,34 +527,34 @@ enum gd_verdict gd_rule_cpu_input_bound(struct gd_rule_ctx *rc, struct gd_findin
 		if (!ic.thread_hot && !ic.workers_hot)
 			continue;
 		f = gd_finding_add(rc, out, rc->rule->severity, "pid %llu (%s)", (unsigned long long)p->pid.v, p->comm);
+		gd_gpu_busy_now(&busy, how, sizeof how);
 		if (ic.workers_hot && !isnan(ic.main_off_pct) && ic.main_waits_in[0])
 			/* TRANSLATORS: ... waits off a CPU 80% of the window (<system call> in <kernel function>) ... */
 			gd_finding_summary(f, _("All %zu loader workers of pid %llu (%s) burn at least %.0f%% of a core "
 						"(threshold %g%%) while its main thread waits off a CPU %.0f%% of the window "
-						"(%s) and %s averages %.0f%% utilisation: the main thread waits for batches "
+						"(%s) and %s %s: the main thread waits for batches "
 						"the workers cannot make fast enough (too few workers, or too much work per "
 						"batch)."),
 					   ic.workers, (unsigned long long)p->pid.v, p->comm, ic.workers_min_pct,
-					   TH(rc, CPU_INPUT_WORKER_PCT), ic.main_off_pct, ic.main_waits_in, gpu_name(idle).s,
-					   idle_avg);
+					   TH(rc, CPU_INPUT_WORKER_PCT), ic.main_off_pct, ic.main_waits_in, gpu_name(idle).s, how);
 		else if (ic.workers_hot && !isnan(ic.main_off_pct))
 			gd_finding_summary(f, _("All %zu loader workers of pid %llu (%s) burn at least %.0f%% of a core "
 						"(threshold %g%%) while its main thread waits off a CPU %.0f%% of the window "
-						"and %s averages %.0f%% utilisation: the main thread waits for batches the "
+						"and %s %s: the main thread waits for batches the "
 						"workers cannot make fast enough (too few workers, or too much work per batch)."),
 					   ic.workers, (unsigned long long)p->pid.v, p->comm, ic.workers_min_pct,
-					   TH(rc, CPU_INPUT_WORKER_PCT), ic.main_off_pct, gpu_name(idle).s, idle_avg);
+					   TH(rc, CPU_INPUT_WORKER_PCT), ic.main_off_pct, gpu_name(idle).s, how);
 		else if (ic.workers_hot)
 			gd_finding_summary(f, _("All %zu loader workers of pid %llu (%s) burn at least %.0f%% of a core "
-						"(threshold %g%%) while %s averages %.0f%% utilisation: the input pipeline "
+						"(threshold %g%%) while %s %s: the input pipeline "
 						"cannot keep up."), ic.workers, (unsigned long long)p->pid.v, p->comm,
-					   ic.workers_min_pct, TH(rc, CPU_INPUT_WORKER_PCT), gpu_name(idle).s, idle_avg);
+					   ic.workers_min_pct, TH(rc, CPU_INPUT_WORKER_PCT), gpu_name(idle).s, how);
 		else
 			/* TRANSLATORS: Thread <name (tid N)> of pid <pid> (<command>)'s process tree ... */
 			gd_finding_summary(f, _("Thread %s of pid %llu (%s)'s process tree runs at %.0f%% of a core "
-						"(threshold %g%%) while %s averages %.0f%% utilisation: one thread feeds the "
+						"(threshold %g%%) while %s %s: one thread feeds the "
 						"GPU and cannot keep up."), ic.hot_thread, (unsigned long long)p->pid.v, p->comm,
-					   ic.hot_thread_pct, TH(rc, CPU_INPUT_THREAD_PCT), gpu_name(idle).s, idle_avg);
+					   ic.hot_thread_pct, TH(rc, CPU_INPUT_THREAD_PCT), gpu_name(idle).s, how);
 		if (!isnan(ic.hot_thread_pct)) {
 			gd_finding_ev(f, "hot_thread_core_pct", ic.hot_thread_pct, "% of a core", TH(rc, CPU_INPUT_THREAD_PCT));
 			gd_finding_ev_text(f, "hot_thread", ic.hot_thread);
@@ -569,7 +567,9 @@ enum gd_verdict gd_rule_cpu_input_bound(struct gd_rule_ctx *rc, struct gd_findin
 			gd_finding_ev(f, "main_off_cpu_pct", ic.main_off_pct, "% of the window", NAN);
 		if (ic.main_waits_in[0])
 			gd_finding_ev_text(f, "main_waits_in", ic.main_waits_in);
-		gd_finding_ev(f, "gpu_util_pct", idle_avg, "%", th_idle);
+		if (busy.util_ok)
+			gd_finding_ev(f, "gpu_util_pct", busy.util, "%", th_idle);
+		gd_gpu_busy_ev(f, &busy, th_sm);
 		fired++;
 	}
 	if (fired)

@@ -47,18 +47,6 @@ struct tally {
 	bool gpm;             /* from GPM (else PCIe throughput readings) */
 };
 
-/* Whether record r of snapshot i falls in the window: after the first
- * snapshot's wall time and at or before the last's (each interval is in
- * the snapshot that followed it, so without wall times: not in the first). */
-static bool in_window(const struct gd_window *w, size_t i, const struct gd_gpu_activity *r)
-{
-	const struct gd_snapshot *a = w->snaps[0], *b = w->snaps[w->n - 1];
-
-	if (!r->t_us.ok || !a->host.wall_time_s.ok || !b->host.wall_time_s.ok)
-		return i > 0;
-	return (double)r->t_us.v > a->host.wall_time_s.v * 1e6 && (double)r->t_us.v <= b->host.wall_time_s.v * 1e6;
-}
-
 static void tally_gpu(struct gd_rule_ctx *rc, uint64_t gpu, struct tally *t)
 {
 	const struct gd_window *w = rc->w;
@@ -66,7 +54,7 @@ static void tally_gpu(struct gd_rule_ctx *rc, uint64_t gpu, struct tally *t)
 	memset(t, 0, sizeof *t);
 	for (size_t i = 0; i < w->n; i++)
 		GD_VEC_EACH(w->snaps[i]->gpu_activity, const struct gd_gpu_activity, r)
-			if (r->gpu.ok && r->gpu.v == gpu && strcmp(r->source, "gpm") == 0 && in_window(w, i, r))
+			if (r->gpu.ok && r->gpu.v == gpu && strcmp(r->source, "gpm") == 0 && gd_gpu_act_in_window(w, i, r))
 				t->gpm = true;
 	for (size_t i = 0; i < w->n; i++) {
 		GD_VEC_EACH(w->snaps[i]->gpu_activity, const struct gd_gpu_activity, r) {
@@ -75,7 +63,7 @@ static void tally_gpu(struct gd_rule_ctx *rc, uint64_t gpu, struct tally *t)
 			bool copy, compute;
 
 			if (!r->gpu.ok || r->gpu.v != gpu || (strcmp(r->source, "gpm") == 0) != t->gpm ||
-			    !in_window(w, i, r))
+			    !gd_gpu_act_in_window(w, i, r))
 				continue;
 			t->records++;
 			if (!busy->ok || (!r->pcie_rx_bytes_s.ok && !r->pcie_tx_bytes_s.ok))

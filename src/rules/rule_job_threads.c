@@ -4,7 +4,9 @@
  * kernel function a sleeping thread waits in, and perf task-clock samples
  * attributed to the library they ran in).
  *
- * job.host_bound: a GPU the job uses averages below gpu_util_pct (40%)
+ * job.host_bound: a GPU the job uses averages below gpu_util_pct (40%), or
+ * below gpu_sm_active_pct (15%) of SM activity where GPM is read (a kernel
+ * resident all the time keeps utilisation at 100%: rules/gpu_busy.c),
  * while the job's main thread wants main_core_pct (80% of a core) or more
  * (on a CPU or runnable waiting for one: a thread that never sleeps is not
  * waiting for the GPU, the loader or the network; whether it gets the CPU
@@ -18,7 +20,8 @@
  * where the time went; fewer, or no sampling, is unknown with the reason.
  *
  * job.waiting_for_peers: a GPU the job uses averages below gpu_util_pct
- * (40%), nccl_pct (50%) or more of the main and NCCL threads' samples are
+ * (40%) or gpu_sm_active_pct of SM activity (the NCCL kernel of a waiting
+ * rank: 100% utilisation, 10% SM activity), nccl_pct (50%) or more of the main and NCCL threads' samples are
  * in libnccl, and no local cause of an idle GPU holds (the host causes
  * gpu.idle_while_job_runs names, and job.host_bound): this node waits in
  * a collective for another.  Example: 74% of pid 4711's main and NCCL
@@ -214,26 +217,6 @@ size_t gd_jt_explain(struct gd_rule_ctx *rc, const struct gd_snapshot *a, const 
 	return gd_jt_explain_lang(rc, a, b, dt, pid, buf, sz, true);
 }
 
-/* The GPU job process p uses that idles most (mean utilisation below th),
- * or NULL; *avg its mean. */
-static const struct gd_gpu *idle_gpu(struct gd_rule_ctx *rc, const struct gd_snapshot *b, const struct gd_proc *p,
-				     double th, double *avg)
-{
-	const struct gd_gpu *idle = NULL;
-
-	*avg = NAN;
-	GD_VEC_EACH(b->gpus, const struct gd_gpu, g) {
-		double m;
-
-		if (gpu_live(g) && gpci_proc_uses(b, p, g) && GPU_MEAN(rc->w, g, util_gpu_pct, &m) && m < th &&
-		    (isnan(*avg) || m < *avg)) {
-			idle = g;
-			*avg = m;
-		}
-	}
-	return idle;
-}
-
 /* The start the two rules share: the window's ends and length, or false
  * with *v the verdict when the rule cannot judge. */
 static bool begin(struct gd_rule_ctx *rc, const struct gd_snapshot **a, const struct gd_snapshot **b, double *dt,
@@ -271,7 +254,7 @@ static void note_unsampled(struct unsampled *u, const struct gd_snapshot *b, con
 enum gd_verdict gd_rule_job_host_bound(struct gd_rule_ctx *rc, struct gd_findings *out)
 {
 	const struct gd_snapshot *a, *b;
-	double th_gpu = TH(rc, JOB_HOST_GPU_UTIL_PCT), dt;
+	double th_gpu = TH(rc, JOB_HOST_GPU_UTIL_PCT), th_sm = TH(rc, JOB_HOST_GPU_SM_PCT), dt;
 	size_t fired = 0;
 	struct unsampled un = { 0 };
 	enum gd_verdict v;
@@ -282,10 +265,11 @@ enum gd_verdict gd_rule_job_host_bound(struct gd_rule_ctx *rc, struct gd_finding
 		const struct gd_gpu *g;
 		struct gd_jt_use m;
 		struct gd_finding *f;
-		double avg, outside;
-		char shares[128];
+		struct gd_gpu_busy busy;
+		double outside;
+		char shares[128], how[128];
 
-		if (!p->pid.ok || !gd_proc_is_gpu_job(b, p) || !(g = idle_gpu(rc, b, p, th_gpu, &avg)))
+		if (!p->pid.ok || !gd_proc_is_gpu_job(b, p) || !(g = gd_gpu_idlest(rc, b, p, th_gpu, th_sm, &busy)))
 			continue;
 		if (!gd_jt_main(a, b, dt, p->pid.v, &m) || isnan(m.busy_pct) ||
 		    m.busy_pct < TH(rc, JOB_HOST_MAIN_CORE_PCT))
@@ -298,19 +282,22 @@ enum gd_verdict gd_rule_job_host_bound(struct gd_rule_ctx *rc, struct gd_finding
 			continue;
 		outside = 100.0 * (m.total - m.samples[JT_CUDA] - m.samples[JT_NCCL]) / m.total;
 		gd_jt_shares(&m, shares, sizeof shares);
+		gd_gpu_busy_now(&busy, how, sizeof how);
 		f = gd_finding_add(rc, out, rc->rule->severity, "pid %llu (%s)", (unsigned long long)p->pid.v, p->comm);
 		gd_finding_summary(f, _("The main thread of pid %llu (%s) wants %.0f%% of a core (threshold %g%%: %.0f%% on a "
 					"CPU, %.0f%% waiting for one), %.0f%% of its samples outside the CUDA and NCCL "
-					"libraries (%s), while %s averages %.0f%% utilisation: the host loop cannot launch GPU "
+					"libraries (%s), while %s %s: the host loop cannot launch GPU "
 					"work fast enough."), (unsigned long long)p->pid.v, p->comm, m.busy_pct,
 				   TH(rc, JOB_HOST_MAIN_CORE_PCT), m.core_pct, isnan(m.runq_pct) ? 0.0 : m.runq_pct, outside,
-				   shares, gpu_name(g).s, avg);
+				   shares, gpu_name(g).s, how);
 		gd_finding_ev(f, "main_core_pct", m.busy_pct, "% of a core", TH(rc, JOB_HOST_MAIN_CORE_PCT));
 		gd_finding_ev(f, "outside_cuda_pct", outside, "% of samples", TH(rc, JOB_HOST_OUTSIDE_PCT));
 		gd_finding_ev(f, "python_pct", 100.0 * m.samples[JT_PYTHON] / m.total, "% of samples", NAN);
 		gd_finding_ev(f, "cuda_pct", 100.0 * m.samples[JT_CUDA] / m.total, "% of samples", NAN);
 		gd_finding_ev(f, "samples", m.total, "", TH(rc, JOB_MIN_SAMPLES));
-		gd_finding_ev(f, "gpu_util_pct", avg, "%", th_gpu);
+		if (busy.util_ok)
+			gd_finding_ev(f, "gpu_util_pct", busy.util, "%", th_gpu);
+		gd_gpu_busy_ev(f, &busy, th_sm);
 		gd_finding_ev_text(f, "main_thread", shares);
 		fired++;
 	}
@@ -327,7 +314,7 @@ enum gd_verdict gd_rule_job_host_bound(struct gd_rule_ctx *rc, struct gd_finding
 enum gd_verdict gd_rule_job_waiting_for_peers(struct gd_rule_ctx *rc, struct gd_findings *out)
 {
 	const struct gd_snapshot *a, *b;
-	double th_gpu = TH(rc, JOB_PEERS_GPU_UTIL_PCT), dt;
+	double th_gpu = TH(rc, JOB_PEERS_GPU_UTIL_PCT), th_sm = TH(rc, JOB_PEERS_GPU_SM_PCT), dt;
 	size_t fired = 0;
 	struct unsampled un = { 0 };
 	enum gd_verdict v;
@@ -338,10 +325,11 @@ enum gd_verdict gd_rule_job_waiting_for_peers(struct gd_rule_ctx *rc, struct gd_
 		const struct gd_gpu *g;
 		struct gd_jt_use m;
 		struct gd_finding *f;
-		double avg, pct, total;
-		char local[512] = "";
+		struct gd_gpu_busy busy;
+		double pct, total;
+		char local[512] = "", how[128];
 
-		if (!p->pid.ok || !gd_proc_is_gpu_job(b, p) || !(g = idle_gpu(rc, b, p, th_gpu, &avg)))
+		if (!p->pid.ok || !gd_proc_is_gpu_job(b, p) || !(g = gd_gpu_idlest(rc, b, p, th_gpu, th_sm, &busy)))
 			continue;
 		if (!peers_share(rc, a, b, p->pid.v, &pct, &total)) {
 			/* a thread that sleeps in a collective is not sampled:
@@ -356,13 +344,16 @@ enum gd_verdict gd_rule_job_waiting_for_peers(struct gd_rule_ctx *rc, struct gd_
 		    (gd_jt_main(a, b, dt, p->pid.v, &m) && gd_jt_host_bound(rc, &m)))
 			continue;   /* a local cause explains the idle GPU */
 		f = gd_finding_add(rc, out, rc->rule->severity, "pid %llu (%s)", (unsigned long long)p->pid.v, p->comm);
+		gd_gpu_busy_now(&busy, how, sizeof how);
 		gd_finding_summary(f, _("%.0f%% of the samples of pid %llu (%s)'s main and NCCL threads are in NCCL "
-					"(threshold %g%%) while %s averages %.0f%% utilisation and no local cause is found: "
+					"(threshold %g%%) while %s %s and no local cause is found: "
 					"this node waits in a collective for another rank."), pct,
-				   (unsigned long long)p->pid.v, p->comm, TH(rc, JOB_PEERS_NCCL_PCT), gpu_name(g).s, avg);
+				   (unsigned long long)p->pid.v, p->comm, TH(rc, JOB_PEERS_NCCL_PCT), gpu_name(g).s, how);
 		gd_finding_ev(f, "nccl_pct", pct, "% of samples", TH(rc, JOB_PEERS_NCCL_PCT));
 		gd_finding_ev(f, "samples", total, "", TH(rc, JOB_MIN_SAMPLES));
-		gd_finding_ev(f, "gpu_util_pct", avg, "%", th_gpu);
+		if (busy.util_ok)
+			gd_finding_ev(f, "gpu_util_pct", busy.util, "%", th_gpu);
+		gd_gpu_busy_ev(f, &busy, th_sm);
 		fired++;
 	}
 	if (fired)

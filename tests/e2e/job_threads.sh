@@ -13,7 +13,10 @@
 #      thread waits in the CUDA library while the GPU is busy): no
 #      job.* finding, and the snapshot's samples are mostly "cuda";
 #   3. a process spinning inside a library named like NCCL
-#      (nccl/libnccl.so.2), gpu0 at 5%: job.waiting_for_peers;
+#      (nccl/libnccl.so.2), gpu0 at 5%: job.waiting_for_peers; then gpu0 at
+#      100% utilisation but 10% SM activity (GPM, as a NCCL kernel that
+#      waits leaves it): job.waiting_for_peers says both figures; at 90% SM
+#      activity the GPU works and nothing waits;
 #   4. a process whose main thread sleeps on a futex while two worker
 #      processes burn CPU, gpu0 at 8%: cpu.input_bound, naming the futex
 #      the main thread waits in;
@@ -146,6 +149,18 @@ nvml "$pid" 5
 check nccl $lower $calm
 has nccl job.waiting_for_peers || fail "job.waiting_for_peers did not fire for a main thread spinning in libnccl.so.2"
 has nccl job.host_bound && fail "job.host_bound fired for a main thread in NCCL"
+nvml "$pid" 100 "" 10
+# shellcheck disable=SC2086
+check nccl_thin $lower $calm
+jq -e '.findings[] | select(.id == "job.waiting_for_peers") | (.summary | test("averages 100% utilisation but only 10% SM activity")) and
+	([.evidence[] | select(.name == "sm_active_pct") | .value] == [10])' "$tmp/nccl_thin.json" >/dev/null ||
+	fail "job.waiting_for_peers does not see a GPU at 100% utilisation and 10% SM activity idle (GPM)"
+nvml "$pid" 100 "" 90
+# shellcheck disable=SC2086
+check nccl_busy $lower $calm
+for id in job.waiting_for_peers gpu.idle_while_job_runs; do
+	has nccl_busy "$id" && fail "$id fired for a GPU at 90% SM activity"
+done
 kill "$pid" 2>/dev/null
 
 # 4. the main thread on a futex, two workers busy

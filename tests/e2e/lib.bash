@@ -25,9 +25,10 @@ netns_del() {
 	done
 }
 
-# fake_nvml_ini FILE PID UTIL [SAMPLES]: a fake-NVML scenario with one H100
-# (gpu0) at UTIL% whose compute process is PID, and optionally the driver's
-# sub-second utilisation samples (age_ms:pct ...).
+# fake_nvml_ini FILE PID UTIL [SAMPLES [GPM_SM]]: a fake-NVML scenario with one
+# H100 (gpu0) at UTIL% whose compute process is PID, and optionally the
+# driver's sub-second utilisation samples (age_ms:pct ...; "" for none) and
+# GPM with SM activity GPM_SM% (4% occupancy, no tensor work).
 fake_nvml_ini() {
 	cat >"$1" <<INI
 [nvml]
@@ -43,5 +44,9 @@ mem_total_bytes = 85520809984
 mem_used_bytes = 2147483648
 procs = $2:1073741824
 ${4:+util_samples = $4}
+${5:+gpm = 1}
+${5:+gpm_sm_pct = $5}
+${5:+gpm_sm_occupancy_pct = 4}
+${5:+gpm_tensor_pct = 0}
 INI
 }

@@ -52,8 +52,14 @@
  *                                   ; (0 or absent: not; an error name: fails)
  *   gpm_sm_pct = ~0,95              ; what each nvmlGpmMetricsGet computes, one
  *   gpm_pcie_rx_mib_s = ~9000,3     ; value per call: SM_UTIL, PCIE_RX/TX_PER_SEC,
- *   gpm_pcie_tx_mib_s = 5           ; GRAPHICS_UTIL (gpm_graphics_pct) and
- *                                   ; SM_OCCUPANCY (gpm_sm_occupancy_pct)
+ *   gpm_pcie_tx_mib_s = 5           ; GRAPHICS_UTIL (gpm_graphics_pct),
+ *                                   ; SM_OCCUPANCY (gpm_sm_occupancy_pct),
+ *                                   ; ANY_TENSOR_UTIL (gpm_tensor_pct),
+ *                                   ; DRAM_BW_UTIL (gpm_dram_bw_pct) and
+ *                                   ; NVLINK_TOTAL_RX/TX_PER_SEC
+ *                                   ; (gpm_nvlink_rx_mib_s, _tx_mib_s); a
+ *                                   ; metric without its key answers
+ *                                   ; NOT_SUPPORTED in its own nvmlReturn
  *   nvlink_links = 4                ; with nvlink_up_links, nvlink_errors
  *   lost = 1                        ; every call for this GPU: GPU_IS_LOST
  *   lost_after = 10                 ; ... from its 11th call on
@@ -1262,6 +1268,10 @@ nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *m)
 		{ NVML_GPM_METRIC_SM_OCCUPANCY, "gpm_sm_occupancy_pct" },
 		{ NVML_GPM_METRIC_PCIE_TX_PER_SEC, "gpm_pcie_tx_mib_s" },
 		{ NVML_GPM_METRIC_PCIE_RX_PER_SEC, "gpm_pcie_rx_mib_s" },
+		{ NVML_GPM_METRIC_ANY_TENSOR_UTIL, "gpm_tensor_pct" },
+		{ NVML_GPM_METRIC_DRAM_BW_UTIL, "gpm_dram_bw_pct" },
+		{ NVML_GPM_METRIC_NVLINK_TOTAL_RX_PER_SEC, "gpm_nvlink_rx_mib_s" },
+		{ NVML_GPM_METRIC_NVLINK_TOTAL_TX_PER_SEC, "gpm_nvlink_tx_mib_s" },
 	};
 	nvmlReturn_t rc = enter_sys("nvmlGpmMetricsGet");
 	struct section *sec;

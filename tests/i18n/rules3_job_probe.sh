@@ -371,10 +371,10 @@ zh_want() {
 0106|DataLoader 工作进程被信号 Killed 杀死（tests/offline/0106-joblog-loader-killed/dcpdn-12.log:6），日志中没有共享内存相关的报错：SIGKILL 是 OOM killer 发出的信号，主机内存已耗尽。
 0107|找出是哪块 GPU：在作业所在主机上运行 nvidia-smi -q -d ECC，看 volatile uncorrectable 计数。
 0113|多节点作业的 NCCL 流量走 TCP socket（NCCL 选择了 Socket 网络）：梯度不经 RDMA 在网络上传输。
-0300|pid 31893 (python3) 的主线程要占单核的 100%（阈值 80%：在 CPU 上运行 16%，等待 CPU 85%），100% 的样本在 CUDA 和 NCCL 库之外（100% python），而 gpu0 (0000:1b:00.0) 平均利用率仅 9%：主机端循环发射 GPU 任务的速度跟不上。
+0300|pid 31893 (python3) 的主线程要占单核的 100%（阈值 80%：在 CPU 上运行 16%，等待 CPU 85%），100% 的样本在 CUDA 和 NCCL 库之外（100% python），而 gpu0 (0000:1b:00.0) 平均利用率 9%：主机端循环发射 GPU 任务的速度跟不上。
 0300|job.host_bound（主线程占单核的 100%：100% python）
 0300|（输入中没有作业日志：用 check --from train.log 提供）
-0301|pid 19197 (jl) 主线程和 NCCL 线程的样本有 94% 在 NCCL 中（阈值 50%），而 gpu0 (0000:1b:00.0) 平均利用率仅 4%，且找不到本机原因：该节点在集合通信中等待其他 rank。
+0301|pid 19197 (jl) 主线程和 NCCL 线程的样本有 94% 在 NCCL 中（阈值 50%），而 gpu0 (0000:1b:00.0) 平均利用率 4%，且找不到本机原因：该节点在集合通信中等待其他 rank。
 0303|GPU 作业的 pid 29542 (nc) 经 1 条往返时延不低于 10 ms 的 TCP 连接传输数据；最远的一条连到 10.233.7.2:5003，RTT 386.5 ms（最低 0.06 ms）：每个请求都要等网络延迟。
 0401|compute_fp32 达到 36429 GFLOP/s，为中位数的 71%（7 块同型号 GPU 的中位数为 51000 GFLOP/s）。
 0402|h2d 拷贝回来的数据被改动：262144 个字中有 1 个与写入的不同（链路或 GPU 显存损坏了数据）。

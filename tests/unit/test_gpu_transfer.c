@@ -9,7 +9,9 @@
  * series in the order the fake scripts them, the PCIe fallback, a GPU with
  * neither reported with the reason, GPM samples given back at close, and
  * a sampling call that hangs named by the next call's missed deadline
- * (last: it leaves a thread asleep in the fake).
+ * (last: it leaves a thread asleep in the fake).  And SM activity against
+ * utilisation (rules/gpu_busy.c): a GPU "100% utilised" by one thin kernel
+ * is idle for gpu.idle_while_job_runs and job.waiting_for_peers.
  */
 #include "testutil.h"
 
@@ -329,6 +331,98 @@ static void test_thresholds(void **state)
 			GD_VERDICT_FIRED, GD_VERDICT_CLEAR);
 }
 
+/* ---- SM activity: a resident kernel is not a busy GPU --------------------- */
+
+/* gpu0 at util% in both snapshots with n GPM intervals at sm% SM activity
+ * (3% occupancy, no tensor work, 2% DRAM bandwidth); the verdict of id. */
+static enum gd_verdict thin_case(struct fx *f, const char *id, unsigned int util, size_t n, double sm)
+{
+	fx_reset(f);
+	job_gpu(f);
+	gd_u64_set(&GD_VEC_AT(f->a.gpus, struct gd_gpu, 0)->util_gpu_pct, util);
+	gd_u64_set(&GD_VEC_AT(f->b.gpus, struct gd_gpu, 0)->util_gpu_pct, util);
+	for (size_t i = 0; i < n; i++) {
+		struct gd_gpu_activity *r;
+
+		act(&f->b, (unsigned int)(100 * (i + 1)), "gpm", sm, 1);
+		r = GD_VEC_AT(f->b.gpu_activity, struct gd_gpu_activity, f->b.gpu_activity.n - 1);
+		gd_f64_set(&r->sm_occupancy_pct, 3);
+		gd_f64_set(&r->tensor_active_pct, 0);
+		gd_f64_set(&r->dram_bw_pct, 2);
+	}
+	return run_fx(f, id, false);
+}
+
+/* "util 100% but SM activity 8%": gpu.idle_while_job_runs says it, with the
+ * GPM evidence; a GPU whose SMs are busy, or too few intervals, or a lower
+ * threshold: silent. */
+static void test_thin_kernel(void **state)
+{
+	struct fx *f = *state;
+	const struct gd_finding *fd;
+	struct gd_thresholds th;
+
+	assert_int_equal(thin_case(f, "gpu.idle_while_job_runs", 100, 18, 8), GD_VERDICT_FIRED);
+	fd = only_finding(f);
+	assert_contains(fd->summary, "gpu0 (0000:1b:00.0) averaged 100% utilisation but only 8% SM activity over 2.0 s "
+				     "(threshold 15%: utilisation counts any resident kernel, the SMs mostly idled) "
+				     "while pid 4711 (python) uses it");
+	assert_ev(fd, "util_pct", 100, 40);
+	assert_ev(fd, "sm_active_pct", 8, 15);
+	assert_ev(fd, "sm_occupancy_pct", 3, NAN);
+	assert_ev(fd, "tensor_active_pct", 0, NAN);
+	assert_ev(fd, "gpm_intervals", 18, NAN);
+	/* the SMs busy */
+	assert_int_equal(thin_case(f, "gpu.idle_while_job_runs", 100, 18, 70), GD_VERDICT_CLEAR);
+	/* 4 intervals, 5 needed: utilisation alone judges */
+	assert_int_equal(thin_case(f, "gpu.idle_while_job_runs", 100, 4, 8), GD_VERDICT_CLEAR);
+	/* low utilisation and low SM activity: the usual phrase, SM activity as evidence */
+	assert_int_equal(thin_case(f, "gpu.idle_while_job_runs", 20, 18, 8), GD_VERDICT_FIRED);
+	fd = only_finding(f);
+	assert_contains(fd->summary, "averaged 20% utilisation over 2.0 s (threshold 40%) while");
+	assert_ev(fd, "sm_active_pct", 8, 15);
+	/* the thresholds are the user's */
+	thin_case(f, "gpu.idle_while_job_runs", 100, 18, 8);
+	gd_thresholds_init(&th);
+	assert_override("gpu.idle_while_job_runs", &f->a, &f->b, &th, &f->out, "gpu.idle_while_job_runs.sm_active_pct",
+			"5", GD_VERDICT_FIRED, GD_VERDICT_CLEAR);
+	thin_case(f, "gpu.idle_while_job_runs", 100, 18, 8);
+	gd_thresholds_init(&th);
+	assert_override("gpu.idle_while_job_runs", &f->a, &f->b, &th, &f->out,
+			"gpu.idle_while_job_runs.gpm_min_intervals", "19", GD_VERDICT_FIRED, GD_VERDICT_CLEAR);
+	/* gpu.saturated: host tasks wait for CPU and gpu0 is "100% busy"; only
+	 * with its SMs busy is it the bottleneck */
+	for (int k = 0; k < 2; k++) {
+		thin_case(f, "gpu.saturated", 100, 18, k ? 90 : 8);
+		gd_f64_set(&f->b.psi.cpu_some_avg10, 60);
+		assert_int_equal(run_fx(f, "gpu.saturated", false), k ? GD_VERDICT_FIRED : GD_VERDICT_CLEAR);
+	}
+	assert_ev(only_finding(f), "sm_active_pct", 90, 15);
+}
+
+/* A main thread spinning in NCCL while the NCCL kernel keeps gpu0 "100%
+ * utilised" at 10% SM activity: job.waiting_for_peers, which utilisation
+ * alone would miss. */
+static void test_thin_kernel_peers(void **state)
+{
+	struct fx *f = *state;
+	static const uint64_t in_nccl[6] = { 2, 80, 10, 0, 8, 0 };
+	const struct gd_finding *fd;
+
+	thin_case(f, "job.waiting_for_peers", 100, 18, 10);
+	main_thread(f, in_nccl);
+	assert_int_equal(run_fx(f, "job.waiting_for_peers", false), GD_VERDICT_FIRED);
+	fd = only_finding(f);
+	assert_contains(fd->summary, "while gpu0 (0000:1b:00.0) averages 100% utilisation but only 10% SM activity and no "
+				     "local cause is found");
+	assert_ev(fd, "gpu_util_pct", 100, 40);
+	assert_ev(fd, "sm_active_pct", 10, 15);
+	/* the same with the SMs busy: the GPU works, nobody waits */
+	thin_case(f, "job.waiting_for_peers", 100, 18, 80);
+	main_thread(f, in_nccl);
+	assert_int_equal(run_fx(f, "job.waiting_for_peers", false), GD_VERDICT_CLEAR);
+}
+
 /* ---- the sampler, through the fake NVML ----------------------------------- */
 
 /* A test helper of the fake (it stays loaded: a thread may sleep in it). */
@@ -375,7 +469,8 @@ static void test_sampler(void **state)
 {
 	int (*gpm_samples)(void);
 	int (*shutdowns)(void);
-	const double want_sm[4] = { 0, 0, 95, 96 }, want_rx[4] = { 9000, 9100, 3, 2 };
+	const double want_sm[4] = { 0, 0, 95, 96 }, want_rx[4] = { 9000, 9100, 3, 2 }, want_occ[4] = { 0, 0, 41, 42 };
+	const double want_tensor[4] = { 0, 0, 63, 64 }, want_dram[4] = { 1, 1, 55, 56 };
 	struct gd_collect_ctx ctx;
 	struct gd_snapshot s;
 	struct gd_err err;
@@ -410,6 +505,11 @@ static void test_sampler(void **state)
 			if (r->gpu.v == 0 && strcmp(r->source, "gpm") == 0) {
 				NEAR(r->sm_active_pct.v, want_sm[k % 4], 1e-9);
 				NEAR(r->pcie_rx_bytes_s.v, want_rx[k % 4] * 1048576.0, 1e-3);
+				NEAR(r->sm_occupancy_pct.v, want_occ[k % 4], 1e-9);
+				NEAR(r->tensor_active_pct.v, want_tensor[k % 4], 1e-9);
+				NEAR(r->dram_bw_pct.v, want_dram[k % 4], 1e-9);
+				NEAR(r->nvlink_rx_bytes_s.v, 12 * 1048576.0, 1e-3);
+				assert_false(r->nvlink_tx_bytes_s.ok);   /* NOT_SUPPORTED in its own nvmlReturn */
 				assert_true(r->interval_us.ok && r->interval_us.v >= 90000);
 				assert_false(r->util_pct.ok);
 				k++;
@@ -417,6 +517,7 @@ static void test_sampler(void **state)
 			} else if (r->gpu.v == 1) {
 				assert_string_equal(r->source, "pcie_throughput");
 				assert_false(r->sm_active_pct.ok);
+				assert_false(r->sm_occupancy_pct.ok);
 				assert_true(r->pcie_rx_bytes_s.v == 6e9 || r->pcie_rx_bytes_s.v == 2e6);
 				assert_true(r->pcie_tx_bytes_s.v == 1e7);
 				pcie1++;
@@ -530,6 +631,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unknown_without_samples, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_window_and_sources, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_thresholds, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_thin_kernel, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_thin_kernel_peers, fx_setup, fx_teardown),
 		cmocka_unit_test(test_sampler),
 		cmocka_unit_test(test_sampler_util),
 		cmocka_unit_test(test_no_shared_handle),

@@ -360,6 +360,37 @@ static void test_findings_and_collectors(void **state)
 	gd_snapshot_release(&s);
 }
 
+/* Each GPU's GPM figures averaged over the last interval; PCIe readings
+ * and a figure no interval has give no series. */
+static void test_gpu_activity_means(void **state)
+{
+	struct gd_snapshot b;
+	char *text;
+
+	(void)state;
+	gd_snapshot_init(&b);
+	gd_f64_set(&b.host.uptime_s, 100);
+	for (unsigned int i = 0; i < 2; i++)
+		gd_u64_set(&GD_PUSH(&b, gpus, struct gd_gpu)->index, i);
+	for (int k = 0; k < 3; k++) {
+		struct gd_gpu_activity *r = GD_PUSH(&b, gpu_activity, struct gd_gpu_activity);
+
+		gd_u64_set(&r->gpu, 0);
+		GD_STRSET(r->source, k < 2 ? "gpm" : "pcie_throughput");
+		gd_f64_set(&r->sm_active_pct, k == 0 ? 6 : k == 1 ? 10 : 99);
+		if (k == 1)
+			gd_f64_set(&r->nvlink_rx_bytes_s, 2e9);
+	}
+	text = render(NULL, &b, NULL);
+	assert_has(text, "# TYPE gpudoctor_gpu_activity_sm_active_ratio gauge\n"
+			 "gpudoctor_gpu_activity_sm_active_ratio{gpu=\"0\"} 0.08\n");
+	assert_has(text, "gpudoctor_gpu_activity_nvlink_rx_bytes_per_second{gpu=\"0\"} 2000000000\n");
+	assert_lacks(text, "gpudoctor_gpu_activity_sm_active_ratio{gpu=\"1\"}");
+	assert_lacks(text, "gpudoctor_gpu_activity_tensor_active_ratio");
+	free(text);
+	gd_snapshot_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -371,6 +402,7 @@ int main(void)
 		cmocka_unit_test(test_colliding_labels),
 		cmocka_unit_test(test_procs_selection),
 		cmocka_unit_test(test_findings_and_collectors),
+		cmocka_unit_test(test_gpu_activity_means),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
