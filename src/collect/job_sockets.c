@@ -10,18 +10,26 @@
  * reads from a server 40 ms away" is a fact with the peer named.
  *
  * Only the live host: a fixture root has no kernel to ask (absent).  A job
- * in another network namespace (a container) has its sockets in that
- * namespace's table, not in ours: they stay unseen, and the source says
- * how many of the job's sockets no dump held.
+ * in another network namespace (a container, ip netns exec) has its
+ * sockets in that namespace's table, not in ours: each namespace a job's
+ * process is in (/proc/<pid>/ns/net) is dumped through a sock_diag socket
+ * made inside it, by a short thread that enters it with setns (this needs
+ * CAP_SYS_ADMIN over it: root, or the container's own user namespace);
+ * each record says which namespace (netns).  One that cannot be entered
+ * leaves its sockets unseen, and the source says how many, whose, and
+ * the fix (partial; denied when nothing else was seen).
  */
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
 #include <linux/tcp.h>
 #include <netinet/in.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,8 +154,19 @@ int gd_parse_netlink_inet_diag(const char *buf, size_t len, struct gd_snapshot *
 
 /* ---- the collector --------------------------------------------------------- */
 
+#define MAX_NETNS 32
+
 struct ino {
 	uint64_t inode, pid;
+};
+
+/* A network namespace the GPU jobs' sockets are in: its id (net:[N], as
+ * /proc/<pid>/ns/net reads), a process in it, how many of the jobs'
+ * sockets. */
+struct netns {
+	char id[32];
+	uint64_t pid;
+	size_t sockets;
 };
 
 static int ino_cmp(const void *a, const void *b)
@@ -157,16 +176,32 @@ static int ino_cmp(const void *a, const void *b)
 	return x->inode < y->inode ? -1 : x->inode > y->inode;
 }
 
-/* Adds the socket inodes of pid's fds to v. */
-static void fd_sockets(const struct gd_collect_ctx *ctx, uint64_t pid, struct ino **v, size_t *n, size_t *cap)
+/* The namespace of id (empty: ours) in ns[], added when new; NULL past
+ * MAX_NETNS. */
+static struct netns *ns_of(struct netns *ns, size_t *n, const char *id, uint64_t pid)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp(ns[i].id, id) == 0)
+			return &ns[i];
+	if (*n == MAX_NETNS)
+		return NULL;
+	memset(&ns[*n], 0, sizeof ns[*n]);
+	snprintf(ns[*n].id, sizeof ns[*n].id, "%s", id);
+	ns[*n].pid = pid;
+	return &ns[(*n)++];
+}
+
+/* Adds the socket inodes of pid's fds to v; returns how many. */
+static size_t fd_sockets(const struct gd_collect_ctx *ctx, uint64_t pid, struct ino **v, size_t *n, size_t *cap)
 {
 	char rel[64], target[64];
 	struct dirent *de;
+	size_t added = 0;
 	DIR *d;
 
 	snprintf(rel, sizeof rel, "proc/%llu/fd", (unsigned long long)pid);
 	if (!(d = gd_root_opendir(ctx->root, rel)))
-		return;
+		return 0;
 	while ((de = readdir(d)) != NULL && *n < MAX_INODES) {
 		unsigned long long ino;
 
@@ -182,8 +217,10 @@ static void fd_sockets(const struct gd_collect_ctx *ctx, uint64_t pid, struct in
 		}
 		(*v)[*n].inode = ino;
 		(*v)[(*n)++].pid = pid;
+		added++;
 	}
 	closedir(d);
+	return added;
 }
 
 /* One dump of family's TCP sockets into s (every record, pid absent). */
@@ -227,12 +264,59 @@ static int dump(int fd, int family, struct gd_snapshot *s, struct gd_err *err)
 	return rc < 0 ? rc : 0;
 }
 
+/* A NETLINK_SOCK_DIAG socket made inside another network namespace: a
+ * socket stays in the namespace it was created in, so a thread of its own
+ * enters the namespace (setns, CAP_SYS_ADMIN over it), creates it and ends;
+ * this thread never changes namespace. */
+struct in_ns {
+	int nsfd, fd, err;
+};
+
+static void *diag_socket_in(void *arg)
+{
+	struct in_ns *x = arg;
+
+	if (setns(x->nsfd, CLONE_NEWNET) < 0)
+		x->err = errno;
+	else if ((x->fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG)) < 0)
+		x->err = errno;
+	return NULL;
+}
+
+/* The sock_diag socket for namespace ns (ours: a plain socket); -errno. */
+static int diag_socket(const struct gd_collect_ctx *ctx, const struct netns *ns, bool ours)
+{
+	struct in_ns x = { -1, -1, 0 };
+	char rel[64];
+	pthread_t t;
+	int rc;
+
+	if (ours) {
+		int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+
+		return fd < 0 ? -errno : fd;
+	}
+	snprintf(rel, sizeof rel, "proc/%llu/ns/net", (unsigned long long)ns->pid);
+	if ((x.nsfd = gd_root_openat(ctx->root, rel, O_RDONLY | O_CLOEXEC)) < 0)
+		return x.nsfd;
+	if ((rc = pthread_create(&t, NULL, diag_socket_in, &x)) != 0) {
+		close(x.nsfd);
+		return -rc;
+	}
+	pthread_join(t, NULL);
+	close(x.nsfd);
+	return x.err ? -x.err : x.fd;
+}
+
 enum gd_src_status gd_collect_job_sockets(const struct gd_collect_ctx *ctx, struct gd_snapshot *s, struct gd_err *err)
 {
 	struct ino *inos = NULL;
-	size_t n = 0, cap = 0, first = s->job_sockets.n, w;
+	struct netns ns[MAX_NETNS];
+	size_t n = 0, cap = 0, nns = 0, first = s->job_sockets.n, w, unseen = 0;
+	int first_err = 0;
+	char own[32] = "", why[GD_ERR_MSG_MAX] = "";
 	unsigned char *marks;
-	int fd, rc = 0;
+	int rc = 0;
 
 	if (!s->procs.n)
 		return GD_SRC_OK;
@@ -247,11 +331,18 @@ enum gd_src_status gd_collect_job_sockets(const struct gd_collect_ctx *ctx, stru
 			     "sockets cannot be asked for"));
 		return GD_SRC_ABSENT;
 	}
+	if (gd_root_readlink(ctx->root, "proc/thread-self/ns/net", own, sizeof own) < 0)
+		own[0] = '\0';
 	for (size_t i = 0; i < s->procs.n; i++) {
 		const struct gd_proc *p = GD_VEC_AT(s->procs, struct gd_proc, i);
+		struct netns *x;
 
-		if (marks[i] && p->pid.ok && !(p->kthread.ok && p->kthread.v))
-			fd_sockets(ctx, p->pid.v, &inos, &n, &cap);
+		if (!marks[i] || !p->pid.ok || (p->kthread.ok && p->kthread.v))
+			continue;
+		/* a namespace unknown, or ours, is asked with our own socket */
+		x = ns_of(ns, &nns, p->netns[0] && strcmp(p->netns, own) != 0 ? p->netns : "", p->pid.v);
+		if (x)
+			x->sockets += fd_sockets(ctx, p->pid.v, &inos, &n, &cap);
 	}
 	free(marks);
 	if (!n) {
@@ -259,16 +350,36 @@ enum gd_src_status gd_collect_job_sockets(const struct gd_collect_ctx *ctx, stru
 		return GD_SRC_OK;   /* GPU jobs without sockets (or with unreadable fds: processes says so) */
 	}
 	qsort(inos, n, sizeof *inos, ino_cmp);
-	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
-	if (fd < 0) {
-		rc = -errno;
-		free(inos);
-		gd_err_set(err, rc, "socket(NETLINK_SOCK_DIAG): %s", strerror(-rc));
-		return gd_src_status_of_errno(rc) == GD_SRC_DENIED ? GD_SRC_DENIED : GD_SRC_ABSENT;
+	for (size_t k = 0; k < nns; k++) {
+		size_t from = s->job_sockets.n;
+		int fd;
+
+		if (!ns[k].sockets)
+			continue;
+		if ((fd = diag_socket(ctx, &ns[k], ns[k].id[0] == '\0')) < 0) {
+			unseen += ns[k].sockets;
+			if (!first_err)
+				first_err = fd;
+			if (!why[0] && ns[k].id[0])
+				snprintf(why, sizeof why,
+					 P_("%zu socket of GPU job pid %llu is in network namespace %s, which gpudoctor "
+					    "could not enter (%s): run it as root (CAP_SYS_ADMIN) to see its round-trip times",
+					    "%zu sockets of GPU job pid %llu are in network namespace %s, which gpudoctor "
+					    "could not enter (%s): run it as root (CAP_SYS_ADMIN) to see their round-trip times",
+					    ns[k].sockets),
+					 ns[k].sockets, (unsigned long long)ns[k].pid, ns[k].id, strerror(-fd));
+			else if (!why[0])
+				snprintf(why, sizeof why, "socket(NETLINK_SOCK_DIAG): %s", strerror(-fd));
+			continue;
+		}
+		if ((rc = dump(fd, AF_INET, s, err)) == 0)
+			rc = dump(fd, AF_INET6, s, err);
+		close(fd);
+		for (size_t i = from; i < s->job_sockets.n; i++)
+			GD_STRSET(GD_VEC_AT(s->job_sockets, struct gd_job_socket, i)->netns, ns[k].id[0] ? ns[k].id : own);
+		if (rc < 0)
+			break;
 	}
-	if ((rc = dump(fd, AF_INET, s, err)) == 0)
-		rc = dump(fd, AF_INET6, s, err);
-	close(fd);
 	/* keep the sockets a job holds, with its pid */
 	w = first;
 	for (size_t i = first; i < s->job_sockets.n; i++) {
@@ -284,5 +395,12 @@ enum gd_src_status gd_collect_job_sockets(const struct gd_collect_ctx *ctx, stru
 	free(inos);
 	if (rc < 0)
 		return GD_SRC_PARTIAL;
+	if (unseen) {
+		gd_err_set(err, first_err, "%s", why);
+		/* nothing seen at all: denied, or absent (no sock_diag in this kernel) */
+		if (unseen < n)
+			return GD_SRC_PARTIAL;
+		return gd_src_status_of_errno(first_err) == GD_SRC_DENIED ? GD_SRC_DENIED : GD_SRC_ABSENT;
+	}
 	return GD_SRC_OK;
 }

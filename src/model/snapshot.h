@@ -326,7 +326,8 @@
 	X(U64, min_rtt_us, "us", GAUGE, "smallest round-trip time seen (tcpi_min_rtt)") \
 	X(U64, retrans, "", COUNTER, "segments retransmitted over the connection's life (tcpi_total_retrans)") \
 	X(U64, bytes_acked, "bytes", COUNTER, "bytes sent and acknowledged (tcpi_bytes_acked)") \
-	X(U64, bytes_received, "bytes", COUNTER, "bytes received (tcpi_bytes_received)")
+	X(U64, bytes_received, "bytes", COUNTER, "bytes received (tcpi_bytes_received)") \
+	X(S32, netns, "", LABEL, "network namespace the socket is in (net:[N], the job's: a container's may not be gpudoctor's)")
 
 /* ---- klog[]: kernel-log events (src/klog/, collect/klog.c) ------------ */
 #define GD_KLOG_FIELDS(X) \

@@ -5,11 +5,14 @@
 # and on A's end a tbf qdisc with a deep queue on a slow rate (4 mbit/s,
 # 256 KiB: up to half a second of queueing; this kernel has no netem).
 # A "job" in A (nc, listed by the fake NVML as gpu0's compute process)
-# streams to a server in B; `check --window 2s --json` run inside A (sockets
-# are per network namespace) must report net.remote_data_latency for it,
-# naming the server (10.232.X.2:PORT) and an RTT of 10 ms or more from the
-# kernel's tcp_info (sock_diag).  The same transfer without the tbf must
-# not fire.
+# streams to a server in B; `check --window 2s --json` must report
+# net.remote_data_latency for it, naming the server (10.232.X.2:PORT) and an
+# RTT of 10 ms or more from the kernel's tcp_info (sock_diag): run inside A,
+# and run in this host's namespace (as for a job in a container: gpudoctor
+# enters A to ask its socket table, and the socket record names A's
+# namespace).  As nobody outside A (no CAP_SYS_ADMIN to enter it), with the
+# job nobody's too, job_sockets says why the socket is unseen and the rule
+# does not guess.  The same transfer without the tbf must not fire.
 #
 # Only the two namespaces are touched: deleting them (trap) removes the
 # veth, the addresses and the qdisc with them.
@@ -49,10 +52,15 @@ trap 'exit 1' TERM INT
 
 netns_pair "$A" "$B" "$VA" "$VB" "$ADDR_A" "$ADDR_B"
 
-# measure NAME: streams A -> B (at most 20 s) while check runs inside A,
-# the streaming nc being the GPU job.
+# measure NAME [outside [nobody]]: streams A -> B (at most 20 s) while check
+# runs inside A (or outside it, in this host's namespace; as nobody, the job
+# nobody's too), the streaming nc being the GPU job.
 measure() {
-	local out=$tmp/$1.json rc lpid spid job
+	local out=$tmp/$1.json rc lpid spid job where=${2:-inside} as=${3:-root}
+	local run=(ip netns exec "$A") user=()
+	[ "$where" = outside ] && run=()
+	[ "$as" = nobody ] && user=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+	sleep 1   # the queue the previous transfer left in the tbf drains (256 KiB at 4 mbit/s: 0.5 s)
 	ip netns exec "$B" nc -l -p $PORT >/dev/null 2>&1 &
 	lpid=$!
 	jobs_pids+=("$lpid")
@@ -60,16 +68,17 @@ measure() {
 		ip netns exec "$B" ss -Hltn "sport = :$PORT" 2>/dev/null | grep -q . && break
 		sleep 0.1
 	done
-	ip netns exec "$A" nc -q1 "$ADDR_B" $PORT </dev/zero >/dev/null 2>&1 &
+	ip netns exec "$A" "${user[@]}" nc -q1 "$ADDR_B" $PORT </dev/zero >/dev/null 2>&1 &
 	spid=$!
 	jobs_pids+=("$spid")
 	sleep 1
 	kill -0 "$spid" 2>/dev/null || fail "the TCP transfer from $A to $B did not start"
-	job=$spid   # ip netns exec execs nc: the same pid
+	job=$spid   # ip netns exec and setpriv exec nc: the same pid
 	fake_nvml_ini "$tmp/nvml.ini" "$job" 90
+	chmod 755 "$tmp" && chmod 644 "$tmp/nvml.ini"
 	# timeout only guards against a hang (so the trap gets to delete the
 	# namespaces), it does not judge gpudoctor's speed.
-	ip netns exec "$A" env GPUDOCTOR_NVML="$FAKE_NVML" GPUDOCTOR_FAKE_NVML="$tmp/nvml.ini" \
+	"${run[@]}" "${user[@]}" env GPUDOCTOR_NVML="$FAKE_NVML" GPUDOCTOR_FAKE_NVML="$tmp/nvml.ini" \
 		timeout 40 "$GPUDOCTOR" check --window 2s --json >"$out" 2>"$tmp/err"
 	rc=$?
 	kill "$spid" "$lpid" 2>/dev/null
@@ -90,6 +99,40 @@ jq -e --arg p "$job" --arg peer "$ADDR_B:$PORT" '.findings[] | select(.id == "ne
 	([.evidence[] | select(.name == "peer") | .text] == [$peer]) and
 	([.evidence[] | select(.name == "rtt_ms") | .value >= 10] == [true])' "$tmp/far.json" >/dev/null ||
 	fail "no net.remote_data_latency naming pid $job and $ADDR_B:$PORT at >= 10 ms: $(jq -c '[.findings[].id], .not_evaluated' "$tmp/far.json" | head -c 600)"
+
+# the same job seen from this host's namespace: gpudoctor enters A
+measure outside outside
+job=$(cat "$tmp/outside.pid")
+jq -e --arg p "$job" --arg peer "$ADDR_B:$PORT" '.findings[] | select(.id == "net.remote_data_latency") |
+	(.subject | startswith("pid " + $p + " ")) and
+	([.evidence[] | select(.name == "peer") | .text] == [$peer])' "$tmp/outside.json" >/dev/null ||
+	fail "from outside A: no net.remote_data_latency naming $ADDR_B:$PORT: $(jq -c '[.findings[].id], .unavailable' "$tmp/outside.json" | head -c 600)"
+# the snapshot of the same: the socket record names A's namespace, not ours
+measure_snapshot() {
+	ip netns exec "$B" nc -l -p $PORT >/dev/null 2>&1 &
+	jobs_pids+=($!)
+	sleep 0.5
+	ip netns exec "$A" nc -q1 "$ADDR_B" $PORT </dev/zero >/dev/null 2>&1 &
+	jobs_pids+=($!)
+	sleep 1
+	fake_nvml_ini "$tmp/nvml.ini" "$!" 90
+	GPUDOCTOR_NVML="$FAKE_NVML" GPUDOCTOR_FAKE_NVML="$tmp/nvml.ini" timeout 40 "$GPUDOCTOR" snapshot >"$tmp/snap.json"
+	kill "${jobs_pids[@]}" 2>/dev/null
+}
+measure_snapshot
+jq -e --arg ns "$(ip netns exec "$A" readlink /proc/self/ns/net)" --arg own "$(readlink /proc/self/ns/net)" \
+	'[.job_sockets[].netns] | length > 0 and all(. == $ns) and all(. != $own)' "$tmp/snap.json" >/dev/null ||
+	fail "the job's socket records do not name its namespace: $(jq -c '[.job_sockets[] | {peer, netns}]' "$tmp/snap.json")"
+
+# as nobody outside A: A cannot be entered; said, not guessed
+if command -v setpriv >/dev/null; then
+	measure denied outside nobody
+	jq -e '.unavailable[] | select(.evidence == "job_sockets") | .status == "denied" and
+		(.reason | test("network namespace net:\\[[0-9]+\\].*CAP_SYS_ADMIN"))' "$tmp/denied.json" >/dev/null ||
+		fail "as nobody: job_sockets does not say why the socket in A is unseen: $(jq -c '.unavailable' "$tmp/denied.json" | head -c 600)"
+	jq -e '[.findings[].id] | index("net.remote_data_latency") == null' "$tmp/denied.json" >/dev/null ||
+		fail "net.remote_data_latency fired without seeing the socket"
+fi
 
 tc -n "$A" qdisc del dev "$VA" root || fail "removing the tbf"
 echo "no tbf"
