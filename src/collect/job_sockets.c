@@ -44,6 +44,28 @@
 
 #define MAX_INODES 4096
 
+/* A socket inode a GPU job holds and the job's pid. */
+struct ino {
+	uint64_t inode, pid;
+};
+
+/* The jobs' socket inodes, sorted: a dump keeps only these.  A host's table
+ * can hold tens of thousands of sockets (TIME_WAIT ones from every client
+ * of every service on it); pushing each into the snapshot before dropping
+ * the others made the exporter's memory follow the host's socket count
+ * (found by tests/exporter/soak.sh). */
+struct keep {
+	const struct ino *v;
+	size_t n;
+};
+
+static int ino_cmp(const void *a, const void *b)
+{
+	const struct ino *x = a, *y = b;
+
+	return x->inode < y->inode ? -1 : x->inode > y->inode;
+}
+
 /* ---- the parser: a buffer of netlink messages (gd_parsers[]) ------------ */
 
 static void addr_port(char *dst, size_t sz, int family, const __be32 *a, __be16 port)
@@ -57,17 +79,18 @@ static void addr_port(char *dst, size_t sz, int family, const __be32 *a, __be16 
 		snprintf(dst, sz, "%s:%u", ip, (unsigned)ntohs(port));
 }
 
-/* One inet_diag_msg with its attributes into a job_sockets[] record (pid
- * absent: the collector fills it).  False when malformed. */
-static bool one_msg(const struct nlmsghdr *h, struct gd_snapshot *s)
+/* One inet_diag_msg with its attributes into a job_sockets[] record: every
+ * one when keep is NULL (pid absent), else only a socket keep holds, with
+ * its job's pid.  False when malformed (kept or not). */
+static bool one_msg(const struct nlmsghdr *h, struct gd_snapshot *s, const struct keep *keep)
 {
 	const struct inet_diag_msg *m = NLMSG_DATA(h);
 	size_t len = h->nlmsg_len, off;
-	struct gd_job_socket *js;
+	struct gd_job_socket rec, *js = &rec;
 
 	if (len < NLMSG_LENGTH(sizeof *m) || (m->idiag_family != AF_INET && m->idiag_family != AF_INET6))
 		return false;
-	js = GD_PUSH(s, job_sockets, struct gd_job_socket);
+	memset(&rec, 0, sizeof rec);
 	gd_u64_set(&js->inode, m->idiag_inode);
 	gd_u64_set(&js->state, m->idiag_state);
 	addr_port(js->local, sizeof js->local, m->idiag_family, m->id.idiag_src, m->id.idiag_sport);
@@ -100,12 +123,22 @@ static bool one_msg(const struct nlmsghdr *h, struct gd_snapshot *s)
 		}
 		off += NLA_ALIGN(alen);
 	}
+	if (keep) {
+		struct ino key = { m->idiag_inode, 0 };
+		const struct ino *hit = bsearch(&key, keep->v, keep->n, sizeof *keep->v, ino_cmp);
+
+		if (!hit)
+			return true;   /* no job's socket */
+		gd_u64_set(&rec.pid, hit->pid);
+	}
+	*GD_PUSH(s, job_sockets, struct gd_job_socket) = rec;
 	return true;
 }
 
 /* Parses a dump reply: returns 1 when NLMSG_DONE was seen, 0 when more is
  * to come, negative on an error message or a malformed buffer. */
-static int parse_dump(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err)
+static int parse_dump(const char *buf, size_t len, struct gd_snapshot *s, const struct keep *keep,
+		      struct gd_err *err)
 {
 	size_t off = 0;
 
@@ -133,7 +166,7 @@ static int parse_dump(const char *buf, size_t len, struct gd_snapshot *s, struct
 			struct nlmsghdr *m = gd_xmalloc(h.nlmsg_len);
 
 			memcpy(m, buf + off, h.nlmsg_len);
-			if (!one_msg(m, s)) {
+			if (!one_msg(m, s, keep)) {
 				free(m);
 				gd_err_set(err, -EINVAL, _("malformed inet_diag message at offset %zu"), off);
 				return -EINVAL;
@@ -147,7 +180,7 @@ static int parse_dump(const char *buf, size_t len, struct gd_snapshot *s, struct
 
 int gd_parse_netlink_inet_diag(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err)
 {
-	int rc = parse_dump(buf, len, s, err);
+	int rc = parse_dump(buf, len, s, NULL, err);
 
 	return rc < 0 ? rc : 0;
 }
@@ -155,10 +188,6 @@ int gd_parse_netlink_inet_diag(const char *buf, size_t len, struct gd_snapshot *
 /* ---- the collector --------------------------------------------------------- */
 
 #define MAX_NETNS 32
-
-struct ino {
-	uint64_t inode, pid;
-};
 
 /* A network namespace the GPU jobs' sockets are in: its id (net:[N], as
  * /proc/<pid>/ns/net reads), a process in it, how many of the jobs'
@@ -168,13 +197,6 @@ struct netns {
 	uint64_t pid;
 	size_t sockets;
 };
-
-static int ino_cmp(const void *a, const void *b)
-{
-	const struct ino *x = a, *y = b;
-
-	return x->inode < y->inode ? -1 : x->inode > y->inode;
-}
 
 /* The namespace of id (empty: ours) in ns[], added when new; NULL past
  * MAX_NETNS. */
@@ -223,8 +245,8 @@ static size_t fd_sockets(const struct gd_collect_ctx *ctx, uint64_t pid, struct 
 	return added;
 }
 
-/* One dump of family's TCP sockets into s (every record, pid absent). */
-static int dump(int fd, int family, struct gd_snapshot *s, struct gd_err *err)
+/* One dump of family's TCP sockets: those keep holds into s. */
+static int dump(int fd, int family, struct gd_snapshot *s, const struct keep *keep, struct gd_err *err)
 {
 	struct {
 		struct nlmsghdr h;
@@ -258,7 +280,7 @@ static int dump(int fd, int family, struct gd_snapshot *s, struct gd_err *err)
 			gd_err_set(err, rc, "sock_diag reply: %s", got < 0 ? strerror(errno) : _("closed"));
 			break;
 		}
-		rc = parse_dump(buf, (size_t)got, s, err);
+		rc = parse_dump(buf, (size_t)got, s, keep, err);
 	}
 	free(buf);
 	return rc < 0 ? rc : 0;
@@ -312,7 +334,8 @@ enum gd_src_status gd_collect_job_sockets(const struct gd_collect_ctx *ctx, stru
 {
 	struct ino *inos = NULL;
 	struct netns ns[MAX_NETNS];
-	size_t n = 0, cap = 0, nns = 0, first = s->job_sockets.n, w, unseen = 0;
+	struct keep keep;
+	size_t n = 0, cap = 0, nns = 0, unseen = 0;
 	int first_err = 0;
 	char own[32] = "", why[GD_ERR_MSG_MAX] = "";
 	unsigned char *marks;
@@ -350,6 +373,8 @@ enum gd_src_status gd_collect_job_sockets(const struct gd_collect_ctx *ctx, stru
 		return GD_SRC_OK;   /* GPU jobs without sockets (or with unreadable fds: processes says so) */
 	}
 	qsort(inos, n, sizeof *inos, ino_cmp);
+	keep.v = inos;
+	keep.n = n;
 	for (size_t k = 0; k < nns; k++) {
 		size_t from = s->job_sockets.n;
 		int fd;
@@ -372,26 +397,14 @@ enum gd_src_status gd_collect_job_sockets(const struct gd_collect_ctx *ctx, stru
 				snprintf(why, sizeof why, "socket(NETLINK_SOCK_DIAG): %s", strerror(-fd));
 			continue;
 		}
-		if ((rc = dump(fd, AF_INET, s, err)) == 0)
-			rc = dump(fd, AF_INET6, s, err);
+		if ((rc = dump(fd, AF_INET, s, &keep, err)) == 0)
+			rc = dump(fd, AF_INET6, s, &keep, err);
 		close(fd);
 		for (size_t i = from; i < s->job_sockets.n; i++)
 			GD_STRSET(GD_VEC_AT(s->job_sockets, struct gd_job_socket, i)->netns, ns[k].id[0] ? ns[k].id : own);
 		if (rc < 0)
 			break;
 	}
-	/* keep the sockets a job holds, with its pid */
-	w = first;
-	for (size_t i = first; i < s->job_sockets.n; i++) {
-		struct gd_job_socket *js = GD_VEC_AT(s->job_sockets, struct gd_job_socket, i);
-		struct ino key = { js->inode.v, 0 }, *hit;
-
-		if (!js->inode.ok || !(hit = bsearch(&key, inos, n, sizeof *inos, ino_cmp)))
-			continue;
-		gd_u64_set(&js->pid, hit->pid);
-		*GD_VEC_AT(s->job_sockets, struct gd_job_socket, w++) = *js;
-	}
-	s->job_sockets.n = w;
 	free(inos);
 	if (rc < 0)
 		return GD_SRC_PARTIAL;
