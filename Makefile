@@ -7,7 +7,7 @@
 
 CC      ?= cc
 BUILD   ?= build
-PKGS    := jansson inih
+PKGS    := jansson libcjson inih
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 \
            -Wpointer-arith -Wvla -Wno-unused-parameter
@@ -16,7 +16,7 @@ WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototyp
 # they are dlopen()ed when used, so `serve` does not carry their pages.
 XML_CFLAGS := $(shell pkg-config --cflags libxml-2.0 2>/dev/null || echo -I/usr/include/libxml2)
 CPPFLAGS_ALL := -std=gnu11 -D_GNU_SOURCE -Isrc $(XML_CFLAGS) $(WARN) $(CPPFLAGS)
-LIBS    := -ljansson -linih -lz -lm -ldl -lpthread
+LIBS    := -ljansson -lcjson -linih -lz -lm -ldl -lpthread
 
 LIB_SRC := $(sort $(filter-out src/main.c,$(shell find src -name '*.c')))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/ptx_kernels.o $(BUILD)/obj/gen/probe_sku.o

@@ -3,7 +3,7 @@
 # otherwise prints the one apt-get line to run.  Idempotent and quick when all
 # are present.
 set -e
-PKGS="gcc make pkg-config libjansson-dev libinih-dev libcmocka-dev zlib1g-dev libxml2-dev libncurses-dev
+PKGS="gcc make pkg-config libjansson-dev libcjson-dev libinih-dev libcmocka-dev zlib1g-dev libxml2-dev libncurses-dev
       jq clang llvm libclang-rt-14-dev tmux chromium iproute2 nftables util-linux procps
       iputils-ping netcat-openbsd curl libcurl4 shellcheck openssl prometheus prometheus-node-exporter slurmctld slurmd slurm-client munge fio ipmitool python3
       gettext fonts-noto-cjk dpkg-dev debhelper fakeroot lintian systemd bash-completion man-db"

@@ -32,7 +32,7 @@ json_t *gd_json_string(const char *p, size_t n)
 	return v;
 }
 
-static bool u64_of_digits(const char *s, uint64_t *out)
+bool gd_u64_of_digits(const char *s, uint64_t *out)
 {
 	char *end;
 	unsigned long long v;
@@ -144,7 +144,7 @@ static int record_from_json(const struct gd_record_desc *d, const json_t *o, cha
 				gd_u64_set(x, (uint64_t)json_integer_value(v));
 			else if (json_is_real(v) && json_real_value(v) >= 0 && json_real_value(v) < 9.2e18)
 				gd_u64_set(x, (uint64_t)json_real_value(v));
-			else if (json_is_string(v) && u64_of_digits(json_string_value(v), &x->v))
+			else if (json_is_string(v) && gd_u64_of_digits(json_string_value(v), &x->v))
 				x->ok = true;
 			else
 				return gd_err_set(err, -EINVAL, _("%s.%s: expected a non-negative integer"), where, f->name);
@@ -288,6 +288,13 @@ int gd_jsonl_next(struct gd_jsonl_reader *r, struct gd_snapshot *s, struct gd_er
 			k++;
 		if (k == (size_t)n)
 			continue;
+		/* the lines gpudoctor writes: cJSON, exactly as below (snapshot_fast.c) */
+		if (gd_snapshot_from_line_fast(r->line, (size_t)n, s) == 1) {
+			r->count++;
+			return 1;
+		}
+		gd_snapshot_release(s);
+		gd_snapshot_init(s);
 		o = json_loadb(r->line, (size_t)n, JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES, &jerr);
 		if (!o && r->line[n - 1] != '\n' && r->count) {
 			/* the last line, cut, after whole ones: an interrupted recording */

@@ -71,4 +71,14 @@ int gd_jsonl_open(struct gd_jsonl_reader *r, const char *path, struct gd_err *er
 int gd_jsonl_next(struct gd_jsonl_reader *r, struct gd_snapshot *s, struct gd_err *err);
 void gd_jsonl_close(struct gd_jsonl_reader *r);
 
+/* One line of a recording (n bytes, its newline included or not) into s
+ * (initialised) through cJSON, for the lines gpudoctor writes: 1 when taken,
+ * with exactly what gd_snapshot_from_json gives for it; 0 when declined (s
+ * may hold part of it: release it), and the jansson path must read it
+ * (snapshot_fast.c says which lines). */
+/* A string of decimal digits (a u64 the writer wrote as one) into *out. */
+bool gd_u64_of_digits(const char *s, uint64_t *out);
+
+int gd_snapshot_from_line_fast(const char *line, size_t n, struct gd_snapshot *s);
+
 #endif

@@ -68,6 +68,7 @@
 #include "probe/ptx.h"
 #include "probe/sku.h"
 #include "serve/http_parse.h"
+#include "../snapshot_fast_check.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 static void fuzz_ptx(const uint8_t *data, size_t size)
@@ -171,6 +172,28 @@ static void fuzz_parser(const struct gd_parser *p, const uint8_t *data, size_t s
 	free(buf);
 }
 
+/* Differential: a line the cJSON fast path takes (snapshot_fast.c) must be
+ * one jansson reads into the same snapshot. */
+static void fast_vs_jansson(const uint8_t *data, size_t size)
+{
+	const char *p = (const char *)data, *e = p + size;
+
+	while (p < e) {
+		const char *nl = memchr(p, '\n', (size_t)(e - p));
+		size_t n = nl ? (size_t)(nl - p) + 1 : (size_t)(e - p);
+		char *fast, *want;
+
+		if (fast_check_line(p, n, &fast, &want) == 0) {
+			fprintf(stderr, "the fast path and jansson disagree on a line:\n%.*s\nfast:    %s\njansson: %s\n",
+				(int)n, p, fast, want ? want : "(refused)");
+			abort();
+		}
+		free(fast);
+		free(want);
+		p += n;
+	}
+}
+
 static void fuzz_series(const uint8_t *data, size_t size)
 {
 	struct gd_series ser;
@@ -192,6 +215,7 @@ static void fuzz_series(const uint8_t *data, size_t size)
 	}
 	gd_series_release(&ser);
 	fclose(f);
+	fast_vs_jansson(data, size);
 }
 
 static void fuzz_thresholds(const uint8_t *data, size_t size)
