@@ -9,11 +9,13 @@
 # both recordings hold the cycles asked for and eight GPUs each.
 #
 #   BUILD=build bench/nvml/run.sh [K1 K2]        (make unit builds the fake)
+#   FAKE=build/fake_nvml_old/libnvidia-ml.so.1 bench/nvml/run.sh 5 20
+#                     the same through the old-driver fake (the fallbacks)
 set -eu
 cd "$(dirname "$0")/../.."
 B=${BUILD:-build}
 G=${GPUDOCTOR:-$B/gpudoctor}
-FAKE=$(dirname "$G")/fake_nvml/libnvidia-ml.so.1
+FAKE=${FAKE:-$(dirname "$G")/fake_nvml/libnvidia-ml.so.1}
 S=tests/scenarios/0001-healthy-8gpu
 K1=${1:-10}
 K2=${2:-40}

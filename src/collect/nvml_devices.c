@@ -12,7 +12,10 @@
  * with nvmlDeviceGetTemperature as the fallback), the clock "event" names
  * (12.2; the "throttle" names before) and the recovery action (field 230,
  * 12.8).  A function the driver lacks leaves its fields absent and is named
- * in nvml.missing.
+ * in nvml.missing.  Values that a field id gives as well (ECC, violation
+ * times, energy, PCIe replays, NVLink: nvml_gpu_fields.c) come from one
+ * nvmlDeviceGetFieldValues call per GPU where the driver answers them, and
+ * from their own calls where it does not.
  *
  * Presence: success sets a field; NOT_SUPPORTED leaves it absent (a fact);
  * NO_PERMISSION leaves it absent with a "denied" row in nvml_errors naming
@@ -274,6 +277,7 @@ static void collect_thermal_power(struct gd_gpu_run *r, const struct gd_nvml_api
 	struct gd_nvml_io io = IO0;
 	struct gd_gpu *g = gd_nv_gpu(r);
 	bool have_temp = false;
+	uint64_t v;
 
 	/* TemperatureV when the driver has it and accepts our struct version;
 	 * the older call otherwise. */
@@ -313,7 +317,9 @@ static void collect_thermal_power(struct gd_gpu_run *r, const struct gd_nvml_api
 		       "nvmlDeviceGetPowerManagementDefaultLimit", t_power_default_limit, &io))
 		gd_f64_set(&g->power_default_limit_w, io.u[0] / 1000.0);
 	io = IO0;
-	if (gd_nv_call(r, a->energy, "energy_mj", "nvmlDeviceGetTotalEnergyConsumption", t_energy, &io))
+	if (gd_nv_field(r, NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION, &v))
+		gd_u64_set(&g->energy_mj, v);
+	else if (gd_nv_call(r, a->energy, "energy_mj", "nvmlDeviceGetTotalEnergyConsumption", t_energy, &io))
 		gd_u64_set(&g->energy_mj, io.ull);
 }
 
@@ -355,14 +361,18 @@ static void collect_clocks(struct gd_gpu_run *r, const struct gd_nvml_api *a)
 		size_t off;
 		const char *field;
 		nvmlPerfPolicyType_t policy;
+		unsigned int fid;
 	} viol[] = {
-		{ offsetof(struct gd_gpu, violation_power_ns), "violation_power_ns", NVML_PERF_POLICY_POWER },
-		{ offsetof(struct gd_gpu, violation_thermal_ns), "violation_thermal_ns", NVML_PERF_POLICY_THERMAL },
-		{ offsetof(struct gd_gpu, violation_sync_boost_ns), "violation_sync_boost_ns", NVML_PERF_POLICY_SYNC_BOOST },
+		{ offsetof(struct gd_gpu, violation_power_ns), "violation_power_ns", NVML_PERF_POLICY_POWER,
+		  NVML_FI_DEV_PERF_POLICY_POWER },
+		{ offsetof(struct gd_gpu, violation_thermal_ns), "violation_thermal_ns", NVML_PERF_POLICY_THERMAL,
+		  NVML_FI_DEV_PERF_POLICY_THERMAL },
+		{ offsetof(struct gd_gpu, violation_sync_boost_ns), "violation_sync_boost_ns", NVML_PERF_POLICY_SYNC_BOOST,
+		  NVML_FI_DEV_PERF_POLICY_SYNC_BOOST },
 		{ offsetof(struct gd_gpu, violation_board_limit_ns), "violation_board_limit_ns",
-		  NVML_PERF_POLICY_BOARD_LIMIT },
+		  NVML_PERF_POLICY_BOARD_LIMIT, NVML_FI_DEV_PERF_POLICY_BOARD_LIMIT },
 		{ offsetof(struct gd_gpu, violation_reliability_ns), "violation_reliability_ns",
-		  NVML_PERF_POLICY_RELIABILITY },
+		  NVML_PERF_POLICY_RELIABILITY, NVML_FI_DEV_PERF_POLICY_RELIABILITY },
 	};
 	struct gd_nvml_io io;
 	struct gd_gpu *g = gd_nv_gpu(r);
@@ -383,15 +393,21 @@ static void collect_clocks(struct gd_gpu_run *r, const struct gd_nvml_api *a)
 		       t_clock_reasons, &io))
 		gd_u64_set(&g->clock_event_reasons, io.ull);
 	for (size_t i = 0; i < sizeof viol / sizeof viol[0]; i++) {
+		struct gd_u64 *dst = (struct gd_u64 *)(void *)((char *)g + viol[i].off);
+		uint64_t v;
+
 		io = gd_nv_args(viol[i].policy, 0);
-		if (gd_nv_call(r, a->violation, viol[i].field, "nvmlDeviceGetViolationStatus", t_violation, &io))
-			gd_u64_set((struct gd_u64 *)(void *)((char *)g + viol[i].off), io.s.viol.violationTime);
+		if (gd_nv_field(r, viol[i].fid, &v))
+			gd_u64_set(dst, v);
+		else if (gd_nv_call(r, a->violation, viol[i].field, "nvmlDeviceGetViolationStatus", t_violation, &io))
+			gd_u64_set(dst, io.s.viol.violationTime);
 	}
 }
 
 static void collect_pcie(struct gd_gpu_run *r, const struct gd_nvml_api *a)
 {
 	struct gd_gpu *g = gd_nv_gpu(r);
+	uint64_t v;
 
 	gd_nv_set_u(r, &g->pcie_gen, a->pcie_gen, "pcie_gen", "nvmlDeviceGetCurrPcieLinkGeneration", t_pcie_gen,
 		    IO0);
@@ -405,14 +421,17 @@ static void collect_pcie(struct gd_gpu_run *r, const struct gd_nvml_api *a)
 		    t_pcie_throughput, gd_nv_args(NVML_PCIE_UTIL_TX_BYTES, 0));
 	gd_nv_set_u(r, &g->pcie_rx_kbps, a->pcie_throughput, "pcie_rx_kbps", "nvmlDeviceGetPcieThroughput",
 		    t_pcie_throughput, gd_nv_args(NVML_PCIE_UTIL_RX_BYTES, 0));
-	gd_nv_set_u(r, &g->pcie_replays, a->pcie_replay, "pcie_replays", "nvmlDeviceGetPcieReplayCounter",
-		    t_pcie_replay, IO0);
+	if (gd_nv_field(r, NVML_FI_DEV_PCIE_REPLAY_COUNTER, &v))
+		gd_u64_set(&g->pcie_replays, v);
+	else
+		gd_nv_set_u(r, &g->pcie_replays, a->pcie_replay, "pcie_replays", "nvmlDeviceGetPcieReplayCounter",
+			    t_pcie_replay, IO0);
 }
 
 static void collect_gpu(struct gd_nvml *nv, struct gd_snapshot *s, unsigned int idx, size_t *errors)
 {
 	const struct gd_nvml_api *a = gd_nvml_api(nv);
-	struct gd_gpu_run r = { nv, s, s->gpus.n, idx, NULL, false, 0 };
+	struct gd_gpu_run r = { .nv = nv, .s = s, .gi = s->gpus.n, .idx = idx };
 	struct gd_gpu *g = GD_PUSH(s, gpus, struct gd_gpu);
 	struct gd_nvml_io io = gd_nv_args(idx, 0);
 	int rc;
@@ -430,12 +449,16 @@ static void collect_gpu(struct gd_nvml *nv, struct gd_snapshot *s, unsigned int 
 	}
 	r.dev = io.dev;
 	collect_identity(&r, a);
+	/* after the name, each cycle's first call: a GPU lost since is seen
+	 * there, as without the batch */
+	gd_nv_fields_read(&r, a);
 	collect_thermal_power(&r, a);
 	collect_util_memory(&r, a);
 	collect_clocks(&r, a);
 	collect_pcie(&r, a);
 	gd_gpu_collect_memory_health(&r, a);
 	gd_gpu_collect_nvlink(&r, a);
+	gd_nv_fields_release(&r);
 	gd_gpu_collect_processes(&r, a);
 	gd_gpu_collect_samples(&r, a);
 	*errors += r.errors;

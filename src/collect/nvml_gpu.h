@@ -8,6 +8,7 @@
 #define GD_COLLECT_NVML_GPU_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "core/err.h"
 #include "model/snapshot.h"
@@ -15,6 +16,27 @@
 
 #define LIST_TRIES 4   /* INSUFFICIENT_SIZE retries of a list call */
 #define LIST_FIRST 16  /* first process-list buffer, in entries */
+
+/* NVLink values the field batch can hold, per link: the state, then the
+ * counters of nvmlNvLinkErrorCounter_t below GD_NVL_BATCHED (DL_ECC_DATA has
+ * no per-link field id). */
+#define GD_NVL_STATE 0
+#define GD_NVL_COUNTER(c) (1 + (c))
+#define GD_NVL_BATCHED 4
+#define GD_NVL_SLOTS (1 + GD_NVL_BATCHED)
+
+/*
+ * One nvmlDeviceGetFieldValues call per GPU per cycle (nvml_gpu_fields.c):
+ * the answers, kept for the collectors of this GPU's cycle, which take a
+ * value from it when its field answered and ask their own call otherwise.
+ */
+struct gd_nv_fields {
+	nvmlFieldValue_t *v;   /* n answers (NULL: not asked, or the call got stuck) */
+	unsigned int n;
+	bool read;             /* the call answered SUCCESS */
+	unsigned int known;    /* the NVLink fields (bits, nvml_gpu_fields.c) that answered on some link */
+	short at[NVML_NVLINK_MAX_LINKS][GD_NVL_SLOTS]; /* index in v; -1: not asked */
+};
 
 /* One GPU being collected. */
 struct gd_gpu_run {
@@ -25,6 +47,7 @@ struct gd_gpu_run {
 	nvmlDevice_t dev;
 	bool lost;
 	size_t errors;      /* rows added to nvml_errors */
+	struct gd_nv_fields fields;
 };
 
 /* The GPU record (the vector may move: never keep the pointer). */
@@ -43,6 +66,31 @@ struct gd_nvml_io gd_nv_args(unsigned int a0, unsigned int a1);
 /* A call whose io.u[0] becomes dst. */
 void gd_nv_set_u(struct gd_gpu_run *r, struct gd_u64 *dst, const void *fnptr, const char *field, const char *what,
 		 gd_nvml_fn fn, struct gd_nvml_io io);
+
+/* ---- the field batch (nvml_gpu_fields.c) ------------------------------- */
+/* What gd_nv_field_nvlink returns when the batch has no answer for the link:
+ * ask the per-link call.  Not an NVML code. */
+#define GD_NV_FIELD_ASK (-100)
+/* Asks this GPU's batch: once per GPU per cycle, before its first reader.
+ * Leaves r->fields empty when the driver lacks the call or it failed (every
+ * value then comes from its own call); GPU_IS_LOST marks the GPU lost. */
+void gd_nv_fields_read(struct gd_gpu_run *r, const struct gd_nvml_api *a);
+/* Frees the answers. */
+void gd_nv_fields_release(struct gd_gpu_run *r);
+/* The batch's value of device field id: true when the field answered
+ * SUCCESS with an integer and the GPU is neither lost nor stuck; false
+ * otherwise, and the caller asks its call, which decides (a value, absent,
+ * an nvml_errors row) as it does without a batch. */
+bool gd_nv_field(struct gd_gpu_run *r, unsigned int id, uint64_t *v);
+/* The batch's entry for device field id (NULL: no batch, or not asked). */
+const nvmlFieldValue_t *gd_nv_field_entry(const struct gd_gpu_run *r, unsigned int id);
+/* A link's slot (GD_NVL_STATE, GD_NVL_COUNTER(c)): NVML_SUCCESS with *v (the
+ * state as nvmlEnableState_t); INVALID_ARGUMENT or NOT_SUPPORTED when the
+ * field answered that while answering SUCCESS on another link of this GPU
+ * (so the driver knows the field and the answer is the link's: what the
+ * per-link call says of a link past the last or a counter it lacks);
+ * GD_NV_FIELD_ASK otherwise. */
+int gd_nv_field_nvlink(struct gd_gpu_run *r, unsigned int link, unsigned int slot, uint64_t *v);
 
 void gd_gpu_collect_memory_health(struct gd_gpu_run *r, const struct gd_nvml_api *a);
 void gd_gpu_collect_nvlink(struct gd_gpu_run *r, const struct gd_nvml_api *a);

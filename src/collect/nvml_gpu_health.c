@@ -10,7 +10,10 @@
  * nvmlDeviceGetFieldValues (12.8 headers; older drivers answer
  * INVALID_ARGUMENT or NOT_SUPPORTED: absent), nvmlDeviceGetNvLinkState and
  * ...ErrorCounter over links 0..35 (links past the last answer
- * INVALID_ARGUMENT), nvmlDeviceGetComputeRunningProcesses_v3/_v2 (24-byte
+ * INVALID_ARGUMENT), each taken from the GPU's field batch instead where it
+ * has the value (nvml_gpu_fields.c: ECC, retirement, remapping, recovery
+ * action, link states and most per-link counters in one call),
+ * nvmlDeviceGetComputeRunningProcesses_v3/_v2 (24-byte
  * entries) or the v1 name (16-byte entries), the same for
  * nvmlDeviceGetGraphicsRunningProcesses (a pid in both lists is one row, a
  * compute process), and nvmlDeviceGetProcessUtilization (NOT_FOUND: no
@@ -106,6 +109,42 @@ static nvmlReturn_t t_proc_util(const struct gd_nvml_api *a, struct gd_nvml_io *
 	return a->proc_util(io->dev, io->buf, &io->count, 0);
 }
 
+/* A call's value, or the field batch's value of fid when it has one. */
+static void set_u_or_field(struct gd_gpu_run *r, unsigned int fid, struct gd_u64 *dst, const void *fnptr,
+			   const char *field, const char *what, gd_nvml_fn fn, struct gd_nvml_io io)
+{
+	uint64_t v;
+
+	if (gd_nv_field(r, fid, &v))
+		gd_u64_set(dst, v);
+	else
+		gd_nv_set_u(r, dst, fnptr, field, what, fn, io);
+}
+
+/* The recovery action (field 230, no call of its own): the batch's answer
+ * when the batch was read, else a call for the one field.  A driver older
+ * than the field answers INVALID_ARGUMENT or NOT_SUPPORTED for it: absent. */
+static void collect_recovery_action(struct gd_gpu_run *r, const struct gd_nvml_api *a)
+{
+	static const char what[] = "nvmlDeviceGetFieldValues(230)";
+	struct gd_nvml_io io = gd_nv_args(NVML_FI_DEV_GET_GPU_RECOVERY_ACTION, 0);
+	const nvmlFieldValue_t *f = gd_nv_field_entry(r, NVML_FI_DEV_GET_GPU_RECOVERY_ACTION);
+
+	if (f)
+		io.s.field = *f;
+	else if (!gd_nv_call(r, a->field_values, "recovery_action", what, t_field_value, &io))
+		return;
+	f = &io.s.field;
+	if (f->nvmlReturn == NVML_ERROR_INVALID_ARGUMENT || !gd_nv_check(r, "recovery_action", what, f->nvmlReturn))
+		return;
+	if (f->valueType == NVML_VALUE_TYPE_UNSIGNED_INT)
+		gd_u64_set(&gd_nv_gpu(r)->recovery_action, f->value.uiVal);
+	else if (f->valueType == NVML_VALUE_TYPE_UNSIGNED_LONG_LONG)
+		gd_u64_set(&gd_nv_gpu(r)->recovery_action, f->value.ullVal);
+	else if (f->valueType == NVML_VALUE_TYPE_SIGNED_INT && f->value.siVal >= 0)
+		gd_u64_set(&gd_nv_gpu(r)->recovery_action, (uint64_t)f->value.siVal);
+}
+
 void gd_gpu_collect_memory_health(struct gd_gpu_run *r, const struct gd_nvml_api *a)
 {
 	static const struct {
@@ -113,53 +152,98 @@ void gd_gpu_collect_memory_health(struct gd_gpu_run *r, const struct gd_nvml_api
 		const char *field;
 		nvmlMemoryErrorType_t type;
 		nvmlEccCounterType_t counter;
+		unsigned int fid;
 	} ecc[] = {
 		{ offsetof(struct gd_gpu, ecc_corrected_volatile), "ecc_corrected_volatile",
-		  NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC },
+		  NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC, NVML_FI_DEV_ECC_SBE_VOL_TOTAL },
 		{ offsetof(struct gd_gpu, ecc_uncorrected_volatile), "ecc_uncorrected_volatile",
-		  NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC },
+		  NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC, NVML_FI_DEV_ECC_DBE_VOL_TOTAL },
 		{ offsetof(struct gd_gpu, ecc_corrected_aggregate), "ecc_corrected_aggregate",
-		  NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_AGGREGATE_ECC },
+		  NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_AGGREGATE_ECC, NVML_FI_DEV_ECC_SBE_AGG_TOTAL },
 		{ offsetof(struct gd_gpu, ecc_uncorrected_aggregate), "ecc_uncorrected_aggregate",
-		  NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_AGGREGATE_ECC },
+		  NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_AGGREGATE_ECC, NVML_FI_DEV_ECC_DBE_AGG_TOTAL },
 	};
+	static const unsigned int remap_ids[] = { NVML_FI_DEV_REMAPPED_COR, NVML_FI_DEV_REMAPPED_UNC,
+						  NVML_FI_DEV_REMAPPED_PENDING, NVML_FI_DEV_REMAPPED_FAILURE };
 	struct gd_nvml_io io = IO0;
 	struct gd_gpu *g = gd_nv_gpu(r);
+	uint64_t remap[4] = { 0, 0, 0, 0 };
+	bool batched = true;
 
-	gd_nv_set_u(r, &g->ecc_mode, a->ecc_mode, "ecc_mode", "nvmlDeviceGetEccMode", t_ecc_mode, IO0);
+	set_u_or_field(r, NVML_FI_DEV_ECC_CURRENT, &g->ecc_mode, a->ecc_mode, "ecc_mode", "nvmlDeviceGetEccMode",
+		       t_ecc_mode, IO0);
 	for (size_t i = 0; i < sizeof ecc / sizeof ecc[0]; i++) {
-		io = gd_nv_args(ecc[i].type, ecc[i].counter);
-		if (gd_nv_call(r, a->ecc_total, ecc[i].field, "nvmlDeviceGetTotalEccErrors", t_ecc_total, &io))
-			gd_u64_set((struct gd_u64 *)(void *)((char *)g + ecc[i].off), io.ull);
-	}
-	gd_nv_set_u(r, &g->retired_pages_sbe, a->retired_pages, "retired_pages_sbe", "nvmlDeviceGetRetiredPages",
-		    t_retired_pages, gd_nv_args(NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS, 0));
-	gd_nv_set_u(r, &g->retired_pages_dbe, a->retired_pages, "retired_pages_dbe", "nvmlDeviceGetRetiredPages",
-		    t_retired_pages, gd_nv_args(NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR, 0));
-	gd_nv_set_u(r, &g->retired_pages_pending, a->retired_pending, "retired_pages_pending",
-		    "nvmlDeviceGetRetiredPagesPendingStatus", t_retired_pending, IO0);
-	io = IO0;
-	if (gd_nv_call(r, a->remapped_rows, "remap_corrected", "nvmlDeviceGetRemappedRows", t_remapped_rows, &io)) {
-		gd_u64_set(&g->remap_corrected, io.u[0]);
-		gd_u64_set(&g->remap_uncorrected, io.u[1]);
-		gd_u64_set(&g->remap_pending, io.u[2] != 0);
-		gd_u64_set(&g->remap_failure, io.u[3] != 0);
-	}
-	io = gd_nv_args(NVML_FI_DEV_GET_GPU_RECOVERY_ACTION, 0);
-	/* A driver older than the field answers INVALID_ARGUMENT or
-	 * NOT_SUPPORTED for it: absent. */
-	if (gd_nv_call(r, a->field_values, "recovery_action", "nvmlDeviceGetFieldValues(230)", t_field_value,
-		       &io) && io.s.field.nvmlReturn != NVML_ERROR_INVALID_ARGUMENT && gd_nv_check(r,
-		       "recovery_action", "nvmlDeviceGetFieldValues(230)", io.s.field.nvmlReturn)) {
-		const nvmlFieldValue_t *f = &io.s.field;
+		struct gd_u64 *dst = (struct gd_u64 *)(void *)((char *)g + ecc[i].off);
+		uint64_t v;
 
-		if (f->valueType == NVML_VALUE_TYPE_UNSIGNED_INT)
-			gd_u64_set(&g->recovery_action, f->value.uiVal);
-		else if (f->valueType == NVML_VALUE_TYPE_UNSIGNED_LONG_LONG)
-			gd_u64_set(&g->recovery_action, f->value.ullVal);
-		else if (f->valueType == NVML_VALUE_TYPE_SIGNED_INT && f->value.siVal >= 0)
-			gd_u64_set(&g->recovery_action, (uint64_t)f->value.siVal);
+		io = gd_nv_args(ecc[i].type, ecc[i].counter);
+		if (gd_nv_field(r, ecc[i].fid, &v))
+			gd_u64_set(dst, v);
+		else if (gd_nv_call(r, a->ecc_total, ecc[i].field, "nvmlDeviceGetTotalEccErrors", t_ecc_total, &io))
+			gd_u64_set(dst, io.ull);
 	}
+	set_u_or_field(r, NVML_FI_DEV_RETIRED_SBE, &g->retired_pages_sbe, a->retired_pages, "retired_pages_sbe",
+		       "nvmlDeviceGetRetiredPages", t_retired_pages,
+		       gd_nv_args(NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS, 0));
+	set_u_or_field(r, NVML_FI_DEV_RETIRED_DBE, &g->retired_pages_dbe, a->retired_pages, "retired_pages_dbe",
+		       "nvmlDeviceGetRetiredPages", t_retired_pages,
+		       gd_nv_args(NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR, 0));
+	set_u_or_field(r, NVML_FI_DEV_RETIRED_PENDING, &g->retired_pages_pending, a->retired_pending,
+		       "retired_pages_pending", "nvmlDeviceGetRetiredPagesPendingStatus", t_retired_pending, IO0);
+	/* The four remapping values come together, from the batch or the call. */
+	for (size_t i = 0; i < 4; i++)
+		batched = batched && gd_nv_field(r, remap_ids[i], &remap[i]);
+	io = IO0;
+	if (!batched && gd_nv_call(r, a->remapped_rows, "remap_corrected", "nvmlDeviceGetRemappedRows",
+				   t_remapped_rows, &io)) {
+		for (size_t i = 0; i < 4; i++)
+			remap[i] = io.u[i];
+		batched = true;
+	}
+	if (batched) {
+		gd_u64_set(&g->remap_corrected, remap[0]);
+		gd_u64_set(&g->remap_uncorrected, remap[1]);
+		gd_u64_set(&g->remap_pending, remap[2] != 0);
+		gd_u64_set(&g->remap_failure, remap[3] != 0);
+	}
+	collect_recovery_action(r, a);
+}
+
+/* A link's state: the field batch's answer, else nvmlDeviceGetNvLinkState.
+ * Returns the NVML result; *active on SUCCESS. */
+static int link_state(struct gd_gpu_run *r, const struct gd_nvml_api *a, unsigned int link, bool *active)
+{
+	struct gd_nvml_io io = gd_nv_args(link, 0);
+	uint64_t v = 0;
+	int rc = gd_nv_field_nvlink(r, link, GD_NVL_STATE, &v);
+
+	if (rc == GD_NV_FIELD_ASK) {
+		if (!a->nvlink_state)
+			return NVML_ERROR_NOT_SUPPORTED;
+		io.dev = r->dev;
+		rc = gd_nvml_call(r->nv, "nvmlDeviceGetNvLinkState", (int)r->idx, t_nvlink_state, &io);
+		v = io.u[0];
+	}
+	*active = v == NVML_FEATURE_ENABLED;
+	return rc;
+}
+
+/* Counter c of a link: the field batch's answer, else
+ * nvmlDeviceGetNvLinkErrorCounter. */
+static int link_counter(struct gd_gpu_run *r, const struct gd_nvml_api *a, unsigned int link, unsigned int c,
+			uint64_t *v)
+{
+	struct gd_nvml_io io = gd_nv_args(link, c);
+	int rc = c < GD_NVL_BATCHED ? gd_nv_field_nvlink(r, link, GD_NVL_COUNTER(c), v) : GD_NV_FIELD_ASK;
+
+	if (rc != GD_NV_FIELD_ASK)
+		return rc;
+	if (!a->nvlink_errors)
+		return NVML_ERROR_NOT_SUPPORTED;
+	io.dev = r->dev;
+	rc = gd_nvml_call(r->nv, "nvmlDeviceGetNvLinkErrorCounter", (int)r->idx, t_nvlink_errors, &io);
+	*v = io.ull;
+	return rc;
 }
 
 void gd_gpu_collect_nvlink(struct gd_gpu_run *r, const struct gd_nvml_api *a)
@@ -168,14 +252,13 @@ void gd_gpu_collect_nvlink(struct gd_gpu_run *r, const struct gd_nvml_api *a)
 	uint64_t links = 0, up = 0, errors = 0;
 	bool any_errors = false;
 
-	for (unsigned int link = 0; link < NVML_NVLINK_MAX_LINKS && a->nvlink_state; link++) {
-		struct gd_nvml_io io = gd_nv_args(link, 0);
+	for (unsigned int link = 0; link < NVML_NVLINK_MAX_LINKS; link++) {
+		bool active = false;
 		int rc;
 
 		if (r->lost || gd_nvml_state(r->nv) == GD_NVML_STUCK)
 			return;
-		io.dev = r->dev;
-		rc = gd_nvml_call(r->nv, "nvmlDeviceGetNvLinkState", (int)r->idx, t_nvlink_state, &io);
+		rc = link_state(r, a, link, &active);
 		/* Links past the last answer INVALID_ARGUMENT or NOT_SUPPORTED. */
 		if (rc == NVML_ERROR_INVALID_ARGUMENT || rc == NVML_ERROR_NOT_SUPPORTED) {
 			if (link == 0)
@@ -185,15 +268,15 @@ void gd_gpu_collect_nvlink(struct gd_gpu_run *r, const struct gd_nvml_api *a)
 		if (!gd_nv_check(r, "nvlink_up_links", "nvmlDeviceGetNvLinkState", rc))
 			return;
 		links++;
-		if (io.u[0] != NVML_FEATURE_ENABLED)
+		if (!active)
 			continue;
 		up++;
-		for (unsigned int c = 0; c < NVML_NVLINK_ERROR_COUNT && a->nvlink_errors; c++) {
-			io = gd_nv_args(link, c);
-			io.dev = r->dev;
-			rc = gd_nvml_call(r->nv, "nvmlDeviceGetNvLinkErrorCounter", (int)r->idx, t_nvlink_errors, &io);
+		for (unsigned int c = 0; c < NVML_NVLINK_ERROR_COUNT; c++) {
+			uint64_t v = 0;
+
+			rc = link_counter(r, a, link, c, &v);
 			if (rc == NVML_SUCCESS) {
-				errors += io.ull;
+				errors += v;
 				any_errors = true;
 			} else if (rc != NVML_ERROR_NOT_SUPPORTED && rc != NVML_ERROR_INVALID_ARGUMENT &&
 				   !gd_nv_check(r, "nvlink_errors", "nvmlDeviceGetNvLinkErrorCounter", rc)) {

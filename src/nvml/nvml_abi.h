@@ -129,8 +129,60 @@ typedef enum {
 
 /* NVML_NVLINK_MAX_LINKS: 12 (headers to 11.7), 18 (11.8-13.2), 36 (13.3). */
 #define NVML_NVLINK_MAX_LINKS 36
-/* Field ids (nvmlDeviceGetFieldValues). */
-#define NVML_FI_DEV_GET_GPU_RECOVERY_ACTION 230 /* hdr >= 12.8 */
+/*
+ * Field ids (nvmlDeviceGetFieldValues), with the header that first has each:
+ * NVIDIA's nvml.h ("NVML API version 13", CUDA 13.3, as NVIDIA/go-nvml's
+ * gen/nvml/nvml.h carries it, commit 8b8585b), checked against that
+ * repository's copies of the 11.0 to 13.2 headers.  Ids never change
+ * ("Each ID is only used once and is guaranteed never to change").
+ * Only the ids whose value is the value of a call gpudoctor makes anyway
+ * (collect/nvml_gpu_fields.c says which), so a batch can replace the call.
+ */
+#define NVML_FI_DEV_ECC_CURRENT 1              /* hdr 11.0: nvmlDeviceGetEccMode's current */
+#define NVML_FI_DEV_ECC_SBE_VOL_TOTAL 3        /* 11.0: ...TotalEccErrors(CORRECTED, VOLATILE) */
+#define NVML_FI_DEV_ECC_DBE_VOL_TOTAL 4        /* 11.0: (UNCORRECTED, VOLATILE) */
+#define NVML_FI_DEV_ECC_SBE_AGG_TOTAL 5        /* 11.0: (CORRECTED, AGGREGATE) */
+#define NVML_FI_DEV_ECC_DBE_AGG_TOTAL 6        /* 11.0: (UNCORRECTED, AGGREGATE) */
+#define NVML_FI_DEV_RETIRED_SBE 29             /* 11.0: pages retired for single-bit errors */
+#define NVML_FI_DEV_RETIRED_DBE 30             /* 11.0: ... for double-bit errors */
+#define NVML_FI_DEV_RETIRED_PENDING 31         /* 11.0: 1 when pages wait for retirement */
+/* Per-link NVLink error counters, link x (0..11) in the id (two ranges:
+ * L0-L5 and L6-L11); the 12.9 and later headers add "Link ID needs to be
+ * specified in the scopeId field", so gpudoctor sets scopeId = x too, which
+ * both readings agree on.  The headers' comments say "Lane", but the ids are
+ * per link (six links on Pascal and Volta, twelve from the 11.0 header on). */
+#define NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L0 32 /* 11.0: L0-L5 32-37 */
+#define NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L6 96 /* 11.0: L6-L11 96-101 */
+#define NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L0 39 /* 11.0: 39-44 */
+#define NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L6 102 /* 11.0: 102-107 */
+#define NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L0 46 /* 11.0: 46-51 */
+#define NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L6 108 /* 11.0: 108-113 */
+#define NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L0 53 /* 11.0: 53-58 */
+#define NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L6 114 /* 11.0: 114-119 */
+#define GD_NVML_FI_LX_LINKS 12  /* ours, not nvml.h: the links the Lx ids cover */
+/* (148-159, ..._NVLINK_ECC_DATA_ERROR_COUNT_Lx, are not used: their scopeId
+ * is a lane, "Lane ID needs to be specified in the scopeId field", so none
+ * is a link's count as nvmlDeviceGetNvLinkErrorCounter gives it.) */
+/* Violation time in ns, as nvmlDeviceGetViolationStatus's violationTime. */
+#define NVML_FI_DEV_PERF_POLICY_POWER 74       /* 11.0 */
+#define NVML_FI_DEV_PERF_POLICY_THERMAL 75
+#define NVML_FI_DEV_PERF_POLICY_SYNC_BOOST 76
+#define NVML_FI_DEV_PERF_POLICY_BOARD_LIMIT 77
+#define NVML_FI_DEV_PERF_POLICY_RELIABILITY 79
+#define NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION 83 /* 11.0: mJ since the driver loaded */
+#define NVML_FI_DEV_PCIE_REPLAY_COUNTER 94     /* 11.0 */
+#define NVML_FI_DEV_REMAPPED_COR 142           /* 11.0: nvmlDeviceGetRemappedRows' four */
+#define NVML_FI_DEV_REMAPPED_UNC 143
+#define NVML_FI_DEV_REMAPPED_PENDING 144
+#define NVML_FI_DEV_REMAPPED_FAILURE 145
+/* The link in scopeId ("Link ID needs to be specified in the scopeId
+ * field"); unsupported on Blackwell and later, as nvmlDeviceGetNvLink-
+ * ErrorCounter is.  163 (..._ERROR_DL_CRC) is not used: the header does not
+ * say which of the two CRC counters (flit, data) it is. */
+#define NVML_FI_DEV_NVLINK_ERROR_DL_REPLAY 161   /* 11.8 */
+#define NVML_FI_DEV_NVLINK_ERROR_DL_RECOVERY 162 /* 11.8 */
+#define NVML_FI_DEV_NVLINK_GET_STATE 165         /* 11.8: 0 inactive, 1 active, 2 sleep */
+#define NVML_FI_DEV_GET_GPU_RECOVERY_ACTION 230  /* 12.8 */
 /* usedGpuMemory when the driver cannot tell. */
 #define NVML_VALUE_NOT_AVAILABLE (~0ULL)
 
@@ -214,7 +266,7 @@ typedef union {
 
 typedef struct {
 	unsigned int fieldId;
-	unsigned int scopeId;
+	unsigned int scopeId;    /* per-link NVLink fields: the link */
 	long long timestamp;
 	long long latencyUsec;
 	nvmlValueType_t valueType;
@@ -308,6 +360,8 @@ _Static_assert(sizeof(nvmlProcessUtilizationSample_t) == 32, "nvmlProcessUtiliza
 _Static_assert(offsetof(nvmlProcessUtilizationSample_t, smUtil) == 16, "smUtil at 16");
 _Static_assert(sizeof(nvmlValue_t) == 8, "nvmlValue_t: 8 bytes");
 _Static_assert(sizeof(nvmlFieldValue_t) == 40, "nvmlFieldValue_t: 40 bytes");
+_Static_assert(offsetof(nvmlFieldValue_t, scopeId) == 4, "nvmlFieldValue_t.scopeId at 4");
+_Static_assert(offsetof(nvmlFieldValue_t, valueType) == 24, "nvmlFieldValue_t.valueType at 24");
 _Static_assert(offsetof(nvmlFieldValue_t, nvmlReturn) == 28, "nvmlFieldValue_t.nvmlReturn at 28");
 _Static_assert(offsetof(nvmlFieldValue_t, value) == 32, "nvmlFieldValue_t.value at 32");
 

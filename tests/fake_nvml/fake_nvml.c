@@ -61,12 +61,28 @@
  *                                   ; metric without its key answers
  *                                   ; NOT_SUPPORTED in its own nvmlReturn
  *   nvlink_links = 4                ; with nvlink_up_links, nvlink_errors
+ *   field_values = NOT_SUPPORTED    ; nvmlDeviceGetFieldValues itself answers
+ *                                   ; this (a driver that rejects the batch)
+ *   field_error = 46@0:UNKNOWN 3:NO_PERMISSION
+ *                                   ; field ID (at scopeId SCOPE, or at every
+ *                                   ; one) answers the error in the batch; the
+ *                                   ; call for the same value still answers
+ *                                   ; from its key
  *   lost = 1                        ; every call for this GPU: GPU_IS_LOST
  *   lost_after = 10                 ; ... from its 11th call on
  *   hang = nvmlDeviceGetPowerUsage  ; that call sleeps forever on this GPU
  *   load_file = PATH                ; while PATH is not empty (the fake
  *   load.temp_c = 89                ; libcuda writes it during a burn), a key
  *                                   ; reads from load.KEY where there is one
+ *
+ * nvmlDeviceGetFieldValues answers each field id gpudoctor asks from the key
+ * of the call that gives the same value (NVML_FI_DEV_ECC_SBE_VOL_TOTAL from
+ * ecc_corrected_volatile, NVML_FI_DEV_NVLINK_GET_STATE at scopeId L as
+ * nvmlDeviceGetNvLinkState(L), ...), a per-field error where the call would
+ * fail, with a poison value (0xDEADBEEF...) in every field that did not
+ * answer SUCCESS; an id it does not know answers INVALID_ARGUMENT (the old
+ * build does not know the 11.8 header's NVLink ids, 161, 162 and 165, nor
+ * 142-145, as it has no nvmlDeviceGetRemappedRows).
  *
  * A missing key answers NOT_SUPPORTED.  GPUDOCTOR_FAKE_NVML_TRACE set: init
  * and shutdown print their counts on stderr (=calls: and every function's
@@ -861,17 +877,22 @@ nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t device, unsi
 	return num(sec, "clock_event_reasons", 1, clocksThrottleReasons);
 }
 
-nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t device, nvmlPerfPolicyType_t perfPolicyType,
-					  nvmlViolationTime_t *violTime)
+static nvmlReturn_t violation(struct section *sec, nvmlPerfPolicyType_t perfPolicyType, unsigned long long *ns)
 {
 	static const char *const keys[] = { "violation_power_ns", "violation_thermal_ns", "violation_sync_boost_ns",
 					    "violation_board_limit_ns", NULL, "violation_reliability_ns" };
-	DEV_PROLOGUE("nvmlDeviceGetViolationStatus");
 
 	if ((unsigned int)perfPolicyType >= sizeof keys / sizeof keys[0] || !keys[perfPolicyType])
 		return NVML_ERROR_NOT_SUPPORTED;
+	return num(sec, keys[perfPolicyType], 1, ns);
+}
+
+nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t device, nvmlPerfPolicyType_t perfPolicyType,
+					  nvmlViolationTime_t *violTime)
+{
+	DEV_PROLOGUE("nvmlDeviceGetViolationStatus");
 	violTime->referenceTime = 1700000000000000ULL;
-	return num(sec, keys[perfPolicyType], 1, &violTime->violationTime);
+	return violation(sec, perfPolicyType, &violTime->violationTime);
 }
 
 /* ---- PCIe, ECC, retirement, remapping ---------------------------------------- */
@@ -891,15 +912,21 @@ nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t device, nvmlEnableState_t *curren
 	return rc;
 }
 
-nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, nvmlMemoryErrorType_t errorType,
-					 nvmlEccCounterType_t counterType, unsigned long long *eccCounts)
+static nvmlReturn_t ecc_total(struct section *sec, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType,
+			      unsigned long long *eccCounts)
 {
 	char key[64];
-	DEV_PROLOGUE("nvmlDeviceGetTotalEccErrors");
 
 	snprintf(key, sizeof key, "ecc_%s_%s", errorType == NVML_MEMORY_ERROR_TYPE_CORRECTED ? "corrected" : "uncorrected",
 		 counterType == NVML_VOLATILE_ECC ? "volatile" : "aggregate");
 	return num(sec, key, 1, eccCounts);
+}
+
+nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, nvmlMemoryErrorType_t errorType,
+					 nvmlEccCounterType_t counterType, unsigned long long *eccCounts)
+{
+	DEV_PROLOGUE("nvmlDeviceGetTotalEccErrors");
+	return ecc_total(sec, errorType, counterType, eccCounts);
 }
 
 nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int *pageCount,
@@ -935,29 +962,11 @@ nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int *corrRo
 }
 #endif
 
-nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values)
-{
-	DEV_PROLOGUE("nvmlDeviceGetFieldValues");
-	for (int i = 0; i < valuesCount; i++) {
-		nvmlFieldValue_t *f = &values[i];
-
-		f->timestamp = 1700000000000000LL;
-		f->latencyUsec = 0;
-		if (f->fieldId == NVML_FI_DEV_GET_GPU_RECOVERY_ACTION) {
-			f->valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
-			f->nvmlReturn = num_u(sec, "recovery_action", 1, &f->value.uiVal);
-		} else {
-			f->nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
-		}
-	}
-	return NVML_SUCCESS;
-}
-
 /* ---- NVLink -------------------------------------------------------------------- */
-nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link, nvmlEnableState_t *isActive)
+static nvmlReturn_t nvlink_state(struct section *sec, unsigned int link, nvmlEnableState_t *isActive)
 {
 	unsigned int links = 0, up = 0;
-	DEV_PROLOGUE("nvmlDeviceGetNvLinkState");
+	nvmlReturn_t rc;
 
 	if ((rc = num_u(sec, "nvlink_links", 1, &links)) != NVML_SUCCESS)
 		return rc;
@@ -969,16 +978,178 @@ nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link, nv
 	return NVML_SUCCESS;
 }
 
-nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device, unsigned int link, nvmlNvLinkErrorCounter_t counter,
-					     unsigned long long *counterValue)
+nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link, nvmlEnableState_t *isActive)
+{
+	DEV_PROLOGUE("nvmlDeviceGetNvLinkState");
+	return nvlink_state(sec, link, isActive);
+}
+
+static nvmlReturn_t nvlink_counter(struct section *sec, unsigned int link, nvmlNvLinkErrorCounter_t counter,
+				   unsigned long long *counterValue)
 {
 	unsigned long long total = 0;
-	DEV_PROLOGUE("nvmlDeviceGetNvLinkErrorCounter");
+	nvmlReturn_t rc;
 
 	if ((rc = num(sec, "nvlink_errors", 1, &total)) != NVML_SUCCESS)
 		return rc;
 	/* All on link 0's replay counter; the rest read 0. */
 	*counterValue = link == 0 && counter == NVML_NVLINK_ERROR_DL_REPLAY ? total : 0;
+	return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device, unsigned int link, nvmlNvLinkErrorCounter_t counter,
+					     unsigned long long *counterValue)
+{
+	DEV_PROLOGUE("nvmlDeviceGetNvLinkErrorCounter");
+	return nvlink_counter(sec, link, counter, counterValue);
+}
+
+/* ---- field values --------------------------------------------------------------- */
+/* The per-link NVLink error counter field ids (link in the id, L0-L11), as
+ * counter * 100 + link; -1 for another id. */
+static int lx_counter(unsigned int id)
+{
+	static const struct {
+		unsigned int l0, l6;
+		nvmlNvLinkErrorCounter_t counter;
+	} lx[] = {
+		{ NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L0, NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L6,
+		  NVML_NVLINK_ERROR_DL_CRC_FLIT },
+		{ NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L0, NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L6,
+		  NVML_NVLINK_ERROR_DL_CRC_DATA },
+		{ NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L0, NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L6,
+		  NVML_NVLINK_ERROR_DL_REPLAY },
+		{ NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L0, NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L6,
+		  NVML_NVLINK_ERROR_DL_RECOVERY },
+	};
+
+	for (size_t i = 0; i < sizeof lx / sizeof lx[0]; i++) {
+		if (id >= lx[i].l0 && id < lx[i].l0 + 6)
+			return (int)lx[i].counter * 100 + (int)(id - lx[i].l0);
+		if (id >= lx[i].l6 && id < lx[i].l6 + 6)
+			return (int)lx[i].counter * 100 + 6 + (int)(id - lx[i].l6);
+	}
+	return -1;
+}
+
+/* One field, from the key its call answers from (the same reads, so a list
+ * advances as the call's would). */
+static nvmlReturn_t field_answer(struct section *sec, nvmlFieldValue_t *f)
+{
+	nvmlValue_t *v = &f->value;
+	int lx = lx_counter(f->fieldId);
+
+	f->valueType = NVML_VALUE_TYPE_UNSIGNED_LONG_LONG;
+	if (lx >= 0) /* the 12.9 header: the link in scopeId too */
+		return f->scopeId == (unsigned int)lx % 100
+			       ? nvlink_counter(sec, f->scopeId, (nvmlNvLinkErrorCounter_t)(lx / 100), &v->ullVal)
+			       : NVML_ERROR_INVALID_ARGUMENT;
+	switch (f->fieldId) {
+	case NVML_FI_DEV_ECC_SBE_VOL_TOTAL:
+	case NVML_FI_DEV_ECC_DBE_VOL_TOTAL:
+	case NVML_FI_DEV_ECC_SBE_AGG_TOTAL:
+	case NVML_FI_DEV_ECC_DBE_AGG_TOTAL:
+		return ecc_total(sec, (f->fieldId - NVML_FI_DEV_ECC_SBE_VOL_TOTAL) % 2, (f->fieldId - 3) / 2, &v->ullVal);
+	case NVML_FI_DEV_PERF_POLICY_POWER:
+	case NVML_FI_DEV_PERF_POLICY_THERMAL:
+	case NVML_FI_DEV_PERF_POLICY_SYNC_BOOST:
+	case NVML_FI_DEV_PERF_POLICY_BOARD_LIMIT:
+	case NVML_FI_DEV_PERF_POLICY_RELIABILITY:
+		return violation(sec, f->fieldId - NVML_FI_DEV_PERF_POLICY_POWER, &v->ullVal);
+	case NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION:
+		return num(sec, "energy_mj", 1, &v->ullVal);
+	default:
+		break;
+	}
+	f->valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
+	switch (f->fieldId) {
+	case NVML_FI_DEV_ECC_CURRENT:
+		return num_u(sec, "ecc_mode", 1, &v->uiVal);
+	case NVML_FI_DEV_RETIRED_SBE:
+		return num_u(sec, "retired_pages_sbe", 1, &v->uiVal);
+	case NVML_FI_DEV_RETIRED_DBE:
+		return num_u(sec, "retired_pages_dbe", 1, &v->uiVal);
+	case NVML_FI_DEV_RETIRED_PENDING:
+		return num_u(sec, "retired_pages_pending", 1, &v->uiVal);
+	case NVML_FI_DEV_PCIE_REPLAY_COUNTER:
+		return num_u(sec, "pcie_replays", 1, &v->uiVal);
+	case NVML_FI_DEV_GET_GPU_RECOVERY_ACTION:
+		return num_u(sec, "recovery_action", 1, &v->uiVal);
+#ifndef FAKE_NVML_OLD
+	case NVML_FI_DEV_REMAPPED_COR:
+		return num_u(sec, "remap_corrected", 1, &v->uiVal);
+	case NVML_FI_DEV_REMAPPED_UNC:
+		return num_u(sec, "remap_uncorrected", 1, &v->uiVal);
+	case NVML_FI_DEV_REMAPPED_PENDING:
+		return num_u(sec, "remap_pending", 1, &v->uiVal);
+	case NVML_FI_DEV_REMAPPED_FAILURE:
+		return num_u(sec, "remap_failure", 1, &v->uiVal);
+	case NVML_FI_DEV_NVLINK_GET_STATE: {
+		nvmlEnableState_t st = NVML_FEATURE_DISABLED;
+		nvmlReturn_t rc = nvlink_state(sec, f->scopeId, &st);
+
+		if (rc == NVML_SUCCESS)
+			v->uiVal = st == NVML_FEATURE_ENABLED; /* NVML_NVLINK_STATE_ACTIVE 1, _INACTIVE 0 */
+		return rc;
+	}
+	case NVML_FI_DEV_NVLINK_ERROR_DL_REPLAY:
+	case NVML_FI_DEV_NVLINK_ERROR_DL_RECOVERY:
+		f->valueType = NVML_VALUE_TYPE_UNSIGNED_LONG_LONG;
+		return nvlink_counter(sec, f->scopeId,
+				      f->fieldId == NVML_FI_DEV_NVLINK_ERROR_DL_REPLAY ? NVML_NVLINK_ERROR_DL_REPLAY
+										: NVML_NVLINK_ERROR_DL_RECOVERY,
+				      &v->ullVal);
+#endif
+	default:
+		/* an id this "driver" does not know (the old build: the 11.8
+		 * header's NVLink ids, and 142-145, as it lacks
+		 * nvmlDeviceGetRemappedRows) */
+		return NVML_ERROR_INVALID_ARGUMENT;
+	}
+}
+
+/* field_error = ID[@SCOPE]:ERROR ...: the error forced on this field, or -1. */
+static int field_error(struct section *sec, const nvmlFieldValue_t *f)
+{
+	struct kv *k = find(sec, "field_error");
+	const char *p = k ? k->val : "";
+
+	while (*p) {
+		char tok[64], *colon, *at;
+		size_t n = strcspn(p, " \t");
+
+		snprintf(tok, sizeof tok, "%.*s", (int)n, p);
+		p += n;
+		p += strspn(p, " \t");
+		if (!(colon = strchr(tok, ':')))
+			continue;
+		*colon = '\0';
+		at = strchr(tok, '@');
+		if (strtoul(tok, NULL, 10) == f->fieldId && (!at || strtoul(at + 1, NULL, 10) == f->scopeId))
+			return error_of(colon + 1);
+	}
+	return -1;
+}
+
+nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values)
+{
+	struct kv *k;
+	DEV_PROLOGUE("nvmlDeviceGetFieldValues");
+
+	if ((k = find(sec, "field_values")) && error_of(k->val) > 0)
+		return (nvmlReturn_t)error_of(k->val);
+	if (valuesCount < 0 || (valuesCount > 0 && !values))
+		return NVML_ERROR_INVALID_ARGUMENT;
+	for (int i = 0; i < valuesCount; i++) {
+		nvmlFieldValue_t *f = &values[i];
+		int forced = field_error(sec, f);
+
+		f->timestamp = 1700000000000000LL;
+		f->latencyUsec = 0;
+		f->nvmlReturn = forced >= 0 ? (nvmlReturn_t)forced : field_answer(sec, f);
+		if (f->nvmlReturn != NVML_SUCCESS)
+			f->value.ullVal = 0xDEADBEEFDEADBEEFULL; /* "undefined": a reader must not take it */
+	}
 	return NVML_SUCCESS;
 }
 
