@@ -475,6 +475,8 @@ static int report_read(struct report *r, char *note, size_t note_size, struct gd
 		gd_snapshot_init(&in[opened].s);
 		if ((rc = gd_jsonl_open(&in[opened].rd, o->inputs[opened], err)) < 0)
 			break;
+		/* parsing the next snapshots (most of report's time) overlaps the rules */
+		gd_jsonl_prefetch(&in[opened].rd);
 		rc = in[opened].state = gd_jsonl_next(&in[opened].rd, &in[opened].s, err);
 		rc = rc < 0 ? rc : 0;
 	}

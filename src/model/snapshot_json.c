@@ -5,6 +5,7 @@
 #include "model/recording.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
@@ -273,7 +274,7 @@ int gd_jsonl_open(struct gd_jsonl_reader *r, const char *path, struct gd_err *er
 	return 0;
 }
 
-int gd_jsonl_next(struct gd_jsonl_reader *r, struct gd_snapshot *s, struct gd_err *err)
+static int next_line(struct gd_jsonl_reader *r, struct gd_snapshot *s, struct gd_err *err)
 {
 	ssize_t n;
 
@@ -324,8 +325,132 @@ int gd_jsonl_next(struct gd_jsonl_reader *r, struct gd_snapshot *s, struct gd_er
 	return 0;
 }
 
+/* ---- reading ahead ------------------------------------------------------- */
+
+struct slot {
+	struct gd_snapshot s;
+	struct gd_err err;
+	int rc;
+};
+
+struct gd_jsonl_prefetch {
+	pthread_mutex_t mu;
+	pthread_cond_t more, room;   /* a slot filled; a slot freed (or stop) */
+	struct slot slots[GD_JSONL_AHEAD];
+	size_t head, n;
+	bool stop, ended;            /* close() asks; the thread has given its last */
+	pthread_t t;
+};
+
+static void *ahead(void *arg)
+{
+	struct gd_jsonl_reader *r = arg;
+	struct gd_jsonl_prefetch *pf = r->pf;
+	int rc;
+
+	do {
+		struct slot x;
+
+		gd_snapshot_init(&x.s);
+		gd_err_clear(&x.err);
+		x.rc = rc = next_line(r, &x.s, &x.err);
+		pthread_mutex_lock(&pf->mu);
+		while (pf->n == GD_JSONL_AHEAD && !pf->stop)
+			pthread_cond_wait(&pf->room, &pf->mu);
+		if (pf->stop) {
+			pthread_mutex_unlock(&pf->mu);
+			gd_snapshot_release(&x.s);
+			break;
+		}
+		pf->slots[(pf->head + pf->n++) % GD_JSONL_AHEAD] = x;
+		pthread_cond_signal(&pf->more);
+		pthread_mutex_unlock(&pf->mu);
+	} while (rc > 0);
+	return NULL;
+}
+
+void gd_jsonl_prefetch(struct gd_jsonl_reader *r)
+{
+	struct gd_jsonl_prefetch *pf = gd_xcalloc(1, sizeof *pf);
+
+	pthread_mutex_init(&pf->mu, NULL);
+	pthread_cond_init(&pf->more, NULL);
+	pthread_cond_init(&pf->room, NULL);
+	r->pf = pf;
+	if (pthread_create(&pf->t, NULL, ahead, r) != 0) {
+		/* no thread: read in this one, as without */
+		pthread_cond_destroy(&pf->room);
+		pthread_cond_destroy(&pf->more);
+		pthread_mutex_destroy(&pf->mu);
+		free(pf);
+		r->pf = NULL;
+	}
+}
+
+/* Stops and joins r's thread, releasing what it read ahead. */
+static void prefetch_end(struct gd_jsonl_reader *r)
+{
+	struct gd_jsonl_prefetch *pf = r->pf;
+
+	if (!pf)
+		return;
+	pthread_mutex_lock(&pf->mu);
+	pf->stop = true;
+	pthread_cond_broadcast(&pf->room);
+	pthread_mutex_unlock(&pf->mu);
+	pthread_join(pf->t, NULL);
+	for (size_t i = 0; i < pf->n; i++)
+		gd_snapshot_release(&pf->slots[(pf->head + i) % GD_JSONL_AHEAD].s);
+	pthread_cond_destroy(&pf->room);
+	pthread_cond_destroy(&pf->more);
+	pthread_mutex_destroy(&pf->mu);
+	free(pf);
+	r->pf = NULL;
+}
+
+int gd_jsonl_next(struct gd_jsonl_reader *r, struct gd_snapshot *s, struct gd_err *err)
+{
+	struct gd_jsonl_prefetch *pf = r->pf;
+	struct slot x;
+
+	if (!pf)
+		return next_line(r, s, err);
+	if (pf->ended)
+		return 0;
+	pthread_mutex_lock(&pf->mu);
+	while (pf->n == 0)
+		pthread_cond_wait(&pf->more, &pf->mu);
+	x = pf->slots[pf->head];
+	pf->head = (pf->head + 1) % GD_JSONL_AHEAD;
+	pf->n--;
+	pthread_cond_signal(&pf->room);
+	pthread_mutex_unlock(&pf->mu);
+	if (x.rc <= 0) {
+		/* the thread's last: it has ended; its note is whole */
+		gd_snapshot_release(&x.s);
+		pthread_join(pf->t, NULL);
+		pf->stop = true;
+		pf->ended = true;
+		if (x.rc < 0)
+			*err = x.err;
+		return x.rc;
+	}
+	*s = x.s;
+	return x.rc;
+}
+
 void gd_jsonl_close(struct gd_jsonl_reader *r)
 {
+	if (r->pf && r->pf->ended) {
+		struct gd_jsonl_prefetch *pf = r->pf;
+
+		pthread_cond_destroy(&pf->room);
+		pthread_cond_destroy(&pf->more);
+		pthread_mutex_destroy(&pf->mu);
+		free(pf);
+		r->pf = NULL;
+	}
+	prefetch_end(r);
 	if (r->own && r->f)
 		fclose(r->f);
 	free(r->line);

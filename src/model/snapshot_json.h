@@ -57,6 +57,7 @@ int gd_series_load_stream(struct gd_series *ser, FILE *f, const char *name, stru
  * end) or less (an error, in err); note says what was left out, as
  * gd_series's.  Holds one line of the file.
  */
+struct gd_jsonl_prefetch;
 struct gd_jsonl_reader {
 	FILE *f;
 	bool own, truncated;
@@ -64,12 +65,21 @@ struct gd_jsonl_reader {
 	char *line;
 	size_t cap, lineno, count;
 	char note[512];
+	struct gd_jsonl_prefetch *pf;   /* reading ahead on a thread (NULL: not) */
 };
 
 int gd_jsonl_open(struct gd_jsonl_reader *r, const char *path, struct gd_err *err);
 /* 1: s (initialised by the caller) holds the next snapshot; 0: the end. */
 int gd_jsonl_next(struct gd_jsonl_reader *r, struct gd_snapshot *s, struct gd_err *err);
 void gd_jsonl_close(struct gd_jsonl_reader *r);
+/* From now on a thread of r's own reads and parses the lines ahead (up to
+ * GD_JSONL_AHEAD snapshots), so that parsing the next snapshots overlaps
+ * what the caller does with this one; next() gives the same snapshots,
+ * errors and note in the same order.  Before the first next().  r's fields
+ * other than note are the thread's until next() has returned 0 or less;
+ * close() stops it. */
+void gd_jsonl_prefetch(struct gd_jsonl_reader *r);
+#define GD_JSONL_AHEAD 32
 
 /* One line of a recording (n bytes, its newline included or not) into s
  * (initialised) through cJSON, for the lines gpudoctor writes: 1 when taken,

@@ -13,6 +13,10 @@
 # differs from the fuzzer's list), they are remade from this machine's files
 # into $FUZZ_BUILD/seeds/ and a note says to run make_corpus.sh.
 #
+# An hour's corpus is kept in tests/fuzz/hour-corpus.tar.gz (below); refresh
+# it after a long run with libFuzzer's -merge=1 into a fresh directory, its
+# INDEX beside the inputs (tests/fuzz/README or the comment there).
+#
 # Reproduce a crash: $FUZZ_BUILD/fuzz_parsers $FUZZ_BUILD/artifacts/crash-…
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -53,6 +57,34 @@ fi
 # libFuzzer never deletes superseded inputs: start afresh past 10,000.
 [ -d "$B/corpus" ] && [ "$(find "$B/corpus" -type f | wc -l)" -gt 10000 ] && rm -rf "$B/corpus"
 mkdir -p "$B/corpus" "$B/artifacts"
+# Runs of a minute or more (make fuzz) start from the corpus an hour of
+# fuzzing kept (tests/fuzz/hour-corpus.tar.gz, its own INDEX inside): each
+# input's first byte is remapped from that list's target to this one's by
+# name, inputs of targets that are gone are left out.  The smoke run of the
+# suite (5 s) keeps to the seeds: replaying 5,800 inputs would be most of it.
+kept=tests/fuzz/hour-corpus.tar.gz
+if [ "$secs" -ge 60 ] && [ -f "$kept" ] && [ -z "$(ls -A "$B/corpus")" ]; then
+	rm -rf "$B/kept" && mkdir -p "$B/kept" && tar -xzf "$kept" -C "$B/kept" &&
+		python3 - "$B/kept/corpus" "$B/corpus" "$list" <<'PY' || echo "fuzz: note: the kept corpus could not be used"
+import os, sys
+src, dst, new = sys.argv[1], sys.argv[2], sys.argv[3]
+def names(text):
+    return [l.split(" ", 1)[1] for l in text.splitlines() if " " in l]
+old = names(open(os.path.join(src, "INDEX")).read())
+pos = {n: i for i, n in enumerate(names(new))}
+kept = 0
+for f in sorted(os.listdir(src)):
+    if f == "INDEX":
+        continue
+    data = open(os.path.join(src, f), "rb").read()
+    if not data or old[data[0] % len(old)] not in pos:
+        continue
+    open(os.path.join(dst, f), "wb").write(bytes([pos[old[data[0] % len(old)]]]) + data[1:])
+    kept += 1
+print("fuzz: %d inputs from the kept corpus (%s)" % (kept, sys.argv[1]))
+PY
+	rm -rf "$B/kept"
+fi
 rm -f "$B"/artifacts/crash-* "$B"/artifacts/leak-* "$B"/artifacts/timeout-* "$B"/artifacts/oom-*
 
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \

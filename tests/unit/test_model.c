@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "model/snapshot_json.h"
 #include "output/output.h"
@@ -145,6 +146,97 @@ static void test_jsonl_errors_name_line_and_column(void **state)
 	gd_series_release(&ser);
 	free(text);
 	free(line);
+}
+
+/* Everything a reader gives for the file at path, as text: each
+ * snapshot's JSON, then the result, the message and the note. */
+static char *read_all(const char *path, bool ahead)
+{
+	struct gd_jsonl_reader r;
+	struct gd_err err;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&out, &len);
+	int rc;
+
+	assert_non_null(m);
+	gd_err_clear(&err);
+	assert_int_equal(gd_jsonl_open(&r, path, &err), 0);
+	if (ahead)
+		gd_jsonl_prefetch(&r);
+	for (;;) {
+		struct gd_snapshot s;
+
+		gd_snapshot_init(&s);
+		rc = gd_jsonl_next(&r, &s, &err);
+		if (rc > 0) {
+			json_t *j = gd_snapshot_to_json(&s);
+			char *t = json_dumps(j, JSON_COMPACT);
+
+			fprintf(m, "%s\n", t);
+			free(t);
+			json_decref(j);
+		}
+		gd_snapshot_release(&s);
+		if (rc <= 0)
+			break;
+	}
+	fprintf(m, "rc %d: %s | note: %s\n", rc, rc < 0 ? err.msg : "", r.note);
+	gd_jsonl_close(&r);
+	fclose(m);
+	return out;
+}
+
+/* Reading ahead on a thread gives what reading in line gives: the same
+ * snapshots in order, the same error at the same line, the same note on a
+ * cut last line; closing before the end stops the thread. */
+static void test_jsonl_prefetch(void **state)
+{
+	char path[] = "/tmp/gd-test-prefetch.XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f;
+
+	(void)state;
+	assert_true(fd >= 0);
+	for (int variant = 0; variant < 3; variant++) {
+		char *plain, *ahead;
+
+		f = fopen(path, "w");
+		assert_non_null(f);
+		for (int i = 0; i < 3 * GD_JSONL_AHEAD; i++) {
+			if (variant == 1 && i == 70)
+				fputs("{\"version\":1,\"host\":{\"uptime_s\":\"soon\"}}\n", f);
+			else
+				fprintf(f, "{\"version\":1,\"host\":{\"uptime_s\":%d.5},\"disks\":[{\"name\":\"sd%c\"}]}\n", i,
+					'a' + i % 26);
+		}
+		if (variant == 2)
+			fputs("{\"version\":1,\"host\":{\"upt", f);   /* cut */
+		assert_int_equal(fclose(f), 0);
+		plain = read_all(path, false);
+		ahead = read_all(path, true);
+		assert_string_equal(plain, ahead);
+		assert_non_null(strstr(plain, variant == 1 ? "rc -" : "rc 0"));
+		if (variant == 2)
+			assert_non_null(strstr(plain, "the last line is cut"));
+		free(plain);
+		free(ahead);
+	}
+	/* closed after one snapshot, the thread blocked on a full queue */
+	{
+		struct gd_jsonl_reader r;
+		struct gd_snapshot s;
+		struct gd_err err;
+
+		assert_int_equal(gd_jsonl_open(&r, path, &err), 0);
+		gd_jsonl_prefetch(&r);
+		gd_snapshot_init(&s);
+		assert_int_equal(gd_jsonl_next(&r, &s, &err), 1);
+		gd_snapshot_release(&s);
+		gd_jsonl_close(&r);
+	}
+	close(fd);
+	unlink(path);
 }
 
 static void test_window_arithmetic(void **state)
@@ -334,6 +426,7 @@ int main(void)
 		cmocka_unit_test(test_tables_cover_structs),
 		cmocka_unit_test(test_json_round_trip),
 		cmocka_unit_test(test_jsonl_errors_name_line_and_column),
+		cmocka_unit_test(test_jsonl_prefetch),
 		cmocka_unit_test(test_window_arithmetic),
 		cmocka_unit_test(test_engine_one_snapshot_marks_window_rules),
 		cmocka_unit_test(test_rule_ids_are_unique_and_catalogued),
