@@ -341,7 +341,7 @@
 	X(U64, pid, "", LABEL, "process the line names") \
 	X(S32, process, "", LABEL, "its name (for AER and bandwidth lines: the driver)") \
 	X(S32, severity, "", LABEL, "what the line says: corrected, nonfatal, fatal (AER); CE, UE (EDAC); fatal, non-fatal (SXid)") \
-	X(S64, detail, "", LABEL, "AER type and agent; OOM constraint and cgroup; Xid 154 action name") \
+	X(S64, detail, "", LABEL, "AER type and agent; OOM constraint and cgroup; Xid 154 action name; NV_ERR_GPU_IN_FULLCHIP_RESET (reset_required)") \
 	X(U64, action_code, "", LABEL, "Xid 154: recovery action now required (0 none, 1 GPU reset, 2 node reboot, 3 drain P2P, 4 drain and reset)") \
 	X(U64, count, "", GAUGE, "errors the line reports (EDAC)") \
 	X(F64, duration_s, "seconds", GAUGE, "hung task: blocked for; GSP: time-out") \
@@ -349,6 +349,7 @@
 	X(F64, capable_gbps, "gbps", GAUGE, "PCIe bandwidth the device is capable of") \
 	X(S32, limit_at, "", LABEL, "the link that limits it") \
 	X(U64, is_gpu, "", LABEL, "1 when the device is known to be an NVIDIA GPU") \
+	X(U64, rm_gpu, "", LABEL, "the driver's own number of the GPU, N in \"NVRM: GPU<N> ...\" (its order, not always nvidia-smi's)") \
 	X(U64, mc, "", LABEL, "EDAC memory controller") \
 	X(U64, socket, "", LABEL, "CPU socket") \
 	X(U64, channel, "", LABEL, "memory channel") \
