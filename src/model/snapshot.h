@@ -545,20 +545,20 @@
 
 /* ---- job_log[]: messages of the job's own log (src/offline/joblog.c) --- */
 #define GD_JOB_LOG_FIELDS(X) \
-	X(S32, kind, "", LABEL, "cuda_oom, ecc_uncorrectable, shm_exhausted, cuda_too_new, devices_busy, no_gpus, app_fault, collective_timeout, job_died, loader_killed, nccl_net, nccl_channel, nccl_ib_disable, nccl_no_ib, nccl_comm, nccl_host") \
+	X(S32, kind, "", LABEL, "cuda_oom, ecc_uncorrectable, shm_exhausted, cuda_too_new, devices_busy, no_gpus, app_fault, collective_timeout, job_died, loader_killed, nccl_net, nccl_channel, nccl_ib_disable, nccl_no_ib, nccl_comm, nccl_host; dcgmi_* (what dcgmi diag, dmon, health say: src/offline/dcgmi.c)") \
 	X(S256, file, "", LABEL, "the file the line is in") \
 	X(U64, line, "", LABEL, "its line number in that file (1 = the first)") \
 	X(S64, host, "", LABEL, "host name the line names (NCCL's host:pid:tid prefix)") \
 	X(U64, rank, "", LABEL, "global rank the line names ([rank3]:, [Rank 3], NCCL's rank N)") \
 	X(U64, gpu, "", LABEL, "CUDA device index the line names (GPU 0 of an out-of-memory message, NCCL's [dev])") \
 	X(U64, pid, "", LABEL, "process the line names (a DataLoader worker, NCCL's pid)") \
-	X(S32, what, "", LABEL, "app_fault: illegal_address, device_assert, misaligned_address; collective: the op; loader: the signal; nccl_net, nccl_channel: the transport") \
+	X(S32, what, "", LABEL, "app_fault: illegal_address, device_assert, misaligned_address; collective: the op; loader: the signal; nccl_net, nccl_channel: the transport; dcgmi: the test or the health system") \
 	X(U64, seq, "", LABEL, "collective: its sequence number (SeqNum)") \
 	X(F64, timeout_s, "seconds", GAUGE, "collective: the time-out it was given") \
 	X(F64, ran_s, "seconds", GAUGE, "collective: how long it ran before it timed out") \
 	X(U64, nranks, "", GAUGE, "NCCL communicator: ranks") \
 	X(U64, nnodes, "", GAUGE, "NCCL communicator: nodes (NCCL 2.19 and later)") \
-	X(U64, value, "", GAUGE, "nccl_ib_disable: the value set; cuda_too_new: the driver's CUDA version found (11040 = 11.4)") \
+	X(U64, value, "", GAUGE, "nccl_ib_disable: the value set; cuda_too_new: the driver's CUDA version found (11040 = 11.4); dcgmi_xid: the Xid; dcgmi_health*: DCGM's verdict (1 Warning, 2 Failure)") \
 	X(U64, tried_bytes, "bytes", GAUGE, "out of memory: the allocation that failed") \
 	X(U64, total_bytes, "bytes", GAUGE, "out of memory: the GPU's total capacity") \
 	X(U64, free_bytes, "bytes", GAUGE, "out of memory: free device memory") \
