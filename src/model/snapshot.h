@@ -365,7 +365,8 @@
 	X(F64, span_s, "seconds", GAUGE, "time the events read cover, up to the sample (for rates)") \
 	X(U64, lines, "", COUNTER, "lines or records read") \
 	X(U64, events, "", GAUGE, "events recognised inside the look-back") \
-	X(U64, dropped, "", GAUGE, "events left out of klog[] past its cap (counted, not kept)")
+	X(U64, dropped, "", GAUGE, "events left out of klog[] past its cap (counted, not kept)") \
+	X(U64, older, "", GAUGE, "a file's events left out for being older than the look-back before its last line")
 
 /* ---- edac[]: /sys/devices/system/edac/mc/mc<N>/ ----------------------- */
 #define GD_EDAC_FIELDS(X) \

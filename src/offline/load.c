@@ -76,6 +76,29 @@ static void file_msg(char *dst, size_t n, const char *name, size_t line0, const 
 	snprintf(dst + used, n - used, _("%s (from line %zu)"), msg, line0);
 }
 
+/* A paste's kernel log judged over the look-back before its last line (24 h:
+ * what the live check reads) leaves its older events out; the reader is told
+ * how many, and how to read them (real: a `dmesg -T | grep NVRM` whose Xid 31
+ * and 43 lay days before its last line, akash-network/support#244). */
+static void older_note(struct gd_series *jsonl, const char *name, const struct gd_snapshot *t)
+{
+	size_t n;
+	double hours;
+
+	if (!jsonl || !t->klog_info.older.ok || !t->klog_info.older.v)
+		return;
+	n = strlen(jsonl->note);
+	hours = t->klog_info.lookback_s.ok ? t->klog_info.lookback_s.v / 3600 : 24;
+	snprintf(jsonl->note + n, sizeof jsonl->note - n,
+		 /* TRANSLATORS: "<; ><file>: <n> ... (<hours> h before ...)"; --lookback 720h is the option, keep it */
+		 P_("%s%s: %llu kernel-log event older than the look-back (%.4g h before the log's last line) left out; "
+		    "--lookback 720h reads it",
+		    "%s%s: %llu kernel-log events older than the look-back (%.4g h before the log's last line) left out; "
+		    "--lookback 720h reads them",
+		    t->klog_info.older.v),
+		 n ? "; " : "", name, (unsigned long long)t->klog_info.older.v, hours);
+}
+
 /* A kernel log in memory, through the streaming reader of src/klog. */
 static int parse_klog(struct load *L, const char *buf, size_t len, struct gd_snapshot *t, struct gd_err *err)
 {
@@ -96,6 +119,7 @@ static int parse_klog(struct load *L, const char *buf, size_t len, struct gd_sna
 	lseek(fd, 0, SEEK_SET);
 	rc = gd_klog_snapshot_from_fd(t, fd, L->name, L->o->lookback_s, err);
 	close(fd);
+	older_note(L->jsonl, L->name, t);
 	/* the reader's "klog" row stays: the kernel-log rules look for it */
 	return rc;
 }
@@ -485,6 +509,7 @@ int gd_ofl_load_file(struct gd_ofl *o, struct gd_series *jsonl, const char *path
 		gd_snapshot_init(&t);
 		lseek(fd, 0, SEEK_SET);
 		rc = gd_klog_snapshot_from_fd(&t, fd, name, o->lookback_s, err);
+		older_note(jsonl, name, &t);
 		if (rc >= 0) {
 			ofl_merge_snapshot(&o->shared, &t);
 			o->any = true;
