@@ -225,6 +225,26 @@ static void test_klog_older_than_lookback(void **state)
 		gd_series_release(&js);
 		gd_ofl_release(&o);
 	}
+	/* a paste with the log twice, a CSV between (two kernel-log parts): one note for the file */
+	{
+		char ticket[2048];
+
+		snprintf(ticket, sizeof ticket,
+			 "%s$ nvidia-smi --query-gpu=index,temperature.gpu --format=csv\nindex, temperature.gpu\n0, 40\n"
+			 "$ dmesg -T\n%s",
+			 log, log);
+		gd_ofl_init(&o, 0);
+		gd_series_init(&ser);
+		gd_series_init(&js);
+		gd_err_clear(&err);
+		assert_true(gd_ofl_load_buf(&o, &js, ticket, strlen(ticket), "ticket.txt", &err) >= 0);
+		assert_non_null(strstr(js.note, "ticket.txt: 4 kernel-log events older"));
+		assert_null(strstr(strstr(js.note, "ticket.txt: ") + 1, "ticket.txt: "));
+		gd_ofl_finish(&o, &ser);
+		gd_series_release(&ser);
+		gd_series_release(&js);
+		gd_ofl_release(&o);
+	}
 }
 
 /* A directory given to --from is named as one, not read as an empty file. */
