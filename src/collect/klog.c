@@ -205,7 +205,7 @@ int gd_klog_snapshot_from_fd(struct gd_snapshot *s, int fd, const char *name, do
 	struct gd_source *src;
 	double first = NAN, last = NAN;
 	bool wall = false;
-	size_t j = 0;
+	size_t j = 0, older = 0;
 	int rc;
 
 	if (lookback_s <= 0)
@@ -232,8 +232,10 @@ int gd_klog_snapshot_from_fd(struct gd_snapshot *s, int fd, const char *name, do
 		enum gd_klog_kind kind = gd_klog_kind_of(ev->kind);
 
 		if (!isnan(t) && !isnan(last) && t < last - lookback_s && kind != GD_KLOG_GPU_UUID &&
-		    kind != GD_KLOG_PCIE_BANDWIDTH && kind != GD_KLOG_INIT_FAILED)
+		    kind != GD_KLOG_PCIE_BANDWIDTH && kind != GD_KLOG_INIT_FAILED) {
+			older++;
 			continue;
+		}
 		if (!isnan(t) && (isnan(first) || t < first))
 			first = t;
 		if (j != i)
@@ -248,6 +250,7 @@ int gd_klog_snapshot_from_fd(struct gd_snapshot *s, int fd, const char *name, do
 	gd_u64_set(&s->klog_info.lines, f.lines);
 	gd_u64_set(&s->klog_info.events, j);
 	gd_u64_set(&s->klog_info.dropped, k.dropped);
+	gd_u64_set(&s->klog_info.older, older);
 	if (!isnan(last)) {
 		if (wall)
 			gd_f64_set(&s->host.wall_time_s, last);

@@ -35,6 +35,8 @@
  *   NVRM: The NVIDIA probe routine failed for 1 device(s).
  *   NVRM: GPU0 _kgspRpcRecvPoll: GSP RPC timeout ... / ... heartbeat timed out
  *   NVRM: ... status NV_ERR_RESET_REQUIRED
+ *   NVRM: GPU0 nvAssertFailedNoLog: Assertion failed: (status == NV_OK) ||
+ *         (status == NV_ERR_GPU_IN_FULLCHIP_RESET) @ rs_client.c:844
  *   nvidia-nvswitch3: SXid (PCI:0000:c5:00.0): 12028, Non-fatal, Link 32 egress ...
  *   nvidia 0000:5d:00.0: AER: PCIe Bus Error: severity=Corrected, type=Physical Layer, (Receiver ID)
  *   pci 0000:5d:00.0: 126.016 Gb/s available PCIe bandwidth, limited by 16.0 GT/s PCIe x8 link
@@ -227,6 +229,14 @@ static enum gd_klog_kind nvrm(struct gd_kcur c, struct gd_klog_event *ev)
 	t = c;
 	if (gd_kc_eat(&t, "GPU ") && bus_id(&t, ev->pci_bus_id, sizeof ev->pci_bus_id))
 		gd_u64_set(&ev->is_gpu, 1);
+	t = c;
+	/* "GPU0 nvAssertFailedNoLog: ...": the driver's own number of the GPU */
+	if (gd_kc_eat(&t, "GPU") && t.p < t.e && isdigit((unsigned char)*t.p)) {
+		uint64_t n;
+
+		if (gd_kc_num(&t, 3, &n) && t.p < t.e && (*t.p == ' ' || *t.p == ':'))
+			gd_u64_set(&ev->rm_gpu, n);
+	}
 	if (gd_kc_find(c.p, c.e, "GPU has fallen off the bus"))
 		return GD_KLOG_FALLEN_OFF_BUS;
 	if (gd_kc_find(c.p, c.e, "fallen off the bus and is not responding"))
@@ -236,6 +246,15 @@ static enum gd_klog_kind nvrm(struct gd_kcur c, struct gd_klog_event *ev)
 		return GD_KLOG_INIT_FAILED;
 	if (gd_kc_find(c.p, c.e, "NV_ERR_RESET_REQUIRED"))
 		return GD_KLOG_RESET_REQUIRED;
+	/* "nvAssertFailedNoLog: Assertion failed: (status == NV_OK) || (status ==
+	 * NV_ERR_GPU_IN_FULLCHIP_RESET) @ rs_client.c:844": freeing the GPU's
+	 * objects failed with another status (the GPU no longer answers the
+	 * driver: after a GSP crash, an Xid 154, a GPU lost).  The same event
+	 * repeats the line for every object; the rule counts them as one. */
+	if (gd_kc_find(c.p, c.e, "NV_ERR_GPU_IN_FULLCHIP_RESET")) {
+		GD_STRSET(ev->detail, "NV_ERR_GPU_IN_FULLCHIP_RESET");
+		return GD_KLOG_RESET_REQUIRED;
+	}
 	/* GSP firmware crashed: "GSP-CrashCat Report" (libos's "GSP task watchdog
 	 * timeout" inside the report has no NVRM: marker; the scanner never sees
 	 * it, and the report's first line says it already) */

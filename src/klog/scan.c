@@ -75,7 +75,7 @@ static const struct marker markers[] = {
 
 /* What an "NVRM: " line must hold, besides another marker, for parse.c to
  * find an event in it (nvrm(): fallen off the bus, RmInitAdapter failed,
- * the probe routine, NV_ERR_RESET_REQUIRED, GSP-CrashCat and the time-out
+ * the probe routine, NV_ERR_RESET_REQUIRED, NV_ERR_GPU_IN_FULLCHIP_RESET, GSP-CrashCat and the time-out
  * words; message(): "mce: " and "achine check"/"achine Check" for a
  * driver marker past its first 48 bytes). */
 static const struct marker needs[] = {
@@ -84,6 +84,7 @@ static const struct marker needs[] = {
 	{ "adapter failed", 14, 1, 1 },
 	{ "probe routine failed", 20, 0, 2 },
 	{ "NV_ERR_RESET_REQUIRED", 21, 14, 3 },
+	{ "FULLCHIP_RESET", 14, 3, 3 },
 	{ "GSP-CrashCat", 12, 2, 3 },
 	{ "timeout", 7, 1, 4 },
 	{ "timed out", 9, 1, 4 },

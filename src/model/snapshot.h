@@ -342,7 +342,7 @@
 	X(U64, pid, "", LABEL, "process the line names") \
 	X(S32, process, "", LABEL, "its name (for AER and bandwidth lines: the driver)") \
 	X(S32, severity, "", LABEL, "what the line says: corrected, nonfatal, fatal (AER); CE, UE (EDAC); fatal, non-fatal (SXid)") \
-	X(S64, detail, "", LABEL, "AER type and agent; OOM constraint and cgroup; Xid 154 action name") \
+	X(S64, detail, "", LABEL, "AER type and agent; OOM constraint and cgroup; Xid 154 action name; NV_ERR_GPU_IN_FULLCHIP_RESET (reset_required)") \
 	X(U64, action_code, "", LABEL, "Xid 154: recovery action now required (0 none, 1 GPU reset, 2 node reboot, 3 drain P2P, 4 drain and reset)") \
 	X(U64, count, "", GAUGE, "errors the line reports (EDAC)") \
 	X(F64, duration_s, "seconds", GAUGE, "hung task: blocked for; GSP: time-out") \
@@ -350,6 +350,7 @@
 	X(F64, capable_gbps, "gbps", GAUGE, "PCIe bandwidth the device is capable of") \
 	X(S32, limit_at, "", LABEL, "the link that limits it") \
 	X(U64, is_gpu, "", LABEL, "1 when the device is known to be an NVIDIA GPU") \
+	X(U64, rm_gpu, "", LABEL, "the driver's own number of the GPU, N in \"NVRM: GPU<N> ...\" (its order, not always nvidia-smi's)") \
 	X(U64, mc, "", LABEL, "EDAC memory controller") \
 	X(U64, socket, "", LABEL, "CPU socket") \
 	X(U64, channel, "", LABEL, "memory channel") \
@@ -365,7 +366,8 @@
 	X(F64, span_s, "seconds", GAUGE, "time the events read cover, up to the sample (for rates)") \
 	X(U64, lines, "", COUNTER, "lines or records read") \
 	X(U64, events, "", GAUGE, "events recognised inside the look-back") \
-	X(U64, dropped, "", GAUGE, "events left out of klog[] past its cap (counted, not kept)")
+	X(U64, dropped, "", GAUGE, "events left out of klog[] past its cap (counted, not kept)") \
+	X(U64, older, "", GAUGE, "a file's events left out for being older than the look-back before its last line")
 
 /* ---- edac[]: /sys/devices/system/edac/mc/mc<N>/ ----------------------- */
 #define GD_EDAC_FIELDS(X) \
@@ -550,20 +552,20 @@
 
 /* ---- job_log[]: messages of the job's own log (src/offline/joblog.c) --- */
 #define GD_JOB_LOG_FIELDS(X) \
-	X(S32, kind, "", LABEL, "cuda_oom, ecc_uncorrectable, shm_exhausted, cuda_too_new, devices_busy, no_gpus, app_fault, collective_timeout, job_died, loader_killed, nccl_net, nccl_channel, nccl_ib_disable, nccl_no_ib, nccl_comm, nccl_host") \
+	X(S32, kind, "", LABEL, "cuda_oom, ecc_uncorrectable, shm_exhausted, cuda_too_new, devices_busy, no_gpus, app_fault, collective_timeout, job_died, loader_killed, nccl_net, nccl_channel, nccl_ib_disable, nccl_no_ib, nccl_comm, nccl_host; dcgmi_* (what dcgmi diag, dmon, health say: src/offline/dcgmi.c)") \
 	X(S256, file, "", LABEL, "the file the line is in") \
 	X(U64, line, "", LABEL, "its line number in that file (1 = the first)") \
 	X(S64, host, "", LABEL, "host name the line names (NCCL's host:pid:tid prefix)") \
 	X(U64, rank, "", LABEL, "global rank the line names ([rank3]:, [Rank 3], NCCL's rank N)") \
 	X(U64, gpu, "", LABEL, "CUDA device index the line names (GPU 0 of an out-of-memory message, NCCL's [dev])") \
 	X(U64, pid, "", LABEL, "process the line names (a DataLoader worker, NCCL's pid)") \
-	X(S32, what, "", LABEL, "app_fault: illegal_address, device_assert, misaligned_address; collective: the op; loader: the signal; nccl_net, nccl_channel: the transport") \
+	X(S32, what, "", LABEL, "app_fault: illegal_address, device_assert, misaligned_address; collective: the op; loader: the signal; nccl_net, nccl_channel: the transport; dcgmi: the test or the health system") \
 	X(U64, seq, "", LABEL, "collective: its sequence number (SeqNum)") \
 	X(F64, timeout_s, "seconds", GAUGE, "collective: the time-out it was given") \
 	X(F64, ran_s, "seconds", GAUGE, "collective: how long it ran before it timed out") \
 	X(U64, nranks, "", GAUGE, "NCCL communicator: ranks") \
 	X(U64, nnodes, "", GAUGE, "NCCL communicator: nodes (NCCL 2.19 and later)") \
-	X(U64, value, "", GAUGE, "nccl_ib_disable: the value set; cuda_too_new: the driver's CUDA version found (11040 = 11.4)") \
+	X(U64, value, "", GAUGE, "nccl_ib_disable: the value set; cuda_too_new: the driver's CUDA version found (11040 = 11.4); dcgmi_xid: the Xid; dcgmi_health*: DCGM's verdict (1 Warning, 2 Failure)") \
 	X(U64, tried_bytes, "bytes", GAUGE, "out of memory: the allocation that failed") \
 	X(U64, total_bytes, "bytes", GAUGE, "out of memory: the GPU's total capacity") \
 	X(U64, free_bytes, "bytes", GAUGE, "out of memory: free device memory") \

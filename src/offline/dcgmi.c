@@ -16,19 +16,34 @@
  *   dcgmi dmon -e 150,155,230  "#Entity  TMPTR  POWER  XIDER" (or "# Entity"),
  *     an "ID" line, then "GPU 0  34  61.2  0" rows, one per GPU and sample
  *     ("GPU-I 21" rows are MIG instances, "N/A" a field not sampled yet)
- *   dcgmi health -c [-j]      "Overall Health" and the incidents' messages
+ *   dcgmi health -c [-j]      the boxed "Health Monitor Report": the overall
+ *     health, then each entity's incidents; DCGM 1.x/2.x (the user guide):
+ *       | GPU ID: 0        | Warning                                 |
+ *       |                  | PCIe system: Warning - Detected more    |
+ *       |                  | than 8 PCIe replays per minute for GPU  |
+ *     DCGM 3 and 4 (dcgmi/Health.cpp, a tree):
+ *       | GPU                       |                             |
+ *       | -> 0                      | Warning                     |
+ *       |    -> Errors              |                             |
+ *       |       -> Power system     | Warning                     |
+ *       |                           | Detected clocks event due   |
+ *     (the message wrapped at word ends; several incidents of one system
+ *     joined with ", ").
  *
  * Into the snapshot: the GPUs dmon samples (temperature, power, clocks,
  * utilisation, memory), and one job_log[] row per verdict that says
  * something (a test that failed on a GPU and its Warning text; an NVLink
- * link down; persistence mode off; dmon's last Xid), kind "dcgmi_*" with its
- * line, which the rules read as they read the job's own log.  A Pass row is
- * not proof of health and leaves nothing; a test that failed because the
- * GPU was busy ("busy or unavailable") is the busy GPU, not its hardware.
+ * link down; persistence mode off; dmon's last Xid; a health incident),
+ * kind "dcgmi_*" with its line, which the rules read as they read the job's
+ * own log.  A Pass row, or "Overall Health: Healthy", is not proof of health
+ * and leaves nothing; a test that failed because the GPU was busy ("busy or
+ * unavailable") is the busy GPU, not its hardware.  Test names are matched
+ * without case: DCGM 4 prints "memory", "targeted_stress", "software".
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/i18n.h"
 #include "offline/offline.h"
@@ -43,7 +58,8 @@ struct dstate {
 	struct gd_tok_tally t;
 	/* diag */
 	char test[32];            /* the test whose rows these are */
-	bool test_failed_all;     /* "Fail - All" */
+	bool test_failed_all;     /* "Fail - All", or DCGM 4's bare "Fail" of the test's row */
+	bool per_gpu;             /* ... and "GPU0: Fail" rows followed: they say which */
 	bool explained_all;       /* ... and a Warning named the GPU it failed on */
 	bool busy;                /* a GPU was busy: "Fail - All" after it is that, not hardware */
 	bool busy_gpu[MAX_GPUS];  /* ... which: its later failures are the busy GPU's too */
@@ -57,6 +73,15 @@ struct dstate {
 	/* dmon */
 	char cols[MAX_COLS][8];
 	size_t ncols;
+	/* health: the report being read, the entity and the incident */
+	bool in_health;
+	bool entity_gpu;          /* the entity is a GPU (not a switch, a CPU) */
+	int entity;               /* its id, -1 before one */
+	bool incident;            /* an incident's message is being read */
+	char system[32];          /* its system: "PCIe system", "Driver" */
+	int level;                /* 1 Warning, 2 Failure */
+	char msg[512];
+	size_t msg_line;
 };
 
 static struct gd_job_log *rec(struct dstate *d, const char *kind, size_t line, const char *text)
@@ -140,25 +165,34 @@ static const char *cause_of(const char *t)
 }
 
 /* The kind of a failed test's record, from the test's name (and, for the
- * GEMM "Diagnostic", whether its text says the results differ). */
+ * GEMM "Diagnostic", whether its text says the results differ).  The
+ * deployment tests that find the GPU's libraries or device files unusable
+ * are "software": the GPU's other evidence is missing, not its hardware at
+ * fault; the rest of them name a cause of their own. */
 static const char *fail_kind(const char *test, const char *text)
 {
 	static const struct { const char *test, *kind; } tests[] = {
-		{ "GPU Memory", "dcgmi_fail_memory" },     { "Memory", "dcgmi_fail_memory" },
-		{ "Memtest", "dcgmi_fail_memory" },        { "Memory Bandwidth", "dcgmi_fail_mem_bandwidth" },
-		{ "PCIe", "dcgmi_fail_pcie" },             { "Targeted Stress", "dcgmi_fail_compute" },
-		{ "Targeted Power", "dcgmi_fail_compute" }, { "SM Stress", "dcgmi_fail_compute" },
-		{ "Pulse Test", "dcgmi_fail_compute" },    { "Page Retirement/Row Remap", "dcgmi_fail_row_remap" },
+		{ "GPU Memory", "dcgmi_fail_memory" },       { "Memory", "dcgmi_fail_memory" },
+		{ "Memtest", "dcgmi_fail_memory" },          { "Memory Bandwidth", "dcgmi_fail_mem_bandwidth" },
+		{ "memory_bandwidth", "dcgmi_fail_mem_bandwidth" }, { "PCIe", "dcgmi_fail_pcie" },
+		{ "Targeted Stress", "dcgmi_fail_compute" }, { "targeted_stress", "dcgmi_fail_compute" },
+		{ "Targeted Power", "dcgmi_fail_compute" },  { "targeted_power", "dcgmi_fail_compute" },
+		{ "SM Stress", "dcgmi_fail_compute" },       { "sm_stress", "dcgmi_fail_compute" },
+		{ "Pulse Test", "dcgmi_fail_compute" },      { "pulse_test", "dcgmi_fail_compute" },
+		{ "Page Retirement/Row Remap", "dcgmi_fail_row_remap" },
+		{ "NVML Library", "dcgmi_fail_software" },   { "CUDA Main Library", "dcgmi_fail_software" },
+		{ "CUDA Toolkit Libraries", "dcgmi_fail_software" }, { "Permissions and OS Blocks", "dcgmi_fail_software" },
+		{ "Persistence Mode", "dcgmi_persistence_off" },
 	};
 
-	if (strcmp(test, "Diagnostic") == 0)
+	if (strcasecmp(test, "Diagnostic") == 0)
 		return text && (strstr(text, "miscompare") || strstr(text, "mismatch") || strstr(text, "differ"))
 			       ? "dcgmi_fail_mismatch"
 			       : "dcgmi_fail_compute";
 	for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++)
-		if (strcmp(test, tests[i].test) == 0)
+		if (strcasecmp(test, tests[i].test) == 0)
 			return tests[i].kind;
-	return "dcgmi_fail"; /* a software or deployment test: no hardware cause */
+	return "dcgmi_fail"; /* Denylist, Environment Variables, Inforom, a test gpudoctor does not know */
 }
 
 /* The GPU a text names first ("GPU 0 ...", "GPU0: ..."), or -1. */
@@ -207,7 +241,7 @@ static void end_detail(struct dstate *d)
 	}
 	/* a failed test's Warning: the failure on that GPU, and why (unless the
 	 * Warning names a cause the rules report on its own: an NVLink down) */
-	if (g >= 0 && (d->failed[g] || d->test_failed_all) && !d->busy_gpu[g] && !kind) {
+	if (g >= 0 && (d->failed[g] || (d->test_failed_all && !d->per_gpu)) && !d->busy_gpu[g] && !kind) {
 		struct gd_job_log *r = rec(d, fail_kind(d->test, d->detail), d->detail_line, d->detail);
 
 		GD_STRSET(r->what, d->test);
@@ -228,10 +262,12 @@ static void result(struct dstate *d, struct gd_slice v, size_t ln)
 		return;
 	d->any_failed = true;
 	g = gpu_named(buf);
-	if (g >= 0)
+	if (g >= 0) {
 		d->failed[g] = true;
-	else
+		d->per_gpu = true;
+	} else {
 		d->test_failed_all = true;
+	}
 	(void)ln;
 }
 
@@ -250,7 +286,7 @@ static void end_test(struct dstate *d, size_t ln)
 			gd_u64_set(&r->gpu, (uint64_t)g);
 		}
 	/* "Fail - All" that no Warning tied to a GPU */
-	if (d->test_failed_all && d->test[0] && !d->explained_all && !d->busy) {
+	if (d->test_failed_all && d->test[0] && !d->explained_all && !d->busy && !d->per_gpu) {
 		char t[96];
 		struct gd_job_log *r;
 
@@ -259,7 +295,7 @@ static void end_test(struct dstate *d, size_t ln)
 		GD_STRSET(r->what, d->test);
 	}
 	memset(d->failed, 0, sizeof d->failed);
-	d->test_failed_all = d->explained_all = false;
+	d->test_failed_all = d->explained_all = d->per_gpu = false;
 	d->test[0] = '\0';
 }
 
@@ -411,6 +447,185 @@ static bool health_line(struct gd_slice l)
 	       ofl_contains(l, "Health monitor systems set successfully");
 }
 
+/* What an incident's message names, for the rules (DCGM's messages,
+ * dcgmlib/dcgm_errors.h): a kind, or "dcgmi_health" for a cause outside
+ * gpudoctor's catalogue (a corrupt InfoROM, the driver, the SM). */
+static const char *incident_kind(const struct dstate *d)
+{
+	static const struct { const char *says, *kind; } says[] = {
+		{ "PCIe replay", "dcgmi_health_pcie" },            /* "more than 8 PCIe replays per minute" */
+		{ "row remapping failed", "dcgmi_health_remap_failed" },
+		{ "row remap limit", "dcgmi_health_remap_failed" },
+		{ "retired pages have been detected", "dcgmi_health_remap_failed" },
+		{ "pending retired page", "dcgmi_health_remap_pending" },
+		{ "row remappings are pending", "dcgmi_health_remap_pending" },
+		{ "Pending page retirements", "dcgmi_health_remap_pending" },
+		{ "double-bit ECC", "dcgmi_health_ecc" },
+		{ "uncorrectable memory errors", "dcgmi_health_ecc" },
+		{ "uncontained error", "dcgmi_health_ecc" },
+		{ "due to thermal violation", "dcgmi_health_thermal" },
+		{ "thermal violations totaling", "dcgmi_health_thermal" },
+		{ "due to power violation", "dcgmi_health_power" },
+	};
+
+	if (!d->entity_gpu || d->entity < 0)
+		return "dcgmi_health";
+	for (size_t i = 0; i < sizeof says / sizeof says[0]; i++)
+		if (strstr(d->msg, says[i].says))
+			return says[i].kind;
+	if (strncasecmp(d->system, "NVLINK", 6) == 0)
+		return "dcgmi_health_nvlink";
+	return "dcgmi_health";
+}
+
+static void end_incident(struct dstate *d)
+{
+	struct gd_job_log *r;
+
+	if (!d->incident)
+		return;
+	d->incident = false;
+	if (d->level < 1)
+		return; /* "Healthy" */
+	r = rec(d, incident_kind(d), d->msg_line, d->msg[0] ? d->msg : d->system);
+	GD_STRSET(r->what, d->system);
+	gd_u64_set(&r->value, (uint64_t)d->level);
+	if (d->entity_gpu && d->entity >= 0)
+		gd_u64_set(&r->gpu, (uint64_t)d->entity);
+}
+
+/* "Warning", "Failure" (DCGM's words) as 1, 2; "Healthy" 0; else -1. */
+static int level_of(struct gd_slice v)
+{
+	if (gd_tok_prefix(v, "Warning"))
+		return 1;
+	if (gd_tok_prefix(v, "Fail"))
+		return 2;
+	if (gd_tok_prefix(v, "Healthy"))
+		return 0;
+	return -1;
+}
+
+static void start_incident(struct dstate *d, struct gd_slice system, int level, struct gd_slice msg, size_t ln)
+{
+	end_incident(d);
+	d->incident = true;
+	gd_tok_copy(d->system, sizeof d->system, system);
+	d->level = level;
+	gd_tok_copy(d->msg, sizeof d->msg, msg);
+	d->msg_line = ln;
+}
+
+/* "PCIe system: Warning - Detected more than ..." (the older layout's first
+ * line of an incident): true, with its parts. */
+static bool incident_head(struct gd_slice v, struct gd_slice *system, int *level, struct gd_slice *msg)
+{
+	const char *colon = memchr(v.p, ':', v.n), *dash;
+	struct gd_slice rest;
+
+	if (!colon)
+		return false;
+	*system = gd_tok_trim((struct gd_slice){ v.p, (size_t)(colon - v.p) });
+	rest = gd_tok_trim((struct gd_slice){ colon + 1, (size_t)(v.p + v.n - colon - 1) });
+	if (!system->n || (*level = level_of(rest)) < 0 ||
+	    !(ofl_contains(*system, "system") || ofl_ieq(*system, "Driver")))
+		return false;
+	dash = memchr(rest.p, '-', rest.n);
+	*msg = dash ? gd_tok_trim((struct gd_slice){ dash + 1, (size_t)(rest.p + rest.n - dash - 1) })
+		    : (struct gd_slice){ rest.p + rest.n, 0 };
+	return true;
+}
+
+/* An entity: "GPU ID: 0" (older layout) or "-> 0" under "GPU" (the tree). */
+static void start_entity(struct dstate *d, bool gpu, struct gd_slice id)
+{
+	struct gd_u64 n;
+
+	end_incident(d);
+	d->entity_gpu = gpu;
+	d->entity = ofl_u64(id, NULL, 1, &n) == OFL_SET && n.v < MAX_GPUS ? (int)n.v : -1;
+}
+
+/* nv-hostengine's log line of an incident (modules/health/DcgmHealthWatch.cpp):
+ *   ERROR [1514002:1514004] [[Health]] Detected a WARNING in health system
+ *   Thermal: 'Detected clocks event due to thermal violation in GPU 2. ...'
+ * The GPU is the one the message names.  True when l is one. */
+static bool hostengine_line(struct dstate *d, struct gd_slice l, size_t ln)
+{
+	static const char head[] = "[[Health]] Detected a ", in_sys[] = " in health system ";
+	const char *h = memmem(l.p, l.n, head, sizeof head - 1), *e = l.p + l.n, *a, *sys, *colon, *q;
+	struct gd_slice level, msg;
+
+	if (!h)
+		return false;
+	level.p = h + sizeof head - 1;
+	if (!(a = memmem(level.p, (size_t)(e - level.p), in_sys, sizeof in_sys - 1)))
+		return false;
+	level.n = (size_t)(a - level.p);
+	sys = a + sizeof in_sys - 1;
+	if (!(colon = memchr(sys, ':', (size_t)(e - sys))))
+		return false;
+	q = memchr(colon, '\'', (size_t)(e - colon));
+	msg = q ? (struct gd_slice){ q + 1, (size_t)(e - q - 1) } : (struct gd_slice){ colon + 1, (size_t)(e - colon - 1) };
+	/* the closing quote, and what a paste put after it (a backtick) */
+	while (msg.n && (msg.p[msg.n - 1] == '\'' || msg.p[msg.n - 1] == '`' || msg.p[msg.n - 1] == ' '))
+		msg.n--;
+	start_incident(d, (struct gd_slice){ sys, (size_t)(colon - sys) },
+		       ofl_ieq(level, "WARNING") ? 1 : ofl_ieq(level, "FAILURE") ? 2 : 0, gd_tok_trim(msg), ln);
+	d->entity_gpu = true;
+	d->entity = gpu_named(d->msg);
+	end_incident(d);
+	return true;
+}
+
+/* One row of the health report's box; true when it belongs to it. */
+static bool health_row(struct dstate *d, struct gd_slice l, size_t ln)
+{
+	struct gd_slice name, v, sec, system, msg;
+	size_t width;
+	int level;
+
+	if (!cells(l, &name, &v, &width))
+		return false;
+	if (section(name, &sec) || l.p[0] == '+' || (name.n && name.p[0] == '='))
+		return end_incident(d), true;
+	if (ofl_contains(name, "Health Monitor Report") || ofl_ieq(name, "Overall Health") ||
+	    gd_tok_prefix(v, "Overall Health"))
+		return true;
+	if (gd_tok_prefix(name, "GPU ID:") || gd_tok_prefix(name, "Switch ID:")) {
+		const char *c = memchr(name.p, ':', name.n);
+
+		start_entity(d, name.p[0] == 'G', gd_tok_trim((struct gd_slice){ c + 1, (size_t)(name.p + name.n - c - 1) }));
+		return true;
+	}
+	if (gd_tok_prefix(name, "->")) {
+		struct gd_slice t = gd_tok_trim((struct gd_slice){ name.p + 2, name.n - 2 });
+
+		if (t.n && t.p[0] >= '0' && t.p[0] <= '9')
+			start_entity(d, d->entity_gpu, t);
+		else if (!ofl_ieq(t, "Errors"))
+			start_incident(d, t, level_of(v), (struct gd_slice){ v.p + v.n, 0 }, ln);
+		return true;
+	}
+	if (name.n) {
+		/* a group of entities: "GPU", "Switch", "CPU", "ConnectX" */
+		end_incident(d);
+		d->entity_gpu = ofl_ieq(name, "GPU");
+		d->entity = -1;
+		return true;
+	}
+	if (incident_head(v, &system, &level, &msg)) {
+		start_incident(d, system, level, msg, ln);
+	} else if (d->incident && v.n) {
+		size_t n = strlen(d->msg);
+
+		snprintf(d->msg + n, sizeof d->msg - n, "%s%.*s", n ? " " : "", OFL_SL(v));
+		if (!n)
+			d->msg_line = ln;
+	}
+	return true;
+}
+
 int gd_parse_dcgmi(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err)
 {
 	struct dstate d;
@@ -430,6 +645,25 @@ int gd_parse_dcgmi(const char *buf, size_t len, struct gd_snapshot *s, struct gd
 		l = gd_tok_trim(l);
 		if (!l.n)
 			continue;
+		if (hostengine_line(&d, l, it.lineno)) {
+			d.known++;
+			continue;
+		}
+		if (ofl_contains(l, "Health Monitor Report")) {
+			end_test(&d, it.lineno);
+			end_incident(&d);
+			d.in_health = true;
+			d.entity_gpu = true;
+			d.entity = -1;
+		}
+		if (d.in_health && !gd_tok_prefix(l, "| Diagnostic ")) {
+			if (health_row(&d, l, it.lineno) || health_line(l)) {
+				d.known++;
+				continue;
+			}
+			end_incident(&d);
+			d.in_health = false;
+		}
 		if (diag_line(&d, l, it.lineno) || dmon_header(&d, l)) {
 			d.known++;
 			continue;
@@ -446,6 +680,7 @@ int gd_parse_dcgmi(const char *buf, size_t len, struct gd_snapshot *s, struct gd
 			d.known++;
 	}
 	end_test(&d, it.lineno);
+	end_incident(&d);
 	if (!d.known)
 		return gd_err_set(err, -EINVAL, _("no dcgmi diag table, dmon header or health report in it"));
 	if (s->gpus.n) {
@@ -467,7 +702,8 @@ bool ofl_dcgmi_line(struct gd_slice l)
 
 	l = gd_tok_trim(l);
 	if (gd_tok_prefix(l, "#Entity") || gd_tok_prefix(l, "# Entity") || ofl_contains(l, "Successfully ran diagnostic") ||
-	    ofl_contains(l, "Health Monitor Report") || ofl_contains(l, "Health monitor systems set"))
+	    ofl_contains(l, "Health Monitor Report") || ofl_contains(l, "Health monitor systems set") ||
+	    (ofl_contains(l, "[[Health]] Detected a ") && ofl_contains(l, " in health system ")))
 		return true;
 	if (!cells(l, &name, &v, &width))
 		return false;

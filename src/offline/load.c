@@ -47,6 +47,7 @@ struct load {
 	struct gd_err first;   /* the first partial or failed part, for the caller */
 	bool bug_report;
 	size_t known;          /* parts of a known kind */
+	uint64_t older;        /* kernel-log events left out, older than the look-back */
 };
 
 /* "line N: ..." in a part's message -> the file's line, prefixed by the file.
@@ -76,6 +77,28 @@ static void file_msg(char *dst, size_t n, const char *name, size_t line0, const 
 	snprintf(dst + used, n - used, _("%s (from line %zu)"), msg, line0);
 }
 
+/* A paste's kernel log judged over the look-back before its last line (24 h:
+ * what the live check reads) leaves its older events out; the reader is told
+ * how many (all the file's kernel-log parts together), and how to read them
+ * (real: a `dmesg -T | grep NVRM` whose Xid 31 and 43 lay days before its
+ * last line, akash-network/support#244). */
+static void older_note(struct gd_series *jsonl, const char *name, uint64_t older, double lookback_s)
+{
+	size_t n;
+
+	if (!jsonl || !older)
+		return;
+	n = strlen(jsonl->note);
+	snprintf(jsonl->note + n, sizeof jsonl->note - n,
+		 /* TRANSLATORS: "<; ><file>: <n> ... (<hours> h before ...)"; --lookback 720h is the option, keep it */
+		 P_("%s%s: %llu kernel-log event older than the look-back (%.4g h before the log's last line) left out; "
+		    "--lookback 720h reads it",
+		    "%s%s: %llu kernel-log events older than the look-back (%.4g h before the log's last line) left out; "
+		    "--lookback 720h reads them",
+		    older),
+		 n ? "; " : "", name, (unsigned long long)older, (lookback_s > 0 ? lookback_s : 86400) / 3600);
+}
+
 /* A kernel log in memory, through the streaming reader of src/klog. */
 static int parse_klog(struct load *L, const char *buf, size_t len, struct gd_snapshot *t, struct gd_err *err)
 {
@@ -96,6 +119,8 @@ static int parse_klog(struct load *L, const char *buf, size_t len, struct gd_sna
 	lseek(fd, 0, SEEK_SET);
 	rc = gd_klog_snapshot_from_fd(t, fd, L->name, L->o->lookback_s, err);
 	close(fd);
+	if (t->klog_info.older.ok)
+		L->older += t->klog_info.older.v;
 	/* the reader's "klog" row stays: the kernel-log rules look for it */
 	return rc;
 }
@@ -389,6 +414,7 @@ int gd_ofl_load_buf(struct gd_ofl *o, struct gd_series *jsonl, const char *buf, 
 	}
 	L.bug_report = whole == GD_OFL_BUG_REPORT;
 	read_parts(&L, buf, len);
+	older_note(jsonl, name, L.older, o->lookback_s);
 	for (int k = 1; k < GD_OFL_NKINDS; k++) {
 		struct kstat *s = &L.k[k];
 		struct gd_source *src;
@@ -485,6 +511,7 @@ int gd_ofl_load_file(struct gd_ofl *o, struct gd_series *jsonl, const char *path
 		gd_snapshot_init(&t);
 		lseek(fd, 0, SEEK_SET);
 		rc = gd_klog_snapshot_from_fd(&t, fd, name, o->lookback_s, err);
+		older_note(jsonl, name, t.klog_info.older.ok ? t.klog_info.older.v : 0, o->lookback_s);
 		if (rc >= 0) {
 			ofl_merge_snapshot(&o->shared, &t);
 			o->any = true;

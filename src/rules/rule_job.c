@@ -41,6 +41,8 @@
  * Subjects are the log's ranks and hosts ("rank 3 (node-a12)"), a GPU as
  * the job numbers it ("cuda:0 (rank 3)"), or "the job".  Every finding's
  * evidence names the first line that proved it (log_line, file:line).
+ * What dcgmi's output proves (the same job_log[] records, kinds "dcgmi_*")
+ * is added to the rules in rule_dcgmi.c.
  */
 #include "rules/rules.h"
 
@@ -50,19 +52,13 @@
 
 #include "core/i18n.h"
 #include "klog/xid.h"
+#include "rules/rule_job.h"
 #include "rules/rule_util.h"
 
 /* Findings of one rule past this are counted in the last one. */
 #define MAX_SUBJECTS 8
 
 static const char *const NO_LOG = N_("no log of the job in the input: give it with check --from train.log");
-
-/* _() of a string kept elsewhere (a rule's remedy, a table's text): "" stays
- * "", since dgettext("") is the catalogue's header. */
-static const char *tr(const char *s)
-{
-	return s[0] ? _(s) : s;
-}
 
 static bool is(const struct gd_job_log *r, const char *kind)
 {
@@ -83,18 +79,6 @@ static const struct gd_snapshot *job_log_read(const struct gd_rule_ctx *rc)
 	GD_VEC_EACH(s->job_log, const struct gd_job_log, r)
 		if (strncmp(r->kind, "dcgmi_", 6) != 0)
 			return s;
-	return NULL;
-}
-
-/* The last snapshot when it holds dcgmi's verdicts (dcgmi.c), else NULL. */
-static const struct gd_snapshot *dcgmi_read(const struct gd_rule_ctx *rc)
-{
-	const struct gd_snapshot *s = gd_window_last(rc->w);
-
-	if (s)
-		GD_VEC_EACH(s->job_log, const struct gd_job_log, r)
-			if (strncmp(r->kind, "dcgmi_", 6) == 0)
-				return s;
 	return NULL;
 }
 
@@ -174,10 +158,8 @@ static void note_more(struct gd_findings *out, size_t from, size_t more)
 			      NAN);
 }
 
-typedef void (*fill_fn)(struct gd_rule_ctx *rc, struct gd_finding *f, const struct gd_job_log *r);
+typedef gd__job_fill_fn fill_fn;
 
-/* One finding per subject for the records of that kind: fill() writes the
- * summary (and numbers) from the first record; later ones are counted. */
 static size_t per_subject(struct gd_rule_ctx *rc, struct gd_findings *out, const struct gd_snapshot *s,
 			  const char *kind, enum gd_severity sev, bool gpu, fill_fn fill)
 {
@@ -199,6 +181,12 @@ static size_t per_subject(struct gd_rule_ctx *rc, struct gd_findings *out, const
 	}
 	note_more(out, from, more);
 	return out->items.n - from;
+}
+
+size_t gd__job_per_subject(struct gd_rule_ctx *rc, struct gd_findings *out, const struct gd_snapshot *s,
+			   const char *kind, enum gd_severity sev, bool gpu, gd__job_fill_fn fill)
+{
+	return per_subject(rc, out, s, kind, sev, gpu, fill);
 }
 
 /* Runs the rule's own evaluation, then adds what the job log proves. */
@@ -237,7 +225,7 @@ static void fill_ecc(struct gd_rule_ctx *rc, struct gd_finding *f, const struct 
 			  tr(rc->rule->remedy));
 }
 
-enum gd_verdict gd_rule_job_gpu_ecc_uncorrectable(struct gd_rule_ctx *rc, struct gd_findings *out)
+enum gd_verdict gd_rule_joblog_gpu_ecc_uncorrectable(struct gd_rule_ctx *rc, struct gd_findings *out)
 {
 	return with_log(rc, out, gd_rule_gpu_ecc_uncorrectable, "ecc_uncorrectable", GD_SEV_CRITICAL, true, fill_ecc);
 }
@@ -347,100 +335,10 @@ static void fill_no_gpus(struct gd_rule_ctx *rc, struct gd_finding *f, const str
 				     "that nvidia-smi works on the host."));
 }
 
-enum gd_verdict gd_rule_job_driver_nvml_unavailable(struct gd_rule_ctx *rc, struct gd_findings *out)
+enum gd_verdict gd_rule_joblog_driver_nvml_unavailable(struct gd_rule_ctx *rc, struct gd_findings *out)
 {
 	return with_log(rc, out, gd_rule_driver_nvml_unavailable, "no_gpus", GD_SEV_WARNING, false, fill_no_gpus);
 }
-
-/* ---- what dcgmi says (dcgmi diag, dmon), beside the rule's own evidence ----------- */
-
-/* Runs the rule's own evaluation, then adds dcgmi's verdicts of that kind. */
-static enum gd_verdict with_dcgmi(struct gd_rule_ctx *rc, struct gd_findings *out, gd_rule_fn own, const char *kind,
-				  enum gd_severity sev, fill_fn fill)
-{
-	enum gd_verdict v = own(rc, out);
-	const struct gd_snapshot *s = dcgmi_read(rc);
-
-	if (s && per_subject(rc, out, s, kind, sev, true, fill)) {
-		rc->why[0] = '\0';
-		return GD_VERDICT_FIRED;
-	}
-	return v;
-}
-
-static void fill_dcgmi_nvlink(struct gd_rule_ctx *rc, struct gd_finding *f, const struct gd_job_log *r)
-{
-	(void)rc;
-	if (r->what[0])
-		gd_finding_summary(f, _("dcgmi diag (%s test) found NVLink links down on %s: \"%.160s\" (%s:%llu)."),
-				   r->what, f->subject, r->text, r->file, (unsigned long long)r->line.v);
-	else
-		gd_finding_summary(f, _("dcgmi diag (a test) found NVLink links down on %s: \"%.160s\" (%s:%llu)."),
-				   f->subject, r->text, r->file, (unsigned long long)r->line.v);
-	gd_finding_remedy(f, _("%s Check the links with nvidia-smi nvlink -s and nvidia-smi topo -m."),
-			  tr(rc->rule->remedy));
-}
-
-enum gd_verdict gd_rule_job_gpu_nvlink_errors(struct gd_rule_ctx *rc, struct gd_findings *out)
-{
-	return with_dcgmi(rc, out, gd_rule_gpu_nvlink_errors, "dcgmi_nvlink_down", GD_SEV_WARNING, fill_dcgmi_nvlink);
-}
-
-static void fill_dcgmi_persistence(struct gd_rule_ctx *rc, struct gd_finding *f, const struct gd_job_log *r)
-{
-	gd_finding_summary(f, _("dcgmi diag says persistence mode is disabled on %s (%s:%llu)."), f->subject, r->file,
-			   (unsigned long long)r->line.v);
-	gd_finding_remedy(f, "%s", tr(rc->rule->remedy));
-}
-
-enum gd_verdict gd_rule_job_gpu_persistence_off(struct gd_rule_ctx *rc, struct gd_findings *out)
-{
-	return with_dcgmi(rc, out, gd_rule_gpu_persistence_off, "dcgmi_persistence_off", GD_SEV_INFO,
-			  fill_dcgmi_persistence);
-}
-
-/* dcgmi dmon's XIDER field: the last Xid the GPU raised (no time, no count). */
-static void fill_dcgmi_xid(struct gd_rule_ctx *rc, struct gd_finding *f, const struct gd_job_log *r)
-{
-	const struct gd_xid_info *x = gd_xid_lookup(r->value.v);
-
-	(void)rc;
-	if (x)
-		f->severity = x->sev;
-	gd_finding_summary(f, _("dcgmi dmon reports Xid %llu as the last Xid of %s (%s: %s; %s:%llu); dmon gives no time "
-				"and no count: read the kernel log for both."),
-			   (unsigned long long)r->value.v, f->subject, x ? x->mnemonic : _("not in gpudoctor's catalogue"),
-			   x ? tr(x->meaning) : _("see NVIDIA's Xid table"), r->file, (unsigned long long)r->line.v);
-	gd_finding_remedy(f, "%s", x ? tr(x->action) : tr(rc->rule->remedy));
-	gd_finding_ev(f, "code", (double)r->value.v, "", NAN);
-}
-
-enum gd_verdict gd_rule_job_gpu_xid(struct gd_rule_ctx *rc, struct gd_findings *out)
-{
-	return with_dcgmi(rc, out, gd_rule_gpu_xid, "dcgmi_xid", GD_SEV_WARNING, fill_dcgmi_xid);
-}
-
-/* A dcgmi diag test that failed on a GPU: evidence for the probe rule of the
- * same kind of test (DCGM's diag is an active probe, as gpudoctor probe is). */
-static void fill_dcgmi_fail(struct gd_rule_ctx *rc, struct gd_finding *f, const struct gd_job_log *r)
-{
-	gd_finding_summary(f, _("dcgmi diag's %s test failed on %s: \"%.160s\" (%s:%llu)."), r->what[0] ? r->what : "",
-			   f->subject, r->text, r->file, (unsigned long long)r->line.v);
-	gd_finding_remedy(f, "%s", tr(rc->rule->remedy));
-	gd_finding_ev_text(f, "dcgmi_test", r->what);
-}
-
-#define DCGMI_PROBE(id, own, kind, sev)                                                   \
-	enum gd_verdict gd_rule_job_##id(struct gd_rule_ctx *rc, struct gd_findings *out) \
-	{                                                                                 \
-		return with_dcgmi(rc, out, own, kind, sev, fill_dcgmi_fail);               \
-	}
-DCGMI_PROBE(probe_gpu_memory_errors, gd_rule_probe_gpu_memory_errors, "dcgmi_fail_memory", GD_SEV_CRITICAL)
-DCGMI_PROBE(probe_gpu_mem_bandwidth_low, gd_rule_probe_gpu_mem_bandwidth_low, "dcgmi_fail_mem_bandwidth", GD_SEV_WARNING)
-DCGMI_PROBE(probe_pcie_bandwidth_low, gd_rule_probe_pcie_bandwidth_low, "dcgmi_fail_pcie", GD_SEV_WARNING)
-DCGMI_PROBE(probe_gpu_compute_slow, gd_rule_probe_gpu_compute_slow, "dcgmi_fail_compute", GD_SEV_WARNING)
-DCGMI_PROBE(probe_gpu_compute_mismatch, gd_rule_probe_gpu_compute_mismatch, "dcgmi_fail_mismatch", GD_SEV_CRITICAL)
-DCGMI_PROBE(gpu_row_remap_pending, gd_rule_gpu_row_remap_pending, "dcgmi_fail_row_remap", GD_SEV_CRITICAL)
 
 /* ---- new causes ---------------------------------------------------------------- */
 

@@ -18,8 +18,7 @@
  * gpu.lost: an Xid 79 or "GPU has fallen off the bus" (also the boot form
  *   without an Xid): critical.
  * gpu.init_failed: RmInitAdapter failed / probe routine failed: critical.
- * gpu.reset_required: the latest Xid 154 on a GPU names an action other than
- *   None, a GSP heartbeat/RPC time-out, NV_ERR_RESET_REQUIRED: critical.
+ * gpu.reset_required: rule_klog_reset.c.
  * gpu.pcie_link_degraded: the boot line "X Gb/s available PCIe bandwidth,
  *   limited by ... link at B (capable of Y Gb/s ...)" on a GPU.  Example:
  *   126.016 of 252.048 Gb/s = 50%: warning.
@@ -42,61 +41,9 @@
 #include "klog/klog.h"
 #include "klog/xid.h"
 
+#include "rules/rule_klog.h"
+
 #define TH(rc, name) ((rc)->th->v[GD_TH_##name])
-
-static const struct gd_source *source(const struct gd_snapshot *s, const char *name)
-{
-	GD_VEC_EACH(s->sources, const struct gd_source, src)
-		if (strcmp(src->name, name) == 0)
-			return src;
-	return NULL;
-}
-
-static bool usable(const struct gd_source *src)
-{
-	return src && (strcmp(src->status, "ok") == 0 || strcmp(src->status, "partial") == 0);
-}
-
-/* NULL (and rc->why set) when the kernel log was not read. */
-static const struct gd_snapshot *klog_or_unknown(struct gd_rule_ctx *rc, enum gd_verdict *v)
-{
-	const struct gd_snapshot *s = gd_window_last(rc->w);
-	const struct gd_source *src = source(s, "klog");
-
-	if (usable(src))
-		return s;
-	if (src)
-		/* TRANSLATORS: (<the klog collector's status word>: <its reason, English>) */
-		*v = gd_rule_unknown(rc, _("the kernel log was not read (%s: %s)"), src->status,
-				     src->reason[0] ? src->reason : _("no reason given"));
-	else
-		*v = gd_rule_unknown(rc, _("no kernel log in this snapshot (give one: check --from kern.log)"));
-	return NULL;
-}
-
-static bool is(const struct gd_klog_event *ev, enum gd_klog_kind k)
-{
-	return strcmp(ev->kind, gd_klog_kind_name(k)) == 0;
-}
-
-/* When an event was logged, for a summary: the local time, else the
- * seconds since boot, else that it is unknown. */
-static const char *when(char *buf, size_t sz, const struct gd_klog_event *ev)
-{
-	if (ev->wall_time_s.ok) {
-		time_t t = (time_t)ev->wall_time_s.v;
-		struct tm tm;
-
-		localtime_r(&t, &tm);
-		strftime(buf, sz, "%Y-%m-%d %H:%M:%S", &tm);
-	} else if (ev->boot_s.ok) {
-		/* TRANSLATORS: when a kernel-log line was written, as "first <this>", "GPU ... fell off the bus <this>" */
-		snprintf(buf, sz, _("%.0f s after boot"), ev->boot_s.v);
-	} else {
-		snprintf(buf, sz, "%s", _("at an unknown time"));
-	}
-	return buf;
-}
 
 /* True when bus is a GPU: the event says so, or an Xid or GPU-at-PCI line names it. */
 static bool gpu_bus(const struct gd_snapshot *s, const struct gd_klog_event *ev)
@@ -264,80 +211,6 @@ enum gd_verdict gd_rule_gpu_init_failed_klog(struct gd_rule_ctx *rc, struct gd_f
 	return GD_VERDICT_FIRED;
 }
 
-/* ---- gpu.reset_required ------------------------------------------------- */
-
-enum gd_verdict gd_rule_gpu_reset_required_klog(struct gd_rule_ctx *rc, struct gd_findings *out)
-{
-	enum gd_verdict v = GD_VERDICT_CLEAR;
-	const struct gd_snapshot *s = klog_or_unknown(rc, &v);
-	unsigned gsp = 0, nverr = 0;
-	const struct gd_klog_event *g1 = NULL, *n1 = NULL;
-	char t[48];
-
-	if (!s)
-		return v;
-	/* the latest Xid 154 of each GPU */
-	GD_VEC_EACH(s->klog, const struct gd_klog_event, ev) {
-		const struct gd_klog_event *latest = ev;
-		struct gd_finding *f;
-		bool first = true;
-
-		if (!is(ev, GD_KLOG_XID) || !ev->code.ok || ev->code.v != 154 || !ev->action_code.ok)
-			continue;
-		GD_VEC_EACH(s->klog, const struct gd_klog_event, o) {
-			if (!is(o, GD_KLOG_XID) || !o->code.ok || o->code.v != 154 || !o->action_code.ok ||
-			    strcmp(o->pci_bus_id, ev->pci_bus_id) != 0)
-				continue;
-			if (o < ev)
-				first = false;
-			latest = o;
-		}
-		if (!first || latest->action_code.v == 0)
-			continue;
-		f = gd_finding_add(rc, out, GD_SEV_CRITICAL, "GPU %s", latest->pci_bus_id);
-		/* TRANSLATORS: Xid 154 on <PCI address> <when>: the driver requires "<the driver's words>" */
-		gd_finding_summary(f, _("Xid 154 on %s %s: the driver requires \"%s\" (recovery action %llu)."),
-				   latest->pci_bus_id, when(t, sizeof t, latest),
-				   latest->detail[0] ? latest->detail : "?", (unsigned long long)latest->action_code.v);
-		/* TRANSLATORS: the actions, said in "Drain the GPU and do what the driver names: <action>." */
-		gd_finding_remedy(f, _("Drain the GPU and do what the driver names: %s."),
-				  latest->action_code.v == 2 ? _("reboot the node")
-				  : latest->action_code.v == 3 ? _("drain peer-to-peer traffic")
-				  : latest->action_code.v == 4 ? _("drain the work, then reset the GPU (nvidia-smi -r)")
-							       : _("reset the GPU (nvidia-smi -r)"));
-		gd_finding_ev(f, "recovery_action", (double)latest->action_code.v, "", NAN);
-		gd_finding_ev_text(f, "action", latest->detail);
-		v = GD_VERDICT_FIRED;
-	}
-	GD_VEC_EACH(s->klog, const struct gd_klog_event, ev) {
-		if (is(ev, GD_KLOG_GSP_TIMEOUT) && !gsp++)
-			g1 = ev;
-		if (is(ev, GD_KLOG_RESET_REQUIRED) && !nverr++)
-			n1 = ev;
-	}
-	if (gsp) {
-		struct gd_finding *f = gd_finding_add(rc, out, GD_SEV_CRITICAL, "GPU %s",
-						      g1->pci_bus_id[0] ? g1->pci_bus_id : "(GSP)");
-
-		gd_finding_summary(f, P_("The GPU System Processor timed out %u time (first %s): \"%.120s\".",
-					 "The GPU System Processor timed out %u times (first %s): \"%.120s\".", gsp),
-				   gsp, when(t, sizeof t, g1), g1->text);
-		gd_finding_ev(f, "gsp_timeouts", gsp, "", NAN);
-		v = GD_VERDICT_FIRED;
-	}
-	if (nverr) {
-		struct gd_finding *f = gd_finding_add(rc, out, GD_SEV_CRITICAL, "GPU %s",
-						      n1->pci_bus_id[0] ? n1->pci_bus_id : "(bus id not logged)");
-
-		gd_finding_summary(f, P_("The driver answered NV_ERR_RESET_REQUIRED %u time (first %s).",
-					 "The driver answered NV_ERR_RESET_REQUIRED %u times (first %s).", nverr),
-				   nverr, when(t, sizeof t, n1));
-		gd_finding_ev(f, "reset_required_lines", nverr, "", NAN);
-		v = GD_VERDICT_FIRED;
-	}
-	return v;
-}
-
 /* ---- gpu.pcie_link_degraded (the boot-time bandwidth line) --------------- */
 
 enum gd_verdict gd_rule_gpu_pcie_link_degraded_klog(struct gd_rule_ctx *rc, struct gd_findings *out)
@@ -485,7 +358,7 @@ enum gd_verdict gd_rule_mem_oom_kill(struct gd_rule_ctx *rc, struct gd_findings 
 enum gd_verdict gd_rule_host_memory_errors(struct gd_rule_ctx *rc, struct gd_findings *out)
 {
 	const struct gd_snapshot *a = gd_window_first(rc->w), *s = gd_window_last(rc->w);
-	bool have_log = usable(source(s, "klog")), have_edac = s->edac.n > 0;
+	bool have_log = klog_usable(klog_source(s, "klog")), have_edac = s->edac.n > 0;
 	double th = TH(rc, HOST_MEMERR_CE_PER_HOUR), ce_rate = NAN, hours;
 	uint64_t ce_lines = 0, ue_lines = 0, ce_total = 0, ue_total = 0, ue_delta = 0;
 	const struct gd_klog_event *where = NULL, *ue_ev = NULL;

@@ -102,6 +102,11 @@ GD_RULE_FN(job_probe_pcie_bandwidth_low)
 GD_RULE_FN(job_probe_gpu_compute_slow)
 GD_RULE_FN(job_probe_gpu_compute_mismatch)
 GD_RULE_FN(job_gpu_row_remap_pending)
+/* ... and what dcgmi's output proves (rule_dcgmi.c) */
+GD_RULE_FN(job_gpu_row_remap_failed)
+GD_RULE_FN(job_gpu_pcie_replays)
+GD_RULE_FN(job_gpu_thermal_throttle)
+GD_RULE_FN(job_gpu_power_capped)
 
 /* The rules whose evidence comes from two sources run both halves and
  * combine them (rule_parts.c): the NVML/sysfs half and the kernel-log half. */

@@ -123,6 +123,8 @@ while read -r idx name; do
 			printf '<4>1 2026-04-22T21:30:51.526Z gpu-a17 kernel - - - NVRM: GPU0 GSP task watchdog timeout\n'
 			printf '10.0.0.7: kern: warning: [2026-04-22T21:30:51.52643656Z]: NVRM: _issueRpcAndWait: rpcRecvPoll timedout\n'
 			printf '     Mar 21 21:42:01 kernel: NVRM: GPU0 _kgspRpcRecvPoll: GSP RM heartbeat timed out\n'
+			# journalctl short-precise, the resource-free assertions (ninfer#12)
+			printf 'Aug 10 22:40:59.880779 anthill kernel: NVRM: GPU0 nvAssertFailedNoLog: Assertion failed: (status == NV_OK) || (status == NV_ERR_GPU_IN_FULLCHIP_RESET) @ rs_client.c:844\n'
 		} >"$tmp/s"
 		seed "$idx" "$name" "fronts" "$tmp/s" ;;
 	offline\ *)
@@ -135,7 +137,9 @@ while read -r idx name; do
 		*lspci) set -- tests/offline/0008-*/lspci.txt tests/offline/0206-*/*.txt tests/offline/0208-*/*.txt ;;
 		*"job log") set -- tests/offline/0100-*/sglang-1693.log tests/offline/0105-*/gdr-net-16.log \
 			tests/offline/0111-*/nccl-tests-373.log tests/offline/0103-*/pytorch-16417.log ;;
-		*dcgmi) set -- tests/offline/0225-*/*.txt tests/offline/0227-*/*.txt tests/offline/0234-*/*.txt ;;
+		*dcgmi) set -- tests/offline/0225-*/*.txt tests/offline/0227-*/*.txt tests/offline/0234-*/*.txt \
+			tests/offline/real/dcgmi-health/health-c-boxed-*.txt tests/offline/real/dcgmi-health/health-c-tree-*.txt \
+			tests/offline/real/dcgmi-health/hostengine-log-*.txt ;;
 		*) set -- tests/offline/0019-*/ticket.txt tests/offline/0028-*/stdin ;;
 		esac
 		# fixtures are large: their first 16 KiB mutate faster

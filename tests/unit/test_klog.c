@@ -96,6 +96,30 @@ static void test_driver_lines(void **state)
 	assert_int_equal(P("NVRM: GPU0 _kgspLogXid119: ********** GSP Timeout **********", &ev), GD_KLOG_NONE);
 	assert_int_equal(P("NVRM: nvAssertOkFailedNoLog: Assertion failed: GPU lost from the bus [NV_ERR_RESET_REQUIRED] (0x00000061) returned from x", &ev),
 			 GD_KLOG_RESET_REQUIRED);
+	/* the driver's resource-free assertion (open-gpu-kernel-modules#1045): the GPU by its number, the status named */
+	assert_int_equal(P("NVRM: GPU0 nvAssertFailedNoLog: Assertion failed: (status == NV_OK) || (status == "
+			   "NV_ERR_GPU_IN_FULLCHIP_RESET) @ rs_client.c:844",
+			   &ev),
+			 GD_KLOG_RESET_REQUIRED);
+	assert_string_equal(ev.detail, "NV_ERR_GPU_IN_FULLCHIP_RESET");
+	assert_true(ev.rm_gpu.ok);
+	assert_int_equal(ev.rm_gpu.v, 0);
+	assert_int_equal(P("NVRM: nvAssertFailedNoLog: Assertion failed: (status == NV_OK) || (status == "
+			   "NV_ERR_GPU_IN_FULLCHIP_RESET) @ rs_server.c:259",
+			   &ev),
+			 GD_KLOG_RESET_REQUIRED);
+	assert_false(ev.rm_gpu.ok);
+	assert_int_equal(P("NVRM: GPU12 nvAssertFailedNoLog: Assertion failed: (status == NV_OK) || (status == "
+			   "NV_ERR_GPU_IN_FULLCHIP_RESET) @ rs_client.c:844",
+			   &ev),
+			 GD_KLOG_RESET_REQUIRED);
+	assert_int_equal(ev.rm_gpu.v, 12);
+	/* "GPU0" only as the driver's number: not "GPU0x..." nor a word that starts with it */
+	assert_int_equal(P("NVRM: GPU0x12 nvAssertFailedNoLog: (status == NV_ERR_GPU_IN_FULLCHIP_RESET)", &ev),
+			 GD_KLOG_RESET_REQUIRED);
+	assert_false(ev.rm_gpu.ok);
+	assert_int_equal(P("NVRM: GPU0 nvAssertFailedNoLog: Assertion failed: 0 @ kernel_gsp.c:1446", &ev), GD_KLOG_NONE);
+	assert_string_equal(ev.detail, "");
 	assert_int_equal(P("NVRM: The NVIDIA GPU 0000:5d:00.0", &ev), GD_KLOG_CTX_PROBE_GPU);
 	assert_int_equal(P("NVRM: fallen off the bus and is not responding to commands.", &ev), GD_KLOG_CTX_FALLEN_OFF);
 	assert_int_equal(P("NVRM: loading NVIDIA UNIX x86_64 Kernel Module  535.104.05", &ev), GD_KLOG_NONE);

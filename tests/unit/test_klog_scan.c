@@ -124,6 +124,8 @@ static void test_no_event_line_skipped(void **state)
 		"[ 6.3] NVRM: GPU0 GSP RPC TIMEOUT function 76",
 		"[ 6.4] NVRM: GPU0 RPC timedout: GSP",
 		"[ 7.0] NVRM: GPU0 GSP-CrashCat Report: GSP task watchdog",
+		"[ 7.1] NVRM: nvAssertFailedNoLog: Assertion failed: (status == NV_OK) || (status == "
+		"NV_ERR_GPU_IN_FULLCHIP_RESET) @ rs_server.c:259",
 		/* the driver marker past the message's first 48 bytes: message()'s
 		 * other readers see the line */
 		"[ 8.0] mce: [Hardware Error]: CPU 3: Machine Check: 0 Bank 7: cc00008000010090 NVRM: x",

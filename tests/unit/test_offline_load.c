@@ -192,6 +192,61 @@ static void test_single_sample_reason(void **state)
 	gd_ofl_release(&o);
 }
 
+/* A pasted kernel log is judged over the look-back before its last line;
+ * the events older than it are counted and the reader told (a note), and a
+ * longer look-back keeps them (shape of akash-network/support#244). */
+static void test_klog_older_than_lookback(void **state)
+{
+	const char *log = "[Wed Jul 31 23:14:18 2024] NVRM: Xid (PCI:0000:00:05): 43, pid=1045242, name=pt_main_thread, Ch 00000008\n"
+			  "[Mon Aug  5 03:54:13 2024] NVRM: Xid (PCI:0000:00:07): 31, pid=2512125, name=python3.10, Ch 00000008\n"
+			  "[Fri Aug  9 13:32:56 2024] NVRM: Xid (PCI:0000:00:08): 94, pid='<unknown>', name=<unknown>, Contained\n";
+	struct gd_ofl o;
+	struct gd_series ser, js;
+	struct gd_err err;
+
+	(void)state;
+	for (int pass = 0; pass < 2; pass++) {
+		gd_ofl_init(&o, pass ? 30 * 86400.0 : 0);
+		gd_series_init(&ser);
+		gd_series_init(&js);
+		gd_err_clear(&err);
+		assert_int_equal(gd_ofl_load_buf(&o, &js, log, strlen(log), "dmesg.txt", &err), 0);
+		gd_ofl_finish(&o, &ser);
+		assert_int_equal(ser.n, 1);
+		assert_int_equal(ser.items[0].klog.n, pass ? 3 : 1);
+		if (pass) {
+			assert_string_equal(js.note, "");
+		} else {
+			assert_int_equal(ser.items[0].klog_info.older.v, 2);
+			assert_non_null(strstr(js.note, "dmesg.txt: 2 kernel-log events older than the look-back (24 h"));
+			assert_non_null(strstr(js.note, "--lookback"));
+		}
+		gd_series_release(&ser);
+		gd_series_release(&js);
+		gd_ofl_release(&o);
+	}
+	/* a paste with the log twice, a CSV between (two kernel-log parts): one note for the file */
+	{
+		char ticket[2048];
+
+		snprintf(ticket, sizeof ticket,
+			 "%s$ nvidia-smi --query-gpu=index,temperature.gpu --format=csv\nindex, temperature.gpu\n0, 40\n"
+			 "$ dmesg -T\n%s",
+			 log, log);
+		gd_ofl_init(&o, 0);
+		gd_series_init(&ser);
+		gd_series_init(&js);
+		gd_err_clear(&err);
+		assert_true(gd_ofl_load_buf(&o, &js, ticket, strlen(ticket), "ticket.txt", &err) >= 0);
+		assert_non_null(strstr(js.note, "ticket.txt: 4 kernel-log events older"));
+		assert_null(strstr(strstr(js.note, "ticket.txt: ") + 1, "ticket.txt: "));
+		gd_ofl_finish(&o, &ser);
+		gd_series_release(&ser);
+		gd_series_release(&js);
+		gd_ofl_release(&o);
+	}
+}
+
 /* A directory given to --from is named as one, not read as an empty file. */
 static void test_directory(void **state)
 {
@@ -218,7 +273,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_detect),    cmocka_unit_test(test_lspci),
 		cmocka_unit_test(test_paste),     cmocka_unit_test(test_encodings),
-		cmocka_unit_test(test_single_sample_reason), cmocka_unit_test(test_directory),
+		cmocka_unit_test(test_single_sample_reason),
+		cmocka_unit_test(test_klog_older_than_lookback), cmocka_unit_test(test_directory),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

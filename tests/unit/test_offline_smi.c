@@ -730,14 +730,6 @@ static void test_q_ecc_sram_dram(void **state)
 	gd_snapshot_release(&s);
 }
 
-static const struct gd_job_log *jl_kind(const struct gd_snapshot *s, const char *kind, size_t nth)
-{
-	GD_VEC_EACH(s->job_log, const struct gd_job_log, r)
-		if (strcmp(r->kind, kind) == 0 && nth-- == 0)
-			return r;
-	return NULL;
-}
-
 /* dcgmi diag (a Warning wrapped mid-word, per-GPU results, a busy GPU),
  * dmon (N/A, MIG instance rows, XIDER), and text that is neither. */
 static void test_dcgmi(void **state)

@@ -222,6 +222,63 @@ static void test_reset_required_clears_and_gsp(void **state)
 	gd_snapshot_release(&s);
 }
 
+/* The resource-free assertions that name NV_ERR_GPU_IN_FULLCHIP_RESET
+ * (real lines: open-gpu-kernel-modules#1045): the lines of one event are
+ * one finding on the GPU they name, unnamed lines join the only GPU named;
+ * two GPUs named are two findings and the unnamed lines then stand apart;
+ * a plain NV_ERR_RESET_REQUIRED line stays its own finding. */
+static void test_reset_required_fullchip_asserts(void **state)
+{
+	static const char gpu0[] = "Jun 12 16:31:50 fedora-box kernel: NVRM: GPU0 nvAssertFailedNoLog: Assertion failed: "
+				   "(status == NV_OK) || (status == NV_ERR_GPU_IN_FULLCHIP_RESET) @ rs_client.c:844";
+	static const char unnamed[] = "Jun 12 16:31:50 fedora-box kernel: NVRM: nvAssertFailedNoLog: Assertion failed: "
+				      "(status == NV_OK) || (status == NV_ERR_GPU_IN_FULLCHIP_RESET) @ rs_server.c:259";
+	static const char gpu1[] = "Jun 12 16:31:51 fedora-box kernel: NVRM: GPU1 nvAssertFailedNoLog: Assertion failed: "
+				   "(status == NV_OK) || (status == NV_ERR_GPU_IN_FULLCHIP_RESET) @ rs_client.c:844";
+	struct gd_snapshot s;
+	struct gd_findings out;
+
+	(void)state;
+	gd_snapshot_init(&s);
+	klog_ok(&s, 3600);
+	for (int i = 0; i < 2; i++) {
+		line(&s, gpu0);
+		line(&s, unnamed);
+		line(&s, unnamed);
+	}
+	assert_int_equal(run1("gpu.reset_required", &s, &out), GD_VERDICT_FIRED);
+	assert_int_equal(out.items.n, 1);
+	assert_string_equal(fnd(&out, 0)->subject, "GPU0");
+	assert_int_equal(fnd(&out, 0)->severity, GD_SEV_CRITICAL);
+	assert_true(fabs(ev_get(fnd(&out, 0), "assert_lines")->value.v - 6) < 1e-9);
+	assert_non_null(strstr(fnd(&out, 0)->summary, "6 times"));
+	assert_null(strstr(fnd(&out, 0)->summary, "NV_ERR_RESET_REQUIRED"));
+	gd_findings_release(&out);
+
+	line(&s, gpu1);
+	line(&s, "[ 5.0] NVRM: GPU 0000:3b:00.0: _kgspBootGspRm: status NV_ERR_RESET_REQUIRED");
+	assert_int_equal(run1("gpu.reset_required", &s, &out), GD_VERDICT_FIRED);
+	assert_int_equal(out.items.n, 4);
+	assert_string_equal(fnd(&out, 0)->subject, "GPU 0000:3b:00.0");        /* NV_ERR_RESET_REQUIRED */
+	assert_true(fabs(ev_get(fnd(&out, 0), "reset_required_lines")->value.v - 1) < 1e-9);
+	assert_string_equal(fnd(&out, 1)->subject, "GPU0");
+	assert_true(fabs(ev_get(fnd(&out, 1), "assert_lines")->value.v - 2) < 1e-9);
+	assert_string_equal(fnd(&out, 2)->subject, "GPU1");
+	assert_true(fabs(ev_get(fnd(&out, 2), "assert_lines")->value.v - 1) < 1e-9);
+	assert_string_equal(fnd(&out, 3)->subject, "GPU (not named in the log)");
+	assert_true(fabs(ev_get(fnd(&out, 3), "assert_lines")->value.v - 4) < 1e-9);
+	gd_findings_release(&out);
+	gd_snapshot_release(&s);
+
+	/* the check that the rule reads: no assertion, no finding */
+	gd_snapshot_init(&s);
+	klog_ok(&s, 3600);
+	line(&s, "[ 1.0] NVRM: GPU0 RmInitAdapter failed! (0x22:0x56:884)");
+	assert_int_equal(run1("gpu.reset_required", &s, &out), GD_VERDICT_CLEAR);
+	gd_findings_release(&out);
+	gd_snapshot_release(&s);
+}
+
 static void test_memory_errors(void **state)
 {
 	struct gd_snapshot a, b;
@@ -305,6 +362,7 @@ int main(void)
 		cmocka_unit_test(test_clear_on_quiet_log),
 		cmocka_unit_test(test_gpu_rules_fire),
 		cmocka_unit_test(test_reset_required_clears_and_gsp),
+		cmocka_unit_test(test_reset_required_fullchip_asserts),
 		cmocka_unit_test(test_memory_errors),
 		cmocka_unit_test(test_xid_row_remap_state),
 	};

@@ -31,6 +31,15 @@ static inline int parse_lit(gd_parse_fn fn, const char *text, struct gd_snapshot
 }
 
 /* Two snapshots dt seconds apart, zeroed, with uptime set. */
+/* The nth job_log[] record of a kind (0 the first), NULL when there is none. */
+static inline const struct gd_job_log *jl_kind(const struct gd_snapshot *s, const char *kind, size_t nth)
+{
+	GD_VEC_EACH(s->job_log, const struct gd_job_log, r)
+		if (strcmp(r->kind, kind) == 0 && nth-- == 0)
+			return r;
+	return NULL;
+}
+
 static inline void pair_init(struct gd_snapshot *a, struct gd_snapshot *b, double dt)
 {
 	gd_snapshot_init(a);
