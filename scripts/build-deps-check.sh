@@ -5,7 +5,7 @@
 # the compiler gets to say "jansson.h: No such file").  The check compiles
 # the headers the build includes, so it holds wherever they come from.
 # Header and package pairs: what a plain `make` (not the tests) needs.
-PAIRS="jansson.h:libjansson-dev ini.h:libinih-dev zlib.h:zlib1g-dev libxml/parser.h:libxml2-dev curses.h:libncurses-dev"
+PAIRS="jansson.h:libjansson-dev cjson/cJSON.h:libcjson-dev ini.h:libinih-dev zlib.h:zlib1g-dev libxml/parser.h:libxml2-dev curses.h:libncurses-dev"
 cc=${1:-cc}
 [ $# -gt 0 ] && shift
 # CC may be "ccache gcc" or "gcc -m64": its first word must be a program
