@@ -51,6 +51,8 @@ eviction-newest~src/serve/http.c~s/s->active_s < t->slot\[evict\].active_s/s->ac
 eviction-ignores-busy~src/serve/http.c~s/} else if (!s->busy \&\& (evict/} else if ((evict/~build-mut/tests/test_http_conn~FAILED.*test_full_table_never_evicts_own_or_busy
 cpu-threshold-inverted~src/rules/rule_cpu.c~s/hot_busy = have_busy \&\& busy >= th_busy;/hot_busy = have_busy \&\& busy < th_busy;/~tests/scenarios/run.sh 0000-healthy 1001-cpu.saturated~the healthy host has warnings
 smi-q-temp-skipped~src/offline/smi_q.c~s/ofl_ieq(k, "GPU Current Temp")/ofl_ieq(k, "GPU Current Temp (skipped)")/~tests/offline/run.sh~-warning gpu.thermal_throttle
+gpm-sm-ignored~src/rules/gpu_busy.c~s/o->idle = (o->util_ok \&\& o->util < th_util) || (o->gpm \&\& o->sm < th_sm);/o->idle = o->util_ok \&\& o->util < th_util;/~build-mut/tests/test_gpu_transfer~FAILED.*test_thin_kernel
+fast-path-leading-zero~src/model/snapshot_fast.c~s/^	if (\*p == '0')$/	if (0)/~build-mut/tests/test_snapshot_fast~FAILED.*test_declines
 unit-test-build-removed~Makefile~s/^TEST_BIN := .*/TEST_BIN :=/~GD_SUITES=unit tests/run.sh~the build did not make it
 unit-test-binary-deleted~-~rm -f build-mut/tests/test_core~GD_SUITES=unit tests/run.sh~test_core does not exist
 unknown-suite~-~true~GD_SUITES="unit nosuch" tests/run.sh~unknown suite 'nosuch'
