@@ -36,6 +36,29 @@
 
 #define MAX_INODES 4096
 
+/* A socket inode a GPU job holds and the job's pid. */
+struct ino {
+	uint64_t inode, pid;
+};
+
+/* The jobs' socket inodes, sorted: a dump keeps only these.  A host's table
+ * can hold tens of thousands of sockets (TIME_WAIT ones from every client
+ * of every service on it); pushing each into the snapshot before dropping
+ * the others made the exporter's memory follow the host's socket count,
+ * once per snapshot of its window (tests/exporter/soak.sh: 14 MiB to 53
+ * MiB with other tests' connections on the host). */
+struct keep {
+	const struct ino *v;
+	size_t n;
+};
+
+static int ino_cmp(const void *a, const void *b)
+{
+	const struct ino *x = a, *y = b;
+
+	return x->inode < y->inode ? -1 : x->inode > y->inode;
+}
+
 /* ---- the parser: a buffer of netlink messages (gd_parsers[]) ------------ */
 
 static void addr_port(char *dst, size_t sz, int family, const __be32 *a, __be16 port)
@@ -49,17 +72,19 @@ static void addr_port(char *dst, size_t sz, int family, const __be32 *a, __be16 
 		snprintf(dst, sz, "%s:%u", ip, (unsigned)ntohs(port));
 }
 
-/* One inet_diag_msg with its attributes into a job_sockets[] record (pid
- * absent: the collector fills it).  False when malformed. */
-static bool one_msg(const struct nlmsghdr *h, struct gd_snapshot *s)
+/* One inet_diag_msg with its attributes into a job_sockets[] record: every
+ * one when keep is NULL (pid absent), else only a socket keep holds, with
+ * its job's pid.  False when malformed (kept or not). */
+static bool one_msg(const struct nlmsghdr *h, struct gd_snapshot *s, const struct keep *keep)
 {
 	const struct inet_diag_msg *m = NLMSG_DATA(h);
 	size_t len = h->nlmsg_len, off;
-	struct gd_job_socket *js;
+	struct gd_job_socket rec, *js = &rec;
+	const struct ino *hit = NULL;
 
 	if (len < NLMSG_LENGTH(sizeof *m) || (m->idiag_family != AF_INET && m->idiag_family != AF_INET6))
 		return false;
-	js = GD_PUSH(s, job_sockets, struct gd_job_socket);
+	memset(&rec, 0, sizeof rec);
 	gd_u64_set(&js->inode, m->idiag_inode);
 	gd_u64_set(&js->state, m->idiag_state);
 	addr_port(js->local, sizeof js->local, m->idiag_family, m->id.idiag_src, m->id.idiag_sport);
@@ -92,12 +117,21 @@ static bool one_msg(const struct nlmsghdr *h, struct gd_snapshot *s)
 		}
 		off += NLA_ALIGN(alen);
 	}
+	if (keep) {
+		struct ino key = { m->idiag_inode, 0 };
+
+		if (!(hit = bsearch(&key, keep->v, keep->n, sizeof *keep->v, ino_cmp)))
+			return true;   /* no job's socket */
+		gd_u64_set(&rec.pid, hit->pid);
+	}
+	*GD_PUSH(s, job_sockets, struct gd_job_socket) = rec;
 	return true;
 }
 
 /* Parses a dump reply: returns 1 when NLMSG_DONE was seen, 0 when more is
  * to come, negative on an error message or a malformed buffer. */
-static int parse_dump(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err)
+static int parse_dump(const char *buf, size_t len, struct gd_snapshot *s, const struct keep *keep,
+		      struct gd_err *err)
 {
 	size_t off = 0;
 
@@ -125,7 +159,7 @@ static int parse_dump(const char *buf, size_t len, struct gd_snapshot *s, struct
 			struct nlmsghdr *m = gd_xmalloc(h.nlmsg_len);
 
 			memcpy(m, buf + off, h.nlmsg_len);
-			if (!one_msg(m, s)) {
+			if (!one_msg(m, s, keep)) {
 				free(m);
 				gd_err_set(err, -EINVAL, _("malformed inet_diag message at offset %zu"), off);
 				return -EINVAL;
@@ -139,23 +173,12 @@ static int parse_dump(const char *buf, size_t len, struct gd_snapshot *s, struct
 
 int gd_parse_netlink_inet_diag(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err)
 {
-	int rc = parse_dump(buf, len, s, err);
+	int rc = parse_dump(buf, len, s, NULL, err);
 
 	return rc < 0 ? rc : 0;
 }
 
 /* ---- the collector --------------------------------------------------------- */
-
-struct ino {
-	uint64_t inode, pid;
-};
-
-static int ino_cmp(const void *a, const void *b)
-{
-	const struct ino *x = a, *y = b;
-
-	return x->inode < y->inode ? -1 : x->inode > y->inode;
-}
 
 /* Adds the socket inodes of pid's fds to v. */
 static void fd_sockets(const struct gd_collect_ctx *ctx, uint64_t pid, struct ino **v, size_t *n, size_t *cap)
@@ -186,8 +209,8 @@ static void fd_sockets(const struct gd_collect_ctx *ctx, uint64_t pid, struct in
 	closedir(d);
 }
 
-/* One dump of family's TCP sockets into s (every record, pid absent). */
-static int dump(int fd, int family, struct gd_snapshot *s, struct gd_err *err)
+/* One dump of family's TCP sockets: those keep holds into s. */
+static int dump(int fd, int family, struct gd_snapshot *s, const struct keep *keep, struct gd_err *err)
 {
 	struct {
 		struct nlmsghdr h;
@@ -221,7 +244,7 @@ static int dump(int fd, int family, struct gd_snapshot *s, struct gd_err *err)
 			gd_err_set(err, rc, "sock_diag reply: %s", got < 0 ? strerror(errno) : _("closed"));
 			break;
 		}
-		rc = parse_dump(buf, (size_t)got, s, err);
+		rc = parse_dump(buf, (size_t)got, s, keep, err);
 	}
 	free(buf);
 	return rc < 0 ? rc : 0;
@@ -230,7 +253,8 @@ static int dump(int fd, int family, struct gd_snapshot *s, struct gd_err *err)
 enum gd_src_status gd_collect_job_sockets(const struct gd_collect_ctx *ctx, struct gd_snapshot *s, struct gd_err *err)
 {
 	struct ino *inos = NULL;
-	size_t n = 0, cap = 0, first = s->job_sockets.n, w;
+	struct keep keep;
+	size_t n = 0, cap = 0;
 	unsigned char *marks;
 	int fd, rc = 0;
 
@@ -266,21 +290,11 @@ enum gd_src_status gd_collect_job_sockets(const struct gd_collect_ctx *ctx, stru
 		gd_err_set(err, rc, "socket(NETLINK_SOCK_DIAG): %s", strerror(-rc));
 		return gd_src_status_of_errno(rc) == GD_SRC_DENIED ? GD_SRC_DENIED : GD_SRC_ABSENT;
 	}
-	if ((rc = dump(fd, AF_INET, s, err)) == 0)
-		rc = dump(fd, AF_INET6, s, err);
+	keep.v = inos;
+	keep.n = n;
+	if ((rc = dump(fd, AF_INET, s, &keep, err)) == 0)
+		rc = dump(fd, AF_INET6, s, &keep, err);
 	close(fd);
-	/* keep the sockets a job holds, with its pid */
-	w = first;
-	for (size_t i = first; i < s->job_sockets.n; i++) {
-		struct gd_job_socket *js = GD_VEC_AT(s->job_sockets, struct gd_job_socket, i);
-		struct ino key = { js->inode.v, 0 }, *hit;
-
-		if (!js->inode.ok || !(hit = bsearch(&key, inos, n, sizeof *inos, ino_cmp)))
-			continue;
-		gd_u64_set(&js->pid, hit->pid);
-		*GD_VEC_AT(s->job_sockets, struct gd_job_socket, w++) = *js;
-	}
-	s->job_sockets.n = w;
 	free(inos);
 	if (rc < 0)
 		return GD_SRC_PARTIAL;
