@@ -6,7 +6,7 @@
 #   make soak   `gpudoctor serve` for an hour (SOAK_SECONDS) under scrapes, process
 #               churn, a GPU lost and back, a hung NVML call and vanishing /proc
 #               files: RSS and descriptors flat, no failed scrape (not in make
-#               test: tests/run.sh runs a 90 s one in the exporter suite)
+#               test: tests/run.sh runs a 75 s one in the exporter suite)
 #   make install    PREFIX=/usr/local DESTDIR=; make uninstall; make deb (mk/install.mk)
 
 CC      ?= cc

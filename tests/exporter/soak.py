@@ -58,16 +58,16 @@ import time
 
 # ---- the margins ---------------------------------------------------------
 # Both serves collect every 0.1 s (about 9.8 cycles a second here), so the
-# 90 s CI run has about 700 cycles after its 18 s warm-up, and the middles
-# of its first and last quarters are 54 s, about 530 cycles, apart.  The
+# 75 s CI run has about 590 cycles after its 15 s warm-up, and the middles
+# of its first and last quarters are 45 s, about 440 cycles, apart.  The
 # medians of those quarters are compared:
-#   FD_MARGIN 8: a leak of one descriptor per cycle adds about 530 there,
-#   one per 50 cycles still 10.  Honest variation is a scrape's socket, an
+#   FD_MARGIN 8: a leak of one descriptor per cycle adds about 440 there,
+#   one per 40 cycles still 11.  Honest variation is a scrape's socket, an
 #   accepted connection not yet closed, the perf events of GPU jobs whose
 #   number changes with the churn: a few descriptors up and down around a
 #   constant median (measured: medians equal, maxima 4 above).
-#   RSS_MARGIN_KB 256: a leak of 1 KiB per cycle adds about 530 KiB there,
-#   512 bytes per cycle 265 KiB; the one-hour run (quarter middles 2,160 s,
+#   RSS_MARGIN_KB 256: a leak of 1 KiB per cycle adds about 440 KiB there,
+#   640 bytes per cycle 275 KiB; the one-hour run (quarter middles 2,160 s,
 #   about 21,000 cycles, apart) catches 16 bytes per cycle.  Honest
 #   variation comes from the allocator (freed memory glibc keeps, a new
 #   high-water mark when the churn makes the process count peak): measured
@@ -297,6 +297,7 @@ class Soak:
 
     # ---- sampling ----
     def sampler(self):
+        out = open(self.args.samples, "w", buffering=1) if self.args.samples else None
         while not self.stop.is_set():
             for s in (self.a, self.b):
                 try:
@@ -307,7 +308,11 @@ class Soak:
                     self.fail(f"{s.name} (pid {s.pid}) cannot be sampled at {self.now():.1f} s: {e}")
                     continue
                 s.samples.append((self.now(), rss, fds))
+                if out:   # as it goes: a long run can be watched
+                    out.write(f"{s.name}\t{s.samples[-1][0]:.2f}\t{rss}\t{fds}\n")
             self.stop.wait(SAMPLE_EVERY)
+        if out:
+            out.close()
 
     # ---- A: real processes, gpu1 lost and back ----
     def churn(self):
@@ -513,11 +518,6 @@ class Soak:
         for s in (self.a, self.b):
             if s.last_body is not None:
                 self.promtool(s, s.last_body)
-        if self.args.samples:
-            with open(self.args.samples, "w") as f:
-                for s in (self.a, self.b):
-                    for t, rss, fds in s.samples:
-                        f.write(f"{s.name}\t{t:.2f}\t{rss}\t{fds}\n")
         fa, fb = self.flat(self.a), self.flat(self.b)
         lost, back, a_pids = self.judge_a()
         stuck_t, call, b_pids, gpus_after = self.judge_b()
