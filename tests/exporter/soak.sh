@@ -28,15 +28,15 @@
 # Not marked exclusive: nothing here measures time; RSS and descriptors do
 # not depend on how busy the machine is.
 #
-# Measured on a 2-CPU VM (a fuzz run beside it), a 90 s run: about 880
-# cycles each, 180 scrapes each, 0 failed; A RSS 13.0/13.0 MiB, fds 17/17;
-# B RSS 14.2/14.2 MiB, fds 10/10; gpu1 lost/back 18/17 of 18/18; the hang
-# seen 10 s in.  Against builds that leak on purpose (one open() or one
-# 1 KiB malloc per collection cycle, in serve.c's loop, not committed): the
-# descriptor leak fails both servers (A 277 -> 791 fds); the 1 KiB leak
-# fails A (+548 KiB) while B's stays hidden in memory its allocator already
-# held (+100 KiB): RSS shows a leak only once the free memory the process
-# already has is used up, which a longer run (make soak) gets past.
+# Measured on a 2-CPU VM (a fuzz run beside it), the 75 s run: about 740
+# cycles each, 150 scrapes each, none failed; A RSS 12.9/12.9 MiB (first
+# and last quarter), fds 17/17; B 13.7/13.7 MiB, 10/10; gpu1 lost and back
+# 15 times; the hang seen 9 s in.  Against builds that leak on purpose (one
+# open() or one 1 KiB malloc per collection cycle in serve.c's loop, not
+# committed): the descriptor leak fails both (A 238 -> 673 fds), the 1 KiB
+# leak both (A +556 KiB, B +272 KiB; in one 90 s run B's stayed hidden, at
+# +100 KiB, in free memory its allocator already held: RSS shows a leak
+# once that is used up, which the hour of make soak is long enough for).
 set -u
 # (GD_SOAK_NS: once only; SOAK_HOST_PROC=1 stays on the host's /proc)
 if [ -z "${GD_SOAK_NS:-}" ] && [ -z "${SOAK_HOST_PROC:-}" ] && [ "$(id -u)" = 0 ] &&
