@@ -3,7 +3,8 @@
 
 usage: soak.py --duration S --tmp DIR --a HOST:PORT:PID --b HOST:PORT:PID
                --root-b DIR --procs-a0 F --procs-a1 F --procs-b F
-               --lost F --hang F [--promtool PATH] [--asan]
+               --lost F --hang F [--promtool PATH] [--asan] [--a-rss-unjudged]
+               [--samples FILE]
 
 Two `gpudoctor serve` instances run while this script, for S seconds:
   - scrapes /metrics of both every 0.5 s over one kept-alive connection
