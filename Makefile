@@ -1,8 +1,12 @@
-# gpudoctor - one entry point: all, run, test, check, fuzz, bench, fmt, clean.
+# gpudoctor - one entry point: all, run, test, check, fuzz, bench, soak, fmt, clean.
 #
 #   make run    installs what the build needs (as root), builds, runs `gpudoctor check`
 #   make test   the same set-up, then every test (unit, scenarios, end to end,
 #               fuzz smoke) and the same suites under ASan+UBSan (make check)
+#   make soak   `gpudoctor serve` for an hour (SOAK_SECONDS) under scrapes, process
+#               churn, a GPU lost and back, a hung NVML call and vanishing /proc
+#               files: RSS and descriptors flat, no failed scrape (not in make
+#               test: tests/run.sh runs a 75 s one in the exporter suite)
 #   make install    PREFIX=/usr/local DESTDIR=; make uninstall; make deb (mk/install.mk)
 
 CC      ?= cc
@@ -36,7 +40,7 @@ MO_FILES := $(PO_FILES:po/%.po=$(BUILD)/locale/%/LC_MESSAGES/gpudoctor.mo)
 # run one at a time): one job per CPU unless JOBS says otherwise.
 JOBS    ?= $(shell nproc 2>/dev/null || echo 1)
 
-.PHONY: all run test check unit scenarios e2e fuzz bench deps fmt fmt-check clean print-libs golden mutate
+.PHONY: all run test check unit scenarios e2e fuzz bench soak deps fmt fmt-check clean print-libs golden mutate
 
 all: $(BUILD)/gpudoctor $(MO_FILES)
 
@@ -161,6 +165,10 @@ fuzz: deps
 
 bench: all
 	bench/run.sh
+
+# The exporter's long run (tests/exporter/soak.sh); SOAK_SECONDS=600 for ten minutes.
+soak: all unit
+	SOAK_SECONDS=$${SOAK_SECONDS:-3600} GPUDOCTOR=$(CURDIR)/$(BUILD)/gpudoctor BUILD=$(BUILD) tests/exporter/soak.sh
 
 # The link libraries, for scripts that link libgd.a themselves (fuzz, bench).
 print-libs:

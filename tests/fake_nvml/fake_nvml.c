@@ -72,8 +72,16 @@
  *   lost_after = 10                 ; ... from its 11th call on
  *   hang = nvmlDeviceGetPowerUsage  ; that call sleeps forever on this GPU
  *   load_file = PATH                ; while PATH is not empty (the fake
- *   load.temp_c = 89                ; libcuda writes it during a burn), a key
- *                                   ; reads from load.KEY where there is one
+ *   load.temp_c = 89                ; libcuda writes it during a burn, a test
+ *                                   ; may write it itself), a key reads from
+ *                                   ; load.KEY where there is one; lost and
+ *   load.lost = 1                   ; hang too: the GPU is lost, or that call
+ *   load.hang = nvmlDeviceGetPowerUsage ; hangs, only while PATH is not empty
+ *                                   ; (a GPU lost and back: the soak test)
+ *   procs_file = PATH               ; the compute processes are PATH's "pid:bytes
+ *                                   ; ..." (as procs), read at every call; no
+ *                                   ; file or an empty one: none (a test
+ *                                   ; renames a new list into place)
  *
  * nvmlDeviceGetFieldValues answers each field id gpudoctor asks from the key
  * of the call that gives the same value (NVML_FI_DEV_ECC_SBE_VOL_TOTAL from
@@ -349,6 +357,8 @@ static void count_call(const char *fn)
 	pthread_mutex_unlock(&fake_mu);
 }
 
+static struct kv *keyed(struct section *sec, const char *key);
+
 static void maybe_hang(struct section *sec, const char *fn)
 {
 	struct kv *h;
@@ -357,7 +367,7 @@ static void maybe_hang(struct section *sec, const char *fn)
 	/* Locked: the next nvmlInit (another test) rereads the scenario while
 	 * this thread sleeps. */
 	pthread_mutex_lock(&fake_mu);
-	h = find(sec, "hang");
+	h = keyed(sec, "hang");
 	hang = h && strcmp(h->val, fn) == 0;
 	pthread_mutex_unlock(&fake_mu);
 	if (hang)
@@ -385,7 +395,7 @@ static nvmlReturn_t enter(const char *fn, nvmlDevice_t d, struct section **sec)
 	*sec = &gpu_sec[d->idx];
 	maybe_hang(*sec, fn);
 	(*sec)->calls++;
-	if ((k = find(*sec, "lost")) && strcmp(k->val, "1") == 0)
+	if ((k = keyed(*sec, "lost")) && strcmp(k->val, "1") == 0)
 		return NVML_ERROR_GPU_IS_LOST;
 	if ((k = find(*sec, "lost_after")) && (*sec)->calls > strtoul(k->val, NULL, 0))
 		return NVML_ERROR_GPU_IS_LOST;
@@ -403,6 +413,14 @@ static struct kv *under_load(struct section *sec, const char *key)
 		return NULL;
 	snprintf(name, sizeof name, "load.%s", key);
 	return find(sec, name);
+}
+
+/* The key's entry: load.KEY while under load and there is one, else KEY. */
+static struct kv *keyed(struct section *sec, const char *key)
+{
+	struct kv *k = under_load(sec, key);
+
+	return k ? k : find(sec, key);
 }
 
 /* The text of key for this call: the next element of a comma list. */
@@ -1180,6 +1198,26 @@ static size_t triples(const char *v, unsigned int *pid, unsigned long long *a, u
 	return n;
 }
 
+/* procs_file = PATH: the list in PATH now (as procs); none when it cannot
+ * be read.  The test replaces PATH with rename(2), so a read sees one list. */
+static size_t procs_from_file(const char *path, unsigned int *pid, unsigned long long *a, unsigned long long *b,
+			      size_t max)
+{
+	static char buf[65536];
+	FILE *f = fopen(path, "re");
+	size_t n;
+
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	for (char *c = buf; *c; c++)
+		if (*c == '\n')
+			*c = ' ';
+	return triples(buf, pid, a, b, max);
+}
+
 static nvmlReturn_t proc_list(const char *fn, nvmlDevice_t device, unsigned int *infoCount, void *infos, int v1,
 			      const char *key)
 {
@@ -1195,6 +1233,8 @@ static nvmlReturn_t proc_list(const char *fn, nvmlDevice_t device, unsigned int 
 			return (nvmlReturn_t)error_of(k->val);
 		n = triples(k->val, pid, mem, unused, MAX_PROCS);
 	}
+	if (strcmp(key, "procs") == 0 && find(sec, "procs_file"))
+		n = procs_from_file(find(sec, "procs_file")->val, pid, mem, unused, MAX_PROCS);
 	if (strcmp(key, "procs") == 0) {
 		num_u(sec, "procs_grow", 1, &grow);
 		sec->proc_calls++;
