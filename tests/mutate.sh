@@ -150,10 +150,16 @@ while IFS='~' read -r id file expr cmd expect; do
 		[ "$file" = Makefile ] && rm -rf "$BUILD/tests"
 	fi
 	# Build what the command runs (the mutant, or the tree as restored after
-	# the last mutation): the unit tests only for the runs of the unit suite
-	# (and of tests/probe, whose scripts run a driver built with them).
+	# the last mutation): one unit test for a command that is one, the unit
+	# tests for the runs of the unit suite (and of tests/probe, whose scripts
+	# run a driver built with them).
 	targets="all $FAKES"
-	[[ $cmd == *GD_SUITES=unit* || $cmd == *"$BUILD/tests/"* || $cmd == *tests/probe/* ]] && targets="all unit"
+	if [[ $cmd == "$BUILD/tests/"* ]]; then
+		# one unit test binary: only it (relinking all of them was most of the run)
+		targets="all $FAKES ${cmd%% *}"
+	elif [[ $cmd == *GD_SUITES=unit* || $cmd == *"$BUILD/tests/"* || $cmd == *tests/probe/* ]]; then
+		targets="all unit"
+	fi
 	# shellcheck disable=SC2086
 	make -s -j"$(nproc)" BUILD=$BUILD $targets >"$work/mbuild.log" 2>&1 ||
 		echo "      (the build fails: $(grep -m 3 -E 'error|Error' "$work/mbuild.log" | tr '\n' ' '))"
