@@ -24,7 +24,7 @@ rate() { # with|without
 	local p=$! r=""
 	if [ "$1" = with ]; then
 		fake_nvml_ini "$tmp/nvml.ini" "$p" 90
-		GPUDOCTOR_NVML=$FAKE GPUDOCTOR_FAKE_NVML=$tmp/nvml.ini "$G" record --interval 1s --duration 60s \
+		GPUDOCTOR_NVML=$FAKE GPUDOCTOR_FAKE_NVML=$tmp/nvml.ini "$G" record --full-every 1 --interval 1s --duration 60s \
 			-o "$tmp/rec.jsonl" >/dev/null 2>&1 &
 		r=$!
 	fi

@@ -57,11 +57,12 @@ struct opts {
 	double duration_s;
 	bool duration_given;
 	double max_bytes, max_age_s;   /* record: rotation */
+	unsigned full_every;           /* record: --full-every (0: the default) */
 	struct gd_thresholds th;
 };
 
 enum { OPT_ROOT = 256, OPT_CONFIG, OPT_SET, OPT_NO_COLOR, OPT_VERSION, OPT_NVML, OPT_NVML_TIMEOUT, OPT_LOOKBACK, OPT_LISTEN,
-       OPT_MAX_SIZE, OPT_MAX_AGE, OPT_PROBE_RESULTS };
+       OPT_MAX_SIZE, OPT_MAX_AGE, OPT_FULL_EVERY, OPT_PROBE_RESULTS };
 
 #define IS(cmd, name) (strcmp((cmd), (name)) == 0)
 
@@ -87,6 +88,7 @@ static const struct option long_opts[] = {
 	{ "lookback", required_argument, NULL, OPT_LOOKBACK },
 	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
 	{ "max-age", required_argument, NULL, OPT_MAX_AGE },
+	{ "full-every", required_argument, NULL, OPT_FULL_EVERY },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -106,6 +108,7 @@ static bool allowed(const char *cmd, int opt)
 		return IS(cmd, "watch") || IS(cmd, "record");
 	case OPT_MAX_SIZE:
 	case OPT_MAX_AGE:
+	case OPT_FULL_EVERY:
 		return IS(cmd, "record");
 	case 't':
 		return IS(cmd, "report");
@@ -217,6 +220,17 @@ static int parse_args(int argc, char **argv, struct opts *o, const char ***sets,
 			if (gd_duration_parse(optarg, &o->max_age_s, &err) < 0 || o->max_age_s <= 0)
 				return gd_cli_fail("--max-age: %s", err.msg[0] ? err.msg : _("must be more than 0"));
 			break;
+		case OPT_FULL_EVERY: {
+			char *end;
+			unsigned long n;
+
+			errno = 0;
+			n = strtoul(optarg, &end, 10);
+			if (optarg[0] < '0' || optarg[0] > '9' || *end || errno || n < 1 || n > 1000000)
+				return gd_cli_fail(_("--full-every %s: a count of snapshots from 1 to 1000000"), optarg);
+			o->full_every = (unsigned)n;
+			break;
+		}
 		case 't':
 			o->text = true;
 			break;
@@ -592,6 +606,7 @@ static int cmd_timeline(const struct opts *o)
 	r.duration_s = o->duration_s;
 	r.max_bytes = o->max_bytes;
 	r.max_age_s = o->max_age_s;
+	r.full_every = o->full_every;
 	r.output = o->output;
 	r.json = o->json;
 	r.text = o->text;

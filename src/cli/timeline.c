@@ -297,10 +297,15 @@ int gd_cmd_record(const struct gd_run_opts *o)
 	rc = 0;
 	gd_err_clear(&err);
 	start = next = mono();
-	if (gd_rec_open(&rec, o->output, o->max_bytes, o->max_age_s, start, &err) < 0) {
+	if (gd_rec_open(&rec, o->output, o->max_bytes, o->max_age_s, o->full_every, start, &err) < 0) {
 		sampler_close(&root, &ctx);
 		return gd_cli_fail("%s", err.msg);
 	}
+	if (rec.cut_bytes > 0)
+		fprintf(stderr,
+			_("gpudoctor record: %s ended inside a snapshot (an interrupted recording): its last %lld bytes "
+			  "are taken off, and the recording goes on after the last whole one\n"),
+			o->output, rec.cut_bytes);
 	install_stop();
 	while (!stop_flag) {
 		struct gd_snapshot s;

@@ -20,6 +20,7 @@ struct gd_run_opts {
 	double interval_s;           /* --interval */
 	double duration_s;           /* --duration; 0: until interrupted */
 	double max_bytes, max_age_s; /* record: --max-size, --max-age (0: none) */
+	unsigned full_every;         /* record: --full-every (0: GD_REC_FULL_EVERY) */
 	const char *output;          /* -o */
 	bool json, text, color;
 	const char *const *inputs;   /* report: the recordings */

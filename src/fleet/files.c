@@ -164,6 +164,7 @@ static int one_file(const char *path, const struct gd_thresholds *th,
 	char *line = NULL, gpu[16];
 	size_t cap = 0;
 	ssize_t len;
+	struct gd_delta_base base;   /* the line before, for the references of a recording's lines */
 
 	if (!fp) {
 		free(nd);
@@ -172,6 +173,7 @@ static int one_file(const char *path, const struct gd_thresholds *th,
 	for (size_t i = 0; i < RING; i++)
 		gd_snapshot_init(&ring[i]);
 	gd_findings_init(&last);
+	gd_delta_base_init(&base);
 	while ((len = getline(&line, &cap, fp)) >= 0) {
 		struct gd_snapshot *s = &ring[next];
 		struct gd_err e2;
@@ -187,7 +189,9 @@ static int one_file(const char *path, const struct gd_thresholds *th,
 		gd_snapshot_release(s);
 		gd_snapshot_init(s);
 		gd_err_clear(&e2);
-		if (!doc || gd_snapshot_from_json(doc, s, &e2) < 0) {
+		if (!doc)
+			gd_delta_base_forget(&base);
+		if (!doc || gd_snapshot_from_json_after(doc, s, &base, NULL, &e2) < 0) {
 			if (!nd->bad_lines++)
 				snprintf(nd->first_bad, sizeof nd->first_bad, _("line %zu: %.120s"), lineno,
 					 doc ? e2.msg : je.text);
@@ -228,6 +232,7 @@ static int one_file(const char *path, const struct gd_thresholds *th,
 		}
 	}
 	free(line);
+	gd_delta_base_release(&base);
 	if (fp != stdin)
 		fclose(fp);
 	if (!good) {

@@ -10,6 +10,14 @@
  * renamed to FILE.1 (replacing an older FILE.1) when it grows past either,
  * and a new FILE started: a run of any length keeps at most about twice
  * max_bytes on disk.  report FILE.1 FILE reads both, in time order.
+ *
+ * Appending to a recording whose last snapshot was cut (kill -9, power
+ * loss) first takes that snapshot off, so what follows is read
+ * (cut_bytes says how much; recording.c).
+ *
+ * Lines: every full_every-th line (and the first of each file) has every
+ * process and thread in full; the others write one unchanged since the
+ * line before as its pid or tid (snapshot_delta.h).
  */
 #ifndef GD_MODEL_RECORDING_H
 #define GD_MODEL_RECORDING_H
@@ -19,6 +27,7 @@
 
 #include "core/err.h"
 #include "model/snapshot.h"
+#include "model/snapshot_delta.h"
 
 struct gd_rec {
 	char path[4096];
@@ -29,24 +38,37 @@ struct gd_rec {
 	double max_age_s;     /* 0: no age limit */
 	double opened;        /* when the current file was started (the caller's clock) */
 	unsigned rotations;
+	unsigned full_every;  /* 1: every line in full */
+	unsigned long lines;  /* written to the current file */
+	size_t refs;          /* records written as references, over all files */
+	long long cut_bytes;  /* opening: bytes of a cut snapshot taken off the end */
+	struct gd_delta_base prev;  /* the line before */
 };
+
+/* record's default full_every: one whole line a minute at 1 s */
+#define GD_REC_FULL_EVERY 60
 
 /* "500M", "2G", "64k", "1000000" (bytes; k/M/G/T are powers of 1024). */
 int gd_rec_parse_size(const char *text, double *bytes, struct gd_err *err);
 /* Does a recording named path get gzip? (Not when it ends in ".jsonl".) */
 bool gd_rec_name_is_gzip(const char *path);
-/* Opens (appends to) path; now is the caller's clock, for max_age_s. */
-int gd_rec_open(struct gd_rec *r, const char *path, double max_bytes, double max_age_s, double now, struct gd_err *err);
+/* Opens (appends to) path; now is the caller's clock, for max_age_s;
+ * full_every 0 means GD_REC_FULL_EVERY. */
+int gd_rec_open(struct gd_rec *r, const char *path, double max_bytes, double max_age_s, unsigned full_every,
+		double now, struct gd_err *err);
 /* Writes one snapshot line, flushes it to the file, rotates when due. */
 int gd_rec_write(struct gd_rec *r, const struct gd_snapshot *s, double now, struct gd_err *err);
 int gd_rec_close(struct gd_rec *r, struct gd_err *err);
 
 /*
  * Opens a recording for reading, plain or gzip (by its first bytes, not
- * its name).  *truncated (may be NULL; it must outlive the stream) is
- * set when the gzip data ends early: what came before is delivered, then
- * the end of the stream.  fclose() releases everything.
+ * its name).  *cut (may be NULL; it must outlive the stream) is set when
+ * the gzip data ends early (GD_REC_ENDS_EARLY) or is damaged
+ * (GD_REC_DAMAGED): what came before is delivered, then the end of the
+ * stream.  fclose() releases everything.
  */
-FILE *gd_rec_fopen_read(const char *path, bool *truncated, struct gd_err *err);
+#define GD_REC_ENDS_EARLY 1
+#define GD_REC_DAMAGED 2
+FILE *gd_rec_fopen_read(const char *path, int *cut, struct gd_err *err);
 
 #endif

@@ -29,7 +29,9 @@
 #include "model/value.h"
 #include "model/vec.h"
 
-#define GD_SNAPSHOT_VERSION 1
+/* The highest "version" read.  1: a snapshot in full; 2: a recording's line
+ * that writes some records as references to the line before (snapshot_delta.h). */
+#define GD_SNAPSHOT_VERSION 2
 
 /* ---- host: identity and clock (/proc/uptime, uname, sysconf) ---------- */
 #define GD_HOST_FIELDS(X) \

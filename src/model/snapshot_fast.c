@@ -17,7 +17,10 @@
  * declines a key no field table names (jansson would check it for
  * duplicates; newer recordings take the slow path), a key seen twice, a
  * value of the wrong type, and a number of 2^53 or more (an integer that
- * large is exact in jansson, not in a double).  tests/unit/test_snapshot_fast.c
+ * large is exact in jansson, not in a double).  A record written as its key
+ * (a number in procs[], threads[] or job_threads[]: snapshot_delta.h) is
+ * taken as jansson's path takes it, a placeholder noted in refs, for the
+ * caller to put back from the line before.  tests/unit/test_snapshot_fast.c
  * and the fuzz target snapshot.fast check that a line the fast path takes
  * gives the same snapshot as jansson's.
  */
@@ -190,11 +193,11 @@ static const struct gd_record_desc *section_named(const char *key, size_t *curso
 	return NULL;
 }
 
-static bool fill(const cJSON *root, struct gd_snapshot *s)
+static bool fill(const cJSON *root, struct gd_snapshot *s, struct gd_delta_refs *refs)
 {
 	unsigned char seen[64];
 	size_t cursor = 0;
-	bool version = false, host = false;
+	bool version = false, host = false, after = false;
 
 	if (!cJSON_IsObject(root) || gd_nsections > sizeof seen)
 		return false;
@@ -202,6 +205,7 @@ static bool fill(const cJSON *root, struct gd_snapshot *s)
 	for (const cJSON *v = root->child; v; v = v->next) {
 		const struct gd_record_desc *d;
 		char *base;
+		int slot;
 
 		if (!v->string)
 			return false;
@@ -209,6 +213,13 @@ static bool fill(const cJSON *root, struct gd_snapshot *s)
 			if (version || !cJSON_IsNumber(v) || v->valuedouble < 1 || v->valuedouble > GD_SNAPSHOT_VERSION)
 				return false;
 			version = true;
+			continue;
+		}
+		if (strcmp(v->string, "after") == 0) {
+			if (after || !cJSON_IsNumber(v) || !(fabs(v->valuedouble) < EXACT))
+				return false;
+			gd_f64_set(&refs->after, v->valuedouble);
+			after = true;
 			continue;
 		}
 		if (!(d = section_named(v->string, &cursor)) || seen[d - gd_sections]++)
@@ -224,14 +235,23 @@ static bool fill(const cJSON *root, struct gd_snapshot *s)
 		}
 		if (!cJSON_IsArray(v))
 			return false;
-		for (const cJSON *x = v->child; x; x = x->next)
+		slot = gd_delta_slot(d);
+		for (const cJSON *x = v->child; x; x = x->next) {
+			/* a record as in the line before, written as its key */
+			if (slot >= 0 && cJSON_IsNumber(x)) {
+				if (!(x->valuedouble >= 0 && x->valuedouble < EXACT))
+					return false;
+				gd_delta_ref_push(refs, s, slot, (uint64_t)x->valuedouble);
+				continue;
+			}
 			if (!record_fast(d, x, gd_vec_push((struct gd_vec *)(void *)base, d->size)))
 				return false;
+		}
 	}
 	return version && host;
 }
 
-int gd_snapshot_from_line_fast(const char *line, size_t n, struct gd_snapshot *s)
+int gd_snapshot_from_line_fast(const char *line, size_t n, struct gd_snapshot *s, struct gd_delta_refs *refs)
 {
 	cJSON *root;
 	bool ok;
@@ -242,7 +262,7 @@ int gd_snapshot_from_line_fast(const char *line, size_t n, struct gd_snapshot *s
 		return 0;
 	if (!(root = cJSON_ParseWithLengthOpts(line, n, NULL, 0)))
 		return 0;
-	ok = fill(root, s);
+	ok = fill(root, s, refs);
 	cJSON_Delete(root);
 	return ok ? 1 : 0;
 }

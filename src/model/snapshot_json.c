@@ -3,6 +3,7 @@
 #include <stdarg.h>
 
 #include "model/recording.h"
+#include "model/snapshot_delta.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -91,14 +92,20 @@ static json_t *record_to_json(const struct gd_record_desc *d, const char *rec)
 	return o;
 }
 
-json_t *gd_snapshot_to_json(const struct gd_snapshot *s)
+/* s as JSON; with prev (the line before, as written), a record of a keyed
+ * section that prev has once, written the same, is written as its key
+ * (snapshot_delta.h), and *refs counts them. */
+static json_t *to_json(const struct gd_snapshot *s, const struct gd_delta_base *prev, size_t *refs)
 {
 	json_t *root = json_object();
+	json_t *ver = json_integer(1);
 
-	json_object_set_new(root, "version", json_integer(GD_SNAPSHOT_VERSION));
+	*refs = 0;
+	json_object_set_new(root, "version", ver);
 	for (size_t i = 0; i < gd_nsections; i++) {
 		const struct gd_record_desc *d = &gd_sections[i];
 		const char *base = (const char *)s + d->offset;
+		int slot = prev && prev->have ? gd_delta_slot(d) : -1;
 
 		if (!d->is_array) {
 			json_object_set_new(root, d->name, record_to_json(d, base));
@@ -106,23 +113,74 @@ json_t *gd_snapshot_to_json(const struct gd_snapshot *s)
 			const struct gd_vec *v = (const void *)base;
 			json_t *a = json_array();
 
-			for (size_t j = 0; j < v->n; j++)
-				json_array_append_new(a, record_to_json(d, (const char *)v->items + j * d->size));
+			for (size_t j = 0; j < v->n; j++) {
+				const char *rec = (const char *)v->items + j * d->size;
+				const struct gd_u64 *key = slot < 0 ? NULL : gd_delta_key(slot, rec);
+				const void *was = key && key->ok && key->v <= INT64_MAX
+							  ? gd_delta_base_find(prev, slot, key->v, true)
+							  : NULL;
+
+				if (was && gd_delta_same_written(d, was, rec)) {
+					json_array_append_new(a, json_integer((json_int_t)key->v));
+					++*refs;
+				} else {
+					json_array_append_new(a, record_to_json(d, rec));
+				}
+			}
 			json_object_set_new(root, d->name, a);
+		}
+	}
+	if (*refs) {
+		json_integer_set(ver, GD_SNAPSHOT_VERSION);
+		/* after "version" (the fast path looks for it first) */
+		if (prev->at.ok && isfinite(prev->at.v)) {
+			json_t *o = json_object();
+
+			json_object_set_new(o, "version", json_incref(ver));
+			json_object_set_new(o, "after", json_real(prev->at.v));
+			json_object_update(o, root);
+			json_decref(root);
+			root = o;
 		}
 	}
 	return root;
 }
 
-int gd_snapshot_write_line(const struct gd_snapshot *s, FILE *f)
+json_t *gd_snapshot_to_json(const struct gd_snapshot *s)
 {
-	json_t *o = gd_snapshot_to_json(s);
+	size_t refs;
+
+	return to_json(s, NULL, &refs);
+}
+
+static int dump_line(json_t *o, FILE *f)
+{
 	int rc = json_dumpf(o, f, JSON_COMPACT | JSON_ENSURE_ASCII);
 
 	json_decref(o);
 	if (rc < 0 || fputc('\n', f) == EOF)
 		return -EIO;
 	return 0;
+}
+
+int gd_snapshot_write_line(const struct gd_snapshot *s, FILE *f)
+{
+	return dump_line(gd_snapshot_to_json(s), f);
+}
+
+int gd_snapshot_write_line_after(const struct gd_snapshot *s, struct gd_delta_base *prev, bool whole, FILE *f,
+				 size_t *refs)
+{
+	size_t n = 0;
+	int rc = dump_line(to_json(s, whole ? NULL : prev, &n), f);
+
+	if (refs)
+		*refs = n;
+	if (rc < 0)
+		gd_delta_base_forget(prev);
+	else
+		gd_delta_base_set(prev, s);
+	return rc;
 }
 
 static int record_from_json(const struct gd_record_desc *d, const json_t *o, char *rec, const char *where,
@@ -169,7 +227,24 @@ static int record_from_json(const struct gd_record_desc *d, const json_t *o, cha
 	return 0;
 }
 
-int gd_snapshot_from_json(const json_t *obj, struct gd_snapshot *s, struct gd_err *err)
+/* An element of a keyed array written as its key (snapshot_delta.h), as
+ * record_from_json reads a u64: an integer, or a number jansson read as a
+ * real (the fast path cannot tell them apart). */
+static bool ref_key(const json_t *v, uint64_t *key)
+{
+	if (json_is_integer(v) && json_integer_value(v) >= 0) {
+		*key = (uint64_t)json_integer_value(v);
+		return true;
+	}
+	if (json_is_real(v) && json_real_value(v) >= 0 && json_real_value(v) < 9.2e18) {
+		*key = (uint64_t)json_real_value(v);
+		return true;
+	}
+	return false;
+}
+
+int gd_snapshot_from_json_refs(const json_t *obj, struct gd_snapshot *s, struct gd_delta_refs *refs,
+			       struct gd_err *err)
 {
 	const json_t *ver;
 
@@ -181,10 +256,18 @@ int gd_snapshot_from_json(const json_t *obj, struct gd_snapshot *s, struct gd_er
 	if (json_integer_value(ver) > GD_SNAPSHOT_VERSION || json_integer_value(ver) < 1)
 		return gd_err_set(err, -EINVAL, _("snapshot version %lld is not supported (this gpudoctor reads up to %d)"),
 				  (long long)json_integer_value(ver), GD_SNAPSHOT_VERSION);
+	if (refs && json_object_get(obj, "after")) {
+		const json_t *after = json_object_get(obj, "after");
+
+		if (!json_is_number(after))
+			return gd_err_set(err, -EINVAL, _("after: expected a number"));
+		gd_f64_set(&refs->after, json_number_value(after));
+	}
 	for (size_t i = 0; i < gd_nsections; i++) {
 		const struct gd_record_desc *d = &gd_sections[i];
 		const json_t *v = json_object_get(obj, d->name);
 		char *base = (char *)s + d->offset;
+		int slot = gd_delta_slot(d);
 		int rc;
 
 		if (!v || json_is_null(v))
@@ -198,16 +281,49 @@ int gd_snapshot_from_json(const json_t *obj, struct gd_snapshot *s, struct gd_er
 		if (!json_is_array(v))
 			return gd_err_set(err, -EINVAL, _("%s: expected an array"), d->name);
 		for (size_t j = 0; j < json_array_size(v); j++) {
+			const json_t *e = json_array_get(v, j);
 			char where[64];
+			uint64_t key;
 
 			snprintf(where, sizeof where, "%s[%zu]", d->name, j);
-			rc = record_from_json(d, json_array_get(v, j), gd_vec_push((struct gd_vec *)(void *)base, d->size),
-					      where, err);
+			if (slot >= 0 && json_is_number(e) && ref_key(e, &key)) {
+				if (!refs)
+					return gd_err_set(err, -EINVAL,
+							  _("%s: %s %" PRIu64 " as in the snapshot before: this line belongs "
+							    "to a recording; read the whole recording"),
+							  where, gd_delta_key_name(slot), key);
+				gd_delta_ref_push(refs, s, slot, key);
+				continue;
+			}
+			rc = record_from_json(d, e, gd_vec_push((struct gd_vec *)(void *)base, d->size), where, err);
 			if (rc < 0)
 				return rc;
 		}
 	}
 	return 0;
+}
+
+int gd_snapshot_from_json(const json_t *obj, struct gd_snapshot *s, struct gd_err *err)
+{
+	return gd_snapshot_from_json_refs(obj, s, NULL, err);
+}
+
+int gd_snapshot_from_json_after(const json_t *obj, struct gd_snapshot *s, struct gd_delta_base *base,
+				const char *where, struct gd_err *err)
+{
+	struct gd_delta_refs refs;
+	int rc;
+
+	gd_delta_refs_init(&refs);
+	rc = gd_snapshot_from_json_refs(obj, s, &refs, err);
+	if (rc == 0 && refs.n)
+		rc = gd_delta_resolve(base, &refs, s, where, err);
+	gd_delta_refs_release(&refs);
+	if (rc < 0)
+		gd_delta_base_forget(base);
+	else
+		gd_delta_base_set(base, s);
+	return rc;
 }
 
 void gd_series_init(struct gd_series *ser)
@@ -267,36 +383,101 @@ int gd_jsonl_open(struct gd_jsonl_reader *r, const char *path, struct gd_err *er
 		return 0;
 	}
 	reader_on(r, NULL, true, path);
-	f = gd_rec_fopen_read(path, &r->truncated, err);
+	f = gd_rec_fopen_read(path, &r->cut, err);
 	if (!f)
 		return err->code;
 	r->f = f;
 	return 0;
 }
 
+/* The note on the lines left out because the line before them was not
+ * there to put their references back from. */
+static void note_skipped(struct gd_jsonl_reader *r)
+{
+	if (!r->skipped)
+		return;
+	note_add(r->note, sizeof r->note,
+		 P_("%zu line is left out: it refers to the line before it, which is not there as it was written "
+		    "(the first: %s)",
+		    "%zu lines are left out: they refer to the line before them, which is not there as it was "
+		    "written (the first: %s)",
+		    r->skipped),
+		 r->skipped, r->skip_why);
+	r->skipped = 0;
+}
+
+/* s's references (refs) put back from the line before: 1, or 0 when they
+ * cannot be (the line is left out, and the lines after it up to a whole
+ * one). */
+static int after_line(struct gd_jsonl_reader *r, struct gd_snapshot *s, const struct gd_delta_refs *refs)
+{
+	if (refs->n) {
+		char where[sizeof r->name + 32];
+		struct gd_err e;
+
+		snprintf(where, sizeof where, "%s:%zu", r->name, r->lineno);
+		gd_err_clear(&e);
+		if (gd_delta_resolve(&r->base, refs, s, where, &e) < 0) {
+			if (!r->skipped)
+				gd_strlcpy(r->skip_why, e.msg, sizeof r->skip_why);
+			r->skipped++;
+			gd_delta_base_forget(&r->base);
+			return 0;
+		}
+	}
+	gd_delta_base_set(&r->base, s);
+	r->count++;
+	return 1;
+}
+
+/* A line that is not a snapshot, in gzip data damaged further on (a cut
+ * member that an older gpudoctor appended to: after the cut, inflate
+ * decodes the next member against the cut one's tables and window, which
+ * gives text-like garbage, newlines and all, until the lengths disagree at
+ * its end).  Reads the rest to find out; then the line and what follows
+ * are the damage, and what came before is kept. */
+static bool gzip_damaged(struct gd_jsonl_reader *r)
+{
+	char buf[1 << 14];
+
+	if (r->cut != GD_REC_DAMAGED)
+		while (fread(buf, 1, sizeof buf, r->f) == sizeof buf)
+			;
+	return r->cut == GD_REC_DAMAGED;
+}
+
 static int next_line(struct gd_jsonl_reader *r, struct gd_snapshot *s, struct gd_err *err)
 {
+	struct gd_delta_refs refs;
 	ssize_t n;
 
+	gd_delta_refs_init(&refs);
 	while ((n = getline(&r->line, &r->cap, r->f)) >= 0) {
 		json_error_t jerr;
 		json_t *o;
 		size_t k = 0;
 		struct gd_err e2;
+		int rc;
 
 		r->lineno++;
 		while (k < (size_t)n && (r->line[k] == ' ' || r->line[k] == '\t' || r->line[k] == '\r' || r->line[k] == '\n'))
 			k++;
 		if (k == (size_t)n)
 			continue;
+		gd_delta_refs_release(&refs);
 		/* the lines gpudoctor writes: cJSON, exactly as below (snapshot_fast.c) */
-		if (gd_snapshot_from_line_fast(r->line, (size_t)n, s) == 1) {
-			r->count++;
-			return 1;
+		if (gd_snapshot_from_line_fast(r->line, (size_t)n, s, &refs) == 1) {
+			rc = after_line(r, s, &refs);
+			goto taken;
 		}
 		gd_snapshot_release(s);
 		gd_snapshot_init(s);
+		gd_delta_refs_release(&refs);
 		o = json_loadb(r->line, (size_t)n, JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES, &jerr);
+		if (!o && gzip_damaged(r)) {
+			r->lineno--;
+			break;
+		}
 		if (!o && r->line[n - 1] != '\n' && r->count) {
 			/* the last line, cut, after whole ones: an interrupted recording */
 			note_add(r->note, sizeof r->note,
@@ -304,24 +485,44 @@ static int next_line(struct gd_jsonl_reader *r, struct gd_snapshot *s, struct gd
 				 r->name, r->lineno);
 			break;
 		}
-		if (!o)
+		if (!o) {
+			gd_delta_refs_release(&refs);
 			return gd_err_set(err, -EINVAL, "%s:%zu:%d: %s", r->name, r->lineno, jerr.column, jerr.text);
+		}
 		gd_err_clear(&e2);
-		if (gd_snapshot_from_json(o, s, &e2) < 0) {
+		if (gd_snapshot_from_json_refs(o, s, &refs, &e2) < 0 && gzip_damaged(r)) {
 			json_decref(o);
+			r->lineno--;
+			break;
+		}
+		if (e2.code < 0) {
+			json_decref(o);
+			gd_delta_refs_release(&refs);
 			return gd_err_set(err, -EINVAL, "%s:%zu:1: %s", r->name, r->lineno, e2.msg);
 		}
 		json_decref(o);
-		r->count++;
-		return 1;
+		rc = after_line(r, s, &refs);
+taken:
+		if (rc) {
+			gd_delta_refs_release(&refs);
+			return rc;
+		}
+		gd_snapshot_release(s);
+		gd_snapshot_init(s);
 	}
+	gd_delta_refs_release(&refs);
+	note_skipped(r);
 	if (n < 0 && ferror(r->f))
 		return gd_err_set(err, -EIO, _("%s: read error: %s"), r->name, strerror(errno));
-	if (r->truncated) {
+	if (r->cut == GD_REC_ENDS_EARLY)
 		note_add(r->note, sizeof r->note,
 			 _("%s: the gzip data ends early (an interrupted recording?): what came before is loaded"), r->name);
-		r->truncated = false;
-	}
+	else if (r->cut == GD_REC_DAMAGED)
+		note_add(r->note, sizeof r->note,
+			 _("%s: the gzip data is damaged after line %zu (a recording cut and then appended to by an older "
+			   "gpudoctor?): what came before is loaded"),
+			 r->name, r->lineno);
+	r->cut = 0;
 	return 0;
 }
 
@@ -456,6 +657,7 @@ void gd_jsonl_close(struct gd_jsonl_reader *r)
 	free(r->line);
 	r->line = NULL;
 	r->f = NULL;
+	gd_delta_base_release(&r->base);
 }
 
 /* The reader's snapshots appended to ser, its note to ser's. */

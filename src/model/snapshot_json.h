@@ -16,6 +16,7 @@
 
 #include "core/err.h"
 #include "model/snapshot.h"
+#include "model/snapshot_delta.h"
 
 /* A JSON string of p[0..n); bytes that are not valid UTF-8 text (a comm
  * may hold any byte) are written as '?'.  Never NULL. */
@@ -26,8 +27,24 @@ json_t *gd_json_string(const char *p, size_t n);
 json_t *gd_snapshot_to_json(const struct gd_snapshot *s);
 /* Writes the snapshot as one compact JSON line to f; 0 or -errno. */
 int gd_snapshot_write_line(const struct gd_snapshot *s, FILE *f);
-/* Fills s (initialised by the caller) from obj; 0 or negative with err set. */
+/* The same as a recording's next line (snapshot_delta.h): unless whole, a
+ * record prev has, written the same, is written as its key; then s becomes
+ * prev (forgotten when the write fails).  *refs (may be NULL): how many. */
+int gd_snapshot_write_line_after(const struct gd_snapshot *s, struct gd_delta_base *prev, bool whole, FILE *f,
+				 size_t *refs);
+/* Fills s (initialised by the caller) from obj; 0 or negative with err set.
+ * A record written as a reference to the line before is an error. */
 int gd_snapshot_from_json(const json_t *obj, struct gd_snapshot *s, struct gd_err *err);
+/* The same, with references: each becomes a placeholder in s, noted in refs
+ * (initialised by the caller) for gd_delta_resolve. */
+int gd_snapshot_from_json_refs(const json_t *obj, struct gd_snapshot *s, struct gd_delta_refs *refs,
+			       struct gd_err *err);
+/* The next line of a recording read on its own (fleet FILE): references
+ * put back from base, then s becomes base (base forgotten on an error, so
+ * the lines after a bad one are not put back from a line before it).
+ * where (or NULL) begins a message. */
+int gd_snapshot_from_json_after(const json_t *obj, struct gd_snapshot *s, struct gd_delta_base *base,
+				const char *where, struct gd_err *err);
 
 /* A growable list of loaded snapshots. */
 struct gd_series {
@@ -60,12 +77,16 @@ int gd_series_load_stream(struct gd_series *ser, FILE *f, const char *name, stru
 struct gd_jsonl_prefetch;
 struct gd_jsonl_reader {
 	FILE *f;
-	bool own, truncated;
+	bool own;
+	int cut;                        /* gd_rec_fopen_read's: the gzip data ends early or is damaged */
 	char name[4096];
 	char *line;
 	size_t cap, lineno, count;
 	char note[512];
 	struct gd_jsonl_prefetch *pf;   /* reading ahead on a thread (NULL: not) */
+	struct gd_delta_base base;      /* the line before, for its references */
+	size_t skipped;                 /* lines left out: their line before is not here */
+	char skip_why[640];             /* the first one's reason */
 };
 
 int gd_jsonl_open(struct gd_jsonl_reader *r, const char *path, struct gd_err *err);
@@ -81,14 +102,15 @@ void gd_jsonl_close(struct gd_jsonl_reader *r);
 void gd_jsonl_prefetch(struct gd_jsonl_reader *r);
 #define GD_JSONL_AHEAD 32
 
-/* One line of a recording (n bytes, its newline included or not) into s
- * (initialised) through cJSON, for the lines gpudoctor writes: 1 when taken,
- * with exactly what gd_snapshot_from_json gives for it; 0 when declined (s
- * may hold part of it: release it), and the jansson path must read it
- * (snapshot_fast.c says which lines). */
 /* A string of decimal digits (a u64 the writer wrote as one) into *out. */
 bool gd_u64_of_digits(const char *s, uint64_t *out);
 
-int gd_snapshot_from_line_fast(const char *line, size_t n, struct gd_snapshot *s);
+/* One line of a recording (n bytes, its newline included or not) into s
+ * (initialised) and refs (initialised) through cJSON, for the lines
+ * gpudoctor writes: 1 when taken, with exactly what
+ * gd_snapshot_from_json_refs gives for it; 0 when declined (s and refs may
+ * hold part of it: release them), and the jansson path must read it
+ * (snapshot_fast.c says which lines). */
+int gd_snapshot_from_line_fast(const char *line, size_t n, struct gd_snapshot *s, struct gd_delta_refs *refs);
 
 #endif

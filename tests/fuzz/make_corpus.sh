@@ -97,7 +97,13 @@ while read -r idx name; do
 			seeds_of "$idx" "$name" "$tmp/snap"
 		fi
 		printf '{"version":1,"host":{"hostname":"h","uptime_s":12.5,"clk_tck":100},"cpus":[{"cpu":0,"user_ticks":5}],"sources":[]}\n\n{"version":1,"host":{"uptime_s":13.5}}\n' >"$tmp/m"
-		seed "$idx" "$name" "min" "$tmp/m" ;;
+		seed "$idx" "$name" "min" "$tmp/m"
+		# a recording's lines that write unchanged processes and threads as
+		# their pid or tid (snapshot_delta.h): one whole, two after it
+		printf '%s\n' '{"version":1,"host":{"uptime_s":1.0},"procs":[{"pid":4,"comm":"a"},{"pid":5,"comm":"b","utime_ticks":3}],"threads":[{"pid":4,"tid":4}]}' \
+			'{"version":2,"after":1.0,"host":{"uptime_s":2.0},"procs":[4,{"pid":5,"comm":"b","utime_ticks":9}],"threads":[4]}' \
+			'{"version":2,"after":2.0,"host":{"uptime_s":3.0},"procs":[5,4],"threads":[4],"job_threads":[{"tid":4},4]}' >"$tmp/m"
+		seed "$idx" "$name" "delta" "$tmp/m" ;;
 	sys/bus/pci/devices/\*/aer_dev_correctable|sys/bus/pci/devices/\*/aer_dev_nonfatal|sys/bus/pci/devices/\*/aer_dev_fatal)
 		# Older and newer labels (FACTS.md 4.12); the count is the last token.
 		printf 'Undefined 0\nData Link Protocol 0\nSurprise Down Error 0\nPoisoned TLP 1\nCompletion Timeout 2\nTOTAL_ERR_NONFATAL 3\n' >"$tmp/s"
