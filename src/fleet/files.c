@@ -3,7 +3,9 @@
  * files (`gpudoctor record -o $(hostname).jsonl`, or `snapshot` lines
  * appended over pdsh or Ansible), for sites without Prometheus.
  *
- * One file is one node (named by its snapshots' host.hostname, else the
+ * A file is plain JSON lines or gzip (record's default), by its first
+ * bytes; gzip data that ends early or is damaged is read up to there, with
+ * a warning.  One file is one node (named by its snapshots' host.hostname, else the
  * file's name).  Its lines are read one at a time into a ring of the last
  * RING snapshots; after each, the rules run over the ring as serve runs
  * them over its window, and serve's own counters (finding_counters.c: the
@@ -29,6 +31,7 @@
 
 #include "core/i18n.h"
 #include "core/xalloc.h"
+#include "model/recording.h"
 #include "model/snapshot_json.h"
 #include "rules/episodes.h"
 #include "rules/rule.h"
@@ -154,7 +157,8 @@ static int one_file(const char *path, const struct gd_thresholds *th,
 		    struct gd_fleet *f, struct gd_vec *ents, struct gd_vec *ng, struct gd_vec *vals,
 		    struct gd_vec *warnings, struct gd_err *err)
 {
-	FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "re");
+	int cut = 0;   /* the gzip data ends early or is damaged */
+	FILE *fp = strcmp(path, "-") == 0 ? stdin : gd_rec_fopen_read(path, &cut, err);
 	struct gd_snapshot ring[RING];
 	const struct gd_snapshot *order[RING];
 	struct node *nd = gd_xcalloc(1, sizeof *nd);
@@ -168,7 +172,7 @@ static int one_file(const char *path, const struct gd_thresholds *th,
 
 	if (!fp) {
 		free(nd);
-		return gd_err_set(err, -errno, "%s: %s", path, strerror(errno));
+		return err->code;
 	}
 	for (size_t i = 0; i < RING; i++)
 		gd_snapshot_init(&ring[i]);
@@ -293,6 +297,21 @@ static int one_file(const char *path, const struct gd_thresholds *th,
 
 		gd_strlcpy(b->node, nd->name, sizeof b->node);
 		b->down_s = nd->gap_s;
+	}
+	if (cut) {
+		struct gd_prom_warning *wn = gd_vec_push(warnings, sizeof *wn);
+		char msg[600];
+
+		if (cut == GD_REC_ENDS_EARLY)
+			snprintf(msg, sizeof msg,
+				 _("%s: the gzip data ends early (an interrupted recording?): what came before is loaded"), path);
+		else
+			snprintf(msg, sizeof msg,
+				 _("%s: the gzip data is damaged after line %zu (a recording cut and then appended to by an older "
+				   "gpudoctor?): what came before is loaded"),
+				 path, good);
+		wn->query = gd_xstrdup(path);
+		wn->text = gd_xstrdup(msg);
 	}
 	if (nd->bad_lines) {
 		struct gd_prom_warning *wn = gd_vec_push(warnings, sizeof *wn);
