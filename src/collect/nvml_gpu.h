@@ -25,6 +25,11 @@
 #define GD_NVL_BATCHED 4
 #define GD_NVL_SLOTS (1 + GD_NVL_BATCHED)
 
+/* An NVML value of that nvmlValueType_t as a count: unsigned ones as they
+ * are, signed ones when not negative, a double rounded when in 0..1e9
+ * (field values, samples).  false: none of those. */
+bool gd_nv_value_u64(unsigned int type, const nvmlValue_t *x, uint64_t *v);
+
 /*
  * One nvmlDeviceGetFieldValues call per GPU per cycle (nvml_gpu_fields.c):
  * the answers, kept for the collectors of this GPU's cycle, which take a

@@ -114,32 +114,40 @@ static unsigned int family(unsigned int link, unsigned int slot)
 
 /* A SUCCESS answer as an unsigned integer; false for any other answer or a
  * type that is not a whole count. */
-static bool as_u64(const nvmlFieldValue_t *f, uint64_t *v)
+bool gd_nv_value_u64(unsigned int type, const nvmlValue_t *x, uint64_t *v)
 {
-	if (f->nvmlReturn != NVML_SUCCESS)
-		return false;
-	switch (f->valueType) {
+	switch (type) {
 	case NVML_VALUE_TYPE_UNSIGNED_INT:
-		*v = f->value.uiVal;
+		*v = x->uiVal;
 		return true;
 	case NVML_VALUE_TYPE_UNSIGNED_LONG:
-		*v = f->value.ulVal;
+		*v = x->ulVal;
 		return true;
 	case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG:
-		*v = f->value.ullVal;
+		*v = x->ullVal;
 		return true;
 	case NVML_VALUE_TYPE_UNSIGNED_SHORT:
-		*v = f->value.usVal;
+		*v = x->usVal;
 		return true;
 	case NVML_VALUE_TYPE_SIGNED_INT:
-		*v = (uint64_t)f->value.siVal;
-		return f->value.siVal >= 0;
+		*v = (uint64_t)x->siVal;
+		return x->siVal >= 0;
 	case NVML_VALUE_TYPE_SIGNED_LONG_LONG:
-		*v = (uint64_t)f->value.sllVal;
-		return f->value.sllVal >= 0;
+		*v = (uint64_t)x->sllVal;
+		return x->sllVal >= 0;
+	case NVML_VALUE_TYPE_DOUBLE:
+		if (!(x->dVal >= 0 && x->dVal <= 1e9))
+			return false;
+		*v = (uint64_t)(x->dVal + 0.5);
+		return true;
 	default:
 		return false;
 	}
+}
+
+static bool as_u64(const nvmlFieldValue_t *f, uint64_t *v)
+{
+	return f->nvmlReturn == NVML_SUCCESS && gd_nv_value_u64(f->valueType, &f->value, v);
 }
 
 static nvmlReturn_t t_fields(const struct gd_nvml_api *a, struct gd_nvml_io *io)

@@ -27,27 +27,6 @@ static nvmlReturn_t t_samples(const struct gd_nvml_api *a, struct gd_nvml_io *io
 }
 
 /* The sample's value as a whole number, by its type. */
-static bool sample_value(const nvmlSample_t *s, unsigned int type, uint64_t *v)
-{
-	switch (type) {
-	case NVML_VALUE_TYPE_UNSIGNED_INT:
-		*v = s->sampleValue.uiVal;
-		return true;
-	case NVML_VALUE_TYPE_UNSIGNED_LONG:
-		*v = s->sampleValue.ulVal;
-		return true;
-	case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG:
-		*v = s->sampleValue.ullVal;
-		return true;
-	case NVML_VALUE_TYPE_DOUBLE:
-		if (!(s->sampleValue.dVal >= 0 && s->sampleValue.dVal <= 1e9))
-			return false;
-		*v = (uint64_t)(s->sampleValue.dVal + 0.5);
-		return true;
-	default:
-		return false;
-	}
-}
 
 void gd_gpu_collect_samples(struct gd_gpu_run *r, const struct gd_nvml_api *a)
 {
@@ -81,7 +60,7 @@ void gd_gpu_collect_samples(struct gd_gpu_run *r, const struct gd_nvml_api *a)
 			struct gd_gpu_sample *g;
 			uint64_t v;
 
-			if (!sample_value(&smp[i], io.u[0], &v) || v > 100)
+			if (!gd_nv_value_u64(io.u[0], &smp[i].sampleValue, &v) || v > 100)
 				continue;
 			g = GD_PUSH(r->s, gpu_samples, struct gd_gpu_sample);
 			gd_u64_set(&g->gpu, r->idx);
