@@ -149,6 +149,7 @@ check: deps
 	  CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	  LDFLAGS="-fsanitize=address,undefined" all unit
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  GD_HTML_CHECKED=$(abspath $(BUILD))/artifacts/html \
 	  BUILD=build-asan GD_SUITES="unit scenarios offline timeline e2e exporter probe" tests/run.sh
 
 # Rewrites the golden files (expected.txt of tests/scenarios and tests/offline)

@@ -109,10 +109,15 @@ render='.findings[] | "\(.severity) \(.id) \(.subject) " + ([.evidence[] | selec
 worst='[.findings[].severity] | if any(. == "critical") then 2 elif any(. == "warning") then 1 else 0 end'
 
 # make_tree SCENARIO_DIR T DEST: base/T with the scenario's T overlay on top.
+# The base's files are hard links when the filesystem allows (gpudoctor only
+# reads a --root; copying the thousand files of a base was most of a
+# scenario's time), and the overlay replaces a linked file by a new one
+# (--remove-destination), never writing through the link into base/.
 make_tree() {
-	cp -a "$here/base/$(base_of "$2")" "$3" || return 1
+	cp -al "$here/base/$(base_of "$2")" "$3" 2>/dev/null ||
+		{ rm -rf "$3"; cp -a "$here/base/$(base_of "$2")" "$3"; } || return 1
 	if [ -d "$1/$2" ]; then
-		cp -a "$1/$2/." "$3/" || return 1
+		cp -a --remove-destination "$1/$2/." "$3/" || return 1
 	fi
 	if [ -f "$here/emptydirs" ]; then
 		while IFS= read -r d; do
