@@ -158,7 +158,7 @@ static int one_file(const char *path, const struct gd_thresholds *th,
 		    struct gd_vec *warnings, struct gd_err *err)
 {
 	int cut = 0;   /* the gzip data ends early or is damaged */
-	FILE *fp = strcmp(path, "-") == 0 ? stdin : gd_rec_fopen_read(path, &cut, err);
+	FILE *fp = strcmp(path, "-") == 0 ? stdin : gd_rec_fopen_read(path, &cut, NULL, err);
 	struct gd_snapshot ring[RING];
 	const struct gd_snapshot *order[RING];
 	struct node *nd = gd_xcalloc(1, sizeof *nd);

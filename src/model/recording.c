@@ -422,7 +422,7 @@ static int gz_close_r(void *cookie)
 	return rc == 0 ? 0 : EOF;
 }
 
-FILE *gd_rec_fopen_read(const char *path, int *cut, struct gd_err *err)
+FILE *gd_rec_fopen_read(const char *path, int *cut, bool *gz, struct gd_err *err)
 {
 	unsigned char magic[2] = { 0, 0 };
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -431,6 +431,8 @@ FILE *gd_rec_fopen_read(const char *path, int *cut, struct gd_err *err)
 
 	if (cut)
 		*cut = 0;
+	if (gz)
+		*gz = false;
 	if (fd < 0) {
 		gd_err_set(err, -errno, "%s: %s", path, strerror(errno));
 		return NULL;
@@ -452,6 +454,8 @@ FILE *gd_rec_fopen_read(const char *path, int *cut, struct gd_err *err)
 	}
 	g->fd = fd;
 	g->cut = cut;
+	if (gz)
+		*gz = true;
 	f = fopencookie(g, "r", (cookie_io_functions_t){ gz_read, NULL, NULL, gz_close_r });
 	if (!f) {
 		gz_close_r(g);

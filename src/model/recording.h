@@ -65,10 +65,11 @@ int gd_rec_close(struct gd_rec *r, struct gd_err *err);
  * its name).  *cut (may be NULL; it must outlive the stream) is set when
  * the gzip data ends early (GD_REC_ENDS_EARLY) or is damaged
  * (GD_REC_DAMAGED): what came before is delivered, then the end of the
- * stream.  fclose() releases everything.
+ * stream.  *gz (may be NULL): whether it is gzip.  fclose() releases
+ * everything.
  */
 #define GD_REC_ENDS_EARLY 1
 #define GD_REC_DAMAGED 2
-FILE *gd_rec_fopen_read(const char *path, int *cut, struct gd_err *err);
+FILE *gd_rec_fopen_read(const char *path, int *cut, bool *gz, struct gd_err *err);
 
 #endif

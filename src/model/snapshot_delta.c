@@ -208,6 +208,17 @@ int gd_delta_resolve(const struct gd_delta_base *b, const struct gd_delta_refs *
 	return 0;
 }
 
+int gd_delta_apply(struct gd_delta_base *b, const struct gd_delta_refs *r, struct gd_snapshot *s, const char *where,
+		   struct gd_err *err)
+{
+	if (r->n && gd_delta_resolve(b, r, s, where, err) < 0) {
+		gd_delta_base_forget(b);
+		return err->code;
+	}
+	gd_delta_base_set(b, s);
+	return 0;
+}
+
 bool gd_delta_same_written(const struct gd_record_desc *d, const void *a, const void *b)
 {
 	for (size_t i = 0; i < d->nfields; i++) {

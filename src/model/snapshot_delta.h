@@ -86,6 +86,12 @@ const void *gd_delta_base_find(const struct gd_delta_base *b, int slot, uint64_t
 int gd_delta_resolve(const struct gd_delta_base *b, const struct gd_delta_refs *r, struct gd_snapshot *s,
 		     const char *where, struct gd_err *err);
 
+/* The next line read: its references put back (when it made any), then s
+ * becomes the line before; when they cannot be, b is forgotten (the lines
+ * after it are not put back from a line before it) and err says why. */
+int gd_delta_apply(struct gd_delta_base *b, const struct gd_delta_refs *r, struct gd_snapshot *s, const char *where,
+		   struct gd_err *err);
+
 /* Would the two records of d be written as the same JSON? */
 bool gd_delta_same_written(const struct gd_record_desc *d, const void *a, const void *b);
 

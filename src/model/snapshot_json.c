@@ -102,6 +102,10 @@ static json_t *to_json(const struct gd_snapshot *s, const struct gd_delta_base *
 
 	*refs = 0;
 	json_object_set_new(root, "version", ver);
+	/* right after "version" (the fast path looks for it first); taken out
+	 * again when no record became a reference */
+	if (prev && prev->have && prev->at.ok && isfinite(prev->at.v))
+		json_object_set_new(root, "after", json_real(prev->at.v));
 	for (size_t i = 0; i < gd_nsections; i++) {
 		const struct gd_record_desc *d = &gd_sections[i];
 		const char *base = (const char *)s + d->offset;
@@ -130,19 +134,10 @@ static json_t *to_json(const struct gd_snapshot *s, const struct gd_delta_base *
 			json_object_set_new(root, d->name, a);
 		}
 	}
-	if (*refs) {
+	if (*refs)
 		json_integer_set(ver, GD_SNAPSHOT_VERSION);
-		/* after "version" (the fast path looks for it first) */
-		if (prev->at.ok && isfinite(prev->at.v)) {
-			json_t *o = json_object();
-
-			json_object_set_new(o, "version", json_incref(ver));
-			json_object_set_new(o, "after", json_real(prev->at.v));
-			json_object_update(o, root);
-			json_decref(root);
-			root = o;
-		}
-	}
+	else
+		json_object_del(root, "after");
 	return root;
 }
 
@@ -316,13 +311,11 @@ int gd_snapshot_from_json_after(const json_t *obj, struct gd_snapshot *s, struct
 
 	gd_delta_refs_init(&refs);
 	rc = gd_snapshot_from_json_refs(obj, s, &refs, err);
-	if (rc == 0 && refs.n)
-		rc = gd_delta_resolve(base, &refs, s, where, err);
-	gd_delta_refs_release(&refs);
-	if (rc < 0)
-		gd_delta_base_forget(base);
+	if (rc == 0)
+		rc = gd_delta_apply(base, &refs, s, where, err);
 	else
-		gd_delta_base_set(base, s);
+		gd_delta_base_forget(base);
+	gd_delta_refs_release(&refs);
 	return rc;
 }
 
@@ -383,7 +376,7 @@ int gd_jsonl_open(struct gd_jsonl_reader *r, const char *path, struct gd_err *er
 		return 0;
 	}
 	reader_on(r, NULL, true, path);
-	f = gd_rec_fopen_read(path, &r->cut, err);
+	f = gd_rec_fopen_read(path, &r->cut, &r->gz, err);
 	if (!f)
 		return err->code;
 	r->f = f;
@@ -411,21 +404,17 @@ static void note_skipped(struct gd_jsonl_reader *r)
  * one). */
 static int after_line(struct gd_jsonl_reader *r, struct gd_snapshot *s, const struct gd_delta_refs *refs)
 {
-	if (refs->n) {
-		char where[sizeof r->name + 32];
-		struct gd_err e;
+	char where[sizeof r->name + 32];
+	struct gd_err e;
 
-		snprintf(where, sizeof where, "%s:%zu", r->name, r->lineno);
-		gd_err_clear(&e);
-		if (gd_delta_resolve(&r->base, refs, s, where, &e) < 0) {
-			if (!r->skipped)
-				gd_strlcpy(r->skip_why, e.msg, sizeof r->skip_why);
-			r->skipped++;
-			gd_delta_base_forget(&r->base);
-			return 0;
-		}
+	snprintf(where, sizeof where, "%s:%zu", r->name, r->lineno);
+	gd_err_clear(&e);
+	if (gd_delta_apply(&r->base, refs, s, where, &e) < 0) {
+		if (!r->skipped)
+			gd_strlcpy(r->skip_why, e.msg, sizeof r->skip_why);
+		r->skipped++;
+		return 0;
 	}
-	gd_delta_base_set(&r->base, s);
 	r->count++;
 	return 1;
 }
@@ -440,6 +429,8 @@ static bool gzip_damaged(struct gd_jsonl_reader *r)
 {
 	char buf[1 << 14];
 
+	if (!r->gz)
+		return false;   /* plain lines (a pipe, too): the line is the error */
 	if (r->cut != GD_REC_DAMAGED)
 		while (fread(buf, 1, sizeof buf, r->f) == sizeof buf)
 			;

@@ -77,7 +77,7 @@ int gd_series_load_stream(struct gd_series *ser, FILE *f, const char *name, stru
 struct gd_jsonl_prefetch;
 struct gd_jsonl_reader {
 	FILE *f;
-	bool own;
+	bool own, gz;                   /* gz: a gzip file */
 	int cut;                        /* gd_rec_fopen_read's: the gzip data ends early or is damaged */
 	char name[4096];
 	char *line;
