@@ -13,7 +13,8 @@
  *     another user's needs ptrace-read permission (EACCES otherwise).
  *   cgroup (2.6.24; the v2 "0::" line 4.5): "0::/system.slice/docker-ab.scope" or
  *     v1 "4:cpu,cpuacct:/docker/abc".
- *   cmdline: arguments separated by NUL bytes (empty for kernel threads).
+ *   cmdline: arguments separated by NUL bytes (empty for kernel threads); kept
+ *     joined by spaces with secrets replaced by *** (core/redact.h).
  *   ns/mnt, ns/net (3.8): symlinks "mnt:[4026531840]", "net:[4026531992]".
  *   fd/<n>: symlinks to "/dev/nvidia0", "/mnt/data/shard-0001.tar", "socket:[1234]", ...
  *
@@ -49,9 +50,12 @@
 
 #include "core/cpulist.h"
 #include "core/i18n.h"
+#include "core/redact.h"
 #include "core/xalloc.h"
 
 #define BUF_CAP 16384
+/* How much of a command line is read: more than the field keeps (256) */
+#define CMDLINE_READ 1024
 
 /* ---- shared helpers (proc_pid.h) ----------------------------------- */
 
@@ -737,10 +741,15 @@ static void collect_one(int procfd, struct gd_snapshot *s, const char *name, uns
 	/* A kernel thread's cmdline is always empty (it has no argv). */
 	if (have & HAVE_CMDLINE) {
 		GD_STRSET(p->cmdline, ent_str(ce, S_CMDLINE));
-	} else if (!kthread && gd_proc_read_at(pidfd, "cmdline", p->cmdline, sizeof p->cmdline, &len) >= 0) {
+	} else if (!kthread && (rc = gd_proc_read_at(pidfd, "cmdline", buf, CMDLINE_READ, &len)) >= 0) {
+		/* Secrets out before the line is kept (core/redact.h): nothing
+		 * downstream (findings, /metrics, recordings, reports) ever holds
+		 * one.  Read past what is kept, so that a value cut by the
+		 * field's length is still seen as the value of its option. */
 		for (size_t i = 0; i < len; i++)
-			if (p->cmdline[i] == '\0' || p->cmdline[i] == '\n')
-				p->cmdline[i] = ' ';
+			if (buf[i] == '\n')
+				buf[i] = ' ';
+		len = gd_redact_args(buf, len, '\0', rc > 0, p->cmdline, sizeof p->cmdline);
 		while (len && p->cmdline[len - 1] == ' ')
 			p->cmdline[--len] = '\0';
 		got |= HAVE_CMDLINE;

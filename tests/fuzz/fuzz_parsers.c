@@ -36,6 +36,11 @@
  *                        table, checking that an error names file and line
  *                        and that every figure it keeps is in range and
  *                        names its source.
+ *   gd_nparsers + 8      gd_redact_args (secrets out of a command line,
+ *                        src/core/redact.c) with '\0' or ' ' between the
+ *                        arguments and an output room from the input, and
+ *                        gd_printable over the result: the result fits,
+ *                        and the printable copy is printable.
  *
  * A byte beyond the last target wraps around (modulo), so every input
  * reaches some target.  Each run starts from a fresh snapshot, series or
@@ -59,6 +64,8 @@
 
 #include "collect/collect.h"
 #include "collect/collectors.h"
+#include "core/printable.h"
+#include "core/redact.h"
 #include "model/snapshot.h"
 #include "model/snapshot_json.h"
 #include "rules/thresholds.h"
@@ -113,6 +120,24 @@ static void fuzz_ptx(const uint8_t *data, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static void fuzz_redact(const uint8_t *data, size_t size)
+{
+	size_t room = size ? (size_t)data[size - 1] % 300 + 1 : 1, n, k;
+	char *out = malloc(room), *pr = malloc(room);
+
+	if (!out || !pr)
+		abort();
+	n = gd_redact_args((const char *)data, size, size && (data[0] & 1) ? ' ' : '\0', size && (data[0] & 2), out,
+			   room);
+	if (n >= room || strlen(out) != n)
+		abort();
+	k = gd_printable(out, n, pr, room);
+	if (k >= room || strlen(pr) != k || !gd_printable_is(pr, k))
+		abort();
+	free(out);
+	free(pr);
+}
+
 #define TARGET_SERIES (gd_nparsers)
 #define TARGET_THRESHOLDS (gd_nparsers + 1)
 #define TARGET_HTTP (gd_nparsers + 2)
@@ -121,7 +146,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define TARGET_IPMI (gd_nparsers + 5)
 #define TARGET_PTX (gd_nparsers + 6)
 #define TARGET_SKU (gd_nparsers + 7)
-#define NTARGETS (gd_nparsers + 8)
+#define TARGET_REDACT (gd_nparsers + 8)
+#define NTARGETS (gd_nparsers + 9)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -141,6 +167,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	printf("%zu ipmitool dcmi power reading\n", (size_t)TARGET_IPMI);
 	printf("%zu ptx module\n", (size_t)TARGET_PTX);
 	printf("%zu probe sku table\n", (size_t)TARGET_SKU);
+	printf("%zu command line redaction\n", (size_t)TARGET_REDACT);
 	fflush(stdout);
 	exit(0);
 }
@@ -395,6 +422,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_ipmi(data, size);
 	else if (target == TARGET_PTX)
 		fuzz_ptx(data, size);
+	else if (target == TARGET_REDACT)
+		fuzz_redact(data, size);
 	else
 		fuzz_sku(data, size);
 	return 0;
