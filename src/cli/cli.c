@@ -22,6 +22,7 @@
 #include "collect/klog.h"
 #include "core/duration.h"
 #include "core/i18n.h"
+#include "core/outfile.h"
 #include "model/recording.h"
 #include "model/snapshot_json.h"
 #include "collect/job_samples.h"
@@ -345,8 +346,8 @@ static int cmd_snapshot(const struct opts *o)
 
 	if ((rc = open_root(o, &root)) >= 0)
 		return rc;
-	if (o->output && !(out = fopen(o->output, "a"))) {
-		rc = gd_cli_fail("%s: %s", o->output, strerror(errno));
+	if (o->output && !(out = gd_outfile_fopen(o->output, true))) {
+		rc = gd_cli_fail("%s: %s", o->output, gd_outfile_strerror(errno));
 		goto release_root;
 	}
 	ctx_open(o, &root, &ctx);

@@ -17,6 +17,7 @@
 
 #include "core/duration.h"
 #include "core/i18n.h"
+#include "core/outfile.h"
 #include "core/xalloc.h"
 #include "fleet/fleet.h"
 #include "rules/thresholds.h"
@@ -152,10 +153,10 @@ static int print_all(const struct gd_fleet *f, const struct gd_prom *p, const ch
 		gd_fleet_print_text(stdout, f, p, src);
 	}
 	if (html) {
-		FILE *fp = fopen(html, "we");
+		FILE *fp = gd_outfile_fopen(html, false);
 
 		if (!fp) {
-			rc = fail("--html %s: %s", html, strerror(errno));
+			rc = fail("--html %s: %s", html, gd_outfile_strerror(errno));
 		} else {
 			gd_fleet_print_html(fp, f, p, src);
 			if (fclose(fp) != 0)

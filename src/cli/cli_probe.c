@@ -44,6 +44,7 @@
 #include "collect/collect.h"
 #include "core/duration.h"
 #include "core/i18n.h"
+#include "core/outfile.h"
 #include "model/snapshot_json.h"
 #include "nvml/nvml.h"
 #include "output/output.h"
@@ -935,8 +936,8 @@ int gd_cli_probe(int argc, char **argv)
 		code = gd_cli_fail("%s", err.msg);
 		goto out_child;
 	}
-	if (o.output && !(r.out = fopen(o.output, "a"))) {
-		code = gd_cli_fail("%s: %s", o.output, strerror(errno));
+	if (o.output && !(r.out = gd_outfile_fopen(o.output, true))) {
+		code = gd_cli_fail("%s: %s", o.output, gd_outfile_strerror(errno));
 		goto out_root;
 	}
 	r.ctx.root = &r.root;

@@ -33,6 +33,7 @@
 #include "model/snapshot_json.h"
 #include "collect/job_samples.h"
 #include "core/i18n.h"
+#include "core/outfile.h"
 #include "nvml/nvml.h"
 #include "output/output.h"
 #include "output/timeline.h"
@@ -571,8 +572,8 @@ int gd_cmd_report(const struct gd_run_opts *o)
 	t.episodes = &e;
 	t.origin = origin;
 	t.th = o->th;
-	if (o->output && !(out = fopen(o->output, "w"))) {
-		rc = gd_cli_fail("%s: %s", o->output, strerror(errno));
+	if (o->output && !(out = gd_outfile_fopen(o->output, false))) {
+		rc = gd_cli_fail("%s: %s", o->output, gd_outfile_strerror(errno));
 	} else {
 		if (o->json) {
 			json_t *doc = gd_out_timeline_json(&t);

@@ -14,6 +14,7 @@
 #include <zlib.h>
 
 #include "core/i18n.h"
+#include "core/outfile.h"
 #include "model/snapshot_json.h"
 
 int gd_rec_parse_size(const char *text, double *bytes, struct gd_err *err)
@@ -213,7 +214,7 @@ out:
  * name's, and a cut snapshot at its end is taken off. */
 static int prepare_append(struct gd_rec *r, struct gd_err *err)
 {
-	int fd = open(r->path, O_RDWR | O_CLOEXEC);
+	int fd = open(r->path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);   /* never through a link (core/outfile.h) */
 	unsigned char magic[2] = { 0, 0 };
 	struct stat st;
 	bool gz;
@@ -221,7 +222,7 @@ static int prepare_append(struct gd_rec *r, struct gd_err *err)
 
 	r->cut_bytes = 0;
 	if (fd < 0)
-		return errno == ENOENT ? 0 : gd_err_set(err, -errno, "%s: %s", r->path, strerror(errno));
+		return errno == ENOENT ? 0 : gd_err_set(err, -errno, "%s: %s", r->path, gd_outfile_strerror(errno));
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
 		close(fd);
 		return 0;
@@ -244,19 +245,26 @@ static int prepare_append(struct gd_rec *r, struct gd_err *err)
 
 static int open_file(struct gd_rec *r, double now, struct gd_err *err)
 {
+	int fd;
+
 	r->gz = gd_rec_name_is_gzip(r->path);
 	r->opened = now;
 	if (prepare_append(r, err) < 0)
 		return err->code;
 	if (!r->gz) {
-		r->f = fopen(r->path, "a");
+		r->f = gd_outfile_fopen(r->path, true);
 		if (!r->f)
-			return gd_err_set(err, -errno, "%s: %s", r->path, strerror(errno));
+			return gd_err_set(err, -errno, "%s: %s", r->path, gd_outfile_strerror(errno));
 		return 0;
 	}
-	r->z = gzopen(r->path, "ab6");
-	if (!r->z)
-		return gd_err_set(err, errno ? -errno : -ENOMEM, "%s: %s", r->path, errno ? strerror(errno) : _("cannot start zlib"));
+	fd = gd_outfile_open(r->path, true);
+	if (fd < 0)
+		return gd_err_set(err, fd, "%s: %s", r->path, gd_outfile_strerror(-fd));
+	r->z = gzdopen(fd, "ab6");
+	if (!r->z) {
+		close(fd);
+		return gd_err_set(err, -ENOMEM, "%s: %s", r->path, _("cannot start zlib"));
+	}
 	r->f = fopencookie(r->z, "w", (cookie_io_functions_t){ NULL, gz_write, NULL, gz_close_w });
 	if (!r->f) {
 		gzclose(r->z);
