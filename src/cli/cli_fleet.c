@@ -18,6 +18,7 @@
 #include "core/duration.h"
 #include "core/i18n.h"
 #include "core/outfile.h"
+#include "core/printable.h"
 #include "core/xalloc.h"
 #include "fleet/fleet.h"
 #include "rules/thresholds.h"
@@ -71,11 +72,17 @@ static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int fail(const char *fmt, ...)
 {
 	va_list ap;
+	char *msg = NULL;
+	int n;
 
 	fputs("gpudoctor fleet: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	n = vasprintf(&msg, fmt, ap);
 	va_end(ap);
+	/* the server's error strings are in it: made printable (core/printable.h) */
+	if (n >= 0)
+		gd_printable_fputs(msg, stderr);
+	free(msg);
 	fputc('\n', stderr);
 	return EXIT_CANNOT_RUN;
 }

@@ -6,18 +6,28 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/i18n.h"
+#include "core/printable.h"
 
 int gd_cli_fail(const char *fmt, ...)
 {
 	va_list ap;
+	char *msg = NULL;
+	int n;
 
 	fputs("gpudoctor: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	n = vasprintf(&msg, fmt, ap);
 	va_end(ap);
+	/* a message may quote what came from outside (a file's line, a
+	 * server's error): made printable for the terminal (core/printable.h) */
+	if (n >= 0)
+		gd_printable_fputs(msg, stderr);
+	free(msg);
 	fputc('\n', stderr);
 	return 3;
 }

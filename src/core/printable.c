@@ -73,6 +73,22 @@ size_t gd_printable(const char *s, size_t n, char *out, size_t size)
 	return o;
 }
 
+void gd_printable_fputs(const char *s, FILE *out)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t n = strlen(s), len, k;
+
+	for (size_t i = 0; i < n; i += len) {
+		k = u[i] == '\n' ? 1 : keep_len(u + i, n - i, &len);
+		if (u[i] == '\n')
+			len = 1;
+		if (k)
+			fwrite(s + i, 1, k, out);
+		else
+			fputc('?', out);
+	}
+}
+
 const char *gd_pr(struct gd_pr *pr, const char *s)
 {
 	size_t n;

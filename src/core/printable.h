@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* Whether s[0..n) holds nothing to replace. */
 bool gd_printable_is(const char *s, size_t n);
@@ -26,6 +27,10 @@ bool gd_printable_is(const char *s, size_t n);
 /* s[0..n) into out (size > 0), replaced as above, cut to fit between
  * characters; returns strlen(out). */
 size_t gd_printable(const char *s, size_t n, char *out, size_t size);
+
+/* Writes s to out as gd_printable would, except that its newlines stay
+ * (a message of several lines: gd_cli_fail). */
+void gd_printable_fputs(const char *s, FILE *out);
 
 /* Printable copies that live until gd_pr_release: gd_pr(&pr, s) is s
  * itself when it is already printable (the usual case, no copy), else a

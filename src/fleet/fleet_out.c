@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "core/i18n.h"
+#include "core/printable.h"
 #include "output/output.h"
 #include "output/timeline.h"
 
@@ -103,12 +104,16 @@ void gd_fleet_print_text(FILE *out, const struct gd_fleet *f, const struct gd_pr
 				_("nodes"), _("GPU-hours"), _("share"), _("onsets%") };
 	size_t cw[8];
 	char at[32], r[32], b[200];
+	/* label values, rule ids and warnings come from the Prometheus server
+	 * (or a node's file): every one goes through P (core/printable.h) */
+	struct gd_pr pr = { 0 };
 
+#define P(s) gd_pr(&pr, (s))
 	for (size_t k = 0; k < 8; k++)
 		cw[k] = max_cols(cw0[k], head[k]);
 	iso_time(f->at, at, sizeof at);
 	span(f->range_s, r, sizeof r);
-	fprintf(out, _("gpudoctor fleet: %s, %s back from %s: %zu nodes, %zu GPUs\n\n"), url, r, at, f->nodes, f->gpus);
+	fprintf(out, _("gpudoctor fleet: %s, %s back from %s: %zu nodes, %zu GPUs\n\n"), P(url), r, at, f->nodes, f->gpus);
 	fprintf(out, _("Causes (share: of %.4f GPU-hours, the sum of the rows; of %.0f onsets)\n"), f->total_hours,
 		f->total_onsets);
 	for (size_t k = 0; k < 8; k++) {
@@ -121,9 +126,9 @@ void gd_fleet_print_text(FILE *out, const struct gd_fleet *f, const struct gd_pr
 	}
 	fputc('\n', out);
 	GD_VEC_EACH(f->causes, const struct gd_fleet_cause, c) {
-		pad_left(out, _(c->category), cw[0]);
+		pad_left(out, P(_(c->category)), cw[0]);
 		fputc(' ', out);
-		pad_left(out, rule_shown(c->rule), cw[1]);
+		pad_left(out, P(rule_shown(c->rule)), cw[1]);
 		fprintf(out, " %*.0f %*zu %*zu %*.4f %*.1f%% %*.1f%%\n", (int)cw[2], c->onsets, (int)cw[3], c->gpus,
 			(int)cw[4], c->nodes, (int)cw[5], c->gpu_hours, (int)cw[6] - 1, pct(c->gpu_hours, f->total_hours),
 			(int)cw[7] - 1, pct(c->onsets, f->total_onsets));
@@ -141,46 +146,48 @@ void gd_fleet_print_text(FILE *out, const struct gd_fleet *f, const struct gd_pr
 		else
 			snprintf(mads, sizeof mads, "%s", _("MAD 0: the others agree"));
 		fputs("  ", out);
-		pad_left(out, node_gpu(o->node, o->gpu, b, sizeof b), 28);
+		pad_left(out, P(node_gpu(o->node, o->gpu, b, sizeof b)), 28);
 		fputc(' ', out);
-		fprintf(out, _("%s: %.1f %s, median of %zu %s %.1f, %+.1f %s (%s)\n"), _(o->metric), o->value, o->unit,
-			o->siblings, o->model, o->median, o->value - o->median, o->unit, mads);
+		fprintf(out, _("%s: %.1f %s, median of %zu %s %.1f, %+.1f %s (%s)\n"), P(_(o->metric)), o->value, P(o->unit),
+			o->siblings, P(o->model), o->median, o->value - o->median, P(o->unit), mads);
 	}
 	fprintf(out, _("\nDrain now (critical findings active at %s)\n"), at);
 	if (!f->drain.n)
 		fputs(_("  none\n"), out);
 	GD_VEC_EACH(f->drain, const struct gd_fleet_drain, d) {
 		fputs("  ", out);
-		pad_left(out, d->node, 22);
+		pad_left(out, P(d->node), 22);
 		fputc(' ', out);
-		pad_left(out, d->rule, 22);
-		fprintf(out, " %s: %s\n", d->subject, d->remedy);
+		pad_left(out, P(d->rule), 22);
+		fprintf(out, " %s: %s\n", P(d->subject), P(d->remedy));
 	}
 	fprintf(out, _("\nRepeat offenders (hardware findings that began %g times or more)\n"), f->repeat_min);
 	if (!f->repeat.n)
 		fputs(_("  none\n"), out);
 	GD_VEC_EACH(f->repeat, const struct gd_fleet_repeat, x) {
 		fputs("  ", out);
-		pad_left(out, node_gpu(x->node, x->gpu, b, sizeof b), 28);
+		pad_left(out, P(node_gpu(x->node, x->gpu, b, sizeof b)), 28);
 		fputc(' ', out);
-		fprintf(out, _("%3.0f onsets: %s\n"), x->onsets, x->rules);
+		fprintf(out, _("%3.0f onsets: %s\n"), x->onsets, P(x->rules));
 	}
 	fputs(_("\nCould not see\n"), out);
 	if (!f->blind.n && !p->warnings.n)
 		fputs(_("  nothing: every node was scraped and fresh\n"), out);
 	GD_VEC_EACH(f->blind, const struct gd_fleet_blind, x) {
 		fputs("  ", out);
-		pad_left(out, x->node, 22);
+		pad_left(out, P(x->node), 22);
 		fputc(' ', out);
 		blind_text(out, x);
 		fputc('\n', out);
 	}
 	GD_VEC_EACH(p->warnings, const struct gd_prom_warning, w)
-		fprintf(out, _("  warning (query %s): %s\n"), w->query, w->text);
+		fprintf(out, _("  warning (query %s): %s\n"), P(w->query), P(w->text));
 	fprintf(out, _("\n%zu queries, %.3f s, %zu bytes"), p->queries, p->seconds, p->bytes);
 	if (p->samples > 0)
 		fprintf(out, _(", %.0f samples read"), p->samples);
 	fputc('\n', out);
+#undef P
+	gd_pr_release(&pr);
 }
 
 static json_t *num(double v)

@@ -6,7 +6,11 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "core/printable.h"
+#include "core/xalloc.h"
 
 #include "fleet/fleet.h"
 
@@ -22,18 +26,23 @@ int gd_npd_condition(const char *s)
 
 size_t gd_npd_cut(const char *in, char *out, size_t max)
 {
+	char *tmp = gd_xmalloc(max + 1);
 	size_t n = 0;
 
 	for (; in[n] && n < max; n++)
-		out[n] = in[n] == '\n' || in[n] == '\t' || in[n] == '\r' ? ' ' : in[n];
+		tmp[n] = in[n] == '\n' || in[n] == '\t' || in[n] == '\r' ? ' ' : in[n];
 	/* cut inside a character (the next byte continues it): drop its
 	 * continuation bytes already copied, then its lead byte */
 	if (in[n] && ((unsigned char)in[n] & 0xc0) == 0x80) {
-		while (n > 0 && ((unsigned char)out[n - 1] & 0xc0) == 0x80)
+		while (n > 0 && ((unsigned char)tmp[n - 1] & 0xc0) == 0x80)
 			n--;
-		if (n > 0 && ((unsigned char)out[n - 1] & 0xc0) == 0xc0)
+		if (n > 0 && ((unsigned char)tmp[n - 1] & 0xc0) == 0xc0)
 			n--;
 	}
+	/* a process's name or command line in a finding: no escape sequence
+	 * reaches whoever reads the line (core/printable.h); never longer */
+	n = gd_printable(tmp, n, out, max + 1);
+	free(tmp);
 	/* trailing spaces would be trimmed by NPD anyway */
 	while (n > 0 && out[n - 1] == ' ')
 		n--;

@@ -23,16 +23,17 @@
 #include <time.h>
 
 #include "core/i18n.h"
+#include "core/printable.h"
 #include "core/xalloc.h"
 
-/* The first line of a non-JSON body, at most 160 bytes, control bytes as '?'. */
+/* The first line of a non-JSON body, at most 160 bytes, made printable
+ * (core/printable.h: control bytes and escapes as '?'). */
 static void first_line(const char *body, size_t len, char *out, size_t size)
 {
-	size_t n = 0;
+	const char *nl = memchr(body, '\n', len);
+	size_t n = nl ? (size_t)(nl - body) : len;
 
-	for (size_t i = 0; i < len && body[i] != '\n' && n + 1 < size && n < 160; i++)
-		out[n++] = (unsigned char)body[i] < 0x20 ? '?' : body[i];
-	out[n] = '\0';
+	gd_printable(body, n, out, size < 161 ? size : 161);
 }
 
 static const char *status_hint(long status)

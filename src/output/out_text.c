@@ -30,11 +30,18 @@
 #include <string.h>
 
 #include "core/i18n.h"
+#include "core/printable.h"
 #include "offline/offline.h"
 #include "output/report_util.h"
 #include "output/subject.h"
 #include "rules/episodes.h"
 #include "rules/window.h"
+
+/* Every string from outside (a process's name or command line in a
+ * finding, a host or GPU name, a reason with a path) goes through P before
+ * it is printed (core/printable.h): no escape sequence of a process reaches
+ * the terminal of whoever runs check.  pr is the function's own. */
+#define P(s) gd_pr(&pr, (s))
 
 static const char *sev_color(enum gd_severity s)
 {
@@ -81,6 +88,7 @@ static void print_evidence(FILE *out, const struct gd_finding *f)
 {
 	char name[64], val[64], th[64];
 	size_t shown = 0;
+	struct gd_pr pr = { 0 };
 
 	for (size_t i = 0; i < f->nev; i++)
 		shown += !f->ev[i].source[0];
@@ -99,9 +107,9 @@ static void print_evidence(FILE *out, const struct gd_finding *f)
 			if (e->threshold.ok)
 				fprintf(out, _(" (threshold %s)"), gd_fmt_value(th, sizeof th, e->threshold.v, e->unit));
 			if (e->text[0])
-				fprintf(out, " %s", e->text);
+				fprintf(out, " %s", P(e->text));
 		} else {
-			fprintf(out, "%s %s", name, e->text[0] ? e->text : _("n/a"));
+			fprintf(out, "%s %s", name, e->text[0] ? P(e->text) : _("n/a"));
 		}
 	}
 	if (shown)
@@ -109,19 +117,21 @@ static void print_evidence(FILE *out, const struct gd_finding *f)
 	/* the lines that proved it, each under the finding: "train.log:1234: ..." */
 	for (size_t i = 0; i < f->nev; i++)
 		if (f->ev[i].source[0])
-			fprintf(out, "          %s: %s\n", f->ev[i].source, f->ev[i].text);
+			fprintf(out, "          %s: %s\n", P(f->ev[i].source), P(f->ev[i].text));
+	gd_pr_release(&pr);
 }
 
 static void print_header(FILE *out, const struct gd_report *r)
 {
 	const struct gd_snapshot *last = gd_window_last(r->w);
 	double dt;
+	struct gd_pr pr = { 0 };
 
 	fprintf(out, "gpudoctor %s", GD_VERSION);
 	if (last && last->host.hostname[0])
-		fprintf(out, _(" · host %s"), last->host.hostname);
+		fprintf(out, _(" · host %s"), P(last->host.hostname));
 	if (last && last->host.kernel[0])
-		fprintf(out, _(" · kernel %s"), last->host.kernel);
+		fprintf(out, _(" · kernel %s"), P(last->host.kernel));
 	if (last && last->cpu.cpus_online.ok)
 		fprintf(out, _(" · %llu CPUs"), (unsigned long long)last->cpu.cpus_online.v);
 	if (last && last->gpus.n) {
@@ -131,12 +141,12 @@ static void print_header(FILE *out, const struct gd_report *r)
 		GD_VEC_EACH(last->gpus, const struct gd_gpu, g)
 			same = same && strcmp(g->name, g0->name) == 0;
 		if (same && g0->name[0])
-			fprintf(out, " · %zu× %s", last->gpus.n, g0->name);
+			fprintf(out, " · %zu× %s", last->gpus.n, P(g0->name));
 		else
 			fprintf(out, _(" · %zu GPUs"), last->gpus.n);
 	}
 	if (last && last->nvml.driver_version[0]) {
-		fprintf(out, _(" · driver %s"), last->nvml.driver_version);
+		fprintf(out, _(" · driver %s"), P(last->nvml.driver_version));
 		if (last->nvml.cuda_driver_version.ok)
 			fprintf(out, " (CUDA %llu.%llu)", (unsigned long long)last->nvml.cuda_driver_version.v / 1000,
 				(unsigned long long)last->nvml.cuda_driver_version.v % 1000 / 10);
@@ -148,8 +158,9 @@ static void print_header(FILE *out, const struct gd_report *r)
 	else
 		fprintf(out, _(" · %zu snapshots without advancing uptime (no rates)"), gd_report_samples(r));
 	if (r->origin && strcmp(r->origin, "live") != 0)
-		fprintf(out, _(" · from %s"), r->origin);
+		fprintf(out, _(" · from %s"), P(r->origin));
 	fputs("\n\n", out);
+	gd_pr_release(&pr);
 }
 
 /* Evidence captured elsewhere (check --from nvidia-smi -q, dmesg ...) lacks
@@ -215,6 +226,7 @@ static void print_account(FILE *out, const struct gd_report *r)
 	struct gd_report_counts c;
 	const char *sep = "";
 	int n;
+	struct gd_pr pr = { 0 };
 
 	if (last) {
 		gd_report_counts(last, &c);
@@ -241,7 +253,7 @@ static void print_account(FILE *out, const struct gd_report *r)
 		if (last->klog.n || last->klog_info.lines.ok)
 			item(out, &sep, "%s", _("kernel log"));
 		if (last->host.cgroup_mode[0])
-			item(out, &sep, "cgroup %s", last->host.cgroup_mode);
+			item(out, &sep, "cgroup %s", P(last->host.cgroup_mode));
 		fputc('\n', out);
 	}
 	/* Rules that share a reason are listed together under it: one line
@@ -258,12 +270,12 @@ static void print_account(FILE *out, const struct gd_report *r)
 		for (size_t i = 0; i < nu; i++) {
 			if (!reason_first(u, i))
 				continue;
-			fprintf(out, "%s%s", groups > 1 ? "\n  " : " ", u[i].id);
+			fprintf(out, "%s%s", groups > 1 ? "\n  " : " ", P(u[i].id));
 			for (size_t j = i + 1; j < nu; j++)
 				if (strcmp(u[j].reason, u[i].reason) == 0)
-					fprintf(out, ", %s", u[j].id);
+					fprintf(out, ", %s", P(u[j].id));
 			/* TRANSLATORS: a reason after what it is about: "io.checkpoint_stall (needs ...)" */
-			fprintf(out, _(" (%s)"), u[i].reason);
+			fprintf(out, _(" (%s)"), P(u[i].reason));
 		}
 		fputc('\n', out);
 	}
@@ -280,7 +292,7 @@ static void print_account(FILE *out, const struct gd_report *r)
 			if (strcmp(s->status, "ok") != 0) {
 				fputs(n > 1 ? "\n  " : " ", out);
 				/* TRANSLATORS: a source that could not be read: its name, state and why */
-				fprintf(out, _("%s (%s: %s)"), s->name, gd_src_status_label(s->status), s->reason);
+				fprintf(out, _("%s (%s: %s)"), P(s->name), P(gd_src_status_label(s->status)), P(s->reason));
 			}
 		}
 		fputc('\n', out);
@@ -299,14 +311,16 @@ static void print_account(FILE *out, const struct gd_report *r)
 				break;
 			}
 			if (e->gpu.ok)
-				fprintf(out, "\n  gpu%llu %s (%s: %s)", (unsigned long long)e->gpu.v, e->field, e->status, e->reason);
+				fprintf(out, "\n  gpu%llu %s (%s: %s)", (unsigned long long)e->gpu.v, P(e->field), P(e->status),
+					P(e->reason));
 			else
-				fprintf(out, "\n  %s (%s: %s)", e->field, e->status, e->reason);
+				fprintf(out, "\n  %s (%s: %s)", P(e->field), P(e->status), P(e->reason));
 		}
 		fputc('\n', out);
 	}
 	if (last)
 		print_capture_hint(out, last);
+	gd_pr_release(&pr);
 }
 
 /* The GPU index of a subject "gpuN ..." (a rule's GPU subject), or -1. */
@@ -345,7 +359,7 @@ static void print_link(FILE *out, const struct gd_findings *all, const struct gd
 			    (f->ev[i].text[n] == '\0' || f->ev[i].text[n] == ' ' || f->ev[i].text[n] == ',')) {
 				fputs("          ", out);
 				/* TRANSLATORS: the rule id of the finding that explains this one, and an arrow to it */
-				fprintf(out, _("explained by %s %s"), items[k].id, &items[k] > f ? "↓" : "↑");
+				fprintf(out, _("explained by %s %s"), items[k].id, &items[k] > f ? "↓" : "↑");   /* a rule's own id */
 				fputc('\n', out);
 				return;
 			}
@@ -360,6 +374,7 @@ static void text_report(FILE *out, const struct gd_report *r)
 	int exit_code = gd_report_exit_code(r->findings);
 	const struct gd_finding *items = r->findings->items.items;
 	size_t nitems = r->findings->items.n;
+	struct gd_pr pr = { 0 };
 
 	print_header(out, r);
 	for (size_t i = 0; i < nitems;) {
@@ -371,7 +386,7 @@ static void text_report(FILE *out, const struct gd_report *r)
 		/* the severity column is 9 columns wide, whatever the language */
 		gd_pad(sev, sizeof sev, gd_sev_label(f->severity), 9);
 		count[f->severity] += n;
-		snprintf(subject, sizeof subject, "%s", f->subject);
+		snprintf(subject, sizeof subject, "%s", P(f->subject));
 		if (n > 1) {
 			for (size_t k = 0; k < n; k++)
 				mask |= 1ull << gpu_of_subject(f[k].subject);
@@ -379,10 +394,10 @@ static void text_report(FILE *out, const struct gd_report *r)
 			snprintf(subject, sizeof subject, _("%s (%zu GPUs)"), gd_ep_gpus_str(mask, gpus, sizeof gpus), n);
 		}
 		if (r->color)
-			fprintf(out, "%s%s\033[0m %-30s %s\n", sev_color(f->severity), sev, f->id, subject);
+			fprintf(out, "%s%s\033[0m %-30s %s\n", sev_color(f->severity), sev, P(f->id), subject);
 		else
-			fprintf(out, "%s %-30s %s\n", sev, f->id, subject);
-		fprintf(out, "          %s\n", f->summary);
+			fprintf(out, "%s %-30s %s\n", sev, P(f->id), subject);
+		fprintf(out, "          %s\n", P(f->summary));
 		print_evidence(out, f);
 		if (n > 1 && f->nev && f->ev[0].value.ok) {
 			/* the first evidence of every GPU of the group, side by side */
@@ -395,7 +410,7 @@ static void text_report(FILE *out, const struct gd_report *r)
 			fputc('\n', out);
 		}
 		print_link(out, r->findings, f);
-		fprintf(out, "          → %s\n\n", f->remedy);
+		fprintf(out, "          → %s\n\n", P(f->remedy));
 		i += n;
 	}
 	if (!nitems) {
@@ -406,6 +421,7 @@ static void text_report(FILE *out, const struct gd_report *r)
 	fprintf(out, GD_VERDICT_FMT(count[GD_SEV_WARNING]), count[GD_SEV_CRITICAL], count[GD_SEV_WARNING],
 		count[GD_SEV_INFO], exit_code);
 	fputc('\n', out);
+	gd_pr_release(&pr);
 }
 
 static void text_fn(FILE *out, const void *r)

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "core/i18n.h"
+#include "core/printable.h"
 #include "model/snapshot_json.h"
 #include "output/output.h"
 #include "output/report_util.h"
@@ -39,9 +40,12 @@ static void gpu_summary(FILE *out, const struct gd_timeline *t, unsigned idx)
 	const struct gd_tl_gpu *x = gd_tl_acc_gpu(t->acc, idx);
 	const struct gd_ep_gpu *eg = ep_gpu(t->episodes, idx);
 
+	struct gd_pr pr = { 0 };
+
 	if (!x)
 		return;
-	fprintf(out, "gpu%u %s:", idx, x->name);
+	fprintf(out, "gpu%u %s:", idx, gd_pr(&pr, x->name));   /* text from outside: core/printable.h */
+	gd_pr_release(&pr);
 	if (x->un)
 		fprintf(out, _(" utilisation mean %.0f%% (min %.0f%%),"), x->usum / (double)x->un, x->umin);
 	if (isfinite(x->smmin))
@@ -64,19 +68,21 @@ static void timeline_text(FILE *out, const struct gd_timeline *t, bool color)
 	uint64_t seen = gd_tl_acc_seen(t->acc);
 	char line[1024];
 	struct gd_report r = { w, t->findings, color, t->origin, t->samples };
+	struct gd_pr pr = { 0 };   /* every string from outside goes through P (core/printable.h) */
 
+#define P(s) gd_pr(&pr, (s))
 	fprintf(out, _("gpudoctor report · host %s · %zu samples over %.1f s"),
-		last && last->host.hostname[0] ? last->host.hostname : "?", t->samples, span(w));
+		last && last->host.hostname[0] ? P(last->host.hostname) : "?", t->samples, span(w));
 	if (t->origin)
-		fprintf(out, _(" · from %s"), t->origin);
+		fprintf(out, _(" · from %s"), P(t->origin));
 	fputc('\n', out);
 	if (!seen) {
 		const char *st = last && last->nvml.status[0] ? last->nvml.status : _("not read");
 
 		if (last && last->nvml.reason[0])
-			fprintf(out, _("no GPU in the recording (NVML %s: %s)\n"), st, last->nvml.reason);
+			fprintf(out, _("no GPU in the recording (NVML %s: %s)\n"), P(st), P(last->nvml.reason));
 		else
-			fprintf(out, _("no GPU in the recording (NVML %s)\n"), st);
+			fprintf(out, _("no GPU in the recording (NVML %s)\n"), P(st));
 	}
 	for (unsigned g = 0; g < GD_EP_MAX_GPUS; g++)
 		if (seen >> g & 1)
@@ -88,16 +94,18 @@ static void timeline_text(FILE *out, const struct gd_timeline *t, bool color)
 			e->period_dev_s);
 	fputc('\n', out);
 	GD_VEC_EACH(e->items, const struct gd_episode, ep) {
-		fprintf(out, "  %s\n", gd_episode_format(ep, line, sizeof line));
+		fprintf(out, "  %s\n", P(gd_episode_format(ep, line, sizeof line)));
 		if (ep->nfindings > 1) {
 			fputs("    ", out);
 			fputs(_("during it:"), out);
 			for (size_t i = 0; i < ep->nfindings; i++)
-				fprintf(out, "%s %s (%s)", i ? "," : "", ep->findings[i].id, ep->findings[i].subject);
+				fprintf(out, "%s %s (%s)", i ? "," : "", P(ep->findings[i].id), P(ep->findings[i].subject));
 			fputc('\n', out);
 		}
 	}
 	fputc('\n', out);
+#undef P
+	gd_pr_release(&pr);
 	gd_out_text(out, &r);
 }
 
