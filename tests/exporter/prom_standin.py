@@ -13,6 +13,8 @@ speaks HTTPS (for --ca-file and --insecure).
   /tenant/...    401 unless X-Scope-OrgID: team   /slow/...   its first answer after 30 s
   /proxy502/...  502 with an HTML body            /broken/... 200 with a truncated JSON
   /getonly/...   405 to a POST, success to a GET with the query in the URL
+  /esc/...       success: label values and a warning holding terminal escapes (secrets_escapes.sh)
+  /escerr/...    422 with an error string holding terminal escapes
 """
 import base64
 import json
@@ -107,6 +109,15 @@ class H(BaseHTTPRequestHandler):
             return self.send(502, "<html><body><h1>502 Bad Gateway</h1></body></html>\n", "text/html")
         if mode == "broken":
             return self.send(200, '{"status":"success","data":{"resultType":"vector","result":[')
+        if mode in ("esc", "escerr"):
+            bad = "\x1b[2J\x1b]0;pwned\x07\x9b"
+            if mode == "escerr":
+                return self.send(422, json.dumps({"status": "error", "errorType": "execution" + bad, "error": bad}))
+            res = [{"metric": {"rule": "gpu.lost" + bad, "instance": "n1" + bad + ":9835", "gpu": "0" + bad,
+                               "node": "n1" + bad, "model": "H100" + bad, "subject": bad, "remedy": bad},
+                    "value": [1764590000.5, "1"]}]
+            return self.send(200, json.dumps({"status": "success", "data": {"resultType": "vector", "result": res},
+                                              "warnings": ["partial" + bad]}))
         return self.send(404, "404 page not found\n", "text/plain")
 
 

@@ -100,11 +100,27 @@ static void test_judge(void **state)
 	json_decref(bad);
 }
 
+/* A process named with escape sequences (issue 31): the line NPD shows
+ * holds none of them, whatever the finding says. */
+static void test_judge_escapes(void **state)
+{
+	char line[GD_NPD_MAX + 1];
+	json_t *d = doc_of("{\"findings\":[{\"id\":\"job.host_bound\",\"severity\":\"critical\","
+			   "\"subject\":\"pid 7 (\\u001b[2J\\u001b]0;pwn\\u0007)\",\"summary\":\"x\\u009b2J\\ty\"}]}");
+
+	(void)state;
+	assert_int_equal(gd_npd_judge(d, GD_NPD_NODE_UNHEALTHY, line), 1);
+	assert_string_equal(line, "job.host_bound pid 7 (?[2J?]0;pwn?): x?2J y");
+	assert_null(strchr(line, 0x1b));
+	json_decref(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cut),
 		cmocka_unit_test(test_judge),
+		cmocka_unit_test(test_judge_escapes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
