@@ -65,7 +65,7 @@ leaks check "$TMP/check.txt" "$TMP/check.json"
 grep -q "pid $JOB (" "$TMP/check.txt" || die "check names no finding of the job $JOB: $(head -c 800 "$TMP/check.txt")"
 ! grep -q "$ESC" "$TMP/check.txt" || die "check's text holds an ESC byte: $(grep -a "$ESC" "$TMP/check.txt" | cat -v | head -n 3)"
 grep -qF "pid $JOB (?[2J?]0;pwn?)" "$TMP/check.txt" || die "the job's name is not shown printable: $(grep -a "pid $JOB" "$TMP/check.txt" | head -n 2)"
-jq -e --arg n "$ESC[2J$ESC]0;pwn"$'\a' '[.findings[].subject] | any(contains($n))' "$TMP/check.json" >/dev/null ||
+jq -e --arg n "pid $JOB ($ESC[2J$ESC]0;pwn"$'\a)' '[.findings[].summary] | any(contains($n))' "$TMP/check.json" >/dev/null ||
 	die "check --json does not keep the job's exact name"
 # when the hog was busy enough to be named (it usually is), its command line is there, redacted
 if jq -e --arg p "pid $HOG " '.findings[] | select(.subject | startswith($p))' "$TMP/check.json" >/dev/null; then
@@ -76,15 +76,17 @@ fi
 
 # 3. serve: /findings and /metrics
 start_serve s --interval 0.5s
-for i in $(seq 100); do
+# until the job's finding is there, and the hog's too when it comes within 5 s
+for i in $(seq 50); do
 	curl -s -m 2 "http://$ADDR_s/findings" >"$TMP/findings.json"
-	jq -e '.findings | length > 0' "$TMP/findings.json" >/dev/null 2>&1 && break
-	sleep 0.2
+	grep -q "pid $JOB" "$TMP/findings.json" && grep -q "pid $HOG " "$TMP/findings.json" && break
+	sleep 0.1
 done
 curl -s -m 5 "http://$ADDR_s/metrics" >"$TMP/metrics.txt" || die "no /metrics"
 leaks /findings "$TMP/findings.json"
 leaks /metrics "$TMP/metrics.txt"
 grep -q "pid $JOB" "$TMP/findings.json" || die "/findings names no finding of the job: $(head -c 600 "$TMP/findings.json")"
+grep -q "pid $HOG .*--db-password=\*\*\*" "$TMP/findings.json" && hog_served=1
 
 # 4. record, then report --text (a recording holds every process's command line)
 "$G" record -o "$TMP/rec.jsonl" --interval 0.5s --duration 1.5s 2>"$TMP/err" || die "record failed: $(cat "$TMP/err")"
@@ -125,5 +127,5 @@ grep -qF 'gpu.lost?[2J?]0;pwned??' "$TMP/fleet.txt" || die "fleet does not show 
 grep -qF 'HTTP 422, execution?[2J' "$TMP/fleet.txt" || die "fleet's error line: $(tail -n 1 "$TMP/fleet.txt")"
 ! grep -q "$ESC" "$TMP/fleet.txt" || die "fleet's text holds an ESC byte: $(grep -a "$ESC" "$TMP/fleet.txt" | cat -v | head -n 3)"
 
-echo "ok: no secret in snapshot, check, /findings, /metrics, the recording, report${hog_named:+ (the hog named, redacted)};" \
+echo "ok: no secret in snapshot, check, /findings, /metrics, the recording, report${hog_named:+ (check named the hog, redacted)}${hog_served:+ (/findings too)};" \
      "no ESC byte in check, report --text, fleet; links refused, new files 0600"
