@@ -134,11 +134,11 @@ static void redact_into(struct sink *o, const char *in, size_t len, char sep, bo
 		bool last = !e || (size_t)(e - in) + 1 >= len;
 
 		i += n + 1;
-		if (!n && sep == ' ')
-			continue;   /* runs of spaces in a joined line */
 		if (!first)
 			put(o, " ", 1);
 		first = false;
+		if (!n)
+			continue;   /* runs of separators stay as they were, and take no option's value */
 		if (value_next && !(n > 1 && a[0] == '-')) {
 			value_next = false;
 			put(o, GD_REDACTED, strlen(GD_REDACTED));
@@ -172,6 +172,8 @@ static void redact_into(struct sink *o, const char *in, size_t len, char sep, bo
 		else
 			put_urls(o, a, n, cut && last);
 	}
+	if (sep == ' ' && len && in[len - 1] == ' ')
+		put(o, " ", 1);   /* a joined line comes back as it was when it holds no secret */
 }
 
 size_t gd_redact_args(const char *in, size_t len, char sep, bool cut, char *out, size_t size)

@@ -37,7 +37,8 @@ bool gd_redact_name(const char *name, size_t n);
 /* The arguments in[0..len), separated by sep ('\0' as /proc/PID/cmdline
  * holds them, ' ' for a command line already joined), written to out
  * (size > 0) joined by single spaces with their secrets replaced, cut to
- * fit (never inside a UTF-8 character).  cut: in is the start of a longer
+ * fit (never inside a UTF-8 character); with sep ' ', a line without a
+ * secret comes back byte for byte.  cut: in is the start of a longer
  * command line, so its last argument may be incomplete (a URL's password
  * without its '@' is then taken out too).  Returns strlen(out). */
 size_t gd_redact_args(const char *in, size_t len, char sep, bool cut, char *out, size_t size);

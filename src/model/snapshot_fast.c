@@ -174,6 +174,7 @@ static bool record_fast(const struct gd_record_desc *d, const cJSON *o, char *re
 			if (!cJSON_IsString(v))
 				return false;
 			gd_strlcpy(p, v->valuestring, f->size);
+			gd_loaded_str(f, p);
 			break;
 		}
 	}

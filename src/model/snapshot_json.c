@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "core/i18n.h"
+#include "core/redact.h"
 #include "core/xalloc.h"
 
 /* Strings read from /proc (a comm, a command line) may hold any byte; JSON
@@ -178,6 +179,18 @@ int gd_snapshot_write_line_after(const struct gd_snapshot *s, struct gd_delta_ba
 	return rc;
 }
 
+void gd_loaded_str(const struct gd_field *f, char *p)
+{
+	char tmp[sizeof ((struct gd_proc *)0)->cmdline];
+	size_t n;
+
+	if (f->size != sizeof tmp || strcmp(f->name, "cmdline") != 0 || !p[0])
+		return;
+	n = strlen(p);
+	gd_redact_args(p, n, ' ', n + 1 == f->size, tmp, sizeof tmp);
+	memcpy(p, tmp, strlen(tmp) + 1);
+}
+
 static int record_from_json(const struct gd_record_desc *d, const json_t *o, char *rec, const char *where,
 			    struct gd_err *err)
 {
@@ -216,6 +229,7 @@ static int record_from_json(const struct gd_record_desc *d, const json_t *o, cha
 			if (!json_is_string(v))
 				return gd_err_set(err, -EINVAL, _("%s.%s: expected a string"), where, f->name);
 			gd_strlcpy(p, json_string_value(v), f->size);
+			gd_loaded_str(f, p);
 			break;
 		}
 	}

@@ -23,6 +23,12 @@
 json_t *gd_json_string(const char *p, size_t n);
 #define gd_json_str(s) gd_json_string((s), strlen(s))
 
+/* A string field just loaded into p (both loaders): a command line that a
+ * gpudoctor older than its redaction wrote loses its secrets here too
+ * (core/redact.h); any other field, or a line without a secret, is left
+ * as it is. */
+void gd_loaded_str(const struct gd_field *f, char *p);
+
 /* Returns a new JSON object (caller json_decref()s it). */
 json_t *gd_snapshot_to_json(const struct gd_snapshot *s);
 /* Writes the snapshot as one compact JSON line to f; 0 or -errno. */
