@@ -111,14 +111,18 @@ static void put_urls(struct sink *o, const char *s, size_t n, bool open_end)
 	put(o, s + from, n - from);
 }
 
-/* Whether s[0..n) is NAME=VALUE with a name of identifier characters. */
+/* Whether s[0..n) is NAME=VALUE with a name of identifier characters
+ * (after Hydra's '+' or '++' and '~'): the length to the '=', else 0. */
 static size_t assignment(const char *s, size_t n)
 {
-	size_t i = 0;
+	size_t i = 0, start;
 
+	while (i < n && i < 2 && (s[i] == '+' || s[i] == '~'))
+		i++;
+	start = i;
 	while (i < n && (isalnum((unsigned char)s[i]) || s[i] == '_' || s[i] == '.' || s[i] == '-'))
 		i++;
-	return i > 0 && i < n && s[i] == '=' && !isdigit((unsigned char)s[0]) ? i : 0;
+	return i > start && i < n && s[i] == '=' && !isdigit((unsigned char)s[start]) ? i : 0;
 }
 
 /* The arguments of in[0..len) into o (gd_redact_args). */
@@ -139,7 +143,8 @@ static void redact_into(struct sink *o, const char *in, size_t len, char sep, bo
 		first = false;
 		if (!n)
 			continue;   /* runs of separators stay as they were, and take no option's value */
-		if (value_next && !(n > 1 && a[0] == '-')) {
+		/* the value of a secret option; one that starts with "--" is the next option */
+		if (value_next && !(n > 2 && a[0] == '-' && a[1] == '-')) {
 			value_next = false;
 			put(o, GD_REDACTED, strlen(GD_REDACTED));
 			continue;
@@ -158,6 +163,12 @@ static void redact_into(struct sink *o, const char *in, size_t len, char sep, bo
 					put(o, a, n);
 					value_next = true;
 				}
+				continue;
+			}
+			/* --set=db.password=x: the option's value is itself a secret assignment */
+			if (q && (eq = assignment(q + 1, n - (size_t)(q + 1 - a))) && gd_redact_name(q + 1, eq)) {
+				put(o, a, (size_t)(q + 1 - a) + eq + 1);
+				put(o, GD_REDACTED, strlen(GD_REDACTED));
 				continue;
 			}
 		} else if ((eq = assignment(a, n)) && gd_redact_name(a, eq)) {

@@ -7,7 +7,8 @@
  * which option was given):
  *
  *   --db-password=hunter2        -> --db-password=***
- *   --token ghp_SECRET123        -> --token ***     (the next argument, unless it starts with '-')
+ *   --token ghp_SECRET123        -> --token ***     (the next argument, unless it starts with "--")
+ *   --set=db.password=x, +db.password=x  -> --set=db.password=***, +db.password=***
  *   AWS_SECRET_ACCESS_KEY=abc    -> AWS_SECRET_ACCESS_KEY=***
  *   -Dssl.trustStorePassword=x   -> -Dssl.trustStorePassword=***
  *   postgres://app:pw@db:5432/x  -> postgres://app:***@db:5432/x   (anywhere in an argument)

@@ -39,8 +39,13 @@ static void test_redact_options(void **state)
 	assert_string_equal(argv_of("app|--api-key=a|--api_key=b|--key=c|--hf-token=d|--client-secret=e|--pass=f", out,
 				    sizeof out),
 			    "app --api-key=*** --api_key=*** --key=*** --hf-token=*** --client-secret=*** --pass=***");
-	/* a flag followed by another option: nothing taken as its value */
+	/* a flag followed by another option: nothing taken as its value; a value
+	 * that starts with one dash is still the value */
 	assert_string_equal(argv_of("app|--token|--verbose|x", out, sizeof out), "app --token --verbose x");
+	assert_string_equal(argv_of("app|--password|-secret-|-v", out, sizeof out), "app --password *** -v");
+	/* an option whose value is a secret assignment, and Hydra's overrides */
+	assert_string_equal(argv_of("app|--set=db.password=x|-c|+model.api_key=k|++trainer.lr=1", out, sizeof out),
+			    "app --set=db.password=*** -c +model.api_key=*** ++trainer.lr=1");
 	/* an argument with a space stays one argument: all of it goes */
 	assert_string_equal(argv_of("app|--password|two words|next", out, sizeof out), "app --password *** next");
 	/* one argument that is a whole command line (sh -c, a title set by the process) */
