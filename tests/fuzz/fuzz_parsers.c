@@ -124,11 +124,13 @@ static void fuzz_redact(const uint8_t *data, size_t size)
 {
 	size_t room = size ? (size_t)data[size - 1] % 300 + 1 : 1, n, k;
 	char *out = malloc(room), *pr = malloc(room);
+	char sep = size && (data[0] & 1) ? ' ' : '\0';
 
 	if (!out || !pr)
 		abort();
-	n = gd_redact_args((const char *)data, size, size && (data[0] & 1) ? ' ' : '\0', size && (data[0] & 2), out,
-			   room);
+	/* a joined line is a C string: it holds no NUL */
+	n = gd_redact_args((const char *)data, sep == ' ' ? strnlen((const char *)data, size) : size, sep,
+			   size && (data[0] & 2), out, room);
 	if (n >= room || strlen(out) != n)
 		abort();
 	k = gd_printable(out, n, pr, room);
