@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "core/i18n.h"
+#include "core/printable.h"
+#include "core/xalloc.h"
 #include "output/rates.h"
 #include "output/report_util.h"
 #include "output/subject.h"
@@ -23,13 +25,16 @@ struct screen {
 	int cols, rows;
 };
 
-/* Copies src into dst, at most cols display columns (a Chinese character
- * takes two; UTF-8 sequences are never split), control bytes shown as '?'
- * (a comm may hold any byte). */
-static void fit(char *dst, size_t dstsz, const char *src, int cols)
+/* Copies raw into dst, at most cols display columns (a Chinese character
+ * takes two; UTF-8 sequences are never split), made printable first (a comm
+ * may hold any byte). */
+static void fit(char *dst, size_t dstsz, const char *raw, int cols)
 {
 	size_t o = 0, w = 0;
+	char src[4096];
 
+	/* control bytes, C1 controls and stray bytes as '?' (core/printable.h) */
+	gd_printable(raw, strlen(raw), src, sizeof src);
 	for (const unsigned char *p = (const unsigned char *)src; *p;) {
 		size_t len = 1, cw = 1;
 		char one[5];
@@ -44,12 +49,8 @@ static void fit(char *dst, size_t dstsz, const char *src, int cols)
 		}
 		if (w + cw > (size_t)cols || o + len >= dstsz)
 			break;
-		if (*p < 0x20 || *p == 0x7f || (*p >= 0x80 && *p < 0xc0)) {
-			dst[o++] = '?';
-		} else {
-			memcpy(dst + o, p, len);
-			o += len;
-		}
+		memcpy(dst + o, p, len);
+		o += len;
 		p += len;
 		w += cw;
 	}
@@ -497,8 +498,12 @@ const char *gd_view_plain(const struct gd_view_model *m, char *buf, size_t size)
 	if (m->periodic)
 		APPEND(" every %.1f s", m->period_s);
 #undef APPEND
-	for (char *p = buf; *p; p++)
-		if ((unsigned char)*p < 0x20)
-			*p = '?';
+	{
+		/* names of processes in it: made printable (core/printable.h) */
+		char *copy = gd_xstrdup(buf);
+
+		gd_printable(copy, strlen(copy), buf, size);
+		free(copy);
+	}
 	return buf;
 }
