@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "core/i18n.h"
+#include "core/printable.h"
 #include "core/root.h"
 #include "klog/klog.h"
 #include "klog/xid.h"
@@ -185,8 +186,10 @@ static void print_text(struct run *r, const char *origin, uint64_t lines)
 	char a[48], b[48], list[512] = "";
 	const char *bus = NULL;
 	size_t n = 0;
+	/* names, bus ids and process names come from the log: printable (core/printable.h) */
+	struct gd_pr pr = { 0 };
 
-	printf(_("gpudoctor xid · %s · %llu lines · %llu events\n"), origin, (unsigned long long)lines,
+	printf(_("gpudoctor xid · %s · %llu lines · %llu events\n"), gd_pr(&pr, origin), (unsigned long long)lines,
 	       (unsigned long long)r->nevents);
 	GD_VEC_EACH(r->sum.entries, const struct gd_xid_entry, e) {
 		const struct gd_xid_info *x = e->info;
@@ -194,7 +197,8 @@ static void print_text(struct run *r, const char *origin, uint64_t lines)
 
 		if (!bus || strcmp(bus, e->bus) != 0) {
 			bus = e->bus;
-			printf("\nGPU %s%s%s%s\n", e->bus[0] ? e->bus : _("(no bus id)"), e->uuid[0] ? " (" : "", e->uuid,
+			printf("\nGPU %s%s%s%s\n", e->bus[0] ? gd_pr(&pr, e->bus) : _("(no bus id)"), e->uuid[0] ? " (" : "",
+			       gd_pr(&pr, e->uuid),
 			       e->uuid[0] ? ")" : "");
 		}
 		/* the severity's column is 9 wide on the screen, in any language */
@@ -209,7 +213,7 @@ static void print_text(struct run *r, const char *origin, uint64_t lines)
 		else
 			printf("            %s\n", _("unknown Xid: not in gpudoctor's catalogue"));
 		if (e->procs[0])
-			printf(_("            processes: %s\n"), e->procs);
+			printf(_("            processes: %s\n"), gd_pr(&pr, e->procs));
 		if (e->notes[0])
 			printf(_("            note: %s\n"), tr(e->notes));
 		printf("            → %s\n", tr(e->action));
@@ -234,6 +238,7 @@ static void print_text(struct run *r, const char *origin, uint64_t lines)
 	if (r->untimed)
 		printf(_("note: %llu events carry only boot-relative time and were kept despite --since\n"),
 		       (unsigned long long)r->untimed);
+	gd_pr_release(&pr);
 }
 
 static json_t *num_or_null(struct gd_f64 v)
