@@ -180,10 +180,11 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 t = time.time()
 while time.time() - t < 12: pass'
 	nvml "$pid" 10
-	chmod 755 "$tmp" && chmod 644 "$tmp/nvml.ini"
+	nobody_binaries "$tmp"
+	chmod 644 "$tmp/nvml.ini"
 	# shellcheck disable=SC2086
-	setpriv --reuid=65534 --regid=65534 --clear-groups env GPUDOCTOR_NVML="$FAKE_NVML" \
-		GPUDOCTOR_FAKE_NVML="$tmp/nvml.ini" "$GPUDOCTOR" check --window 2s --json $lower \
+	setpriv --reuid=65534 --regid=65534 --clear-groups env GPUDOCTOR_NVML="$NOBODY_FAKE_NVML" \
+		GPUDOCTOR_FAKE_NVML="$tmp/nvml.ini" "$NOBODY_GPUDOCTOR" check --window 2s --json $lower \
 		>"$tmp/denied.json" 2>"$tmp/denied.err"
 	[ $? -le 2 ] || { cat "$tmp/denied.err"; fail "check as nobody failed"; }
 	jq -e '.unavailable[] | select(.evidence == "job_samples") | .status == "denied" and

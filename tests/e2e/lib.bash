@@ -50,3 +50,19 @@ ${5:+gpm_sm_occupancy_pct = 4}
 ${5:+gpm_tensor_pct = 0}
 INI
 }
+
+# nobody_binaries DIR: copies the binary and the fake NVML into DIR/nobody,
+# readable and runnable by anyone, and sets NOBODY_GPUDOCTOR and
+# NOBODY_FAKE_NVML to the copies.  A test that runs gpudoctor as nobody must
+# use them: a checkout in a directory only its owner may enter (Debian
+# creates home directories 0700; /root is 0700) is out of nobody's reach,
+# and the run would fail with "Permission denied" (exit 126) whatever
+# gpudoctor does.  Needs FAKE_NVML set by the caller.
+nobody_binaries() {
+	mkdir -p "$1/nobody" && cp "$GPUDOCTOR" "$1/nobody/gpudoctor" &&
+		cp "$FAKE_NVML" "$1/nobody/libnvidia-ml.so.1" &&
+		chmod 755 "$1" "$1/nobody" "$1/nobody/gpudoctor" && chmod 644 "$1/nobody/libnvidia-ml.so.1" ||
+		fail "cannot copy the binaries for nobody into $1/nobody"
+	NOBODY_GPUDOCTOR=$1/nobody/gpudoctor
+	NOBODY_FAKE_NVML=$1/nobody/libnvidia-ml.so.1
+}

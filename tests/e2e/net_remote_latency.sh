@@ -75,11 +75,13 @@ measure() {
 	kill -0 "$spid" 2>/dev/null || fail "the TCP transfer from $A to $B did not start"
 	job=$spid   # ip netns exec and setpriv exec nc: the same pid
 	fake_nvml_ini "$tmp/nvml.ini" "$job" 90
-	chmod 755 "$tmp" && chmod 644 "$tmp/nvml.ini"
+	chmod 644 "$tmp/nvml.ini"
+	local bin=$GPUDOCTOR lib=$FAKE_NVML
+	[ "$as" = nobody ] && { nobody_binaries "$tmp"; bin=$NOBODY_GPUDOCTOR; lib=$NOBODY_FAKE_NVML; }
 	# timeout only guards against a hang (so the trap gets to delete the
 	# namespaces), it does not judge gpudoctor's speed.
-	"${run[@]}" "${user[@]}" env GPUDOCTOR_NVML="$FAKE_NVML" GPUDOCTOR_FAKE_NVML="$tmp/nvml.ini" \
-		timeout 40 "$GPUDOCTOR" check --window 2s --json >"$out" 2>"$tmp/err"
+	"${run[@]}" "${user[@]}" env GPUDOCTOR_NVML="$lib" GPUDOCTOR_FAKE_NVML="$tmp/nvml.ini" \
+		timeout 40 "$bin" check --window 2s --json >"$out" 2>"$tmp/err"
 	rc=$?
 	kill "$spid" "$lpid" 2>/dev/null
 	wait "$spid" "$lpid" 2>/dev/null
