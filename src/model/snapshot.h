@@ -340,8 +340,8 @@
  * PMI_RANK (the size and local keys of the same launcher follow). */
 #define GD_JOB_RANK_FIELDS(X) \
 	X(U64, pid, "", LABEL, "the GPU job process (host pid namespace)") \
-	X(S16, status, "", LABEL, "ok, no_rank (none of the rank keys set), denied (environ not readable: reason), other_pidns (the pid NVML lists is another process here: gpudoctor sees another pid namespace), gone (exited before it was read)") \
-	X(S256, reason, "", LABEL, "why, when not ok") \
+	X(S16, status, "", LABEL, "ok, no_rank (none of the rank keys set), denied (environ not readable: reason), other_pidns (the pid NVML lists is another process here: gpudoctor sees another pid namespace), gone (exited before it was read), failed (another read error)") \
+	X(S256, reason, "", LABEL, "why, when not ok; with ok or no_rank, what was left out (a rank key that is not a number, an environment cut at 4 MiB)") \
 	X(S256, job, "", LABEL, "job id, the first of slurm:<SLURM_JOB_ID>.<SLURM_STEP_ID>, torchelastic:<TORCHELASTIC_RUN_ID> (not torchrun's default none), master:<MASTER_ADDR>:<MASTER_PORT>, k8s:<namespace>/<pod>") \
 	X(S16, launcher, "", LABEL, "whose keys gave the rank: torchelastic, kubeflow, deepspeed, env (RANK from another launcher), slurm, openmpi, pmi") \
 	X(U64, rank, "", LABEL, "global rank (RANK, SLURM_PROCID, OMPI_COMM_WORLD_RANK, PMI_RANK)") \
