@@ -33,6 +33,7 @@
 
 #include "core/i18n.h"
 #include "core/xalloc.h"
+#include "model/snapshot.h"
 
 #define EXPR_MAX 8192
 #define MAX_STEPS 11000   /* Prometheus' points per series */

@@ -9,11 +9,13 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "core/i18n.h"
 #include "output/output.h"
+#include "output/timeline.h"
 
 static void iso_time(double t, char *buf, size_t size)
 {
