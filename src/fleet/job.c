@@ -62,6 +62,17 @@ void gd_fleet_job_release(struct gd_fleet_job *j)
 	memset(j, 0, sizeof *j);
 }
 
+static int by_id(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+void gd_fleet_job_seen_sort(struct gd_fleet_job *j)
+{
+	if (j->seen_jobs.n > 1)
+		qsort(j->seen_jobs.items, j->seen_jobs.n, 128, by_id);
+}
+
 static int by_node_pid(const void *a, const void *b)
 {
 	const struct gd_jv_rank *x = a, *y = b;
@@ -303,6 +314,7 @@ int gd_fleet_job_run(struct gd_prom *p, const struct gd_fleet_opts *o, const cha
 			gd_strlcpy(id, job_of(&res.s[i]), 128);
 		}
 		gd_prom_result_release(&res);
+		gd_fleet_job_seen_sort(j);
 		gd_strlcpy(j->job, job, sizeof j->job);
 		rv = -ENOENT;
 		goto out;

@@ -49,6 +49,8 @@ int gd_fleet_job_files(char *const *paths, size_t n, const struct gd_fleet_opts 
  * the ranks are filled, sorts them, judges them. */
 void gd_fleet_job_alloc(struct gd_fleet_job *j, size_t n, size_t nsteps);
 void gd_fleet_job_judge(struct gd_fleet_job *j);
+/* Sorts seen_jobs (the ids seen when none matched). */
+void gd_fleet_job_seen_sort(struct gd_fleet_job *j);
 void gd_fleet_job_release(struct gd_fleet_job *j);
 
 /* job_out.c; the exit status of the verdict: 0 nothing holds the job back,

@@ -247,6 +247,7 @@ int gd_fleet_job_files(char *const *paths, size_t n, const struct gd_fleet_opts 
 	GD_VEC_EACH(ups, const struct up, u)
 		end = fmax(end, u->t);
 	if (!ranks.n || !isfinite(end)) {
+		gd_fleet_job_seen_sort(j);
 		rc = -ENOENT;
 		goto out;
 	}

@@ -26,6 +26,11 @@ static void iso_time(double t, char *buf, size_t size)
 	strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/* The reasons a rank is stuck (job_verdict.h), marked for the catalogue. */
+static const char *const stuck_reasons[] __attribute__((unused)) = {
+	N_("process gone"), N_("stopped (T)"), N_("in D state"), N_("GPU lost"), N_("no progress"),
+};
+
 static const char *kind_name(enum gd_jv_kind k)
 {
 	static const char *const names[] = { "no_data", "healthy", "slow_rank", "rank_stuck", "no_rank_stands_out",

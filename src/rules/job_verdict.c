@@ -276,6 +276,7 @@ void gd_jv_judge(const struct gd_jv_input *in, struct gd_jv *v)
 	size_t *known = NULL, *waiting = NULL;
 	bool *slow = gd_xcalloc(T + 1, sizeof *slow), *judged = gd_xcalloc(T + 1, sizeof *judged);
 	bool *stuck_mask = gd_xcalloc((n + 1) * (T + 1), sizeof *stuck_mask), *cul_steps = gd_xcalloc(T + 1, sizeof *cul_steps);
+	bool *slow_mask = gd_xcalloc((n + 1) * (T + 1), sizeof *slow_mask);
 	size_t nslow = 0, nstuck = 0;
 
 	memset(v, 0, sizeof *v);
@@ -355,7 +356,7 @@ void gd_jv_judge(const struct gd_jv_input *in, struct gd_jv *v)
 				row->stuck_steps++;
 				row->stuck_why = why;
 			} else if (isfinite(p->wait) && p->wait < par->wait_lo) {
-				slow[t] = true;
+				slow[t] = slow_mask[i * T + t] = true;
 				row->slow_steps++;
 			}
 next:
@@ -427,13 +428,9 @@ next:
 
 			v->rows[*c].culprit = true;
 			culprits_there += strcmp(r->node, first) == 0;
-			for (size_t t = 0; t < T; t++) {
-				const struct gd_jv_point *p = &r->p[t];
-
-				if (v->kind == GD_JV_STUCK ? stuck_mask[*c * T + t]
-							   : (p->seen && isfinite(p->wait) && p->wait < par->wait_lo))
+			for (size_t t = 0; t < T; t++)
+				if (v->kind == GD_JV_STUCK ? stuck_mask[*c * T + t] : slow_mask[*c * T + t])
 					cul_steps[t] = true;
-			}
 		}
 		for (size_t i = 0; i < n; i++)
 			on_node += strcmp(in->ranks[i].node, first) == 0;
@@ -481,5 +478,6 @@ next:
 	free(slow);
 	free(judged);
 	free(stuck_mask);
+	free(slow_mask);
 	free(cul_steps);
 }
