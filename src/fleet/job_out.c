@@ -196,6 +196,9 @@ static void verdict_line(const struct gd_fleet_job *j, char *buf, size_t size)
 	len = strlen(buf);
 	if (causes[0])
 		snprintf(buf + len, size - len, _("; its node's own findings: %s"), causes);
+	else if (v->kind == GD_JV_STUCK)
+		snprintf(buf + len, size - len, "%s",
+			 _("; its node has no finding of its own: look at the rank's process itself (py-spy dump, its log)"));
 	else
 		snprintf(buf + len, size - len, "%s",
 			 _("; its node has no finding of its own: look at the rank's own work (its data, its step)"));
@@ -286,6 +289,8 @@ void gd_fleet_job_print_text(FILE *out, const struct gd_fleet_job *j, const stru
 	}
 	GD_VEC_EACH(p->warnings, const struct gd_prom_warning, w)
 		fprintf(out, _("  warning (query %s): %s\n"), w->query, w->text);
+	if (!p->queries)
+		return;  /* recordings */
 	fprintf(out, _("\n%zu queries, %.3f s, %zu bytes"), p->queries, p->seconds, p->bytes);
 	if (p->samples > 0)
 		fprintf(out, _(", %.0f samples read"), p->samples);
