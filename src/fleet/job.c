@@ -15,10 +15,15 @@
  *   gpus     range  (gpudoctor_gpu_activity_sm_active_ratio{M}
  *                    or gpudoctor_gpus_util_gpu_ratio{M} or gpudoctor_gpus_lost{M})
  *                   and on(instance, gpu) INFO
- *   up       range  up{M} and on(instance) last_over_time(INFO[R])
+ *   up       range  up{M} and on(instance)
+ *                   group by (instance) (last_over_time(INFO[5m]))
  *   findings instant max by (instance, rule, severity, subject)
  *                   (max_over_time(gpudoctor_finding{M}[R]))
  *                   and on(instance) last_over_time(INFO[R])
+ * up is kept at the steps where the node had a rank of the job in the 5
+ * minutes before (Prometheus' lookback): a rank gone while its node is
+ * still scraped is seen for those 5 minutes, enough for job.rank_stuck
+ * (bench/fleet/job.sh: [R] at every step read 100 times the samples).
  * and, only when no rank matched, one more: the job ids seen in the range.
  * Every answer is per rank or per node: its size is ranks x steps points,
  * and the series are matched to the ranks here by a sorted lookup.
@@ -354,7 +359,10 @@ int gd_fleet_job_run(struct gd_prom *p, const struct gd_fleet_opts *o, const cha
 		}
 	gd_prom_result_release(&res);
 
-	snprintf(e, EXPR_MAX, "up{%.*s} and on(instance) %s", (int)strlen(m) - (m[0] != 0), m, info_r);
+	snprintf(e, EXPR_MAX,
+		 "up{%.*s} and on(instance) group by (instance) (last_over_time(gpudoctor_job_rank_info{%sexported_job=\"%s\"}[5m]) "
+		 "or last_over_time(gpudoctor_job_rank_info{%sjob=\"%s\"}[5m]))",
+		 (int)strlen(m) - (m[0] != 0), m, m, jq, m, jq);
 	if ((rv = gd_prom_query_range(p, "up", e, j->t0, step, &res, err)) < 0)
 		goto out;
 	for (size_t i = 0; i < res.n; i++)
