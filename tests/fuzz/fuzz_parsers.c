@@ -320,8 +320,13 @@ static void fuzz_prom(const uint8_t *data, size_t size)
 		abort();
 	}
 	if (rc == 0)
-		for (size_t i = 0; i < r.n; i++)
+		for (size_t i = 0; i < r.n; i++) {
+			double t, v;
+
 			(void)gd_prom_label(&r.s[i], "instance");
+			for (size_t k = 0; gd_prom_point(&r.s[i], k, &t, &v); k++)
+				;  /* a matrix's points (fleet --job) */
+		}
 	gd_prom_result_release(&r);
 }
 
