@@ -383,7 +383,7 @@ static void fuzz_sku(const uint8_t *data, size_t size)
  * hold as written: its bytes are not printable), then the input. */
 static void fuzz_environ(const uint8_t *data, size_t size)
 {
-	static const char decoy[] = "SECRET_TOKEN=\x01\x02decoy";
+	static const char decoy[] = "SECRET_TOKEN=\x01\x02" "decoy";
 	char *buf = malloc(sizeof decoy + size);
 	struct gd_environ e;
 	struct gd_job_rank r;
