@@ -30,12 +30,10 @@
 #include "collect/job_rank.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "core/i18n.h"
 #include "core/xalloc.h"
@@ -256,60 +254,6 @@ bool gd_dns_name_ok(const char *s, bool dots)
 
 /* ---- the collector ------------------------------------------------------ */
 
-/* Reads proc/<pid>/environ whole, or its first ENVIRON_CAP bytes (*cut). */
-static int read_environ(const struct gd_root *root, uint64_t pid, char **out, size_t *len, bool *cut)
-{
-	char rel[64];
-	size_t n = 0, size = 16384;
-	char *p;
-	int fd;
-
-	*out = NULL;
-	*len = 0;
-	*cut = false;
-	snprintf(rel, sizeof rel, "proc/%" PRIu64 "/environ", pid);
-	if ((fd = gd_root_openat(root, rel, O_RDONLY | O_CLOEXEC)) < 0)
-		return fd;
-	p = gd_xmalloc(size);
-	for (;;) {
-		ssize_t got;
-
-		if (n == size) {
-			char *bigger;
-
-			if (size >= ENVIRON_CAP) {
-				*cut = true;
-				break;
-			}
-			/* grown by hand, so that the old block is wiped too */
-			bigger = gd_xmalloc(size * 2);
-			memcpy(bigger, p, n);
-			explicit_bzero(p, size);
-			free(p);
-			p = bigger;
-			size *= 2;
-		}
-		got = read(fd, p + n, size - n);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			int e = -errno;
-
-			explicit_bzero(p, size);
-			free(p);
-			close(fd);
-			return e;
-		}
-		if (got == 0)
-			break;
-		n += (size_t)got;
-	}
-	close(fd);
-	*out = p;
-	*len = n;
-	return 0;
-}
-
 /* A small file through the process's root, its first line when it is a
  * DNS name (dots: a host name); "" otherwise. */
 static void read_name(const struct gd_root *root, uint64_t pid, const char *path, bool dots, char *out, size_t outsz)
@@ -410,23 +354,25 @@ static void one(const struct gd_collect_ctx *ctx, struct gd_snapshot *s, struct 
 {
 	const struct gd_proc *p = gd_vec_find_u64(&s->procs, sizeof(struct gd_proc), offsetof(struct gd_proc, pid), r->pid.v);
 	struct gd_environ e;
-	char *buf;
+	char *buf, rel[64];
 	size_t len;
-	bool cut;
-	int rc = read_environ(ctx->root, r->pid.v, &buf, &len, &cut);
+	int rc;
+
+	snprintf(rel, sizeof rel, "proc/%" PRIu64 "/environ", r->pid.v);
+	rc = gd_root_read_private(ctx->root, rel, &buf, &len, ENVIRON_CAP + 1);
 
 	if (rc == -ENOENT || rc == -ESRCH) {
 		GD_STRSET(r->status, "gone");
-		snprintf(r->reason, sizeof r->reason, _("/proc/%" PRIu64 "/environ: the process exited before it was read"),
-			 r->pid.v);
+		snprintf(r->reason, sizeof r->reason, _("/proc/%llu/environ: the process exited before it was read"),
+			 (unsigned long long)r->pid.v);
 		return;
 	}
 	if (rc == -EACCES || rc == -EPERM) {
 		GD_STRSET(r->status, "denied");
 		snprintf(r->reason, sizeof r->reason,
-			 _("/proc/%" PRIu64 "/environ: %s (another user's process: needs root, or CAP_SYS_PTRACE and "
+			 _("/proc/%llu/environ: %s (another user's process: needs root, or CAP_SYS_PTRACE and "
 			   "CAP_DAC_READ_SEARCH)"),
-			 r->pid.v, strerror(-rc));
+			 (unsigned long long)r->pid.v, strerror(-rc));
 		t->denied++;
 		first_reason(t, r->reason);
 		pod_of(ctx, p, NULL, r);   /* the UID still comes from the cgroup */
@@ -443,12 +389,35 @@ static void one(const struct gd_collect_ctx *ctx, struct gd_snapshot *s, struct 
 	gd_job_rank_from_environ(&e, r);
 	if (!e.entries)
 		note(r, _("empty environment (an exited process, or one that cleared it)"));
-	if (cut)
+	if (rc == 1)
 		note(r, _("environment longer than 4 MiB: the keys past it were not read"));
 	pod_of(ctx, p, &e, r);
 	gd_job_rank_set_job(r);
-	explicit_bzero(buf, len);
-	free(buf);
+	gd_free_private(buf, len);
+}
+
+/* Whether the /proc read here is the host's: 1 yes (its pid 1 is in the
+ * initial pid namespace), 0 another's (view names it), -1 not known. */
+static int host_view(const struct gd_root *root, char *view, size_t size)
+{
+	if (gd_root_readlink(root, "proc/1/ns/pid", view, size) < 0 || strncmp(view, "pid:[", 5) != 0)
+		return -1;
+	return strcmp(view, PID_INIT_NS) == 0;
+}
+
+/* The GPUs of pid: v[i..) while the pid is the same, as "0,1"; returns the
+ * index past them. */
+static size_t gpus_of(const struct pid_gpu *v, size_t n, size_t i, char *out, size_t size)
+{
+	size_t j = i, at = 0;
+
+	out[0] = '\0';
+	for (; j < n && v[j].pid == v[i].pid; j++) {
+		if (!v[j].has_gpu || (j > i && v[j].gpu == v[j - 1].gpu) || at >= size - 1)
+			continue;
+		at += (size_t)snprintf(out + at, size - at, "%s%" PRIu64, at ? "," : "", v[j].gpu);
+	}
+	return j;
 }
 
 enum gd_src_status gd_collect_job_ranks(const struct gd_collect_ctx *ctx, struct gd_snapshot *s, struct gd_err *err)
@@ -457,34 +426,36 @@ enum gd_src_status gd_collect_job_ranks(const struct gd_collect_ctx *ctx, struct
 	size_t n = job_pids(s, &v);
 	struct tally t = { 0 };
 	char view[64] = "";
-	bool other_view = false;
+	int host = n ? host_view(ctx->root, view, sizeof view) : -1;
 
-	/* NVML's pids are the host's: is this /proc the host's? */
-	if (n && gd_root_readlink(ctx->root, "proc/1/ns/pid", view, sizeof view) >= 0 && strncmp(view, "pid:[", 5) == 0)
-		other_view = strcmp(view, PID_INIT_NS) != 0;
 	for (size_t i = 0; i < n;) {
 		struct gd_job_rank *r = GD_PUSH(s, job_ranks, struct gd_job_rank);
-		size_t j = i, at = 0;
+		bool listed;
 
 		gd_u64_set(&r->pid, v[i].pid);
-		for (; j < n && v[j].pid == v[i].pid; j++) {
-			if (!v[j].has_gpu || (j > i && v[j].gpu == v[j - 1].gpu))
-				continue;
-			at += (size_t)snprintf(r->gpus + at, at < sizeof r->gpus ? sizeof r->gpus - at : 0, "%s%" PRIu64,
-					       at ? "," : "", v[j].gpu);
-			if (at >= sizeof r->gpus)
-				at = sizeof r->gpus - 1;
-		}
-		i = j;
+		i = gpus_of(v, n, i, r->gpus, sizeof r->gpus);
 		t.jobs++;
-		if (other_view) {
+		listed = s->procs.n == 0 ||
+			 gd_vec_find_u64(&s->procs, sizeof(struct gd_proc), offsetof(struct gd_proc, pid), r->pid.v);
+		if (host == 0 || (!listed && host < 0)) {
+			/* NVML's pids are the host's */
 			GD_STRSET(r->status, "other_pidns");
-			snprintf(r->reason, sizeof r->reason,
-				 _("NVML gives host pids, and this /proc shows the pid namespace %s, not the host's: "
-				   "run gpudoctor in the host's pid namespace (hostPID: true, --pid=host)"),
-				 view);
-			t.other++;
-			first_reason(&t, r->reason);
+			if (host == 0)
+				snprintf(r->reason, sizeof r->reason,
+					 _("NVML gives host pids, and this /proc shows the pid namespace %s, not the host's: "
+					   "run gpudoctor in the host's pid namespace (hostPID: true, --pid=host)"),
+					 view);
+			else
+				snprintf(r->reason, sizeof r->reason,
+					 _("NVML lists pid %llu, which this /proc does not have: a process of another pid "
+					   "namespace (NVML gives host pids), or one that just exited"),
+					 (unsigned long long)r->pid.v);
+			/* a /proc not the host's is a deployment the source
+			 * says; one pid outside it is a fact of the record */
+			if (host == 0) {
+				t.other++;
+				first_reason(&t, r->reason);
+			}
 			continue;
 		}
 		one(ctx, s, r, &t);
