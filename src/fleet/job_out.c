@@ -88,16 +88,21 @@ static void node_findings(const struct gd_fleet_job *j, const char *node, char *
 		snprintf(buf, size, "-");
 }
 
+#define CAUSES_SHOWN 6  /* in the verdict line; --json has them all */
+
 static void causes_text(const struct gd_jv *v, char *buf, size_t size)
 {
-	size_t len;
+	size_t len, k = 0;
 
 	buf[0] = '\0';
 	GD_VEC_EACH(v->causes, const struct gd_jv_finding, f) {
 		len = strlen(buf);
-		if (len + strlen(f->rule) + strlen(f->subject) + strlen(f->node) + 12 >= size)
+		if (k == CAUSES_SHOWN || len + strlen(f->rule) + strlen(f->subject) + strlen(f->node) + 40 >= size) {
+			snprintf(buf + len, size - len, _(" and %zu more"), v->causes.n - k);
 			break;
+		}
 		snprintf(buf + len, size - len, "%s%s %s (%s)", len ? ", " : "", f->rule, f->subject, f->node);
+		k++;
 	}
 }
 
