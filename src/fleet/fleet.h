@@ -130,6 +130,9 @@ const char *gd_fleet_remedy(const char *rule, const char *unknown);
 /* True for the rules whose repeats point at hardware (repeat offenders). */
 bool gd_fleet_is_hardware(const char *rule);
 
+/* The --match matchers of o as PromQL, comma-joined ("" for none). */
+int gd_fleet_matchers(const struct gd_fleet_opts *o, char *buf, size_t size, struct gd_err *err);
+
 /* Runs the queries through p (set up by the caller) and fills f.  0, or
  * negative with err set when a query failed. */
 int gd_fleet_run(struct gd_prom *p, const struct gd_fleet_opts *o, struct gd_fleet *f, struct gd_err *err);
@@ -141,7 +144,10 @@ struct gd_thresholds;
 int gd_fleet_files(char *const *paths, size_t n, const struct gd_fleet_opts *o, const struct gd_thresholds *th,
 		   struct gd_fleet *f, struct gd_vec *warnings, struct gd_err *err);
 
-/* fleet_out.c */
+/* fleet_out.c; s padded to cols display columns (a CJK character takes
+ * two), on the right (left-aligned) or on the left (right-aligned). */
+void gd_fleet_pad_left(FILE *out, const char *s, size_t cols);
+void gd_fleet_pad_right(FILE *out, const char *s, size_t cols);
 void gd_fleet_print_text(FILE *out, const struct gd_fleet *f, const struct gd_prom *p, const char *url);
 json_t *gd_fleet_json(const struct gd_fleet *f, const struct gd_prom *p, const char *url);
 void gd_fleet_print_html(FILE *out, const struct gd_fleet *f, const struct gd_prom *p, const char *url);

@@ -391,6 +391,98 @@ static void test_gpu_activity_means(void **state)
 	gd_snapshot_release(&b);
 }
 
+/* job_ranks[]: one info series per ranked process with the fixed label
+ * set ("" where unknown) and pid; whether each identity could be read;
+ * nothing of the section as generic series. */
+static void test_job_ranks(void **state)
+{
+	struct gd_snapshot s;
+	struct gd_job_rank *r;
+	char *text;
+
+	(void)state;
+	gd_snapshot_init(&s);
+	gd_f64_set(&s.host.uptime_s, 10);
+	r = GD_PUSH(&s, job_ranks, struct gd_job_rank);
+	gd_u64_set(&r->pid, 4242);
+	GD_STRSET(r->status, "ok");
+	GD_STRSET(r->job, "torchelastic:a\"b");
+	gd_u64_set(&r->rank, 3);
+	gd_u64_set(&r->world_size, 16);
+	gd_u64_set(&r->node_rank, 0);
+	GD_STRSET(r->gpus, "3");
+	r = GD_PUSH(&s, job_ranks, struct gd_job_rank);
+	gd_u64_set(&r->pid, 4300);
+	GD_STRSET(r->status, "denied");
+	GD_STRSET(r->reason, "proc/4300/environ: Permission denied");
+	r = GD_PUSH(&s, job_ranks, struct gd_job_rank);
+	gd_u64_set(&r->pid, 4400);
+	GD_STRSET(r->status, "no_rank");
+	text = render(NULL, &s, NULL);
+	assert_has(text, "# TYPE gpudoctor_job_rank_info gauge\n");
+	assert_has(text, "gpudoctor_job_rank_info{job=\"torchelastic:a\\\"b\",rank=\"3\",local_rank=\"\",world_size=\"16\","
+			 "node_rank=\"0\",gpu=\"3\",pod=\"\",namespace=\"\",pid=\"4242\"} 1\n");
+	assert_lacks(text, "pid=\"4300\"} 1");
+	assert_lacks(text, "pid=\"4400\"} 1");
+	assert_has(text, "gpudoctor_job_rank_identity_success{pid=\"4242\",status=\"ok\"} 1\n");
+	assert_has(text, "gpudoctor_job_rank_identity_success{pid=\"4300\",status=\"denied\"} 0\n");
+	assert_has(text, "gpudoctor_job_rank_identity_success{pid=\"4400\",status=\"no_rank\"} 1\n");
+	assert_lacks(text, "gpudoctor_job_ranks_");
+	free(text);
+	gd_snapshot_release(&s);
+}
+
+/* Per rank, for fleet --job: the NCCL share of the main and NCCL threads'
+ * samples over the interval, and the main thread's state as five series. */
+static void test_job_rank_waits(void **state)
+{
+	struct gd_snapshot a, b;
+	char *text;
+
+	(void)state;
+	pair_init(&a, &b, 1.0);
+	for (int k = 0; k < 2; k++) {
+		struct gd_snapshot *s = k ? &b : &a;
+		struct gd_job_thread *t = GD_PUSH(s, job_threads, struct gd_job_thread);
+
+		gd_u64_set(&t->pid, 77);
+		gd_u64_set(&t->tid, 77);
+		GD_STRSET(t->role, "main");
+		GD_STRSET(t->state, k ? "t" : "R");
+		gd_u64_set(&t->sampled, 1);
+		gd_u64_set(&t->samples_nccl, k ? 160 : 100);
+		gd_u64_set(&t->samples_python, k ? 240 : 200);
+		gd_u64_set(&t->samples_cuda, 0);
+		gd_u64_set(&t->samples_framework, 0);
+		gd_u64_set(&t->samples_kernel, 0);
+		gd_u64_set(&t->samples_other, 0);
+		t = GD_PUSH(s, job_threads, struct gd_job_thread);  /* its NCCL thread */
+		gd_u64_set(&t->pid, 77);
+		gd_u64_set(&t->tid, 78);
+		GD_STRSET(t->role, "nccl");
+		gd_u64_set(&t->sampled, 1);
+		gd_u64_set(&t->samples_nccl, k ? 20 : 0);
+		gd_u64_set(&t->samples_python, 0);
+		gd_u64_set(&t->samples_cuda, 0);
+		gd_u64_set(&t->samples_framework, 0);
+		gd_u64_set(&t->samples_kernel, 0);
+		gd_u64_set(&t->samples_other, 0);
+	}
+	text = render(&a, &b, NULL);
+	assert_has(text, "# TYPE gpudoctor_job_rank_nccl_wait_ratio gauge\n");
+	assert_has(text, "gpudoctor_job_rank_nccl_wait_ratio{pid=\"77\"} 0.666666666666667\n");  /* (60 + 20) / 120 */
+	assert_has(text, "gpudoctor_job_main_thread_state{pid=\"77\",state=\"T\"} 1\n");
+	assert_has(text, "gpudoctor_job_main_thread_state{pid=\"77\",state=\"R\"} 0\n");
+	assert_lacks(text, "pid=\"78\"");
+	free(text);
+	/* one snapshot: no interval, no series */
+	text = render(NULL, &b, NULL);
+	assert_lacks(text, "gpudoctor_job_rank_nccl_wait_ratio{");
+	free(text);
+	gd_snapshot_release(&a);
+	gd_snapshot_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -403,6 +495,8 @@ int main(void)
 		cmocka_unit_test(test_procs_selection),
 		cmocka_unit_test(test_findings_and_collectors),
 		cmocka_unit_test(test_gpu_activity_means),
+		cmocka_unit_test(test_job_ranks),
+		cmocka_unit_test(test_job_rank_waits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
