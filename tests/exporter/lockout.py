@@ -28,11 +28,12 @@ head-deadline: a request head must arrive within the time-out counted from
   Connection P (127.0.0.2, a 4 KiB receive buffer) sends 400 pipelined GET
   /metrics (12 MB of replies: more than any socket buffer holds, so the
   server writes them for as long as P does not read) followed by the first
-  byte of a 401st, and reads nothing for 6 s; at 3 s connection R
+  byte of a 401st, and reads nothing for 7 s; at 3.5 s connection R
   (127.0.0.3) sends one byte of a request and nothing more.  Then P reads
-  the 400 replies.  P's pending head began at 0 s, R's at 3 s: the server
-  must close P while R is still open (a server that starts P's time at
-  its last reply, 6 s or later, closes R first).  Only the order is judged.
+  the 400 replies.  P's pending head began at 0 s, R's at 3.5 s: the
+  server must close P while R is still open (a server that starts P's time
+  at its last reply, 7 s or later, closes R first).  Only the order is
+  judged.
 
 Every socket has a time-out, so nothing waits forever.
 """
@@ -272,10 +273,10 @@ def head_deadline(a):
     p = connect(addr, "127.0.0.2", rcvbuf=4096)
     t0 = time.monotonic()
     p.sendall(b"GET /metrics HTTP/1.1\r\nHost: lockout\r\n\r\n" * n + b"G")
-    time.sleep(3)
+    time.sleep(3.5)
     r = connect(addr, "127.0.0.3")
     r.sendall(b"G")
-    time.sleep(3)
+    time.sleep(3.5)
     buf, got = b"", 0
     while got < n:
         rep = read_reply(p, buf)
@@ -291,9 +292,9 @@ def head_deadline(a):
     r.close()
     fmt = lambda t: "still open" if t is None else "closed at %.1f s" % t
     print("P: 400 pipelined replies read by %.1f s, its 401st head (begun at 0 s) %s; "
-          "R (head begun at 3 s) %s" % (done, fmt(tp), fmt(tr)))
+          "R (head begun at 3.5 s) %s" % (done, fmt(tp), fmt(tr)))
     if tp is None or tr is not None:
-        print("FAIL: the head pipelined behind 400 replies outlived one begun 3 s later")
+        print("FAIL: the head pipelined behind 400 replies outlived one begun 3.5 s later")
         return 1
     return 0
 

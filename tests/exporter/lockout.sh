@@ -11,8 +11,8 @@
 #     one of 30 scrapes;
 #   - (on a second server, meanwhile) a request head's time counts from its
 #     first byte, not from the reply before it: the first byte of a request
-#     pipelined behind 400 replies that the client reads only after 6 s is
-#     closed before the head of another connection begun 3 s after it.
+#     pipelined behind 400 replies that the client reads only after 7 s is
+#     closed before the head of another connection begun 3.5 s after it.
 # Only outcomes and their order are judged, no durations.
 set -u
 . "$(dirname "$0")/lib.bash"
