@@ -390,6 +390,9 @@ static void conn_mark(struct gd_http *h, const struct conn *c)
 	} else if (c->in_len) {
 		s->state = GD_HTTP_CONN_HEAD;   /* conn_serve answered every whole request */
 		s->since_s = c->head_s;
+	} else if (!c->rx_s) {
+		s->state = GD_HTTP_CONN_NEW;
+		s->since_s = s->active_s;  /* when it was accepted: no progress since */
 	} else {
 		s->state = GD_HTTP_CONN_IDLE;
 		s->since_s = s->active_s;
@@ -764,6 +767,7 @@ static int conn_rank(const struct gd_http_slot *s, double now)
 		return 0;
 	case GD_HTTP_CONN_HEAD:
 		return now - s->since_s > GD_HTTP_SLOW_S ? 0 : 1;
+	case GD_HTTP_CONN_NEW:
 	case GD_HTTP_CONN_REPLY:
 		return now - s->since_s > GD_HTTP_SLOW_S ? 0 : 2;
 	case GD_HTTP_CONN_IDLE:
@@ -824,7 +828,7 @@ void gd_http_conn_take(struct gd_http_conns *t, size_t i, const unsigned char ke
 	struct gd_http_slot *s = &t->slot[i];
 
 	s->used = true;
-	s->state = GD_HTTP_CONN_IDLE;
+	s->state = GD_HTTP_CONN_NEW;
 	memcpy(s->addr, key, 16);
 	s->active_s = s->since_s = now;
 }

@@ -18,18 +18,21 @@
  * How readily a connection gives its place up (its rank, then the oldest
  * since_s, then the lowest slot):
  *   0 spent: lingering after its last reply, or a request head or a reply
- *     that has taken more than GD_HTTP_SLOW_S since the request's first byte
- *     (a client that writes a request head in pieces, or reads its reply
- *     slowly: a scraper sends a head in one write and reads at once);
- *   1 idle (since its last activity; a new connection is idle), or a request
- *     head arriving for less than GD_HTTP_SLOW_S;
- *   2 a reply going out for less than GD_HTTP_SLOW_S since its request's
- *     first byte.
+ *     that has taken more than GD_HTTP_SLOW_S since the request's first
+ *     byte, or a connection silent for more than GD_HTTP_SLOW_S since it
+ *     was accepted (a client that writes a request head in pieces, reads
+ *     its reply slowly or sends nothing: a scraper sends its request at
+ *     once, in one write, and reads the reply at once);
+ *   1 idle after a request (since its last activity), or a request head
+ *     arriving for less than GD_HTTP_SLOW_S;
+ *   2 a new connection in its first GD_HTTP_SLOW_S, or a reply going out
+ *     for less than GD_HTTP_SLOW_S since its request's first byte.
  * So a newcomer is always admitted, and a connection that holds a place
  * without completing requests loses it first: 256 connections keeping half
  * a request pending (8 addresses x PER_IP_LIMIT fill the table) cannot lock
- * Prometheus out, nor can idle ones, and a scraper's new connection (the
- * newest of all, idle or with its head just arrived) is the last to go.
+ * Prometheus out, nor can idle ones, and a scraper's new connection keeps
+ * its place while its request comes and its reply goes out, however fast
+ * an attacker opens connections again in the places of those closed.
  * Connections are counted by scanning the table, not by a counter that a
  * slot freed twice could drive below zero.  A zeroed table is empty.
  */
@@ -44,7 +47,8 @@
 #define GD_HTTP_SLOW_S 1.0        /* a request head or reply taking longer is "spent" */
 
 enum gd_http_state {
-	GD_HTTP_CONN_IDLE,        /* waiting for a request; since_s: its last activity */
+	GD_HTTP_CONN_NEW,         /* nothing received yet; since_s: when it was accepted */
+	GD_HTTP_CONN_IDLE,        /* waiting for its next request; since_s: its last activity */
 	GD_HTTP_CONN_HEAD,        /* a request head incomplete; since_s: when its first byte came */
 	GD_HTTP_CONN_REPLY,       /* a reply going out; since_s: when its request's first byte came */
 	GD_HTTP_CONN_LINGER,      /* the last reply sent, closing; since_s: when that began */
@@ -73,7 +77,7 @@ void gd_http_conn_key(const struct sockaddr_storage *ss, unsigned char key[16]);
 /* Where a new connection from key goes at time now (seconds); sets *slot. */
 enum gd_http_admit gd_http_conn_admit(const struct gd_http_conns *t, const unsigned char key[16], double now,
 				      size_t *slot);
-/* Slot i now holds a new (idle) connection from key, active at now. */
+/* Slot i now holds a new connection from key (GD_HTTP_CONN_NEW), accepted at now. */
 void gd_http_conn_take(struct gd_http_conns *t, size_t i, const unsigned char key[16], double now);
 /* Slot i is free again (a free slot stays free). */
 void gd_http_conn_free(struct gd_http_conns *t, size_t i);

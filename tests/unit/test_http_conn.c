@@ -5,8 +5,9 @@
  * gives it up most readily (a spent one, else the one idle longest), other
  * addresses still admitted, a closed connection's place given again, a
  * full table giving the place of a spent connection (a request head or a
- * reply over 1 s, or lingering), else of the one idle longest, else of the
- * oldest young reply, so that no newcomer is refused; the attack of issue
+ * reply over 1 s, lingering, or silent over 1 s), else of the one idle
+ * longest, else of the oldest new connection or young reply, so that no
+ * newcomer is refused; the attack of issue
  * 31 (256 connections keeping half a request pending) replayed on the
  * table; IPv4 and IPv6 counted apart, and a slot freed twice counted once.
  *
@@ -118,20 +119,26 @@ static void test_per_address_limit(void **state)
 
 	key4("127.0.0.1", a);
 	key4("127.0.0.2", b);
-	open32(t, a, 1.0, 0);  /* the 1st to the 32nd are admitted, slot i idle since 1 + i */
-	/* the 33rd takes the place of a's connection idle longest, the 34th the next */
+	open32(t, a, 1.0, 0);  /* the 1st to the 32nd are admitted */
+	for (size_t i = 0; i < 32; i++) {
+		assert_int_equal(t->slot[i].state, GD_HTTP_CONN_NEW);
+		mark(t, i, GD_HTTP_CONN_IDLE, 1.0 + (double)i);  /* each answered, idle since 1 + i */
+	}
+	/* the 33rd takes the place of a's connection idle longest */
 	admit(t, a, 100.0, GD_HTTP_ADMIT_EVICT, 0);
-	admit(t, a, 101.0, GD_HTTP_ADMIT_EVICT, 1);
 	assert_int_equal(count(t, a), 32);
-	/* a's connection with a head arriving for 12 s goes before its idle ones */
+	/* the 34th the next: the 33rd, new for half a second, keeps its place */
+	admit(t, a, 100.5, GD_HTTP_ADMIT_EVICT, 1);
+	/* a's connection with a head arriving for 11 s goes before its idle ones */
 	mark(t, 9, GD_HTTP_CONN_HEAD, 90.0);
-	admit(t, a, 102.0, GD_HTTP_ADMIT_EVICT, 9);
-	/* the newest (admitted at 100, 101, 102) are the last to go */
+	admit(t, a, 101.0, GD_HTTP_ADMIT_EVICT, 9);
+	/* silent for over a second since it was accepted, the 33rd goes first */
+	admit(t, a, 101.2, GD_HTTP_ADMIT_EVICT, 0);
+	/* new connections in their first second are the last to go: the idle
+	 * ones (slots 2-8, 10-31) go before them, then the oldest of them */
 	for (size_t i = 0; i < 29; i++)
-		admit(t, a, 200.0 + (double)i, GD_HTTP_ADMIT_EVICT, i + 2 + (i >= 7));
-	admit(t, a, 300.0, GD_HTTP_ADMIT_EVICT, 0);
-	admit(t, a, 301.0, GD_HTTP_ADMIT_EVICT, 1);
-	admit(t, a, 302.0, GD_HTTP_ADMIT_EVICT, 9);
+		admit(t, a, 101.3 + (double)i / 1000.0, GD_HTTP_ADMIT_EVICT, i + 2 + (i >= 7));
+	admit(t, a, 101.4, GD_HTTP_ADMIT_EVICT, 1);  /* the 34th, accepted at 100.5 */
 	assert_int_equal(count(t, a), 32);
 	/* another address is still admitted, into the next free slot */
 	admit(t, b, 400.0, GD_HTTP_ADMIT_FREE, 32);
@@ -186,7 +193,8 @@ static void test_freed_twice_counted_once(void **state)
 	admit(t, a, 100.0, GD_HTTP_ADMIT_EVICT, 0);
 }
 
-/* Fills all 256 slots: slot i from 10.0.0.(i / 32), idle since 1000 + i. */
+/* Fills all 256 slots: slot i from 10.0.0.(i / 32), accepted at 1000 + i
+ * and silent since. */
 static void fill(struct gd_http_conns *t)
 {
 	char ip[32];
@@ -216,7 +224,7 @@ static void test_full_table_evicts_longest_idle(void **state)
 	admit(t, c, 2000.0, GD_HTTP_ADMIT_EVICT, 137);
 	assert_int_equal(count(t, c), 1);
 	assert_true(t->slot[137].active_s == 2000.0 && t->slot[137].since_s == 2000.0);
-	assert_true(t->slot[137].state == GD_HTTP_CONN_IDLE);
+	assert_true(t->slot[137].state == GD_HTTP_CONN_NEW);
 	/* then the next longest idle: slot 0 (idle since 1000) */
 	admit(t, d, 2001.0, GD_HTTP_ADMIT_EVICT, 0);
 	/* a tie goes to the lowest slot */
@@ -229,7 +237,7 @@ static void test_full_table_evicts_longest_idle(void **state)
 	mark(t, 1, GD_HTTP_CONN_REPLY, 2003.5);
 	t->slot[1].active_s = 1.0;
 	admit(t, d, 2004.0, GD_HTTP_ADMIT_EVICT, 2);
-	/* a head arriving for half a second is ranked as idle since its first byte */
+	/* a head arriving for half a second keeps it too, while older ones are spent */
 	mark(t, 3, GD_HTTP_CONN_HEAD, 2003.5);
 	admit(t, d, 2004.0, GD_HTTP_ADMIT_EVICT, 4);
 	assert_true(t->slot[1].used && t->slot[1].state == GD_HTTP_CONN_REPLY);
@@ -252,8 +260,9 @@ static void test_full_table_free_slot_first(void **state)
 }
 
 /* Spent connections go first: a head or a reply that has taken over 1 s
- * since its request's first byte, and lingering ones; then the idle and the
- * young heads; the young replies last. */
+ * since its request's first byte, lingering ones, new ones silent for over
+ * 1 s; then the idle and the young heads; new connections in their first
+ * second and young replies last. */
 static void test_spent_first(void **state)
 {
 	struct gd_http_conns *t = *state;
@@ -261,11 +270,15 @@ static void test_spent_first(void **state)
 
 	key4("10.0.0.100", c);
 	fill(t);
+	for (size_t i = 0; i < 256; i++)
+		mark(t, i, GD_HTTP_CONN_IDLE, 1000.0 + (double)i);  /* each answered */
 	/* a head begun 0.9 s ago is young: slot 0, idle since 1000, goes first */
 	mark(t, 42, GD_HTTP_CONN_HEAD, 1999.1);
 	admit(t, c, 2000.0, GD_HTTP_ADMIT_EVICT, 0);
 	/* 1.1 s later it is spent, and goes before idle ones older than it */
 	admit(t, c, 2000.2, GD_HTTP_ADMIT_EVICT, 42);
+	mark(t, 0, GD_HTTP_CONN_IDLE, 2000.0);  /* the newcomers answered */
+	mark(t, 42, GD_HTTP_CONN_IDLE, 2000.2);
 	/* a reply whose request began 1.5 s ago, a lingering one: spent, the
 	 * one that began first first */
 	mark(t, 77, GD_HTTP_CONN_REPLY, 2000.0);
@@ -277,11 +290,12 @@ static void test_spent_first(void **state)
 		mark(t, i, GD_HTTP_CONN_REPLY, 3000.1 + (double)(i % 7) / 10.0);
 	t->slot[123].since_s = 3000.05;
 	admit(t, c, 3001.0, GD_HTTP_ADMIT_EVICT, 123);
-	/* the newcomer, idle, goes before them; once it is a young reply, the
-	 * oldest of the rest (slots 0, 7, ...: their requests began at 3000.1) */
-	admit(t, c, 3001.0, GD_HTTP_ADMIT_EVICT, 123);
-	mark(t, 123, GD_HTTP_CONN_REPLY, 3001.0);
+	/* the newcomer, in its first second, ranks with them: the oldest of
+	 * the rest goes (slots 0, 7, ...: their requests began at 3000.1) */
 	admit(t, c, 3001.0, GD_HTTP_ADMIT_EVICT, 0);
+	/* once answered and idle, the newcomer goes first */
+	mark(t, 123, GD_HTTP_CONN_IDLE, 3001.0);
+	admit(t, c, 3001.1, GD_HTTP_ADMIT_EVICT, 123);
 	for (size_t i = 0; i < 256; i++)
 		assert_true(t->slot[i].used);
 }
@@ -289,8 +303,8 @@ static void test_spent_first(void **state)
 /* Issue 31's attack on the table: 8 addresses x 32 connections, each with a
  * head pending since some time in the last 8.8 s; a scraper from a ninth
  * address takes the place of the head pending longest, and the attacker's
- * connection opened again then takes another spent head's place, never
- * the scraper's. */
+ * connection opened again then takes another head's place (the spent ones
+ * first), and so on, 300 times in 0.3 s, never the scraper's. */
 static void test_slow_heads_give_way(void **state)
 {
 	struct gd_http_conns *t = *state;
@@ -306,14 +320,15 @@ static void test_slow_heads_give_way(void **state)
 	admit(t, scraper, now, GD_HTTP_ADMIT_EVICT, oldest);
 	key4("10.0.0.3", lost);  /* the address of slot oldest: 31 connections now */
 	assert_int_equal(count(t, lost), 31);
-	for (int k = 0; k < 100; k++) {
+	for (int k = 0; k < 300; k++) {
 		size_t slot = 9999;
 
 		/* the attacker opens it again; its "G" comes a moment later */
 		assert_int_equal(gd_http_conn_admit(t, lost, now, &slot), GD_HTTP_ADMIT_EVICT);
 		assert_true(slot != oldest);
 		assert_int_equal(t->slot[slot].state, GD_HTTP_CONN_HEAD);
-		assert_true(now - t->slot[slot].since_s > 1.0);
+		if (k < 200)
+			assert_true(now - t->slot[slot].since_s > 1.0);
 		memcpy(victim, t->slot[slot].addr, 16);
 		gd_http_conn_free(t, slot);
 		gd_http_conn_take(t, slot, lost, now);
