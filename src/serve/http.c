@@ -25,15 +25,18 @@
  * (tests/fuzz, target "http request").
  *
  * Limits, so that a flood or a slow client cannot starve Prometheus: at most
- * GD_HTTP_CONN_LIMIT connections and PER_IP_LIMIT from one address (more are
- * closed at once; when the table is full, a new connection from another
- * address replaces the connection idle longest: http_conn.h, the table's
- * bookkeeping, is at the end of this file), a request head of at most
- * HEAD_LIMIT bytes, TIMEOUT_S for a request head to arrive whole and of
- * inactivity before a connection is closed, and accept paused (not spun on)
- * when the process is out of file descriptors.  One thread runs an epoll
- * loop over every connection; a request only copies the published result,
- * so it takes microseconds.
+ * GD_HTTP_CONN_LIMIT connections and PER_IP_LIMIT from one address; a new
+ * connection is never refused but takes the place of one that holds it
+ * without completing requests, or of the one idle longest (of its own
+ * address when that one is at its limit: http_conn.h says which; the
+ * table's bookkeeping is at the end of this file), a request head of at
+ * most HEAD_LIMIT bytes, TIMEOUT_S for a request head to arrive whole,
+ * counted from its first byte whatever was answered before on the
+ * connection (a byte of the next request sent with this one starts the
+ * next one's time), TIMEOUT_S of inactivity before a connection is closed,
+ * and accept paused (not spun on) when the process is out of file
+ * descriptors.  One thread runs an epoll loop over every connection; a
+ * request only copies the published result, so it takes microseconds.
  *
  * ?lang: the collector thread renders /findings in the other language than
  * the process's (serve.h) while it is asked for.  The first request for it
@@ -74,8 +77,11 @@
 #define TIMEOUT_S 10.0
 #define LINGER_S 1.0
 #define HDR_MAX 640               /* a response's status line and fields */
-#define EV_LISTEN ((uint64_t)GD_HTTP_CONN_LIMIT)
-#define EV_STOP ((uint64_t)GD_HTTP_CONN_LIMIT + 1)
+/* epoll keys: a connection's is its generation (high 32 bits) and slot, so
+ * that an event left from a connection closed in the same batch (evicted by
+ * a newcomer in its slot) is not taken for the newcomer's */
+#define EV_LISTEN UINT64_MAX
+#define EV_STOP (UINT64_MAX - 1)
 
 static const char ct_metrics[] = "text/plain; version=0.0.4; charset=utf-8";
 static const char ct_text[] = "text/plain; charset=utf-8";
@@ -98,7 +104,10 @@ struct conn {
 	bool lingering;           /* reply sent, write side shut: discarding input */
 	int minor;                /* HTTP/1.minor of the request being answered */
 	uint32_t events;          /* what the epoll set waits for on fd */
-	double head_s;            /* when the pending request's first byte came; 0: none */
+	uint32_t gen;             /* how many connections this slot has held (epoll keys) */
+	double head_s;            /* when in's first byte came; 0: in is empty */
+	double rx_s;              /* when the last read that got bytes was */
+	double req_s;             /* when the first byte of the request being answered came */
 };
 
 struct gd_http {
@@ -106,6 +115,7 @@ struct gd_http {
 	int lfd, epfd, stopfd;
 	bool accepting;           /* lfd is in the epoll set */
 	pthread_t thread;
+	uint32_t gen;             /* generations handed out */
 	struct gd_http_conns tab;
 	struct conn conns[GD_HTTP_CONN_LIMIT];
 };
@@ -360,6 +370,35 @@ static struct gd_http_slot *slot_of(struct gd_http *h, const struct conn *c)
 	return &h->tab.slot[c - h->conns];
 }
 
+static uint64_t ev_key(const struct gd_http *h, const struct conn *c)
+{
+	return (uint64_t)c->gen << 32 | (uint64_t)(c - h->conns);
+}
+
+/* Tells the table what the connection is doing (http_conn.h): whether and
+ * how readily it gives its place up to a newcomer. */
+static void conn_mark(struct gd_http *h, const struct conn *c)
+{
+	struct gd_http_slot *s = slot_of(h, c);
+
+	if (c->lingering) {
+		s->state = GD_HTTP_CONN_LINGER;
+		s->since_s = s->active_s;  /* not moved by the input it discards */
+	} else if (c->writing) {
+		s->state = GD_HTTP_CONN_REPLY;
+		s->since_s = c->req_s;
+	} else if (c->in_len) {
+		s->state = GD_HTTP_CONN_HEAD;   /* conn_serve answered every whole request */
+		s->since_s = c->head_s;
+	} else if (!c->rx_s) {
+		s->state = GD_HTTP_CONN_NEW;
+		s->since_s = s->active_s;  /* when it was accepted: no progress since */
+	} else {
+		s->state = GD_HTTP_CONN_IDLE;
+		s->since_s = s->active_s;
+	}
+}
+
 static void watch_listener(struct gd_http *h, bool on)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = EV_LISTEN };
@@ -383,8 +422,7 @@ static void conn_close(struct gd_http *h, struct conn *c)
 
 static void conn_watch(struct gd_http *h, struct conn *c)
 {
-	struct epoll_event ev = { .events = c->writing ? EPOLLOUT : EPOLLIN | EPOLLRDHUP,
-				  .data.u64 = (uint64_t)(c - h->conns) };
+	struct epoll_event ev = { .events = c->writing ? EPOLLOUT : EPOLLIN | EPOLLRDHUP, .data.u64 = ev_key(h, c) };
 
 	if (ev.events != c->events && epoll_ctl(h->epfd, EPOLL_CTL_MOD, c->fd, &ev) == 0)
 		c->events = ev.events;
@@ -442,7 +480,11 @@ static bool conn_send(struct gd_http *h, struct conn *c)
 	memmove(c->in, c->in + c->consumed, c->in_len - c->consumed);
 	c->in_len -= c->consumed;
 	c->consumed = 0;
-	c->head_s = c->in_len ? slot_of(h, c)->active_s : 0;
+	/* The next request's time runs from its first byte, not from this
+	 * reply: that byte came with the last read, since input is read only
+	 * when every whole request before it has been answered (and a head
+	 * that spanned several reads ended in the last one). */
+	c->head_s = c->in_len ? c->rx_s : 0;
 	return true;
 }
 
@@ -469,11 +511,13 @@ static void conn_serve(struct gd_http *h, struct conn *c)
 			c->close_after = true;
 			c->minor = 1;
 			c->consumed = c->in_len;
+			c->req_s = c->head_s;
 			conn_set_reply(c, owned_text((unsigned)-n, ct_text, gd_xstrdup(msg)), false);
 		} else {
 			c->close_after = !q.keep_alive;
 			c->minor = q.minor;
 			c->consumed = (size_t)n;
+			c->req_s = c->head_s;
 			conn_set_reply(c, route(h->srv, &q), q.method == GD_HTTP_HEAD);
 		}
 		if (!conn_send(h, c))
@@ -502,6 +546,8 @@ static void conn_drain(struct gd_http *h, struct conn *c)
 
 static void conn_read(struct gd_http *h, struct conn *c)
 {
+	double now = now_s();
+
 	if (c->lingering) {
 		conn_drain(h, c);
 		return;
@@ -517,9 +563,8 @@ static void conn_read(struct gd_http *h, struct conn *c)
 		}
 		r = recv(c->fd, c->in + c->in_len, c->in_cap - c->in_len, 0);
 		if (r > 0) {
-			double now = now_s();
-
 			slot_of(h, c)->active_s = now;
+			c->rx_s = now;
 			if (!c->head_s)
 				c->head_s = now;
 			c->in_len += (size_t)r;
@@ -545,7 +590,8 @@ static void accept_all(struct gd_http *h)
 		struct sockaddr_storage ss;
 		socklen_t sl = sizeof ss;
 		unsigned char key[16];
-		size_t i;
+		size_t i = 0;
+		double now;
 		struct conn *c;
 		struct epoll_event ev;
 		int fd = accept4(h->lfd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -558,22 +604,15 @@ static void accept_all(struct gd_http *h)
 			return;
 		}
 		gd_http_conn_key(&ss, key);
-		switch (gd_http_conn_admit(&h->tab, key, &i)) {
-		case GD_HTTP_REFUSE_ADDR:
-		case GD_HTTP_REFUSE_FULL:
-			close(fd);
-			continue;
-		case GD_HTTP_ADMIT_EVICT:
+		now = now_s();
+		if (gd_http_conn_admit(&h->tab, key, now, &i) == GD_HTTP_ADMIT_EVICT)
 			conn_close(h, &h->conns[i]);
-			break;
-		case GD_HTTP_ADMIT_FREE:
-			break;
-		}
 		c = &h->conns[i];
 		c->fd = fd;
+		c->gen = ++h->gen;
 		c->events = EPOLLIN | EPOLLRDHUP;
-		gd_http_conn_take(&h->tab, i, key, now_s());
-		ev = (struct epoll_event){ .events = EPOLLIN | EPOLLRDHUP, .data.u64 = (uint64_t)i };
+		gd_http_conn_take(&h->tab, i, key, now);
+		ev = (struct epoll_event){ .events = EPOLLIN | EPOLLRDHUP, .data.u64 = ev_key(h, c) };
 		if (epoll_ctl(h->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
 			close(fd);
 			c->fd = -1;
@@ -623,9 +662,11 @@ static void *http_main(void *arg)
 				accept_all(h);
 				continue;
 			}
-			c = &h->conns[k];
-			if (c->fd < 0)
+			if ((k & UINT32_MAX) >= GD_HTTP_CONN_LIMIT)
 				continue;
+			c = &h->conns[k & UINT32_MAX];
+			if (c->fd < 0 || c->gen != k >> 32)
+				continue;  /* closed (and its slot perhaps taken) earlier in this batch */
 			if (evs[i].events & EPOLLERR)
 				conn_close(h, c);
 			else if (c->writing) {
@@ -633,10 +674,10 @@ static void *http_main(void *arg)
 					conn_serve(h, c);
 			} else
 				conn_read(h, c);
-			/* A connection changes only here, on its own events: whether it
-			 * may give its place up to a newcomer (http_conn.h). */
+			/* A connection changes only here, on its own events: how readily
+			 * it gives its place up to a newcomer (http_conn.h). */
 			if (c->fd >= 0)
-				h->tab.slot[k].busy = c->in_len > 0 || c->writing || c->lingering;
+				conn_mark(h, c);
 		}
 		now = now_s();
 		if (now - last_sweep >= 1.0) {
@@ -718,10 +759,40 @@ void gd_http_conn_key(const struct sockaddr_storage *ss, unsigned char key[16])
 	}
 }
 
-enum gd_http_admit gd_http_conn_admit(const struct gd_http_conns *t, const unsigned char key[16], size_t *slot)
+/* How readily slot s gives its place up at time now: 0 first (http_conn.h). */
+static int conn_rank(const struct gd_http_slot *s, double now)
+{
+	switch (s->state) {
+	case GD_HTTP_CONN_LINGER:
+		return 0;
+	case GD_HTTP_CONN_HEAD:
+		return now - s->since_s > GD_HTTP_SLOW_S ? 0 : 1;
+	case GD_HTTP_CONN_NEW:
+	case GD_HTTP_CONN_REPLY:
+		return now - s->since_s > GD_HTTP_SLOW_S ? 0 : 2;
+	case GD_HTTP_CONN_IDLE:
+		break;
+	}
+	return 1;
+}
+
+/* Whether slot i gives its place up before slot j (j == none: any slot). */
+static bool conn_before(const struct gd_http_conns *t, size_t i, size_t j, double now)
+{
+	int ri, rj;
+
+	if (j == GD_HTTP_CONN_LIMIT)
+		return true;
+	ri = conn_rank(&t->slot[i], now);
+	rj = conn_rank(&t->slot[j], now);
+	return ri < rj || (ri == rj && t->slot[i].since_s < t->slot[j].since_s);
+}
+
+enum gd_http_admit gd_http_conn_admit(const struct gd_http_conns *t, const unsigned char key[16], double now,
+				      size_t *slot)
 {
 	const size_t none = GD_HTTP_CONN_LIMIT;
-	size_t free_i = none, evict = none;
+	size_t free_i = none, own = none, any = none;
 	unsigned same = 0;
 
 	for (size_t i = 0; i < GD_HTTP_CONN_LIMIT; i++) {
@@ -730,23 +801,26 @@ enum gd_http_admit gd_http_conn_admit(const struct gd_http_conns *t, const unsig
 		if (!s->used) {
 			if (free_i == none)
 				free_i = i;
-		} else if (memcmp(s->addr, key, 16) == 0) {
-			same++;
-		} else if (!s->busy && (evict == none || s->active_s < t->slot[evict].active_s)) {
-			evict = i;  /* the longest-idle connection of another address */
+			continue;
 		}
+		if (memcmp(s->addr, key, 16) == 0) {
+			same++;
+			if (conn_before(t, i, own, now))
+				own = i;
+		}
+		if (conn_before(t, i, any, now))
+			any = i;
 	}
-	if (same >= PER_IP_LIMIT)
-		return GD_HTTP_REFUSE_ADDR;
+	if (same >= PER_IP_LIMIT) {
+		*slot = own;
+		return GD_HTTP_ADMIT_EVICT;
+	}
 	if (free_i != none) {
 		*slot = free_i;
 		return GD_HTTP_ADMIT_FREE;
 	}
-	if (evict != none) {
-		*slot = evict;
-		return GD_HTTP_ADMIT_EVICT;
-	}
-	return GD_HTTP_REFUSE_FULL;
+	*slot = any;  /* the table is full: there is one */
+	return GD_HTTP_ADMIT_EVICT;
 }
 
 void gd_http_conn_take(struct gd_http_conns *t, size_t i, const unsigned char key[16], double now)
@@ -754,9 +828,9 @@ void gd_http_conn_take(struct gd_http_conns *t, size_t i, const unsigned char ke
 	struct gd_http_slot *s = &t->slot[i];
 
 	s->used = true;
-	s->busy = false;
+	s->state = GD_HTTP_CONN_NEW;
 	memcpy(s->addr, key, 16);
-	s->active_s = now;
+	s->active_s = s->since_s = now;
 }
 
 void gd_http_conn_free(struct gd_http_conns *t, size_t i)
