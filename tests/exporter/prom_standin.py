@@ -13,6 +13,8 @@ speaks HTTPS (for --ca-file and --insecure).
   /tenant/...    401 unless X-Scope-OrgID: team   /slow/...   its first answer after 30 s
   /proxy502/...  502 with an HTML body            /broken/... 200 with a truncated JSON
   /getonly/...   405 to a POST, success to a GET with the query in the URL
+  /badnum/...    numbers no server should send: GPU counts -20, NaN, 1e308 and 8 (one good node),
+                 onsets and active seconds 1e308, -5, +Inf, NaN and 3, a node count of -1
 """
 import base64
 import json
@@ -102,6 +104,20 @@ class H(BaseHTTPRequestHandler):
                 SLOW_SEEN.append(1)
             if first:
                 time.sleep(30)
+            return self.send(200, ok)
+        if mode == "badnum":
+            q = form.get("query", [""])[0]
+
+            def vec(vals, **lab):
+                return json.dumps({"status": "success", "data": {"resultType": "vector", "result": [
+                    {"metric": dict(lab, instance="n%d:9835" % i, job="gpudoctor"), "value": [1764590000.5, v]}
+                    for i, v in enumerate(vals)]}})
+            if q.startswith("count(gpudoctor_build_info"):
+                return self.send(200, vec(["-1"]))
+            if "gpudoctor_gpus_lost" in q:
+                return self.send(200, vec(["-20", "NaN", "1e308", "8"]))
+            if "gpudoctor_finding_onsets_total" in q or "gpudoctor_finding_active_seconds_total" in q:
+                return self.send(200, vec(["1e308", "-5", "+Inf", "NaN", "3"], rule="gpu.xid", gpu="0"))
             return self.send(200, ok)
         if mode == "proxy502":
             return self.send(502, "<html><body><h1>502 Bad Gateway</h1></body></html>\n", "text/html")
