@@ -630,13 +630,14 @@ out:
 
 /* ---- the run --------------------------------------------------------------- */
 
+/* The three answers one at a time: an answer's tree is released before the
+ * next query (a large answer's tree costs more than its body). */
 static int blind_of(struct q *q, struct gd_fleet *f, struct gd_err *err)
 {
 	static const char *const names[3] = { "not scraped (up == 0)", "no fresh evidence (gpudoctor_up == 0)",
 					      "down now" };
 	char *up = sel(q, "up", NULL), *gup = sel(q, "gpudoctor_up", NULL), *bi = sel(q, "gpudoctor_build_info", NULL);
 	char *e[3], step[32];
-	struct gd_prom_result r[3] = { { 0 } };
 	double st;
 	int rv = 0;
 
@@ -650,19 +651,21 @@ static int blind_of(struct q *q, struct gd_fleet *f, struct gd_err *err)
 	free(gup);
 	free(bi);
 	for (int k = 0; k < 3; k++) {
-		if (rv < 0)
+		struct gd_prom_result r = { 0 };
+
+		if (rv < 0) {
 			free(e[k]);
-		else if ((rv = query(q, names[k], e[k], &r[k], err)) == 0 && k < 2)
-			keep_sane(q, names[k], &r[k], 0, VALUE_MAX, false);
-	}
-	if (rv < 0)
-		goto out;
-	for (int k = 0; k < 3; k++) {
-		for (size_t i = 0; i < r[k].n; i++) {
+			continue;
+		}
+		if ((rv = query(q, names[k], e[k], &r, err)) < 0)
+			continue;
+		if (k < 2)
+			keep_sane(q, names[k], &r, 0, VALUE_MAX, false);
+		for (size_t i = 0; i < r.n; i++) {
 			char node[128];
 			struct gd_fleet_blind *b = NULL;
 
-			node_of(&r[k].s[i], node, sizeof node);
+			node_of(&r.s[i], node, sizeof node);
 			GD_VEC_EACH(f->blind, struct gd_fleet_blind, x)
 				if (strcmp(x->node, node) == 0)
 					b = x;
@@ -671,17 +674,14 @@ static int blind_of(struct q *q, struct gd_fleet *f, struct gd_err *err)
 				gd_strlcpy(b->node, node, sizeof b->node);
 			}
 			if (k == 0)
-				b->down_s += r[k].s[i].v;
+				b->down_s += r.s[i].v;
 			else if (k == 1)
-				b->stale_s += r[k].s[i].v;
+				b->stale_s += r.s[i].v;
 			else
 				b->down_now = true;
 		}
+		gd_prom_result_release(&r);
 	}
-	rv = 0;
-out:
-	for (int k = 0; k < 3; k++)
-		gd_prom_result_release(&r[k]);
 	return rv;
 }
 

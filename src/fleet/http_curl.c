@@ -220,7 +220,7 @@ int gd_http_post(struct gd_http_client *c, const char *url, const char *form, co
 	}
 	if (rc != CURLE_OK) {
 		if (s.too_long)
-			gd_err_set(err, -EFBIG, _("%s: the answer is longer than %zu bytes; narrow the query (--match) or raise --max-body"),
+			gd_err_set(err, -EFBIG, _("%s: the answer is longer than %zu bytes, the most gpudoctor reads of one"),
 				   url, s.max);
 		else if (rc == CURLE_OPERATION_TIMEDOUT)
 			gd_err_set(err, -ETIMEDOUT, _("%s: no answer within %g s (--timeout): %s"), url, o->timeout_s,

@@ -13,6 +13,11 @@ speaks HTTPS (for --ca-file and --insecure).
   /tenant/...    401 unless X-Scope-OrgID: team   /slow/...   its first answer after 30 s
   /proxy502/...  502 with an HTML body            /broken/... 200 with a truncated JSON
   /getonly/...   405 to a POST, success to a GET with the query in the URL
+  /bomb-obj/...  60 MB of {} objects as data.result   /bomb-arr/... 60 MB of [] arrays as data.result
+  /bomb-warn/... 60 MB of {} objects as warnings[]    /bomb-labels/... one series of 60 MB of labels
+  /bomb-fit/...  as many {} in warnings[] as --limit 20000 lets through (430,981: 1.3 MB)
+                 (bombs answer the first query, "nodes now"; /bomb-obj.10/: 10 MB, not 60)
+  /toolong/...   65 MiB of spaces (more than fleet reads of one answer)
   /badnum/...    numbers no server should send: GPU counts -20, NaN, 1e308 and 8 (one good node),
                  onsets and active seconds 1e308, -5, +Inf, NaN and 3, a node count of -1
 """
@@ -33,6 +38,34 @@ SLOW_SEEN = []
 def vector(n):
     return [{"metric": {"rule": "gpu.lost", "instance": "n%d:9835" % i, "gpu": "0"},
              "value": [1764590000.5, "1"]} for i in range(n)]
+
+
+BOMBS = {}
+
+
+def bomb(mode):
+    """A body (built once) that costs a parser that builds a tree far more
+    than its size: /bomb-KIND.MB/ (MB: its size, default 60)."""
+    with LOCK:
+        if mode not in BOMBS:
+            kind, _, mb = mode.partition(".")
+            size = int(mb or 60) * 1000 * 1000
+            n = size // 3
+            env = '{"status":"success","data":{"resultType":"vector","result":%s}%s}'
+            if kind == "bomb-obj":
+                b = env % ("[" + "{}," * (n - 1) + "{}]", "")
+            elif kind == "bomb-arr":
+                b = env % ("[" + "[]," * (n - 1) + "[]]", "")
+            elif kind == "bomb-warn":
+                b = env % ("[]", ',"warnings":[' + "{}," * (n - 1) + "{}]")
+            elif kind == "bomb-labels":
+                labels = ",".join('"l%d":""' % i for i in range(size // 12))
+                b = env % ('[{"metric":{%s},"value":[1764590000.5,"1"]}]' % labels, "")
+            else:  # bomb-fit: the most {} objects (240 bytes each to fleet's estimate) --limit 20000 lets through
+                k = (20000 * 5120 + (1 << 20)) // 240 - 100
+                b = env % ("[]", ',"warnings":[' + "{}," * (k - 1) + "{}]")
+            BOMBS[mode] = b.encode()
+        return BOMBS[mode]
 
 
 class H(BaseHTTPRequestHandler):
@@ -105,6 +138,22 @@ class H(BaseHTTPRequestHandler):
             if first:
                 time.sleep(30)
             return self.send(200, ok)
+        if mode == "toolong":
+            # 65 MiB of spaces: more than fleet reads of one answer (64 MiB)
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(65 << 20))
+            self.end_headers()
+            try:
+                for _ in range(65):
+                    self.wfile.write(b" " * (1 << 20))
+            except OSError:
+                pass
+            return
+        if mode.startswith("bomb-"):
+            # the first query's answer; the others' empty
+            first = form.get("query", [""])[0].startswith("count(gpudoctor_build_info")
+            return self.send(200, bomb(mode) if first else ok)
         if mode == "badnum":
             q = form.get("query", [""])[0]
 
