@@ -477,6 +477,7 @@ ssize_t gd_getline_max(char **line, size_t *cap, FILE *f, size_t max)
 		if (c == EOF)
 			break;
 		if (n >= max) {
+			ungetc(c, f);
 			rc = -2;
 			goto out;
 		}
