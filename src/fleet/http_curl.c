@@ -152,6 +152,8 @@ static size_t on_data(char *p, size_t size, size_t n, void *arg)
 	}
 	if (s->r->len + add + 1 > s->cap) {
 		s->cap = (s->r->len + add + 1) * 2;
+		if (s->cap > s->max + 1)
+			s->cap = s->max + 1;  /* the most it may hold, not twice that */
 		s->r->body = gd_xreallocarray(s->r->body, s->cap, 1);
 	}
 	memcpy(s->r->body + s->r->len, p, add);
