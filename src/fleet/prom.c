@@ -66,13 +66,17 @@ static const char *status_hint(long status)
  * its text, a number 40.  A series of 24 labels, {"metric":{...},
  * "value":[t,"v"]}, costs about 5 KiB (fleet's answers have up to 6
  * labels; the outliers' those of a GPU series); an answer may cost the
- * limit's series and ENVELOPE_COST (status, warnings, stats). */
+ * limit's series and ENVELOPE_COST (status, warnings, stats), up to
+ * COST_MAX. */
 #define COST_OBJECT 240
 #define COST_ARRAY 140
 #define COST_STRING 90
 #define COST_NUMBER 40
 #define SERIES_COST ((size_t)5 << 10)
 #define ENVELOPE_COST ((size_t)1 << 20)
+/* whatever --limit says: 1 GiB (a 64 MiB body of the smallest series,
+ * about 500,000, costs some 800 MB) */
+#define COST_MAX ((size_t)1 << 30)
 
 struct shape {
 	size_t series;            /* objects and arrays in data.result (when an array) */
@@ -189,7 +193,7 @@ int gd_prom_parse(long status, const char *body, size_t len, size_t limit, struc
 			return gd_err_set(err, -E2BIG,
 					  _("%zu series, more than the limit of %zu: narrow the fleet with --match or raise --limit"),
 					  sh.series, limit);
-		if (sh.cost > (limit > (SIZE_MAX - ENVELOPE_COST) / SERIES_COST ? SIZE_MAX
+		if (sh.cost > (limit > (COST_MAX - ENVELOPE_COST) / SERIES_COST ? COST_MAX
 										  : limit * SERIES_COST + ENVELOPE_COST))
 			return gd_err_set(err, -E2BIG,
 					  _("the answer would take %zu MiB to parse, more than %zu series of 24 labels "
