@@ -6,7 +6,8 @@
 # tree of a 10 MB body of {} took about 800 MB (a 60 MB one, 4.8 GB)
 # before the series limit was checked; the shape is now counted before the
 # tree is built, so each must end in exit 3 with a message that names the
-# limit, at a peak RSS of a few times the body (bound here: 100 MB).  The
+# limit, at a peak RSS of a few times the body (bound here: 100 MB; three
+# times each bound under a sanitizer build).  The
 # most an answer under --limit 20000 may cost (bomb-fit) is parsed, at a
 # peak under 256 MB; and an answer over the 64 MiB fleet reads says so,
 # naming --match (not an option that does not exist).
