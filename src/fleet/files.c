@@ -168,6 +168,7 @@ static int one_file(const char *path, const struct gd_thresholds *th,
 	char *line = NULL, gpu[16];
 	size_t cap = 0;
 	ssize_t len;
+	bool too_long = false;
 	struct gd_delta_base base;   /* the line before, for the references of a recording's lines */
 
 	if (!fp) {
@@ -178,7 +179,7 @@ static int one_file(const char *path, const struct gd_thresholds *th,
 		gd_snapshot_init(&ring[i]);
 	gd_findings_init(&last);
 	gd_delta_base_init(&base);
-	while ((len = getline(&line, &cap, fp)) >= 0) {
+	while ((len = gd_getline_max(&line, &cap, fp, GD_LINE_MAX)) >= 0 || len == -2) {
 		struct gd_snapshot *s = &ring[next];
 		struct gd_err e2;
 		json_error_t je;
@@ -187,6 +188,13 @@ static int one_file(const char *path, const struct gd_thresholds *th,
 		double t;
 
 		lineno++;
+		if (len == -2) {
+			gd_err_set(err, -EFBIG, _("%s:%zu: a line longer than %d MiB, more than any snapshot takes: not a "
+						  "gpudoctor recording"),
+				   path, lineno, GD_LINE_MAX_MIB);
+			too_long = true;
+			break;
+		}
 		if (strspn(line, " \t\r\n") == (size_t)len)
 			continue;
 		doc = json_loadb(line, (size_t)len, 0, &je);
@@ -239,6 +247,8 @@ static int one_file(const char *path, const struct gd_thresholds *th,
 	gd_delta_base_release(&base);
 	if (fp != stdin)
 		fclose(fp);
+	if (too_long)
+		goto fail;
 	if (!good) {
 		if (nd->bad_lines)
 			gd_err_set(err, -EINVAL, _("%s: no snapshot in it (%s)"), path, nd->first_bad);

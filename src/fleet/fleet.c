@@ -47,6 +47,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,7 +59,10 @@
 
 #define NODE_POINTS 1e7      /* per subquery over node or GPU series */
 #define OUTLIER_POINTS 1e6   /* per outlier metric (one query each) */
-#define EXPR_MAX 16384
+/* The regex of the nodes read by the full form (instance=~"a|b|..."):
+ * longer than this, the full form reads every node instead (about 90
+ * nodes of 45-byte names; each query holds the regex up to four times). */
+#define RESTARTED_RX_MAX 4096
 
 /* ---- categories ---------------------------------------------------------- */
 
@@ -137,6 +141,25 @@ bool gd_fleet_is_hardware(const char *rule)
 
 /* ---- building expressions ------------------------------------------------ */
 
+/* Expressions are built in memory of their own length: a query is never
+ * cut (a cut one is a parse error at best, a different query at worst). */
+static char *xfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *xfmt(const char *fmt, ...)
+{
+	va_list ap;
+	char *out;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&out, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		fputs("gpudoctor: out of memory (vasprintf)\n", stderr);
+		abort();
+	}
+	return out;
+}
+
 struct q {
 	struct gd_prom *p;
 	const struct gd_fleet_opts *o;
@@ -145,12 +168,12 @@ struct q {
 	char lb[32];              /* how far before the range a counter's start value is looked for */
 };
 
-/* name{matchers,extra} */
-static void sel(const struct q *q, char *buf, size_t size, const char *name, const char *extra)
+/* name{matchers,extra}, allocated */
+static char *sel(const struct q *q, const char *name, const char *extra)
 {
 	bool a = q->match[0], b = extra && extra[0];
 
-	snprintf(buf, size, "%s{%s%s%s}", name, q->match, a && b ? "," : "", b ? extra : "");
+	return xfmt("%s{%s%s%s}", name, q->match, a && b ? "," : "", b ? extra : "");
 }
 
 static void duration(char *buf, size_t size, double s)
@@ -162,28 +185,28 @@ static void duration(char *buf, size_t size, double s)
  * series (now, and the last sample of the hour before the range's start),
  * for the nodes whose exporter neither restarted nor vanished in the range;
  * extra narrows the selector (instance!~"..."). */
-static void delta_fast(const struct q *q, char *buf, size_t size, const char *name, const char *extra)
+static char *delta_fast(const struct q *q, const char *name, const char *extra)
 {
-	char c[3000];
+	char *c = sel(q, name, extra), *d;
 
-	sel(q, c, sizeof c, name, extra);
-	snprintf(buf, size, "((%s - last_over_time(%s[%s] offset %s)) or %s)", c, c, q->lb, q->r, c);
+	d = xfmt("((%s - last_over_time(%s[%s] offset %s)) or %s)", c, c, q->lb, q->r, c);
+	free(c);
+	return d;
 }
 
 /* The full form, for the nodes that restarted (resets) or vanished before
  * the end (no sample now): the counter sampled every step (a subquery whose
  * step keeps series x steps bounded), so the cost does not grow with the
  * range; increase() over those samples where the exporter restarted. */
-static void delta_full(const struct q *q, char *buf, size_t size, const char *name, const char *extra,
-		       const char *step)
+static char *delta_full(const struct q *q, const char *name, const char *extra, const char *step)
 {
-	char c[3000];
+	char *c = sel(q, name, extra), *d;
 
-	sel(q, c, sizeof c, name, extra);
-	snprintf(buf, size,
-		 "((((last_over_time(%s[%s:%s]) - last_over_time(%s[%s] offset %s)) or last_over_time(%s[%s:%s])) "
+	d = xfmt("((((last_over_time(%s[%s:%s]) - last_over_time(%s[%s] offset %s)) or last_over_time(%s[%s:%s])) "
 		 "unless resets(%s[%s:%s]) > 0) or increase(%s[%s:%s]))",
 		 c, q->r, step, c, q->lb, q->r, c, q->r, step, c, q->r, step, c, q->r, step);
+	free(c);
+	return d;
 }
 
 /* The step of a subquery over n series: at most budget points held at once. */
@@ -247,13 +270,23 @@ int gd_fleet_matchers(const struct gd_fleet_opts *o, char *buf, size_t size, str
 	return 0;
 }
 
-/* s as an RE2 literal inside a PromQL double-quoted string: regex
- * metacharacters get a backslash, which the string needs doubled. */
-static void regex_quote(const char *s, char *out, size_t size)
+/* Appends s to the string *rx (of length *len), after a '|' with alt, as an RE2 literal inside a
+ * PromQL double-quoted string: regex metacharacters get a backslash, which
+ * the string needs doubled; a newline is written \n. */
+static void regex_append(char **rx, size_t *len, const char *s, bool alt)
 {
-	size_t n = 0;
+	size_t n = *len;
+	char *out = *rx = gd_xreallocarray(*rx, n + 3 * strlen(s) + 2, 1);
 
-	for (; *s && n + 4 < size; s++) {
+	if (alt)
+		out[n++] = '|';
+
+	for (; *s; s++) {
+		if (*s == '\n') {
+			out[n++] = '\\';
+			out[n++] = 'n';
+			continue;
+		}
 		if (strchr(".+*?()|[]{}^$\\", *s)) {
 			out[n++] = '\\';
 			out[n++] = '\\';
@@ -263,6 +296,7 @@ static void regex_quote(const char *s, char *out, size_t size)
 		out[n++] = *s;
 	}
 	out[n] = '\0';
+	*len = n;
 }
 
 /* ---- helpers over answers ----------------------------------------------- */
@@ -317,9 +351,52 @@ static size_t gpus_of(const struct gd_vec *ng, const char *node)
 	return 0;
 }
 
-static int query(struct q *q, const char *name, const char *expr, struct gd_prom_result *r, struct gd_err *err)
+/* Runs expr (allocated: freed here). */
+static int query(struct q *q, const char *name, char *expr, struct gd_prom_result *r, struct gd_err *err)
 {
-	return gd_prom_query(q->p, name, expr, r, err);
+	int rc = gd_prom_query(q->p, name, expr, r, err);
+
+	free(expr);
+	return rc;
+}
+
+/* The server's numbers are not trusted: a count or a duration that is
+ * negative, not a number, infinite or huge (a broken or hostile server;
+ * -20 GPUs became 18446744073709551596 through a cast) is left out of r,
+ * with a warning of the query that says how many and the first.  Values
+ * outside [lo, hi] count as such; with nan_ok, NaN and the infinities are
+ * left out without a word (an average over samples exported as NaN). */
+#define VALUE_MAX 1e15
+#define GPUS_MAX 4096    /* GPUs of one node */
+static void keep_sane(struct q *q, const char *name, struct gd_prom_result *r, double lo, double hi, bool nan_ok)
+{
+	size_t n = 0, bad = 0;
+	double first = 0;
+
+	for (size_t i = 0; i < r->n; i++) {
+		double v = r->s[i].v;
+
+		if (!isfinite(v) && nan_ok)
+			continue;
+		if (!(v >= lo && v <= hi)) {
+			if (!bad++)
+				first = v;
+			continue;
+		}
+		r->s[n++] = r->s[i];
+	}
+	r->n = n;
+	if (bad) {
+		struct gd_prom_warning *w = gd_vec_push(&q->p->warnings, sizeof *w);
+
+		w->query = gd_xstrdup(name);
+		w->text = xfmt(P_("%zu value out of range (negative, not a number, infinite or over %g; the first: %g): "
+				  "left out",
+				  "%zu values out of range (negative, not a number, infinite or over %g; the first: %g): "
+				  "left out",
+				  bad),
+			       bad, hi, first);
+	}
 }
 
 /* Adds the answer r (by rule, instance, gpu) to the entries, into ons or act;
@@ -532,20 +609,21 @@ void gd_fleet_judge(struct gd_fleet *f, size_t k, const struct gd_fleet_value *v
 static int outliers_of(struct q *q, struct gd_fleet *f, const struct metric *m, const char *step,
 		       struct gd_err *err)
 {
-	char *x = gd_xmalloc(EXPR_MAX), s1[1200], s2[1200], name[96];
+	char *s1 = sel(q, m->series, NULL), *s2 = sel(q, m->loaded, NULL), *x, name[96];
 	struct gd_prom_result r = { 0 };
 	struct gd_fleet_value *vals = NULL;
 	size_t nv = 0;
 	int rv;
 
-	sel(q, s1, sizeof s1, m->series, NULL);
-	sel(q, s2, sizeof s2, m->loaded, NULL);
 	/* utilisation counts while a job holds the GPU; the others while busy */
-	snprintf(x, EXPR_MAX, "avg_over_time((%s and on(job,instance,gpu) (%s %s))[%s:%s])", s1, s2,
+	x = xfmt("avg_over_time((%s and on(job,instance,gpu) (%s %s))[%s:%s])", s1, s2,
 		 strcmp(m->loaded, "gpudoctor_gpus_nvml_procs") == 0 ? "> 0" : ">= 0.5", q->r, step);
+	free(s1);
+	free(s2);
 	snprintf(name, sizeof name, "outliers %s", m->name);
 	if ((rv = query(q, name, x, &r, err)) < 0)
 		goto out;
+	keep_sane(q, name, &r, -VALUE_MAX, VALUE_MAX, true);
 	vals = gd_xreallocarray(NULL, r.n + 1, sizeof *vals);
 	for (size_t i = 0; i < r.n; i++) {
 		struct gd_fleet_value *gv = &vals[nv];
@@ -564,41 +642,47 @@ static int outliers_of(struct q *q, struct gd_fleet *f, const struct metric *m, 
 out:
 	gd_prom_result_release(&r);
 	free(vals);
-	free(x);
 	return rv;
 }
 
 /* ---- the run --------------------------------------------------------------- */
 
+/* The three answers one at a time: an answer's tree is released before the
+ * next query (a large answer's tree costs more than its body). */
 static int blind_of(struct q *q, struct gd_fleet *f, struct gd_err *err)
 {
-	char up[1200], gup[1200], bi[1200], step[32], *e = gd_xmalloc(EXPR_MAX);
-	struct gd_prom_result r[3] = { { 0 } };
+	static const char *const names[3] = { "not scraped (up == 0)", "no fresh evidence (gpudoctor_up == 0)",
+					      "down now" };
+	char *up = sel(q, "up", NULL), *gup = sel(q, "gpudoctor_up", NULL), *bi = sel(q, "gpudoctor_build_info", NULL);
+	char *e[3], step[32];
 	double st;
-	int rv;
+	int rv = 0;
 
 	step_for(q, (double)f->nodes, NODE_POINTS, step, sizeof step);
 	st = strtod(step, NULL);
-	sel(q, up, sizeof up, "up", NULL);
-	sel(q, gup, sizeof gup, "gpudoctor_up", NULL);
-	sel(q, bi, sizeof bi, "gpudoctor_build_info", NULL);
-	snprintf(e, EXPR_MAX,
-		 "(sum_over_time((%s == bool 0)[%s:%s]) * %g > 0) and on(job,instance) last_over_time(%s[%s])", up, q->r,
-		 step, st, bi, q->r);
-	if ((rv = query(q, "not scraped (up == 0)", e, &r[0], err)) < 0)
-		goto out;
-	snprintf(e, EXPR_MAX, "sum_over_time((%s == bool 0)[%s:%s]) * %g > 0", gup, q->r, step, st);
-	if ((rv = query(q, "no fresh evidence (gpudoctor_up == 0)", e, &r[1], err)) < 0)
-		goto out;
-	snprintf(e, EXPR_MAX, "(%s == 0) and on(job,instance) last_over_time(%s[%s])", up, bi, q->r);
-	if ((rv = query(q, "down now", e, &r[2], err)) < 0)
-		goto out;
+	e[0] = xfmt("(sum_over_time((%s == bool 0)[%s:%s]) * %g > 0) and on(job,instance) last_over_time(%s[%s])", up,
+		    q->r, step, st, bi, q->r);
+	e[1] = xfmt("sum_over_time((%s == bool 0)[%s:%s]) * %g > 0", gup, q->r, step, st);
+	e[2] = xfmt("(%s == 0) and on(job,instance) last_over_time(%s[%s])", up, bi, q->r);
+	free(up);
+	free(gup);
+	free(bi);
 	for (int k = 0; k < 3; k++) {
-		for (size_t i = 0; i < r[k].n; i++) {
+		struct gd_prom_result r = { 0 };
+
+		if (rv < 0) {
+			free(e[k]);
+			continue;
+		}
+		if ((rv = query(q, names[k], e[k], &r, err)) < 0)
+			continue;
+		if (k < 2)
+			keep_sane(q, names[k], &r, 0, VALUE_MAX, false);
+		for (size_t i = 0; i < r.n; i++) {
 			char node[128];
 			struct gd_fleet_blind *b = NULL;
 
-			node_of(&r[k].s[i], node, sizeof node);
+			node_of(&r.s[i], node, sizeof node);
 			GD_VEC_EACH(f->blind, struct gd_fleet_blind, x)
 				if (strcmp(x->node, node) == 0)
 					b = x;
@@ -607,18 +691,14 @@ static int blind_of(struct q *q, struct gd_fleet *f, struct gd_err *err)
 				gd_strlcpy(b->node, node, sizeof b->node);
 			}
 			if (k == 0)
-				b->down_s += r[k].s[i].v;
+				b->down_s += r.s[i].v;
 			else if (k == 1)
-				b->stale_s += r[k].s[i].v;
+				b->stale_s += r.s[i].v;
 			else
 				b->down_now = true;
 		}
+		gd_prom_result_release(&r);
 	}
-	rv = 0;
-out:
-	for (int k = 0; k < 3; k++)
-		gd_prom_result_release(&r[k]);
-	free(e);
 	return rv;
 }
 
@@ -665,10 +745,10 @@ void gd_fleet_build(struct gd_fleet *f, struct gd_vec *ents, const struct gd_vec
 int gd_fleet_run(struct gd_prom *p, const struct gd_fleet_opts *o, struct gd_fleet *f, struct gd_err *err)
 {
 	struct q q = { p, o, "", "", "", "" };
-	char *e = gd_xmalloc(EXPR_MAX), *d = gd_xmalloc(EXPR_MAX), s[1200], step[32];
+	char *s = NULL, *special_in = NULL, *special_out = NULL, step[32];
 	struct gd_prom_result r = { 0 };
 	struct gd_vec ents = { 0 }, ng = { 0 };
-	char nstep[32], gstep[32], fstep[32] = "", special_in[8300] = "", special_out[8300] = "";
+	char nstep[32], gstep[32], fstep[32] = "";
 	double n_now;
 	bool full_all = false;
 	int rv;
@@ -687,57 +767,61 @@ int gd_fleet_run(struct gd_prom *p, const struct gd_fleet_opts *o, struct gd_fle
 
 	/* the nodes and their GPUs: sized by an instant count, then subqueries
 	 * whose step keeps series x steps under NODE_POINTS */
-	sel(&q, s, sizeof s, "gpudoctor_build_info", NULL);
-	snprintf(e, EXPR_MAX, "count(%s)", s);
-	if ((rv = query(&q, "nodes now", e, &r, err)) < 0)
+	s = sel(&q, "gpudoctor_build_info", NULL);
+	if ((rv = query(&q, "nodes now", xfmt("count(%s)", s), &r, err)) < 0)
 		goto out;
+	keep_sane(&q, "nodes now", &r, 0, VALUE_MAX, false);
 	n_now = r.n ? r.s[0].v : 0;
 	gd_prom_result_release(&r);
 	step_for(&q, n_now * 8, NODE_POINTS, gstep, sizeof gstep);
 	step_for(&q, n_now, NODE_POINTS, nstep, sizeof nstep);
-	snprintf(e, EXPR_MAX, "count by (job, instance) (max_over_time(%s[%s:%s]) or %s)", s, q.r, nstep, s);
-	if ((rv = query(&q, "nodes", e, &r, err)) < 0)
+	if ((rv = query(&q, "nodes", xfmt("count by (job, instance) (max_over_time(%s[%s:%s]) or %s)", s, q.r, nstep, s),
+			&r, err)) < 0)
 		goto out;
 	f->nodes = r.n;
 	gd_prom_result_release(&r);
-	/* the nodes whose counters need the full form: gone before the end, or restarted */
+	/* the nodes whose counters need the full form: gone before the end, or
+	 * restarted; named in a regex while it is short, else the full form
+	 * for every node */
 	{
-		char cyc[1200], rx[8192] = "";
+		char *cyc = sel(&q, "gpudoctor_collection_cycles_total", NULL), *rx = NULL;
+		size_t len = 0;
 
-		sel(&q, cyc, sizeof cyc, "gpudoctor_collection_cycles_total", NULL);
-		snprintf(e, EXPR_MAX,
-			 "(count by (job, instance) (max_over_time(%s[%s:%s])) unless on(job, instance) %s) "
-			 "or count by (job, instance) (resets(%s[%s:%s]) > 0)",
-			 s, q.r, nstep, s, cyc, q.r, nstep);
-		if ((rv = query(&q, "nodes gone or restarted", e, &r, err)) < 0)
+		rv = query(&q, "nodes gone or restarted",
+			   xfmt("(count by (job, instance) (max_over_time(%s[%s:%s])) unless on(job, instance) %s) "
+				"or count by (job, instance) (resets(%s[%s:%s]) > 0)",
+				s, q.r, nstep, s, cyc, q.r, nstep),
+			   &r, err);
+		free(cyc);
+		if (rv < 0)
 			goto out;
-		for (size_t i = 0; i < r.n && strlen(rx) < 4096; i++) {
-			size_t len = strlen(rx);
-
-			if (len)
-				rx[len++] = '|';
-			regex_quote(gd_prom_label(&r.s[i], "instance"), rx + len, sizeof rx - len);
+		for (size_t i = 0; i < r.n && len <= RESTARTED_RX_MAX; i++) {
+			regex_append(&rx, &len, gd_prom_label(&r.s[i], "instance"), len > 0);
 		}
-		full_all = r.n > 0 && strlen(rx) >= 4096;  /* too many: the full form for all */
+		full_all = r.n > 0 && len > RESTARTED_RX_MAX;  /* too many: the full form for all */
 		/* about 30 counter series per node (finding_counters.c, docs/fleet.md) */
 		step_for(&q, 30.0 * (double)(full_all ? f->nodes : r.n), NODE_POINTS, fstep, sizeof fstep);
 		if (r.n && !full_all) {
-			snprintf(special_in, sizeof special_in, "instance=~\"%s\"", rx);
-			snprintf(special_out, sizeof special_out, "instance!~\"%s\"", rx);
+			special_in = xfmt("instance=~\"%s\"", rx);
+			special_out = xfmt("instance!~\"%s\"", rx);
 		}
+		free(rx);
 		gd_prom_result_release(&r);
 	}
-	sel(&q, s, sizeof s, "gpudoctor_gpus_lost", NULL);
+	free(s);
+	s = sel(&q, "gpudoctor_gpus_lost", NULL);
 	/* by GPU index: a lost GPU's series lose their uuid and model labels */
-	snprintf(e, EXPR_MAX, "count by (job, instance) (count by (job, instance, gpu) (max_over_time(%s[%s:%s]) or %s))", s,
-		 q.r, gstep, s);
-	if ((rv = query(&q, "GPUs per node", e, &r, err)) < 0)
+	if ((rv = query(&q, "GPUs per node",
+			xfmt("count by (job, instance) (count by (job, instance, gpu) (max_over_time(%s[%s:%s]) or %s))", s,
+			     q.r, gstep, s),
+			&r, err)) < 0)
 		goto out;
+	keep_sane(&q, "GPUs per node", &r, 0, GPUS_MAX, false);
 	for (size_t i = 0; i < r.n; i++) {
 		struct ngpu *x = gd_vec_push(&ng, sizeof *x);
 
 		node_of(&r.s[i], x->node, sizeof x->node);
-		x->n = (size_t)r.s[i].v;
+		x->n = (size_t)llround(r.s[i].v);
 		f->gpus += x->n;
 	}
 	gd_prom_result_release(&r);
@@ -754,18 +838,21 @@ int gd_fleet_run(struct gd_prom *p, const struct gd_fleet_opts *o, struct gd_fle
 	};
 	for (size_t k = 0; k < sizeof counters / sizeof counters[0]; k++) {
 		for (int full = 0; full < 2; full++) {
-			char name[96];
+			char name[96], *d;
 
-			if (full ? !(full_all || special_in[0]) : full_all)
+			if (full ? !(full_all || special_in) : full_all)
 				continue;
 			if (full)
-				delta_full(&q, d, EXPR_MAX, counters[k].series, special_in, fstep);
+				d = delta_full(&q, counters[k].series, special_in, fstep);
 			else
-				delta_fast(&q, d, EXPR_MAX, counters[k].series, special_out);
-			snprintf(e, EXPR_MAX, "sum by (%sjob, instance, gpu) (%s) > 0", counters[k].no_cause ? "" : "rule, ", d);
+				d = delta_fast(&q, counters[k].series, special_out);
 			snprintf(name, sizeof name, "%s%s", counters[k].name, full ? " (nodes gone or restarted)" : "");
-			if ((rv = query(&q, name, e, &r, err)) < 0)
+			rv = query(&q, name, xfmt("sum by (%sjob, instance, gpu) (%s) > 0", counters[k].no_cause ? "" : "rule, ", d),
+				   &r, err);
+			free(d);
+			if (rv < 0)
 				goto out;
+			keep_sane(&q, name, &r, 0, VALUE_MAX, false);
 			add_entries(&ents, &r, counters[k].act, counters[k].no_cause ? NO_CAUSE : NULL);
 			gd_prom_result_release(&r);
 		}
@@ -781,9 +868,9 @@ int gd_fleet_run(struct gd_prom *p, const struct gd_fleet_opts *o, struct gd_fle
 	}
 
 	/* drain now */
-	sel(&q, s, sizeof s, "gpudoctor_finding", "severity=\"critical\"");
-	snprintf(e, EXPR_MAX, "max by (job, instance, rule, subject) (%s)", s);
-	if ((rv = query(&q, "drain now", e, &r, err)) < 0)
+	free(s);
+	s = sel(&q, "gpudoctor_finding", "severity=\"critical\"");
+	if ((rv = query(&q, "drain now", xfmt("max by (job, instance, rule, subject) (%s)", s), &r, err)) < 0)
 		goto out;
 	for (size_t i = 0; i < r.n; i++) {
 		struct gd_fleet_drain *x = gd_vec_push(&f->drain, sizeof *x);
@@ -803,8 +890,9 @@ int gd_fleet_run(struct gd_prom *p, const struct gd_fleet_opts *o, struct gd_fle
 out:
 	gd_vec_release(&ents);
 	gd_vec_release(&ng);
-	free(e);
-	free(d);
+	free(s);
+	free(special_in);
+	free(special_out);
 	return rv;
 }
 

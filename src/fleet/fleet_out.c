@@ -206,8 +206,8 @@ json_t *gd_fleet_json(const struct gd_fleet *f, const struct gd_prom *p, const c
 	json_object_set_new(doc, "range_s", json_real(f->range_s));
 	json_object_set_new(doc, "nodes", json_integer((json_int_t)f->nodes));
 	json_object_set_new(doc, "gpus", json_integer((json_int_t)f->gpus));
-	json_object_set_new(doc, "total_gpu_hours", json_real(f->total_hours));
-	json_object_set_new(doc, "total_onsets", json_real(f->total_onsets));
+	json_object_set_new(doc, "total_gpu_hours", num(f->total_hours));
+	json_object_set_new(doc, "total_onsets", num(f->total_onsets));
 	json_object_set_new(doc, "share_denominator", json_string("the sum of the rows' GPU-hours (a GPU-hour under two findings counts in both)"));
 	a = json_array();
 	GD_VEC_EACH(f->causes, const struct gd_fleet_cause, c)

@@ -152,6 +152,8 @@ static size_t on_data(char *p, size_t size, size_t n, void *arg)
 	}
 	if (s->r->len + add + 1 > s->cap) {
 		s->cap = (s->r->len + add + 1) * 2;
+		if (s->cap > s->max + 1)
+			s->cap = s->max + 1;  /* the most it may hold, not twice that */
 		s->r->body = gd_xreallocarray(s->r->body, s->cap, 1);
 	}
 	memcpy(s->r->body + s->r->len, p, add);
@@ -220,7 +222,7 @@ int gd_http_post(struct gd_http_client *c, const char *url, const char *form, co
 	}
 	if (rc != CURLE_OK) {
 		if (s.too_long)
-			gd_err_set(err, -EFBIG, _("%s: the answer is longer than %zu bytes; narrow the query (--match) or raise --max-body"),
+			gd_err_set(err, -EFBIG, _("%s: the answer is longer than %zu bytes, the most gpudoctor reads of one"),
 				   url, s.max);
 		else if (rc == CURLE_OPERATION_TIMEDOUT)
 			gd_err_set(err, -ETIMEDOUT, _("%s: no answer within %g s (--timeout): %s"), url, o->timeout_s,

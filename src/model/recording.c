@@ -15,6 +15,7 @@
 
 #include "core/i18n.h"
 #include "core/outfile.h"
+#include "core/xalloc.h"
 #include "model/snapshot_json.h"
 
 int gd_rec_parse_size(const char *text, double *bytes, struct gd_err *err)
@@ -470,4 +471,40 @@ FILE *gd_rec_fopen_read(const char *path, int *cut, bool *gz, struct gd_err *err
 		gd_err_set(err, -ENOMEM, _("%s: out of memory"), path);
 	}
 	return f;
+}
+
+ssize_t gd_getline_max(char **line, size_t *cap, FILE *f, size_t max)
+{
+	size_t n = 0;
+	ssize_t rc;
+	int c;
+
+	flockfile(f);
+	for (;;) {
+		c = getc_unlocked(f);
+		if (c == EOF)
+			break;
+		if (n >= max) {
+			ungetc(c, f);
+			rc = -2;
+			goto out;
+		}
+		if (n + 2 > *cap) {
+			size_t want = *cap ? *cap * 2 : 256;
+
+			if (want > max + 2)
+				want = max + 2;
+			*line = gd_xreallocarray(*line, want, 1);
+			*cap = want;
+		}
+		(*line)[n++] = (char)c;
+		if (c == '\n')
+			break;
+	}
+	rc = n ? (ssize_t)n : -1;
+out:
+	if (*line)
+		(*line)[n] = '\0';
+	funlockfile(f);
+	return rc;
 }

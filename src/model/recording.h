@@ -24,6 +24,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "core/err.h"
 #include "model/snapshot.h"
@@ -71,5 +72,22 @@ int gd_rec_close(struct gd_rec *r, struct gd_err *err);
 #define GD_REC_ENDS_EARLY 1
 #define GD_REC_DAMAGED 2
 FILE *gd_rec_fopen_read(const char *path, int *cut, bool *gz, struct gd_err *err);
+
+/*
+ * The longest line a reader of snapshots takes (report, fleet FILE,
+ * timeline): 64 MiB.  A 1,000-process node with 10,000 threads (bench/
+ * mkroot_procs.py, 784 threads of GPU jobs listed) writes an 871 KB line,
+ * 527 bytes a process; 64 MiB holds 120,000 such processes, or 8,000 with
+ * every text field at its longest and escaped (about 8 KB each).  A longer
+ * line is no snapshot: one gzip file of 1.9 MB held a 2 GB line, which
+ * getline(3) took whole.
+ */
+#define GD_LINE_MAX ((size_t)64 << 20)
+#define GD_LINE_MAX_MIB 64
+/* getline(3) up to max bytes: the line's length (its '\n' included, the
+ * line NUL-terminated in *line), -1 at the end of f or on a read error
+ * (ferror), or -2 when the line is longer than max (what was read of it
+ * is in *line; the rest is not read). */
+ssize_t gd_getline_max(char **line, size_t *cap, FILE *f, size_t max);
 
 #endif

@@ -474,7 +474,7 @@ static int next_line(struct gd_jsonl_reader *r, struct gd_snapshot *s, struct gd
 	ssize_t n;
 
 	gd_delta_refs_init(&refs);
-	while ((n = getline(&r->line, &r->cap, r->f)) >= 0) {
+	while ((n = gd_getline_max(&r->line, &r->cap, r->f, GD_LINE_MAX)) >= 0 || n == -2) {
 		json_error_t jerr;
 		json_t *o;
 		size_t k = 0;
@@ -482,6 +482,12 @@ static int next_line(struct gd_jsonl_reader *r, struct gd_snapshot *s, struct gd
 		int rc;
 
 		r->lineno++;
+		if (n == -2) {
+			gd_delta_refs_release(&refs);
+			return gd_err_set(err, -EFBIG, _("%s:%zu: a line longer than %d MiB, more than any snapshot takes: "
+							 "not a gpudoctor recording"),
+					  r->name, r->lineno, GD_LINE_MAX_MIB);
+		}
 		while (k < (size_t)n && (r->line[k] == ' ' || r->line[k] == '\t' || r->line[k] == '\r' || r->line[k] == '\n'))
 			k++;
 		if (k == (size_t)n)

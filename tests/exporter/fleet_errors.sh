@@ -8,7 +8,8 @@
 # JSON, a server slower than --timeout, one that refuses POST (405: the
 # query is sent again as a GET), and https with an untrusted,
 # trusted (--ca-file) and ignored (--insecure) certificate.  Each must end with exit 3 and
-# a message that names the cause, never a crash or a table.  The requests
+# a message that names the cause, never a crash or a table.  Numbers out of
+# range (negative, NaN, 1e308 GPUs) are left out with a warning.  The requests
 # are POST forms with query, time, timeout and limit.
 set -u
 . "$(dirname "$0")/lib.bash"
@@ -60,6 +61,16 @@ run slow 3 'no answer within 2 s \(--timeout\)' --prometheus "$S/slow" --timeout
 run getonly 0 '^Causes ' --prometheus "$S/getonly"
 jq -se 'map(select((.path | startswith("/getonly/")) and .method == "GET")) | length > 10 and all(.form.query | length == 1)' \
 	"$TMP/req.log" >/dev/null || die "no GET after a 405 to the POST: $(grep getonly "$TMP/req.log" | head -n 1)"
+# numbers no server should send (negative, NaN, 1e308 GPUs and onsets):
+# left out with a warning each, never cast ("18446744073709551596 GPUs")
+# nor summed into an infinite total that --json drops
+run badnum 0 'warning \(query GPUs per node\): 3 values out of range' --prometheus "$S/badnum"
+grep -q ': 0 nodes, 8 GPUs$' "$TMP/badnum.out" || die "badnum: the GPUs: $(head -n 1 "$TMP/badnum.out")"
+grep -q 'warning (query causes: onsets): 4 values out of range' "$TMP/badnum.out" || die "badnum: $(cat "$TMP/badnum.out")"
+"$G" fleet --range 1h --prometheus "$S/badnum" --json >"$TMP/badnum.json" || die "badnum --json failed"
+jq -e '.gpus == 8 and .total_onsets == 3 and (.total_gpu_hours | type == "number") and .total_gpu_hours < 1
+	and (.causes | map(select(.rule == "gpu.xid")) | .[0].onsets == 3 and .[0].nodes == 1)' "$TMP/badnum.json" >/dev/null ||
+	die "badnum --json: $(jq -c '[.gpus, .total_onsets, .total_gpu_hours, .causes]' "$TMP/badnum.json")"
 run nopw 3 'needs --password-file' --prometheus "$S/ok" --basic-auth alice
 run badmatch 3 'expected LABEL=VALUE' --prometheus "$S/ok" --match '=x'
 run badurl 3 'expected an http:// or https:// URL' --prometheus "ftp://x"

@@ -15,6 +15,13 @@ speaks HTTPS (for --ca-file and --insecure).
   /getonly/...   405 to a POST, success to a GET with the query in the URL
   /esc/...       success: label values and a warning holding terminal escapes (secrets_escapes.sh)
   /escerr/...    422 with an error string holding terminal escapes
+  /bomb-obj/...  60 MB of {} objects as data.result   /bomb-arr/... 60 MB of [] arrays as data.result
+  /bomb-warn/... 60 MB of {} objects as warnings[]    /bomb-labels/... one series of 60 MB of labels
+  /bomb-fit/...  as many {} in warnings[] as --limit 20000 lets through (430,981: 1.3 MB)
+                 (bombs answer the first query, "nodes now"; /bomb-obj.10/: 10 MB, not 60)
+  /toolong/...   65 MiB of spaces (more than fleet reads of one answer)
+  /badnum/...    numbers no server should send: GPU counts -20, NaN, 1e308 and 8 (one good node),
+                 onsets and active seconds 1e308, -5, +Inf, NaN and 3, a node count of -1
 """
 import base64
 import json
@@ -33,6 +40,34 @@ SLOW_SEEN = []
 def vector(n):
     return [{"metric": {"rule": "gpu.lost", "instance": "n%d:9835" % i, "gpu": "0"},
              "value": [1764590000.5, "1"]} for i in range(n)]
+
+
+BOMBS = {}
+
+
+def bomb(mode):
+    """A body (built once) that costs a parser that builds a tree far more
+    than its size: /bomb-KIND.MB/ (MB: its size, default 60)."""
+    with LOCK:
+        if mode not in BOMBS:
+            kind, _, mb = mode.partition(".")
+            size = int(mb or 60) * 1000 * 1000
+            n = size // 3
+            env = '{"status":"success","data":{"resultType":"vector","result":%s}%s}'
+            if kind == "bomb-obj":
+                b = env % ("[" + "{}," * (n - 1) + "{}]", "")
+            elif kind == "bomb-arr":
+                b = env % ("[" + "[]," * (n - 1) + "[]]", "")
+            elif kind == "bomb-warn":
+                b = env % ("[]", ',"warnings":[' + "{}," * (n - 1) + "{}]")
+            elif kind == "bomb-labels":
+                labels = ",".join('"l%d":""' % i for i in range(size // 12))
+                b = env % ('[{"metric":{%s},"value":[1764590000.5,"1"]}]' % labels, "")
+            else:  # bomb-fit: the most {} objects (240 bytes each to fleet's estimate) --limit 20000 lets through
+                k = (20000 * 5120 + (1 << 20)) // 240 - 100
+                b = env % ("[]", ',"warnings":[' + "{}," * (k - 1) + "{}]")
+            BOMBS[mode] = b.encode()
+        return BOMBS[mode]
 
 
 class H(BaseHTTPRequestHandler):
@@ -104,6 +139,36 @@ class H(BaseHTTPRequestHandler):
                 SLOW_SEEN.append(1)
             if first:
                 time.sleep(30)
+            return self.send(200, ok)
+        if mode == "toolong":
+            # 65 MiB of spaces: more than fleet reads of one answer (64 MiB)
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(65 << 20))
+            self.end_headers()
+            try:
+                for _ in range(65):
+                    self.wfile.write(b" " * (1 << 20))
+            except OSError:
+                pass
+            return
+        if mode.startswith("bomb-"):
+            # the first query's answer; the others' empty
+            first = form.get("query", [""])[0].startswith("count(gpudoctor_build_info")
+            return self.send(200, bomb(mode) if first else ok)
+        if mode == "badnum":
+            q = form.get("query", [""])[0]
+
+            def vec(vals, **lab):
+                return json.dumps({"status": "success", "data": {"resultType": "vector", "result": [
+                    {"metric": dict(lab, instance="n%d:9835" % i, job="gpudoctor"), "value": [1764590000.5, v]}
+                    for i, v in enumerate(vals)]}})
+            if q.startswith("count(gpudoctor_build_info"):
+                return self.send(200, vec(["-1"]))
+            if "gpudoctor_gpus_lost" in q:
+                return self.send(200, vec(["-20", "NaN", "1e308", "8"]))
+            if "gpudoctor_finding_onsets_total" in q or "gpudoctor_finding_active_seconds_total" in q:
+                return self.send(200, vec(["1e308", "-5", "+Inf", "NaN", "3"], rule="gpu.xid", gpu="0"))
             return self.send(200, ok)
         if mode == "proxy502":
             return self.send(502, "<html><body><h1>502 Bad Gateway</h1></body></html>\n", "text/html")

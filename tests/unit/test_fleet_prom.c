@@ -5,6 +5,7 @@
  * categories of the cause table; the GPU a finding's subject names
  * (src/serve/finding_counters.c).
  */
+#include <errno.h>
 #include <stdio.h>
 
 #include "testutil.h"
@@ -211,6 +212,62 @@ static void test_real_matrix(void **state)
 	gd_prom_result_release(&r);
 }
 
+/* The shape is counted before the tree is built: the series of
+ * data.result (not a "result" elsewhere, not brackets inside strings, not
+ * a scalar's pair), and what the tree would cost against the limit. */
+static void test_shape_before_parse(void **state)
+{
+	static const char *ser = "{\"metric\":{\"a\":\"x]}[{\\\"\"},\"value\":[1.5,\"1\"]}";
+	struct gd_prom_result r;
+	struct gd_err err;
+	char body[4096];
+	char *big;
+	size_t n, len;
+
+	(void)state;
+	/* 3 series over a limit of 2; a stats.result of 5 objects is not counted */
+	snprintf(body, sizeof body,
+		 "{\"status\":\"success\",\"stats\":{\"result\":[{},{},{},{},{}]},\"data\":{\"resultType\":\"vector\","
+		 "\"x\":[[],[],[]],\"result\":[%s,%s,%s]}}",
+		 ser, ser, ser);
+	gd_err_clear(&err);
+	assert_int_equal(gd_prom_parse(200, body, strlen(body), 3, &r, &err), 0);
+	assert_int_equal(r.n, 3);
+	assert_string_equal(gd_prom_label(&r.s[0], "a"), "x]}[{\"");
+	gd_prom_result_release(&r);
+	gd_err_clear(&err);
+	assert_int_equal(gd_prom_parse(200, body, strlen(body), 2, &r, &err), -E2BIG);
+	assert_non_null(strstr(err.msg, "3 series, more than the limit of 2"));
+	assert_null(r.doc);
+	/* a scalar's [t, "v"] is no series: limit 1 */
+	snprintf(body, sizeof body, "{\"status\":\"success\",\"data\":{\"resultType\":\"scalar\",\"result\":[1.5,\"2\"]}}");
+	gd_err_clear(&err);
+	assert_int_equal(gd_prom_parse(200, body, strlen(body), 1, &r, &err), 0);
+	assert_true(r.n == 1 && r.s[0].v == 2);
+	gd_prom_result_release(&r);
+	/* 10,000 {} in warnings[]: 2.4 MB of tree, more than one series and
+	 * the envelope may cost; a limit of 1000 series lets them through */
+	n = 10000;
+	big = malloc(n * 3 + 256);
+	assert_non_null(big);
+	strcpy(big, "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[]},\"warnings\":[");
+	len = strlen(big);
+	for (size_t i = 0; i < n; i++) {
+		memcpy(big + len, i ? ",{}" : "{}", 3);
+		len += i ? 3 : 2;
+	}
+	memcpy(big + len, "]}", 3);
+	gd_err_clear(&err);
+	assert_int_equal(gd_prom_parse(200, big, strlen(big), 1, &r, &err), -E2BIG);
+	assert_non_null(strstr(err.msg, "would take 2 MiB to parse, more than 1 series"));
+	assert_null(r.doc);
+	gd_err_clear(&err);
+	assert_int_equal(gd_prom_parse(200, big, strlen(big), 1000, &r, &err), 0);
+	assert_int_equal(r.n, 0);
+	gd_prom_result_release(&r);
+	free(big);
+}
+
 static void test_categories(void **state)
 {
 	(void)state;
@@ -267,7 +324,7 @@ int main(void)
 		cmocka_unit_test(test_docs_example),	 cmocka_unit_test(test_real_answers),
 		cmocka_unit_test(test_real_errors),	 cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_values_and_warnings), cmocka_unit_test(test_categories),
-		cmocka_unit_test(test_gpu_of_subject),	 cmocka_unit_test(test_matrix), cmocka_unit_test(test_real_matrix),
+		cmocka_unit_test(test_gpu_of_subject),	 cmocka_unit_test(test_matrix), cmocka_unit_test(test_real_matrix), cmocka_unit_test(test_shape_before_parse),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

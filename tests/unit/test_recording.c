@@ -219,12 +219,41 @@ static void test_kind_and_damage(void **state)
 	unlink(bad);
 }
 
+/* gd_getline_max: getline(3) up to a bound, NUL bytes kept, the last line
+ * without its '\n', and -2 (the rest unread) past the bound. */
+static void test_getline_max(void **state)
+{
+	static const char data[] = "abc\n\nx\0y\n0123456789\ntail";
+	FILE *f = fmemopen((void *)data, sizeof data - 1, "r");
+	char *line = NULL;
+	size_t cap = 0;
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(gd_getline_max(&line, &cap, f, 10), 4);
+	assert_string_equal(line, "abc\n");
+	assert_int_equal(gd_getline_max(&line, &cap, f, 10), 1);
+	assert_int_equal(gd_getline_max(&line, &cap, f, 10), 4);
+	assert_memory_equal(line, "x\0y\n", 4);
+	/* 11 bytes with its '\n': one over */
+	assert_int_equal(gd_getline_max(&line, &cap, f, 10), -2);
+	assert_true(cap <= 12);
+	assert_int_equal(fgetc(f), '\n');   /* the rest was not read */
+	assert_int_equal(gd_getline_max(&line, &cap, f, 10), 4);
+	assert_string_equal(line, "tail");
+	assert_int_equal(gd_getline_max(&line, &cap, f, 10), -1);
+	assert_false(ferror(f));
+	fclose(f);
+	free(line);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cut_gzip),
 		cmocka_unit_test(test_cut_plain),
 		cmocka_unit_test(test_kind_and_damage),
+		cmocka_unit_test(test_getline_max),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
