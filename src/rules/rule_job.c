@@ -82,6 +82,11 @@ static const struct gd_snapshot *job_log_read(const struct gd_rule_ctx *rc)
 	return NULL;
 }
 
+const struct gd_snapshot *gd__job_log_read(const struct gd_rule_ctx *rc)
+{
+	return job_log_read(rc);
+}
+
 /* "rank 3 (node-a12)", "rank 3", "node-a12", or "" when the line names neither. */
 static void who(char *dst, size_t n, const struct gd_job_log *r)
 {
@@ -457,6 +462,12 @@ enum gd_verdict gd_rule_job_collective_timeout(struct gd_rule_ctx *rc, struct gd
 		if (g[i].nranks)
 			snprintf(g[i].f->subject, sizeof g[i].f->subject, "rank%s %s", g[i].nranks > 1 ? "s" : "", g[i].ranks);
 	note_more(out, from, more);
+	/* every rank at last enqueued -1: frozen before any collective */
+	died = NULL;
+	GD_VEC_EACH(s->job_log, const struct gd_job_log, d)
+		if (!died && is(d, "job_died"))
+			died = d;
+	ng += gd__job_frozen(rc, out, s, died != NULL);
 	return ng ? GD_VERDICT_FIRED : GD_VERDICT_CLEAR;
 }
 

@@ -36,4 +36,12 @@ size_t gd__job_per_subject(struct gd_rule_ctx *rc, struct gd_findings *out, cons
 enum gd_verdict gd_rule_joblog_gpu_ecc_uncorrectable(struct gd_rule_ctx *rc, struct gd_findings *out);
 enum gd_verdict gd_rule_joblog_driver_nvml_unavailable(struct gd_rule_ctx *rc, struct gd_findings *out);
 
+/* The last snapshot when it holds a job log that was read, else NULL
+ * (rule_job.c); the verdict across ranks (rule_job_ranks.c) reads it too. */
+const struct gd_snapshot *gd__job_log_read(const struct gd_rule_ctx *rc);
+
+/* job.collective_timeout's finding when every rank of the logs shows last
+ * enqueued work -1 (rule_job_ranks.c): 1 when added, else 0. */
+size_t gd__job_frozen(struct gd_rule_ctx *rc, struct gd_findings *out, const struct gd_snapshot *s, bool died);
+
 #endif
