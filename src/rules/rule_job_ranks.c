@@ -578,6 +578,33 @@ enum gd_verdict gd_rule_job_collective_mismatch(struct gd_rule_ctx *rc, struct g
 	return end(rc, &R, &sp, fired);
 }
 
+size_t gd__job_reached(const struct gd_snapshot *s, uint64_t seq)
+{
+	struct ranks R;
+	struct split sp;
+	size_t n = 0;
+	const char *op = NULL;
+
+	/* ranks that ran different ops at that work: job.collective_mismatch's */
+	GD_VEC_EACH(s->job_log, const struct gd_job_log, r)
+		if (is(r, "collective_timeout") && r->seq.ok && r->seq.v == seq) {
+			if (op && strcmp(op, r->what) != 0)
+				return 0;
+			op = r->what;
+		}
+	ranks_build(s, &R);
+	sp.behind = gd_xcalloc(R.n + 1, sizeof *sp.behind);
+	sp.ahead = gd_xcalloc(R.n + 1, sizeof *sp.ahead);
+	for (size_t i = 0; i < R.n && !n; i++)
+		if (first_of_group(&R, i) && !split_group(&R, R.v[i].pg, &sp) && sp.t == (double)seq && !sp.nb &&
+		    sp.na >= 2)
+			n = sp.na;
+	free(sp.behind);
+	free(sp.ahead);
+	ranks_free(&R);
+	return n;
+}
+
 size_t gd__job_frozen(struct gd_rule_ctx *rc, struct gd_findings *out, const struct gd_snapshot *s, bool died)
 {
 	struct ranks R;

@@ -145,8 +145,8 @@ WARNING   job.collective_timeout         ranks 1, 0, 2
           tests/offline/0100-joblog-collective-timeout/basicsr-737.log:1: Watchdog caught collective operation timeout: WorkNCCL(SeqNum=808, OpType=ALLREDUCE, NumelIn=98
           → One rank stopped or a link failed: look at the ranks' hosts for gpu.* and net.* findings (gpudoctor check there); raise the timeout only after that.
 WARNING   job.collective_timeout         ranks 0, 4
-          The NCCL watchdog timed out ALLREDUCE (SeqNum 1580) after 600 s (timeout 600 s): a rank stopped calling collectives or a link failed.
-          messages 2 · seq 1580 · timeout 600 s · ran 600.1 s
+          The NCCL watchdog timed out ALLREDUCE (SeqNum 1580) after 600 s (timeout 600 s): a rank stopped calling collectives or a link failed. The 2 ranks of the logs all reached it: none stands out; the collective itself hangs (the network, a GPU: see net.* and gpu.* on their hosts), or a rank whose log is not here.
+          messages 2 · seq 1580 · timeout 600 s · ran 600.1 s · ranks reached 2
           tests/offline/0100-joblog-collective-timeout/llamafactory-7396.log:1: Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1580, OpType=ALLREDUCE, NumelIn=4
           → One rank stopped or a link failed: look at the ranks' hosts for gpu.* and net.* findings (gpudoctor check there); raise the timeout only after that.
   net.rdma_unused (no NCCL_DEBUG=INFO lines in the job's log (rerun the job with NCCL_DEBUG=INFO))

@@ -254,7 +254,7 @@ static void test_mismatch(void **state)
 						  DUMP(3, 16, 16) } };
 	/* another op at the same SeqNum */
 	const struct file op[] = { { "t.log", WD(0, 9, "ALLREDUCE", 64) WD(1, 9, "ALLREDUCE", 64) WD(2, 9, "ALLREDUCE", 64)
-						      WD(3, 9, "BROADCAST", 64) } };
+						      WD(3, 9, "BROADCAST", 64) TMO(0, 9, 9, 8) TMO(3, 9, 9, 8) } };
 	/* another size of the same op */
 	const struct file size[] = { { "t.log", WD(0, 9, "ALLREDUCE", 64) WD(1, 9, "ALLREDUCE", 64)
 							WD(2, 9, "ALLREDUCE", 32) } };
@@ -272,6 +272,10 @@ static void test_mismatch(void **state)
 	/* the one ahead is not a stuck rank */
 	assert_int_equal(verdict("job.rank_stuck", extra, 1, &out), GD_VERDICT_CLEAR);
 
+	/* the time-out does not say "none stands out" when the ops differ */
+	assert_int_equal(verdict("job.collective_timeout", op, 1, &out), GD_VERDICT_FIRED);
+	for (size_t i = 0; i < out.items.n; i++)
+		assert_null(strstr(FINDING(out, i)->summary, "none stands out"));
 	assert_int_equal(verdict("job.collective_mismatch", op, 1, &out), GD_VERDICT_FIRED);
 	assert_int_equal(out.items.n, 1);
 	assert_string_equal(FINDING(out, 0)->subject, "rank 3");
@@ -317,6 +321,8 @@ static void test_frozen_and_healthy(void **state)
 	assert_int_equal(verdict("job.collective_timeout", reached, 1, &out), GD_VERDICT_FIRED);
 	assert_int_equal(out.items.n, 1);
 	assert_string_equal(FINDING(out, 0)->subject, "rank 0");
+	assert_true(ev_get(FINDING(out, 0), "ranks_reached")->value.v == 4);
+	assert_contains(FINDING(out, 0)->summary, "none stands out");
 
 	for (size_t i = 0; i < 3; i++) {
 		assert_int_equal(verdict(ids[i], healthy, 2, &out), GD_VERDICT_CLEAR);
