@@ -427,13 +427,15 @@ static size_t op_mismatch(struct gd_rule_ctx *rc, struct gd_findings *out, const
 
 	GD_VEC_EACH(s->job_log, const struct gd_job_log, r) {
 		bool dup = false;
+		const char *pg;
 
 		if (!is(r, "collective_timeout") || !r->seq.ok || !r->what[0])
 			continue;
+		pg = pg_of_timeout(s, r);
 		for (size_t i = 0; i < n && !dup; i++)
-			dup = same_rank(v[i].r, r) && v[i].r->seq.v == r->seq.v && strcmp(v[i].pg, pg_of_timeout(s, r)) == 0;
+			dup = same_rank(v[i].r, r) && v[i].r->seq.v == r->seq.v && strcmp(v[i].pg, pg) == 0;
 		if (!dup)
-			v[n++] = (struct said){ r, pg_of_timeout(s, r), false };
+			v[n++] = (struct said){ r, pg, false };
 	}
 	for (size_t i = 0; i < n; i++) {
 		size_t idx[64], m = 0, best = 0, bestn = 0, odd = 0;
