@@ -263,6 +263,13 @@ static int parse_args(int argc, char **argv, struct opts *o, const char ***sets,
 		if (o->text && o->json)
 			return gd_cli_fail(_("report: --text and --json exclude each other"));
 	}
+	/* check --from rank0.log rank1.log ...: the words after --from are files too */
+	if (IS(o->command, "check") && o->nfrom) {
+		while (optind < argc && o->nfrom < MAX_FROM)
+			o->from[o->nfrom++] = argv[optind++];
+		if (optind < argc)
+			return gd_cli_fail(_("--from: at most %d files"), MAX_FROM);
+	}
 	if (IS(o->command, "serve") && o->interval_s < 0.1)
 		return gd_cli_fail(_("serve: --interval must be at least 100ms"));
 	if (strcmp(o->command, "serve") == 0 && o->window_given && o->window_s < o->interval_s)

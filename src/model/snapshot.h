@@ -589,7 +589,7 @@
 
 /* ---- job_log[]: messages of the job's own log (src/offline/joblog.c) --- */
 #define GD_JOB_LOG_FIELDS(X) \
-	X(S32, kind, "", LABEL, "cuda_oom, ecc_uncorrectable, shm_exhausted, cuda_too_new, devices_busy, no_gpus, app_fault, collective_timeout, job_died, loader_killed, nccl_net, nccl_channel, nccl_ib_disable, nccl_no_ib, nccl_comm, nccl_host; dcgmi_* (what dcgmi diag, dmon, health say: src/offline/dcgmi.c)") \
+	X(S32, kind, "", LABEL, "cuda_oom, ecc_uncorrectable, shm_exhausted, cuda_too_new, devices_busy, no_gpus, app_fault, collective_timeout, collective_progress, job_died, loader_killed, nccl_net, nccl_channel, nccl_ib_disable, nccl_no_ib, nccl_comm, nccl_host, rank_host; dcgmi_* (what dcgmi diag, dmon, health say: src/offline/dcgmi.c)") \
 	X(S256, file, "", LABEL, "the file the line is in") \
 	X(U64, line, "", LABEL, "its line number in that file (1 = the first)") \
 	X(S64, host, "", LABEL, "host name the line names (NCCL's host:pid:tid prefix)") \
@@ -597,7 +597,7 @@
 	X(U64, gpu, "", LABEL, "CUDA device index the line names (GPU 0 of an out-of-memory message, NCCL's [dev])") \
 	X(U64, pid, "", LABEL, "process the line names (a DataLoader worker, NCCL's pid)") \
 	X(S32, what, "", LABEL, "app_fault: illegal_address, device_assert, misaligned_address; collective: the op; loader: the signal; nccl_net, nccl_channel: the transport; dcgmi: the test or the health system") \
-	X(U64, seq, "", LABEL, "collective: its sequence number (SeqNum)") \
+	X(U64, seq, "", LABEL, "collective: its sequence number (SeqNum); collective_progress: the work the watchdog timed out at") \
 	X(F64, timeout_s, "seconds", GAUGE, "collective: the time-out it was given") \
 	X(F64, ran_s, "seconds", GAUGE, "collective: how long it ran before it timed out") \
 	X(U64, nranks, "", GAUGE, "NCCL communicator: ranks") \
@@ -607,7 +607,19 @@
 	X(U64, total_bytes, "bytes", GAUGE, "out of memory: the GPU's total capacity") \
 	X(U64, free_bytes, "bytes", GAUGE, "out of memory: free device memory") \
 	X(U64, allocated_bytes, "bytes", GAUGE, "out of memory: memory allocated by PyTorch") \
-	X(S256, text, "", LABEL, "the line (from the message when it is long; non-ASCII bytes as ?)")
+	X(S256, text, "", LABEL, "the line (from the message when it is long; non-ASCII bytes as ?)") \
+	GD_JOB_LOG_RANK_FIELDS(X)
+
+/* job_log[]: one rank's progress in its collectives, for the verdict across
+ * ranks (kind collective_progress, and collective_timeout's numbers; joblog.c) */
+#define GD_JOB_LOG_RANK_FIELDS(X) \
+	X(S16, rank_from, "", LABEL, "where the rank came from: prefix (a launcher's: [rank3]:, srun's 3: , mpirun's [1,3]<stderr>:), line ([Rank 3], [PG 0 Rank 3]), file (its name: rank3.log); absent: no rank") \
+	X(S64, pg, "", LABEL, "process group the watchdog line names (PG 1, PG ID 0 PG GUID 0(default_pg))") \
+	X(F64, last_enqueued, "", GAUGE, "collective_progress: the rank's last enqueued NCCL work (-1: none ever)") \
+	X(F64, last_completed, "", GAUGE, "collective_progress: its last completed NCCL work (-1: none ever)") \
+	X(U64, numel_in, "", GAUGE, "collective_timeout: NumelIn (absent when PyTorch prints -1 as 18446744073709551615)") \
+	X(U64, numel_out, "", GAUGE, "collective_timeout: NumelOut") \
+	X(U64, peer_rank, "", LABEL, "collective_progress: the rank whose time-out sent the dump signal")
 
 /* ---- probe[]: results of gpudoctor probe (src/probe, cli/cli_probe.c) -- */
 #define GD_PROBE_FIELDS(X) \

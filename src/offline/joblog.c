@@ -35,11 +35,27 @@
  *   ... NCCL INFO NET/IB : No device found.                      nccl_no_ib
  *   ... NCCL INFO comm 0x.. rank 2 nRanks 3 nNodes 3 ...          nccl_comm
  *   any other NCCL line: its host, once                           nccl_host
+ *   an NCCL line of a known rank: that rank's host, once          rank_host
  *   a training loop's progress ("loss=0.69", "'loss': 2.31"): read, not kept
  *
- * The rank comes from "[rank3]:" (torchrun's prefix), "[Rank 3]" (the
- * watchdog) or NCCL's "rank N nranks"; the host from NCCL's
- * "host:pid:tid [dev] NCCL" prefix.  Lines are numbered in the buffer (1 =
+ *   [PG 1 Rank 3] Timeout at NCCL work: 41, last enqueued NCCL work: 42, last
+ *     completed NCCL work: 40. ("... detected by watchdog at work: 41, last
+ *     enqueued ...", "failure detected by watchdog at work sequence id: 41
+ *     PG status: last enqueued work: 42, last completed work: 40", "Received
+ *     a dump signal due to a collective timeout from rank 5 ... Last enqueued
+ *     NCCL work: 42, last completed NCCL work: 40")          collective_progress
+ *
+ * The rank comes from a launcher's prefix at the line's start (rank_from
+ * "prefix": torchrun's "[rank3]:", Lightning's "[rank: 3]", Open MPI's
+ * --tag-output "[1,3]<stderr>:", srun --label's "3: "; torchrun's wins over
+ * srun's, which then numbers the node's task), else from the line itself
+ * ("line": "[Rank 3]", "[PG 0 Rank 3]" of the watchdog, NCCL's "rank N
+ * nranks"); the loader adds the file's name ("file": rank3.log).  The host
+ * comes from NCCL's "host:pid:tid [dev] NCCL" prefix or a launcher's
+ * "[host:3]:".  Watchdog numbers: -1 is PyTorch's "none ever" (kept);
+ * NumelIn 18446744073709551615 is its -1 too (left absent); a number past
+ * 2^53 (or a negative other than -1) is not a count PyTorch prints: it is
+ * left out, and the part is partial with the line named.  Lines are numbered in the buffer (1 =
  * its first); the loader names the file and moves them to the file's lines.
  * A pure function of the buffer: NUL bytes and '\r' are bytes of a line,
  * a line of any length is read (its excerpt is cut).
@@ -166,22 +182,82 @@ static bool size_before(struct gd_slice l, const char *lit, uint64_t *out)
 	return size_at(p, k, out);
 }
 
-/* "[rank3]:", "[Rank 3]", "[PG 1 Rank 3]", NCCL's "rank 3 nranks 16". */
-static bool rank_of(struct gd_slice l, uint64_t *rank)
+/* The rank a launcher's prefix gives at the line's start: srun --label's
+ * "3: " and Open MPI's "[1,3]<stderr>:" (blanks before them allowed), then
+ * anywhere torchrun's "[rank3]:" or Lightning's "[rank: 3]" (behind a pid
+ * or a Ray actor's "(Worker pid=..)"); torchrun's wins over srun's. */
+static bool prefix_rank(struct gd_slice l, uint64_t *rank)
+{
+	const char *p = l.p, *e = end_of(l), *q;
+	bool got = false;
+
+	while (p < e && (*p == ' ' || *p == '\t'))
+		p++;
+	/* srun --label: digits, ':' and a blank */
+	for (q = p; q < e && digit(*q) && q - p < 8; q++)
+		;
+	if (q > p && q + 1 < e && q[0] == ':' && q[1] == ' ' && num_at(p, q, rank))
+		got = true;
+	/* Open MPI --tag-output: "[jobid,rank]<stdout>:" */
+	if (!got && p < e && *p == '[') {
+		const char *c = memchr(p, ',', (size_t)(e - p) < 24 ? (size_t)(e - p) : 24);
+
+		if (c && c > p + 1 && num_at(p + 1, c, rank)) {
+			for (q = c + 1; q < e && digit(*q); q++)
+				;
+			if (q > c + 1 && (size_t)(e - q) >= 3 && memcmp(q, "]<", 2) == 0 && num_at(c + 1, q, rank))
+				got = true;
+		}
+	}
+	if ((q = find(l, "[rank")) && q + 5 < e && digit(q[5])) {
+		const char *d = q + 5;
+
+		while (d < e && digit(*d))
+			d++;
+		if (d < e && d[0] == ']' && num_at(q + 5, d, rank))
+			return true;
+	}
+	if ((q = find(l, "[rank: ")) && num_at(q + 7, e, rank))
+		return true;
+	return got;
+}
+
+/* A launcher's "[host:3]:" at the line's start (accelerate, pdsh): the host. */
+static bool prefix_host(struct gd_slice l, char *host, size_t hostsz)
+{
+	const char *p = l.p, *e = end_of(l), *c = NULL, *q;
+
+	while (p < e && (*p == ' ' || *p == '\t'))
+		p++;
+	if (p >= e || *p != '[')
+		return false;
+	for (q = p + 1; q < e && q - p < 64 && *q != ']' && *q != ' '; q++)
+		if (*q == ':')
+			c = q;
+	if (!c || c == p + 1 || q + 1 >= e || q[0] != ']' || q[1] != ':' || c + 1 == q)
+		return false;
+	for (const char *d = c + 1; d < q; d++)
+		if (!digit(*d))
+			return false;
+	gd_tok_copy(host, hostsz, (struct gd_slice){ p + 1, (size_t)(c - p - 1) });
+	return true;
+}
+
+/* The rank a line names: a launcher's prefix ("prefix"), else the watchdog's
+ * "[Rank 3]", "[PG 1 Rank 3]" or NCCL's "rank 3 nranks 16" ("line"). */
+static const char *rank_of(struct gd_slice l, uint64_t *rank)
 {
 	const char *p;
 
-	if ((p = find(l, "[rank")) && num_at(p + 5, end_of(l), rank))
-		return true;
-	if ((p = find(l, "[rank: ")) && num_at(p + 7, end_of(l), rank))
-		return true;
+	if (prefix_rank(l, rank))
+		return "prefix";
 	if ((p = find(l, " Rank ")) && num_at(p + 6, end_of(l), rank))
-		return true;
+		return "line";
 	if ((p = find(l, "[Rank ")) && num_at(p + 6, end_of(l), rank))
-		return true;
+		return "line";
 	if ((p = find(l, " rank ")) && num_at(p + 6, end_of(l), rank) && (find(l, " nranks ") || find(l, " nRanks ")))
-		return true;
-	return false;
+		return "line";
+	return NULL;
 }
 
 /* NCCL's prefix "host:pid:tid [dev] NCCL ": host, pid and dev. */
@@ -240,12 +316,14 @@ static void excerpt(char *dst, size_t dstsz, struct gd_slice l, const char *at)
 struct jl {
 	struct gd_snapshot *s;
 	size_t kept, dropped;
+	size_t bad, bad_line;   /* watchdog numbers out of range, the first line */
 };
 
 static struct gd_job_log *rec(struct jl *j, const char *kind, struct gd_slice l, size_t lineno, const char *at)
 {
 	struct gd_job_log *r;
 	uint64_t rank;
+	const char *from;
 
 	if (j->kept >= JOBLOG_MAX) {
 		j->dropped++;
@@ -256,8 +334,11 @@ static struct gd_job_log *rec(struct jl *j, const char *kind, struct gd_slice l,
 	memset(r, 0, sizeof *r);
 	GD_STRSET(r->kind, kind);
 	gd_u64_set(&r->line, lineno);
-	if (rank_of(l, &rank))
+	if ((from = rank_of(l, &rank))) {
 		gd_u64_set(&r->rank, rank);
+		GD_STRSET(r->rank_from, from);
+	}
+	prefix_host(l, r->host, sizeof r->host);
 	excerpt(r->text, sizeof r->text, l, at);
 	return r;
 }
@@ -298,6 +379,20 @@ static void nccl_line(struct jl *j, struct gd_slice l, size_t lineno, const char
 	const char *p;
 	char what[32] = "";
 
+	/* which host a rank is on, once per rank and host ("3: node-b07:5102:5102
+	 * [1] NCCL INFO ..."): the verdict across ranks names it */
+	if (pre && rank_of(l, &v)) {
+		struct gd_job_log *h;
+
+		snprintf(what, sizeof what, "%llu", (unsigned long long)v);
+		if (!seen(j->s, "rank_host", host, what) && (h = rec(j, "rank_host", l, lineno, nccl))) {
+			GD_STRSET(h->what, what);
+			GD_STRSET(h->host, host);
+			gd_u64_set(&h->pid, pid);
+			gd_u64_set(&h->gpu, dev);
+		}
+		what[0] = '\0';
+	}
 	if ((p = find(l, "Using network "))) {
 		const char *q = p + 14, *e = q;
 
@@ -371,6 +466,131 @@ static bool progress_line(struct gd_slice l)
 	return false;
 }
 
+/* ---- the watchdog's counts ------------------------------------------------ */
+
+/* A count of the watchdog's at p: digits, or "-1" (PyTorch's "none ever").
+ * 0: read; -1: no number there; -2: out of range (past 2^53, or another
+ * negative): not a count PyTorch prints. */
+static int count_at(const char *p, const char *end, double *out)
+{
+	bool neg = p < end && *p == '-';
+	uint64_t v = 0;
+	const char *q;
+	bool over = false;
+
+	if (neg)
+		p++;
+	for (q = p; q < end && digit(*q); q++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			over = true;
+		else
+			v = v * 10 + (uint64_t)(*q - '0');
+	}
+	if (q == p)
+		return -1;
+	if (over || (neg && v != 1) || (!neg && v > (1ull << 53)))
+		return -2;
+	*out = neg ? -1.0 : (double)v;
+	return 0;
+}
+
+static int count_after(struct gd_slice l, const char *lit, double *out)
+{
+	const char *p = find(l, lit);
+
+	if (!p)
+		return -1;
+	p += strlen(lit);
+	while (p < end_of(l) && *p == ' ')
+		p++;
+	return count_at(p, end_of(l), out);
+}
+
+/* An unsigned 64-bit number after lit: 0 read, -1 none, -2 past 2^64 - 1. */
+static int u64_after(struct gd_slice l, const char *lit, uint64_t *out)
+{
+	const char *p = find(l, lit), *q;
+	uint64_t v = 0;
+
+	if (!p)
+		return -1;
+	p += strlen(lit);
+	for (q = p; q < end_of(l) && digit(*q); q++) {
+		if (v > (UINT64_MAX - (uint64_t)(*q - '0')) / 10)
+			return -2;
+		v = v * 10 + (uint64_t)(*q - '0');
+	}
+	if (q == p)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static void note_bad(struct jl *j, size_t lineno)
+{
+	if (!j->bad++)
+		j->bad_line = lineno;
+}
+
+/* "[PG 1 Rank 3]", "[PG ID 0 PG GUID 0(default_pg) Rank 3]": the group. */
+static void pg_of(struct gd_slice l, char *dst, size_t dstsz)
+{
+	const char *p = find(l, "[PG "), *q;
+
+	if (!p)
+		return;
+	for (q = p + 1; q < end_of(l) && *q != ']' && q - p < 96; q++)
+		if ((size_t)(end_of(l) - q) >= 6 && memcmp(q, " Rank ", 6) == 0)
+			break;
+	if (q < end_of(l) && *q == ' ')
+		gd_tok_copy(dst, dstsz, (struct gd_slice){ p + 1, (size_t)(q - p - 1) });
+}
+
+/* A watchdog line with the last enqueued and completed works of its rank. */
+static bool progress_line_of(struct jl *j, struct gd_slice l, size_t lineno)
+{
+	static const char *const enq[] = { "ast enqueued NCCL work:", "ast enqueued work:" };
+	static const char *const done[] = { "ast completed NCCL work:", "ast completed work:" };
+	static const char *const at[] = { "Timeout at NCCL work:", "detected by watchdog at work:",
+					  "at work sequence id:" };
+	struct gd_job_log *r;
+	double e = 0, c = 0, n = 0;
+	int re = -1, rc = -1, rn = -1;
+	const char *p;
+	uint64_t v;
+
+	for (size_t i = 0; i < 2 && re == -1; i++)
+		re = count_after(l, enq[i], &e);
+	for (size_t i = 0; i < 2 && rc == -1; i++)
+		rc = count_after(l, done[i], &c);
+	for (size_t i = 0; i < 3 && rn == -1; i++)
+		rn = count_after(l, at[i], &n);
+	/* a line cut after "Timeout at NCCL work: 5, last enqueued NCCL work: "
+	 * is the message still, with no counts */
+	if (re == -1 && rc == -1 && (rn == -1 || !find(l, "ast enqueued")))
+		return false;
+	if (re == -2 || rc == -2 || rn == -2)
+		note_bad(j, lineno);
+	if (!(r = rec(j, "collective_progress", l, lineno, find(l, "[PG ") ? find(l, "[PG ") : l.p)))
+		return true;
+	if (re == 0)
+		gd_f64_set(&r->last_enqueued, e);
+	if (rc == 0)
+		gd_f64_set(&r->last_completed, c);
+	if (rn == 0 && n >= 0)
+		gd_u64_set(&r->seq, (uint64_t)n);
+	pg_of(l, r->pg, sizeof r->pg);
+	if ((p = find(l, "collective timeout from"))) {
+		struct gd_slice t = { p + 23, (size_t)(end_of(l) - p - 23) };
+
+		if (find(t, "this local rank") == t.p + strspn(t.p, " ") && r->rank.ok)
+			gd_u64_set(&r->peer_rank, r->rank.v);
+		else if (num_after(t, "rank ", &v))
+			gd_u64_set(&r->peer_rank, v);
+	}
+	return true;
+}
+
 /* One line: true when it was a message of a job's log. */
 static bool one_line(struct jl *j, struct gd_slice l, size_t lineno)
 {
@@ -429,6 +649,8 @@ static bool one_line(struct jl *j, struct gd_slice l, size_t lineno)
 			return true;
 		}
 	}
+	if (progress_line_of(j, l, lineno))
+		return true;
 	if ((p = find(l, "Watchdog caught collective operation timeout"))) {
 		const char *op = find(l, "OpType=");
 
@@ -440,8 +662,21 @@ static bool one_line(struct jl *j, struct gd_slice l, size_t lineno)
 					e++;
 				gd_tok_copy(r->what, sizeof r->what, (struct gd_slice){ op + 7, (size_t)(e - op - 7) });
 			}
-			if (num_after(l, "SeqNum=", &v))
+			int rs = u64_after(l, "SeqNum=", &v), ri, ro;
+			uint64_t in = 0, o = 0;
+
+			if (rs == 0 && v <= (1ull << 53))
 				gd_u64_set(&r->seq, v);
+			ri = u64_after(l, "NumelIn=", &in);
+			ro = u64_after(l, "NumelOut=", &o);
+			/* PyTorch prints a coalesced work's -1 as 2^64 - 1 */
+			if (ri == 0 && in != UINT64_MAX)
+				gd_u64_set(&r->numel_in, in);
+			if (ro == 0 && o != UINT64_MAX)
+				gd_u64_set(&r->numel_out, o);
+			if ((rs == 0 && v > (1ull << 53)) || rs == -2 || ri == -2 || ro == -2)
+				note_bad(j, lineno);
+			pg_of(l, r->pg, sizeof r->pg);
 			if (num_after(l, "Timeout(ms)=", &v))
 				gd_f64_set(&r->timeout_s, (double)v / 1000);
 			if (num_after(l, ") ran for ", &v))
@@ -480,7 +715,7 @@ static bool one_line(struct jl *j, struct gd_slice l, size_t lineno)
 
 int gd_parse_joblog(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err)
 {
-	struct jl j = { s, 0, 0 };
+	struct jl j = { s, 0, 0, 0, 0 };
 	struct gd_lines it;
 	struct gd_slice l;
 	size_t known = 0;
@@ -493,6 +728,11 @@ int gd_parse_joblog(const char *buf, size_t len, struct gd_snapshot *s, struct g
 	if (j.dropped)
 		return gd_err_set(err, 1, _("line %zu: %zu more messages past %d not kept"), it.lineno, j.dropped,
 				  JOBLOG_MAX);
+	if (j.bad)
+		return gd_err_set(err, 1,
+				  _("line %zu: a watchdog number out of range (past 2^53, or a negative other than -1) "
+				    "left out (%zu in all)"),
+				  j.bad_line, j.bad);
 	return 0;
 }
 
@@ -506,12 +746,13 @@ static const char *const triggers[] = {
 	"CUDA", "ECC error", "shared memory", "</torch_", "NVIDIA driver", "busy or unavailable",
 	"illegal memory access", "device-side assert", "misaligned address", "Watchdog caught", "Assertion `",
 	"taking the entire process down", "terminate called", "DataLoader worker", " NCCL ",
+	"ast enqueued", "ast completed",
 };
 
 bool gd_joblog_messages(const char *buf, size_t len)
 {
 	struct gd_snapshot t;
-	struct jl j = { &t, 0, 0 };
+	struct jl j = { &t, 0, 0, 0, 0 };
 	struct gd_lines it;
 	struct gd_slice l;
 	size_t i;
@@ -532,7 +773,7 @@ bool gd_joblog_messages(const char *buf, size_t len)
 bool gd_joblog_any(const char *buf, size_t len)
 {
 	struct gd_snapshot t;
-	struct jl j = { &t, 0, 0 };
+	struct jl j = { &t, 0, 0, 0, 0 };
 	struct gd_lines it;
 	struct gd_slice l;
 	bool any = false;
@@ -543,4 +784,25 @@ bool gd_joblog_any(const char *buf, size_t len)
 		any = one_line(&j, l, it.lineno);
 	gd_snapshot_release(&t);
 	return any;
+}
+
+bool gd_joblog_rank_of_name(const char *name, uint64_t *rank)
+{
+	const char *base = strrchr(name, '/'), *p;
+
+	base = base ? base + 1 : name;
+	for (p = base; (p = strcasestr(p, "rank")); p += 4) {
+		const char *d = p + 4, *q;
+		uint64_t v = 0;
+
+		if (*d == '-' || *d == '_' || *d == '.')
+			d++;
+		for (q = d; digit(*q) && q - d < 10; q++)
+			v = v * 10 + (uint64_t)(*q - '0');
+		if (q > d && !digit(*q) && v <= UINT32_MAX) {
+			*rank = v;
+			return true;
+		}
+	}
+	return false;
 }

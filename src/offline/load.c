@@ -200,12 +200,22 @@ static void read_part(struct load *L, enum gd_ofl_kind kind, const char *buf, si
 		if (!L->first.msg[0] && !(L->bug_report && rc < 0))
 			gd_err_set(&L->first, rc < 0 ? -EINVAL : 1, "%s", msg);
 	}
-	/* the job log's lines: the file's, and named by it */
-	GD_VEC_EACH(t.job_log, struct gd_job_log, r) {
-		if (!r->file[0])
-			GD_STRSET(r->file, L->name);
-		if (r->line.ok)
-			r->line.v += line0 - 1;
+	/* the job log's lines: the file's, and named by it; a rank its lines do
+	 * not name, its name's (rank3.log) */
+	{
+		uint64_t frank = 0;
+		bool fr = kind == GD_OFL_JOBLOG && gd_joblog_rank_of_name(L->name, &frank);
+
+		GD_VEC_EACH(t.job_log, struct gd_job_log, r) {
+			if (!r->file[0])
+				GD_STRSET(r->file, L->name);
+			if (r->line.ok)
+				r->line.v += line0 - 1;
+			if (fr && !r->rank.ok) {
+				gd_u64_set(&r->rank, frank);
+				GD_STRSET(r->rank_from, "file");
+			}
+		}
 	}
 	if (rc >= 0)
 		ofl_merge_part(L->o, kind, &t);

@@ -62,6 +62,10 @@ int gd_parse_joblog(const char *buf, size_t len, struct gd_snapshot *s, struct g
 /* True when a line of buf is a line of a job's log (a message, or a
  * training loop's progress line: what makes a file a job's log). */
 bool gd_joblog_any(const char *buf, size_t len);
+/* The rank a log file's name gives ("rank3.log", "train_rank_12.txt",
+ * "log.RANK-7"): "rank" then an optional '-', '_' or '.', then digits, in
+ * its last path component; false when none or past 2^32. */
+bool gd_joblog_rank_of_name(const char *name, uint64_t *rank);
 /* True when buf holds a message of a job's log that gd_parse_joblog keeps
  * (a traceback pasted into another output); fast on text that holds none. */
 bool gd_joblog_messages(const char *buf, size_t len);

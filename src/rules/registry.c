@@ -202,6 +202,13 @@ const struct gd_rule gd_rules[] = {
 	{ "job.collective_timeout", GD_SEV_WARNING, N_("The NCCL watchdog timed out a collective (critical when the job died of it)."),
 	  N_("One rank stopped or a link failed: look at the ranks' hosts for gpu.* and net.* findings (gpudoctor check there); raise the timeout only after that."),
 	  S, gd_rule_job_collective_timeout },
+	/* the verdict across ranks, from their logs (rule_job_ranks.c) */
+	{ "job.rank_stuck", GD_SEV_CRITICAL, N_("A rank never reached the collective the other ranks wait in: the job hangs on it."),
+	  N_("Look at that rank's node (gpudoctor check there: host.hung_tasks, gpu.lost, io.* findings) and its own log (a loader, a filesystem, a crash); restart the job without that node if it is wedged."),
+	  S, gd_rule_job_rank_stuck },
+	{ "job.collective_mismatch", GD_SEV_CRITICAL, N_("The ranks disagree on a collective: one issued another operation or size, or one more."),
+	  N_("A program bug, not hardware: the ranks took different code paths (a condition on the rank, an uneven last batch, a collective inside a branch); make every rank issue the same collectives in the same order."),
+	  S, gd_rule_job_collective_mismatch },
 	{ "job.loader_worker_killed", GD_SEV_WARNING, N_("A DataLoader worker died (a signal, the OOM killer, or exited unexpectedly)."),
 	  N_("The loader ran out of host memory or crashed: use fewer workers or a smaller prefetch_factor, and see the mem.* findings of its host."),
 	  S, gd_rule_job_loader_worker_killed },

@@ -82,6 +82,11 @@ static const struct gd_snapshot *job_log_read(const struct gd_rule_ctx *rc)
 	return NULL;
 }
 
+const struct gd_snapshot *gd__job_log_read(const struct gd_rule_ctx *rc)
+{
+	return job_log_read(rc);
+}
+
 /* "rank 3 (node-a12)", "rank 3", "node-a12", or "" when the line names neither. */
 static void who(char *dst, size_t n, const struct gd_job_log *r)
 {
@@ -384,7 +389,7 @@ enum gd_verdict gd_rule_job_collective_timeout(struct gd_rule_ctx *rc, struct gd
 	const struct gd_snapshot *s = job_log_read(rc);
 	const struct gd_job_log *died = NULL;
 	struct coll g[MAX_SUBJECTS];
-	size_t ng = 0, more = 0, from = out->items.n;
+	size_t ng = 0, more = 0, from = out->items.n, reached;
 
 	if (!s)
 		return gd_rule_unknown(rc, "%s", _(NO_LOG));
@@ -431,6 +436,17 @@ enum gd_verdict gd_rule_job_collective_timeout(struct gd_rule_ctx *rc, struct gd
 			gd_finding_ev_line(f, r->file, (double)r->line.v, r->text);
 			if (died)
 				gd_finding_ev_line(f, died->file, (double)died->line.v, died->text);
+			/* the ranks' logs show every rank at that work: none stands out */
+			if (r->seq.ok && (reached = gd__job_reached(s, r->seq.v))) {
+				char was[sizeof f->summary];
+
+				GD_STRSET(was, f->summary);
+				gd_finding_summary(f, _("%s The %zu ranks of the logs all reached it: none stands out; the "
+							"collective itself hangs (the network, a GPU: see net.* and gpu.* on "
+							"their hosts), or a rank whose log is not here."),
+						   was, reached);
+				gd_finding_ev(f, "ranks_reached", (double)reached, "", NAN);
+			}
 		}
 		count_up(g[i].f);
 		/* the ranks that reported it, each once: "ranks 0, 4, 3" */
@@ -457,6 +473,12 @@ enum gd_verdict gd_rule_job_collective_timeout(struct gd_rule_ctx *rc, struct gd
 		if (g[i].nranks)
 			snprintf(g[i].f->subject, sizeof g[i].f->subject, "rank%s %s", g[i].nranks > 1 ? "s" : "", g[i].ranks);
 	note_more(out, from, more);
+	/* every rank at last enqueued -1: frozen before any collective */
+	died = NULL;
+	GD_VEC_EACH(s->job_log, const struct gd_job_log, d)
+		if (!died && is(d, "job_died"))
+			died = d;
+	ng += gd__job_frozen(rc, out, s, died != NULL);
 	return ng ? GD_VERDICT_FIRED : GD_VERDICT_CLEAR;
 }
 

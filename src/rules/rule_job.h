@@ -36,4 +36,17 @@ size_t gd__job_per_subject(struct gd_rule_ctx *rc, struct gd_findings *out, cons
 enum gd_verdict gd_rule_joblog_gpu_ecc_uncorrectable(struct gd_rule_ctx *rc, struct gd_findings *out);
 enum gd_verdict gd_rule_joblog_driver_nvml_unavailable(struct gd_rule_ctx *rc, struct gd_findings *out);
 
+/* The last snapshot when it holds a job log that was read, else NULL
+ * (rule_job.c); the verdict across ranks (rule_job_ranks.c) reads it too. */
+const struct gd_snapshot *gd__job_log_read(const struct gd_rule_ctx *rc);
+
+/* The ranks of the logs that all reached work seq of their group, none
+ * behind (rule_job_ranks.c): their count, 0 when fewer than two or one is
+ * behind. */
+size_t gd__job_reached(const struct gd_snapshot *s, uint64_t seq);
+
+/* job.collective_timeout's finding when every rank of the logs shows last
+ * enqueued work -1 (rule_job_ranks.c): 1 when added, else 0. */
+size_t gd__job_frozen(struct gd_rule_ctx *rc, struct gd_findings *out, const struct gd_snapshot *s, bool died);
+
 #endif

@@ -85,6 +85,8 @@ GD_RULE_FN(gpu_transfer_serialized) /* rule_gpu_transfer.c */
 GD_RULE_FN(net_remote_data_latency) /* rule_job_net.c */
 GD_RULE_FN(job_app_fault)
 GD_RULE_FN(job_collective_timeout)
+GD_RULE_FN(job_rank_stuck)          /* rule_job_ranks.c */
+GD_RULE_FN(job_collective_mismatch) /* rule_job_ranks.c */
 GD_RULE_FN(job_loader_worker_killed)
 GD_RULE_FN(net_rdma_unused)
 GD_RULE_FN(job_gpu_ecc_uncorrectable)

@@ -145,8 +145,8 @@ WARNING   job.collective_timeout         ranks 1, 0, 2
           tests/offline/0100-joblog-collective-timeout/basicsr-737.log:1: Watchdog caught collective operation timeout: WorkNCCL(SeqNum=808, OpType=ALLREDUCE, NumelIn=98
           → One rank stopped or a link failed: look at the ranks' hosts for gpu.* and net.* findings (gpudoctor check there); raise the timeout only after that.
 WARNING   job.collective_timeout         ranks 0, 4
-          The NCCL watchdog timed out ALLREDUCE (SeqNum 1580) after 600 s (timeout 600 s): a rank stopped calling collectives or a link failed.
-          messages 2 · seq 1580 · timeout 600 s · ran 600.1 s
+          The NCCL watchdog timed out ALLREDUCE (SeqNum 1580) after 600 s (timeout 600 s): a rank stopped calling collectives or a link failed. The 2 ranks of the logs all reached it: none stands out; the collective itself hangs (the network, a GPU: see net.* and gpu.* on their hosts), or a rank whose log is not here.
+          messages 2 · seq 1580 · timeout 600 s · ran 600.1 s · ranks reached 2
           tests/offline/0100-joblog-collective-timeout/llamafactory-7396.log:1: Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1580, OpType=ALLREDUCE, NumelIn=4
           → One rank stopped or a link failed: look at the ranks' hosts for gpu.* and net.* findings (gpudoctor check there); raise the timeout only after that.
   net.rdma_unused (no NCCL_DEBUG=INFO lines in the job's log (rerun the job with NCCL_DEBUG=INFO))
@@ -195,21 +195,21 @@ WARNING   job.host_bound                 pid 31893 (python3)
           The main thread of pid 31893 (python3) wants 100% of a core (threshold 80%: 16% on a CPU, 85% waiting for one), 100% of its samples outside the CUDA and NCCL libraries (100% python), while gpu0 (0000:1b:00.0) averages 9% utilisation: the host loop cannot launch GPU work fast enough.
           main core 100 % of a core (threshold 80 % of a core) · outside cuda 100 % of samples (threshold 60 % of samples) · python 100 % of samples · cuda 0 % of samples · samples 18 (threshold 10) · gpu util 9.0% (threshold 40.0%) · main thread 100% python
           → The host loop cannot launch work fast enough: larger batches, fewer host syncs (.item(), prints), CUDA graphs or torch.compile; move preprocessing into loader workers.
-  job.app_fault, job.collective_timeout, job.loader_worker_killed, net.rdma_unused (no log of the job in the input: give it with check --from train.log)
+  job.app_fault, job.collective_timeout, job.rank_stuck, job.collective_mismatch, job.loader_worker_killed, net.rdma_unused (no log of the job in the input: give it with check --from train.log)
   probe.gpu_compute_slow, probe.gpu_compute_mismatch, probe.gpu_hung, probe.gpu_memory_errors, probe.gpu_mem_bandwidth_low, probe.pcie_bandwidth_low, probe.p2p_bandwidth_low (no probe results in the input: run gpudoctor probe)
 === 0301
 WARNING   job.waiting_for_peers          pid 19197 (jl)
           94% of the samples of pid 19197 (jl)'s main and NCCL threads are in NCCL (threshold 50%) while gpu0 (0000:1b:00.0) averages 4% utilisation and no local cause is found: this node waits in a collective for another rank.
           nccl 94.3 % of samples (threshold 50 % of samples) · samples 35 (threshold 10) · gpu util 4.0% (threshold 40.0%)
           → This node waits for another: find the straggler or the slow link (gpudoctor check on the peers: gpu.*, net.* findings).
-  job.app_fault, job.collective_timeout, job.loader_worker_killed, net.rdma_unused (no log of the job in the input: give it with check --from train.log)
+  job.app_fault, job.collective_timeout, job.rank_stuck, job.collective_mismatch, job.loader_worker_killed, net.rdma_unused (no log of the job in the input: give it with check --from train.log)
   probe.gpu_compute_slow, probe.gpu_compute_mismatch, probe.gpu_hung, probe.gpu_memory_errors, probe.gpu_mem_bandwidth_low, probe.pcie_bandwidth_low, probe.p2p_bandwidth_low (no probe results in the input: run gpudoctor probe)
 === 0303
 WARNING   net.remote_data_latency        pid 29542 (nc)
           pid 29542 (nc) of a GPU job moves data over 1 TCP connection with a round-trip time of 10 ms or more; the farthest, to 10.233.7.2:5003, at 386.5 ms (lowest seen 0.06 ms): every request waits on the distance.
           rtt ms 386.5 ms (threshold 10 ms) · min rtt ms 0.06 ms · connections 1 · peer 10.233.7.2:5003 · local 10.233.7.1:49170
           → The data or service is far away: move the data next to the GPUs (same LAN, same city), cache it locally, or read ahead with more requests in flight.
-  job.app_fault, job.collective_timeout, job.loader_worker_killed, net.rdma_unused (no log of the job in the input: give it with check --from train.log)
+  job.app_fault, job.collective_timeout, job.rank_stuck, job.collective_mismatch, job.loader_worker_killed, net.rdma_unused (no log of the job in the input: give it with check --from train.log)
   probe.gpu_compute_slow, probe.gpu_compute_mismatch, probe.gpu_hung, probe.gpu_memory_errors, probe.gpu_mem_bandwidth_low, probe.pcie_bandwidth_low, probe.p2p_bandwidth_low (no probe results in the input: run gpudoctor probe)
 === 0401
 WARNING   probe.gpu_compute_slow         gpu3 (2 GPUs)
@@ -221,7 +221,7 @@ WARNING   probe.gpu_mem_bandwidth_low    gpu3 (0000:61:00.0) mem_bandwidth
           mem_bandwidth reached 1857 GB/s, 71% of the median of its 7 same-model siblings (2600 GB/s).
           achieved 1857.1 GB/s (threshold 2210.0 GB/s) · siblings median 2600.0 GB/s · pct of siblings 71.4% (threshold 85.0%)
           → Memory runs slow: check the memory clock, the ECC state and the thermal findings of the probe.
-  job.app_fault, job.collective_timeout, job.loader_worker_killed, net.rdma_unused (no log of the job in the input: give it with check --from train.log)
+  job.app_fault, job.collective_timeout, job.rank_stuck, job.collective_mismatch, job.loader_worker_killed, net.rdma_unused (no log of the job in the input: give it with check --from train.log)
 === 0402
 CRITICAL  probe.gpu_compute_mismatch     gpu5 (0000:c3:00.0) compute_bf16
           The compute_bf16 burn's results differ from those of 7 same-model GPUs given the same inputs.
@@ -232,13 +232,13 @@ CRITICAL  probe.gpu_memory_errors        gpu5 (4 GPUs)
           words wrong 1 (threshold 0) · words checked 262144
           words wrong: gpu5 1 · gpu5 1 · gpu5 1 · gpu5 1
           → Device memory (or the path to it) is failing: drain the GPU, reset it, replace it if it recurs.
-  job.app_fault, job.collective_timeout, job.loader_worker_killed, net.rdma_unused (no log of the job in the input: give it with check --from train.log)
+  job.app_fault, job.collective_timeout, job.rank_stuck, job.collective_mismatch, job.loader_worker_killed, net.rdma_unused (no log of the job in the input: give it with check --from train.log)
 === 0403
 CRITICAL  probe.gpu_hung                 gpu6 (0000:d1:00.0) compute_fp32
           The compute_fp32 probe did not finish within its deadline; the probe's process was killed.
           probe compute_fp32 · reason compute_fp32 did not finish within its deadline: the probe process was killed
           → The GPU or its driver hangs under load: drain the node, look for Xid and gpu.* findings, reset the GPU or reboot.
-  job.app_fault, job.collective_timeout, job.loader_worker_killed, net.rdma_unused (no log of the job in the input: give it with check --from train.log)
+  job.app_fault, job.collective_timeout, job.rank_stuck, job.collective_mismatch, job.loader_worker_killed, net.rdma_unused (no log of the job in the input: give it with check --from train.log)
   probe.gpu_mem_bandwidth_low (no mem_bandwidth figure in the probe results (not run, or failed))
   probe.pcie_bandwidth_low (no host<->device copy figure in the probe results)
   probe.p2p_bandwidth_low (no peer copy in the probe results (one GPU, or no pair can reach another))
@@ -248,14 +248,14 @@ WARNING   probe.pcie_bandwidth_low       gpu2 (4 GPUs)
           achieved 13.0 GB/s (threshold 34.4 GB/s) · link expected 49.1 GB/s · siblings median 52.0 GB/s · link gen 5 · link width 16 lanes
           achieved: gpu2 13.0 GB/s · gpu2 13.0 GB/s · gpu2 13.0 GB/s · gpu2 13.0 GB/s
           → The link trained but carries little: reseat the card, check the riser, retimer and slot, and the BIOS PCIe settings.
-  job.app_fault, job.collective_timeout, job.loader_worker_killed, net.rdma_unused (no log of the job in the input: give it with check --from train.log)
+  job.app_fault, job.collective_timeout, job.rank_stuck, job.collective_mismatch, job.loader_worker_killed, net.rdma_unused (no log of the job in the input: give it with check --from train.log)
 === 0405
 WARNING   probe.p2p_bandwidth_low        gpu7 (7 GPUs)
           Peer copies ran at 120.0 GB/s, 32% of the median of the node's 55 other pairs (370.0 GB/s).
           achieved 120.0 GB/s (threshold 259.0 GB/s) · pairs median 370.0 GB/s
           achieved: gpu7 120.0 GB/s · gpu7 120.0 GB/s · gpu7 120.0 GB/s · gpu7 120.0 GB/s · gpu7 120.0 GB/s · gpu7 120.0 GB/s · gpu7 120.0 GB/s
           → A peer path is slow: check NVLink state and errors (nvidia-smi nvlink -s -e), or the PCIe switch path (nvidia-smi topo -m).
-  job.app_fault, job.collective_timeout, job.loader_worker_killed, net.rdma_unused (no log of the job in the input: give it with check --from train.log)
+  job.app_fault, job.collective_timeout, job.rank_stuck, job.collective_mismatch, job.loader_worker_killed, net.rdma_unused (no log of the job in the input: give it with check --from train.log)
   probe.gpu_compute_slow (no compute_fp32 figure in the probe results (not run, or failed))
   probe.gpu_compute_mismatch (no compute burn in the probe results)
   probe.gpu_memory_errors (no memory pattern test or copy in the probe results)
@@ -295,7 +295,7 @@ WARNING   gpu.xid                        gpu2
           messages 1 · code 9999
           dmon.txt:5: dcgmi dmon: GPU 2 XIDER (last Xid) 9999
           → Follow the action of each Xid (see gpudoctor xid for the whole log).
-  job.app_fault, job.collective_timeout, job.loader_worker_killed, net.rdma_unused (no log of the job in the input: give it with check --from train.log)
+  job.app_fault, job.collective_timeout, job.rank_stuck, job.collective_mismatch, job.loader_worker_killed, net.rdma_unused (no log of the job in the input: give it with check --from train.log)
   probe.gpu_compute_slow, probe.gpu_compute_mismatch, probe.gpu_hung, probe.gpu_memory_errors, probe.gpu_mem_bandwidth_low, probe.pcie_bandwidth_low, probe.p2p_bandwidth_low (no probe results in the input: run gpudoctor probe)
 === loader-exit.log
 WARNING   job.loader_worker_killed       the job
