@@ -337,7 +337,9 @@
  * through /proc/<pid>/root).  One record per process NVML lists on a GPU
  * (not its DataLoader workers, which inherit the environment).  Rank keys
  * in order of precedence: RANK, SLURM_PROCID, OMPI_COMM_WORLD_RANK,
- * PMI_RANK (the size and local keys of the same launcher follow). */
+ * PMI_RANK (the size and local keys of the same launcher follow).  A key
+ * given twice counts once, the first, as getenv and Python's os.environ
+ * take it.  Absent in recordings made before it (older gpudoctor). */
 #define GD_JOB_RANK_FIELDS(X) \
 	X(U64, pid, "", LABEL, "the GPU job process (host pid namespace)") \
 	X(S16, status, "", LABEL, "ok, no_rank (none of the rank keys set), denied (environ not readable: reason), other_pidns (the pid NVML lists is another process here: gpudoctor sees another pid namespace), gone (exited before it was read), failed (another read error)") \
