@@ -11,6 +11,12 @@
 #   drained by us, healthy        health: RESUME; prolog: never resumes
 #   drained by an admin, healthy  left alone
 #   serve not answering           nothing changes
+#   port squatted by nobody        (serve down; an unprivileged user serves a
+#   with a healthy /findings       real `serve`'s healthy answer on the port)
+#                                 the helper does not resume our drain, nor
+#                                 drain, and says why (the squatter's uid);
+#                                 check --npd --serve-user answers unknown;
+#                                 NHC's check fails on it
 #   NHC: check_gpudoctor fails with the finding on the faulty node, passes
 #   on the healthy one, and does not fail when serve is not answering
 set -u
@@ -77,6 +83,32 @@ slurm prolog 127.0.0.1:1 'IDLE||' 0
 [ "$(updates)" = 0 ] || die "drained on an unknown verdict"
 sh "$H" nosuch 2>/dev/null && die "an unknown mode succeeded"
 
+# serve is down and user nobody holds the port, answering with a genuine
+# serve's healthy /findings (the same binary with a healthy fake GPU: a
+# forgery needs no skill).  Root's serve above is trusted, nobody's is not.
+need setpriv util-linux
+chmod 755 "$TMP"
+printf '#!/bin/sh\nexec setpriv --reuid=nobody --regid=nogroup --clear-groups %s "$@"\n' "$G" >"$TMP/as-nobody"
+chmod 755 "$TMP/as-nobody"
+G=$TMP/as-nobody GPUDOCTOR_NVML=$FAKE GPUDOCTOR_FAKE_NVML=$TMP/healthy.ini start_serve squat --root "$FIX/healthy" --interval 0.2s
+[ "$(stat -c %u "/proc/$PID_squat")" = 65534 ] || die "the squatter does not run as nobody"
+out=$("$G" check --npd gpu-unhealthy --serve "http://$ADDR_squat" --serve-user gpudoctor)
+rc=$?
+[ "$rc" = 2 ] && grep -q "^unknown: untrusted: uid 65534 holds ${ADDR_squat%:*}:${ADDR_squat##*:}, not root or gpudoctor" <<<"$out" ||
+	die "check --npd believed a squatter (exit $rc): $out"
+"$G" check --npd gpu-unhealthy --serve "http://$ADDR_squat" >/dev/null ||
+	die "without --serve-user the squatter's answer should be read (it is a real serve's)"
+"$G" check --npd gpu-unhealthy --serve "http://$ADDR_squat" --serve-user nobody >/dev/null ||
+	die "--serve-user nobody should trust nobody's serve"
+"$G" check --npd gpu-unhealthy --serve "http://$ADDR_healthy" --serve-user gpudoctor >/dev/null ||
+	die "root's serve was not trusted"
+slurm health "$ADDR_squat" 'IDLE+DRAIN|gpu.lost gpu0 [gpudoctor]|root' 0
+[ "$(updates)" = 0 ] || die "resumed a node on a squatter's answer: $(cat "$FAKE_SCONTROL_LOG")"
+slurm epilog "$ADDR_squat" 'IDLE+DRAIN|gpu.lost gpu0 [gpudoctor]|root' 0
+[ "$(updates)" = 0 ] || die "the epilog resumed a node on a squatter's answer"
+grep -q "verdict unknown, nothing changed: unknown: untrusted: uid 65534 holds" "$TMP/h.err" ||
+	die "the helper did not say why it changed nothing: $(cat "$TMP/h.err")"
+
 # NHC's conventions: a check is a bash function that calls die on failure
 nhc() {
 	bash -c '
@@ -92,8 +124,11 @@ out=$(nhc -s "http://$ADDR_healthy" -c gpu-unhealthy -c gpu-degraded -c node-unh
 out=$(nhc -s http://127.0.0.1:1)
 grep -q '^LOG check_gpudoctor:  gpu-unhealthy: unknown: ' <<<"$out" && grep -q '^RC 0$' <<<"$out" ||
 	die "NHC check with serve down: $out"
+out=$(nhc -s "http://$ADDR_squat")
+grep -q '^DIE 1 unknown: untrusted: uid 65534 holds ' <<<"$out" && grep -q '^RC 1$' <<<"$out" ||
+	die "NHC check passed on a squatter's answer: $out"
 out=$(nhc -x)
 grep -q '^DIE 1 check_gpudoctor:  Invalid option:  -x' <<<"$out" || die "NHC bad option: $out"
 need shellcheck
 shellcheck -s sh "$H" >"$TMP/sc" 2>&1 || die "shellcheck $H: $(cat "$TMP/sc")"
-echo "ok: drains with the rule id first, resumes only its own drains, prolog/epilog exits, NHC check"
+echo "ok: drains with the rule id first, resumes only its own drains, prolog/epilog exits, never on a squatter's answer, NHC check"
