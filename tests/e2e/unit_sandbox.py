@@ -100,6 +100,17 @@ def yes(props, key):
     return v.lower() in ("yes", "true", "1", "on")
 
 
+def paths(props, key, extra=()):
+    """The paths of key (and extra) that exist; a missing one is an error unless "-" marks it optional."""
+    for p in list(words(props, key)) + list(extra):
+        opt = p.startswith("-")
+        p = p.lstrip("-+")
+        if os.path.lexists(p):
+            yield p
+        elif not opt:
+            die(f"{key}={p}: no such path")
+
+
 def sys_mount(src, target, fstype, flags, data=None):
     if libc.mount(src and src.encode(), target.encode(), fstype and fstype.encode(), ctypes.c_ulong(flags),
                   data and data.encode()) != 0:
@@ -148,17 +159,9 @@ def sandbox_mounts(props):
     os.close(os.open(nodes + "/reg", os.O_CREAT | os.O_WRONLY, 0))
     os.chmod(nodes + "/dir", 0)
     os.chmod(nodes + "/reg", 0)
-    hide = list(words(props, "InaccessiblePaths"))
     home = props.get("ProtectHome", ["no"])[-1]
-    if home in ("yes", "true", "tmpfs"):
-        hide += ["-/home", "-/root", "-/run/user"]
-    for p in hide:
-        opt = p.startswith("-")
-        p = p.lstrip("-+")
-        if not os.path.lexists(p):
-            if opt:
-                continue
-            die(f"InaccessiblePaths={p}: no such path")
+    extra = ["-/home", "-/root", "-/run/user"] if home in ("yes", "true", "tmpfs") else []
+    for p in paths(props, "InaccessiblePaths", extra):
         src = nodes + ("/dir" if os.path.isdir(p) and not os.path.islink(p) else "/reg")
         sys_mount(src, p, None, MS_BIND)
     if props.get("ProtectSystem", ["no"])[-1] == "strict":
@@ -169,13 +172,7 @@ def sandbox_mounts(props):
         for p in ("/home", "/root", "/run/user"):
             if os.path.isdir(p):
                 readonly(p)
-    for p in words(props, "ReadOnlyPaths"):
-        opt = p.startswith("-")
-        p = p.lstrip("-+")
-        if not os.path.exists(p):
-            if opt:
-                continue
-            die(f"ReadOnlyPaths={p}: no such path")
+    for p in paths(props, "ReadOnlyPaths"):
         readonly(p)
     if yes(props, "ProtectKernelTunables"):
         for p in ("/proc/sys", "/sys"):

@@ -32,6 +32,7 @@ set -u
 fail() { echo "FAIL: $*"; exit 1; }
 skip() { echo "SKIP: $*"; exit 77; }
 cd "$(dirname "$0")/../.." || exit 1
+. tests/e2e/lib.bash
 B=${BUILD:-build}
 G=${GPUDOCTOR:-$PWD/$B/gpudoctor}
 UNIT=${UNIT:-deploy/systemd/gpudoctor.service}
@@ -65,19 +66,7 @@ secret = bytearray(b"GD-SANDBOX-MARK-" * 64)
 time.sleep(600)' &
 JOB=$!
 PIDS+=("$JOB")
-cat >"$W/nvml.ini" <<INI
-[nvml]
-driver_version = 550.54.15
-cuda_driver_version = 12040
-[gpu0]
-name = NVIDIA H100 80GB HBM3
-uuid = GPU-3f2a9c1e-7b4d-4e8a-9c2f-1a6b5d8e0f01
-pci_bus_id = 00000000:1B:00.0
-util_gpu_pct = 40
-mem_total_bytes = 85520809984
-mem_used_bytes = 2147483648
-procs = $JOB:1073741824
-INI
+fake_nvml_ini "$W/nvml.ini" "$JOB" 40
 chmod 644 "$W/nvml.ini"
 sleep 0.3
 
