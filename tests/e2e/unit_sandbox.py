@@ -58,7 +58,7 @@ IGNORED = {"Type", "ExecStart", "Restart", "RestartSec"}
 
 libc = ctypes.CDLL(None, use_errno=True)
 CLONE_NEWNS = 0x00020000
-MS_BIND, MS_REC, MS_PRIVATE = 4096, 16384, 1 << 18
+MS_RDONLY, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 32, 4096, 16384, 1 << 18
 AT_FDCWD, AT_RECURSIVE, MOUNT_ATTR_RDONLY = -100, 0x8000, 1
 SYS_mount_setattr = 442
 
@@ -125,8 +125,14 @@ class MountAttr(ctypes.Structure):
 
 def setattr_ro(path, flags):
     a = MountAttr(MOUNT_ATTR_RDONLY, 0, 0, 0)
-    if libc.syscall(SYS_mount_setattr, AT_FDCWD, path.encode(), flags, ctypes.byref(a), ctypes.sizeof(a)) != 0:
-        die(f"mount_setattr {path} read-only: {os.strerror(ctypes.get_errno())}")
+    if libc.syscall(SYS_mount_setattr, AT_FDCWD, path.encode(), flags, ctypes.byref(a), ctypes.sizeof(a)) == 0:
+        return
+    e = ctypes.get_errno()
+    if e != errno.ENOSYS:
+        die(f"mount_setattr {path} read-only: {os.strerror(e)}")
+    # before Linux 5.12: a read-only remount of each mount (and, recursive, those below)
+    for t in [path] + ([m for m in mounts() if m.startswith(path.rstrip("/") + "/")] if flags & AT_RECURSIVE else []):
+        sys_mount(None, t, None, MS_REMOUNT | MS_BIND | MS_RDONLY)
 
 
 def readonly(path):

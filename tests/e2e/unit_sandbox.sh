@@ -45,6 +45,7 @@ for t in setpriv systemd-analyze curl jq; do
 	command -v "$t" >/dev/null || skip "$t not installed (scripts/deps.sh installs util-linux, systemd, curl, jq)"
 done
 /usr/bin/python3 -c 'import seccomp' 2>/dev/null || skip "python3-seccomp not installed (scripts/deps.sh)"
+unshare -m true 2>/dev/null || skip "cannot make a mount namespace here (needs CAP_SYS_ADMIN: a privileged container)"
 export no_proxy=127.0.0.1 NO_PROXY=127.0.0.1
 
 # PrivateTmp hides /tmp from the service: the test's files live in the build tree
