@@ -104,6 +104,9 @@ metrics_of() {
 		sort >"$W/$level.metrics"
 	[ -s "$W/$level.metrics" ] || fail "serve ($level): no gpudoctor_collector_success in /metrics"
 	curl -s -m 5 "$addr/findings" | jq -r '.unavailable[]? | "\(.evidence) \(.status)"' | sort >"$W/$level.unavailable"
+	# serve's own confinement (src/serve/confine.c), whatever the sandbox around it
+	grep -q '^NoNewPrivs:[[:space:]]*1$' "/proc/$pid/status" && grep -q '^Seccomp:[[:space:]]*2$' "/proc/$pid/status" ||
+		fail "serve ($level) did not confine itself: $(grep -E '^(NoNewPrivs|Seccomp):' "/proc/$pid/status")"
 	kill "$pid"
 	wait "$pid" 2>/dev/null
 }
@@ -186,6 +189,10 @@ rm -f /gd-sandbox-probe /etc/gd-sandbox-probe
 # 2. the sandbox costs no evidence; 3. what the capabilities buy
 for l in user full nocaps; do start_level "$l"; done
 for l in user full nocaps; do metrics_of "$l"; done
+# serve's own confinement (no_new_privs, seccomp) works inside the unit's
+if grep -q '^gpudoctor: serve: ' "$W/full.log"; then
+	fail "serve could not confine itself in the unit's sandbox: $(grep '^gpudoctor: serve: ' "$W/full.log")"
+fi
 if ! cmp -s "$W/user.metrics" "$W/full.metrics" || ! cmp -s "$W/user.unavailable" "$W/full.unavailable"; then
 	echo "collector       user+caps  sandbox"
 	join -a1 -a2 -e - -o 0,1.2,2.2 "$W/user.metrics" "$W/full.metrics" | awk '$2 != $3'
