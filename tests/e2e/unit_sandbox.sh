@@ -48,8 +48,11 @@ done
 unshare -m true 2>/dev/null || skip "cannot make a mount namespace here (needs CAP_SYS_ADMIN: a privileged container)"
 export no_proxy=127.0.0.1 NO_PROXY=127.0.0.1
 
-# PrivateTmp hides /tmp from the service: the test's files live in the build tree
-W=$(mktemp -d "$PWD/$B/unit-sandbox.XXXXXX") || fail "mktemp"
+# The service must reach the binary, the fake NVML and this test's files:
+# PrivateTmp hides /tmp and /var/tmp, and the checkout may be private (or
+# under /tmp, as tests/mutate.sh's copy is): copies in a directory of
+# /var/lib that anyone may traverse
+W=$(mktemp -d /var/lib/gd-unit-sandbox.XXXXXX) || fail "mktemp in /var/lib"
 chmod 755 "$W"
 PIDS=()
 cleanup() {
@@ -59,6 +62,10 @@ cleanup() {
 	[ -n "${KEEP:-}" ] || rm -rf "$W"
 }
 trap cleanup EXIT
+cp "$G" "$W/gpudoctor" && cp "$FAKE" "$W/libnvidia-ml.so.1" && cp "$SB" "$W/unit_sandbox.py" &&
+	cp "$UNIT" "$W/unit.service" || fail "copying into $W"
+chmod 755 "$W/gpudoctor" "$W/libnvidia-ml.so.1" && chmod 644 "$W/unit_sandbox.py" "$W/unit.service"
+G=$W/gpudoctor FAKE=$W/libnvidia-ml.so.1 SB=$W/unit_sandbox.py UNIT_COPY=$W/unit.service
 
 # the GPU job: root's, with a secret in its environment and its memory
 GD_DECOY_SECRET=hunter2-sandbox /usr/bin/python3 -c '
@@ -73,7 +80,7 @@ sleep 0.3
 
 # start_level LEVEL: serve under the sandbox LEVEL, in the background
 start_level() {
-	GPUDOCTOR_NVML=$FAKE GPUDOCTOR_FAKE_NVML=$W/nvml.ini /usr/bin/python3 "$SB" --level "$1" "$UNIT" -- \
+	GPUDOCTOR_NVML=$FAKE GPUDOCTOR_FAKE_NVML=$W/nvml.ini /usr/bin/python3 "$SB" --level "$1" "$UNIT_COPY" -- \
 		"$G" serve --listen 127.0.0.1:0 --interval 0.2s 2>"$W/$1.log" &
 	PIDS+=($!)
 	printf -v "PID_$1" %s "$!"
@@ -174,7 +181,7 @@ for name, f in tries:
         out = f"refused (killed by signal {os.WTERMSIG(st)})"
     print(f"{name}: {out}", flush=True)
 PY
-/usr/bin/python3 "$SB" "$UNIT" -- /usr/bin/python3 "$W/attack.py" "$JOB" "$addr" >"$W/attack.out" 2>&1
+/usr/bin/python3 "$SB" "$UNIT_COPY" -- /usr/bin/python3 "$W/attack.py" "$JOB" "$addr" >"$W/attack.out" 2>&1
 echo "in the sandbox, as the service:"
 sed 's/^/  /' "$W/attack.out"
 grep -q DONE "$W/attack.out" && fail "the sandbox let the service write where it must not: $(grep DONE "$W/attack.out")"

@@ -12,7 +12,7 @@
 #   drained by an admin, healthy  left alone
 #   serve not answering           nothing changes
 #   port squatted by nobody        (serve down; an unprivileged user serves a
-#   with a healthy /findings       real `serve`'s healthy answer on the port)
+#   with a healthy /findings       real `serve`'s healthy answer, saved, on the port)
 #                                 the helper does not resume our drain, nor
 #                                 drain, and says why (the squatter's uid);
 #                                 check --npd --serve-user answers unknown;
@@ -84,13 +84,25 @@ slurm prolog 127.0.0.1:1 'IDLE||' 0
 sh "$H" nosuch 2>/dev/null && die "an unknown mode succeeded"
 
 # serve is down and user nobody holds the port, answering with a genuine
-# serve's healthy /findings (the same binary with a healthy fake GPU: a
-# forgery needs no skill).  Root's serve above is trusted, nobody's is not.
+# serve's healthy /findings, saved (a forgery needs no skill), from a plain
+# HTTP server (python3, in a directory anyone can read: the checkout may not
+# be).  Root's serve above is trusted, nobody's is not.
 need setpriv util-linux
-chmod 755 "$TMP"
-printf '#!/bin/sh\nexec setpriv --reuid=nobody --regid=nogroup --clear-groups %s "$@"\n' "$G" >"$TMP/as-nobody"
-chmod 755 "$TMP/as-nobody"
-G=$TMP/as-nobody GPUDOCTOR_NVML=$FAKE GPUDOCTOR_FAKE_NVML=$TMP/healthy.ini start_serve squat --root "$FIX/healthy" --interval 0.2s
+[ -x /usr/bin/python3 ] || skip "/usr/bin/python3 not installed (scripts/deps.sh installs python3)"
+mkdir -p "$TMP/squat"
+curl -sf -m 5 "http://$ADDR_healthy/findings" >"$TMP/squat/findings" || die "no /findings from the healthy serve"
+chmod -R a+rX "$TMP"
+setpriv --reuid=nobody --regid=nogroup --clear-groups /usr/bin/python3 -u -m http.server 0 --bind 127.0.0.1 \
+	--directory "$TMP/squat" >"$TMP/squat.log" 2>&1 &
+PIDS+=($!)
+PID_squat=$!
+ADDR_squat=""
+for _ in $(seq 100); do
+	p=$(sed -n 's/.*port \([0-9]*\).*/\1/p' "$TMP/squat.log" | head -n 1)
+	[ -n "$p" ] && ADDR_squat=127.0.0.1:$p && break
+	sleep 0.1
+done
+[ -n "$ADDR_squat" ] || die "the squatter did not start: $(cat "$TMP/squat.log")"
 [ "$(stat -c %u "/proc/$PID_squat")" = 65534 ] || die "the squatter does not run as nobody"
 out=$("$G" check --npd gpu-unhealthy --serve "http://$ADDR_squat" --serve-user gpudoctor)
 rc=$?
@@ -99,7 +111,7 @@ rc=$?
 "$G" check --npd gpu-unhealthy --serve "http://$ADDR_squat" >/dev/null ||
 	die "without --serve-user the squatter's answer should be read (it is a real serve's)"
 "$G" check --npd gpu-unhealthy --serve "http://$ADDR_squat" --serve-user nobody >/dev/null ||
-	die "--serve-user nobody should trust nobody's serve"
+	die "--serve-user nobody should trust nobody's server"
 "$G" check --npd gpu-unhealthy --serve "http://$ADDR_healthy" --serve-user gpudoctor >/dev/null ||
 	die "root's serve was not trusted"
 slurm health "$ADDR_squat" 'IDLE+DRAIN|gpu.lost gpu0 [gpudoctor]|root' 0
