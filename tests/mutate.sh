@@ -108,6 +108,8 @@ fleet-alert-threshold~deploy/prometheus/fleet_alerts.yml~s/expr: gpudoctor:gpu_h
 probe-siblings-inverted~src/rules/rule_probe.c~s/if (r->achieved.v < med \* pct \/ 100) {/if (r->achieved.v > med * pct \/ 100) {/~tests/probe/gpu_faults.sh~probe.gpu_compute_slow did not fire
 probe-hung-not-marked~src/cli/cli_probe.c~s/r->status = i == hung_gpu ? GD_PR_HUNG : GD_PR_NOT_RUN;/r->status = GD_PR_NOT_RUN;/~tests/probe/gpu_safety.sh~probe.gpu_hung did not fire
 probe-copies-unverified~src/probe/gpu.c~s/r->errors = words_differ(host, back, bytes \/ 4);/r->errors = 0;/~tests/probe/gpu_faults.sh~probe.gpu_memory_errors did not fire for \^gpu5
+npd-trusts-squatter~src/cli/cli_npd.c~s/if (uid == 0 || (t->known \&\& uid == t->uid))/if (uid < 0x7fffffffu)/~tests/exporter/slurm.sh~check --npd believed a squatter
+unit-allows-vm-writev~deploy/systemd/gpudoctor.service~s/ process_vm_readv process_vm_writev$//~tests/e2e/unit_sandbox.sh~process_vm_writev: DONE
 EOF
 )
 

@@ -44,6 +44,8 @@ enum {
 	CURLOPT_USERNAME = OPT_PTR + 173,
 	CURLOPT_PASSWORD = OPT_PTR + 174,
 	CURLOPT_PROTOCOLS = OPT_LONG + 181,
+	CURLOPT_PREREQFUNCTION = OPT_FN + 312,
+	CURLOPT_PREREQDATA = OPT_PTR + 313,
 };
 #define CURLAUTH_BASIC 1L
 #define CURLPROTO_HTTP 1L
@@ -56,9 +58,11 @@ enum {
 #define CURLE_OK 0
 #define CURLE_WRITE_ERROR 23
 #define CURLE_OPERATION_TIMEDOUT 28
+#define CURLE_ABORTED_BY_CALLBACK 42
 
 struct curl_slist;
 typedef size_t (*write_fn)(char *, size_t, size_t, void *);
+typedef int (*prereq_fn)(void *, char *, char *, int, int);
 
 struct gd_http_client {
 	void *dl;
@@ -162,6 +166,22 @@ static size_t on_data(char *p, size_t size, size_t n, void *arg)
 	return add;
 }
 
+struct prereq {
+	const struct gd_http_opts *o;
+	bool refused;
+};
+
+/* libcurl's CURLOPT_PREREQFUNCTION: 0 CURL_PREREQFUNC_OK, 1 ABORT */
+static int on_connected(void *arg, char *peer_ip, char *local_ip, int peer_port, int local_port)
+{
+	struct prereq *p = arg;
+
+	if (p->o->peer_check(p->o->peer_arg, peer_ip, peer_port, local_ip, local_port) == 0)
+		return 0;
+	p->refused = true;
+	return 1;
+}
+
 int gd_http_post(struct gd_http_client *c, const char *url, const char *form, const struct gd_http_opts *o,
 		 struct gd_http_reply *r, struct gd_err *err)
 {
@@ -170,6 +190,7 @@ int gd_http_post(struct gd_http_client *c, const char *url, const char *form, co
 	struct sink s = { r, 0, o->max_body ? o->max_body : (size_t)64 << 20, false };
 	long ms = (long)(o->timeout_s * 1000);
 	const char *ct = NULL;
+	struct prereq pre = { o, false };
 	int rc;
 
 	memset(r, 0, sizeof *r);
@@ -188,6 +209,9 @@ int gd_http_post(struct gd_http_client *c, const char *url, const char *form, co
 	}
 	c->easy_setopt(c->easy, CURLOPT_WRITEFUNCTION, (write_fn)on_data);
 	c->easy_setopt(c->easy, CURLOPT_WRITEDATA, &s);
+	if (o->peer_check && (c->easy_setopt(c->easy, CURLOPT_PREREQFUNCTION, (prereq_fn)on_connected) != CURLE_OK ||
+			      c->easy_setopt(c->easy, CURLOPT_PREREQDATA, &pre) != CURLE_OK))
+		return gd_err_set(err, -ENOSYS, _("%s: this libcurl cannot check who answers (needs 7.80 or later)"), url);
 	if (ms > 0) {
 		c->easy_setopt(c->easy, CURLOPT_TIMEOUT_MS, ms);
 		c->easy_setopt(c->easy, CURLOPT_CONNECTTIMEOUT_MS, ms);
@@ -221,7 +245,9 @@ int gd_http_post(struct gd_http_client *c, const char *url, const char *form, co
 		free(auth);
 	}
 	if (rc != CURLE_OK) {
-		if (s.too_long)
+		if (pre.refused)
+			gd_err_set(err, -EACCES, "%s", o->peer_why && o->peer_why[0] ? o->peer_why : url);
+		else if (s.too_long)
 			gd_err_set(err, -EFBIG, _("%s: the answer is longer than %zu bytes, the most gpudoctor reads of one"),
 				   url, s.max);
 		else if (rc == CURLE_OPERATION_TIMEDOUT)

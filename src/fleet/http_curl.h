@@ -25,6 +25,14 @@ struct gd_http_opts {
 	const char *ca_file;          /* NULL: the system's CAs */
 	bool insecure;                /* no peer or host verification */
 	size_t max_body;              /* a longer answer is an error */
+	/* Called once connected, before the request is sent, with the server's
+	 * address and port and ours (numeric): nonzero refuses the server (no
+	 * request goes out; gd_http_post fails with -EACCES and peer_why, which
+	 * the check fills).  NULL: any server.  Needs libcurl 7.80 or later
+	 * (CURLOPT_PREREQFUNCTION); an older one fails every request. */
+	int (*peer_check)(void *arg, const char *peer_ip, int peer_port, const char *local_ip, int local_port);
+	void *peer_arg;
+	const char *peer_why;
 };
 
 struct gd_http_reply {

@@ -20,6 +20,7 @@
  * host and must not follow --root.
  */
 #include "serve/serve.h"
+#include "serve/confine.h"
 #include "serve/gz.h"
 #include "serve/probe_results.h"
 
@@ -492,7 +493,7 @@ int gd_serve_run(const struct gd_serve_opts *o, struct gd_err *err)
 	sigset_t sigs, old;
 	struct gd_http *d;
 	struct timespec ts;
-	char shown[300];
+	char shown[300], note[600];
 	int fd, rc = 0, sig;
 
 	memset(&srv, 0, sizeof srv);
@@ -520,6 +521,10 @@ int gd_serve_run(const struct gd_serve_opts *o, struct gd_err *err)
 	fd = listen_on(o->listen ? o->listen : GD_SERVE_DEFAULT_LISTEN, shown, sizeof shown, err);
 	if (fd < 0)
 		return fd;
+	/* before any thread: they inherit it (confine.h) */
+	gd_serve_confine(note, sizeof note);
+	if (note[0])
+		fprintf(stderr, _("gpudoctor: serve: %s\n"), note);
 
 	/* every thread inherits the mask: the signals wait for sigtimedwait */
 	sigemptyset(&sigs);

@@ -11,6 +11,12 @@
 #   drained by us, healthy        health: RESUME; prolog: never resumes
 #   drained by an admin, healthy  left alone
 #   serve not answering           nothing changes
+#   port squatted by nobody        (serve down; an unprivileged user serves a
+#   with a healthy /findings       real `serve`'s healthy answer, saved, on the port)
+#                                 the helper does not resume our drain, nor
+#                                 drain, and says why (the squatter's uid);
+#                                 check --npd --serve-user answers unknown;
+#                                 NHC's check fails on it
 #   NHC: check_gpudoctor fails with the finding on the faulty node, passes
 #   on the healthy one, and does not fail when serve is not answering
 set -u
@@ -77,6 +83,44 @@ slurm prolog 127.0.0.1:1 'IDLE||' 0
 [ "$(updates)" = 0 ] || die "drained on an unknown verdict"
 sh "$H" nosuch 2>/dev/null && die "an unknown mode succeeded"
 
+# serve is down and user nobody holds the port, answering with a genuine
+# serve's healthy /findings, saved (a forgery needs no skill), from a plain
+# HTTP server (python3, in a directory anyone can read: the checkout may not
+# be).  Root's serve above is trusted, nobody's is not.
+need setpriv util-linux
+[ -x /usr/bin/python3 ] || skip "/usr/bin/python3 not installed (scripts/deps.sh installs python3)"
+mkdir -p "$TMP/squat"
+curl -sf -m 5 "http://$ADDR_healthy/findings" >"$TMP/squat/findings" || die "no /findings from the healthy serve"
+chmod -R a+rX "$TMP"
+setpriv --reuid=nobody --regid=nogroup --clear-groups /usr/bin/python3 -u -m http.server 0 --bind 127.0.0.1 \
+	--directory "$TMP/squat" >"$TMP/squat.log" 2>&1 &
+PIDS+=($!)
+PID_squat=$!
+ADDR_squat=""
+for _ in $(seq 100); do
+	p=$(sed -n 's/.*port \([0-9]*\).*/\1/p' "$TMP/squat.log" | head -n 1)
+	[ -n "$p" ] && ADDR_squat=127.0.0.1:$p && break
+	sleep 0.1
+done
+[ -n "$ADDR_squat" ] || die "the squatter did not start: $(cat "$TMP/squat.log")"
+[ "$(stat -c %u "/proc/$PID_squat")" = 65534 ] || die "the squatter does not run as nobody"
+out=$("$G" check --npd gpu-unhealthy --serve "http://$ADDR_squat" --serve-user gpudoctor)
+rc=$?
+[ "$rc" = 2 ] && grep -q "^unknown: untrusted: uid 65534 holds ${ADDR_squat%:*}:${ADDR_squat##*:}, not root or gpudoctor" <<<"$out" ||
+	die "check --npd believed a squatter (exit $rc): $out"
+"$G" check --npd gpu-unhealthy --serve "http://$ADDR_squat" >/dev/null ||
+	die "without --serve-user the squatter's answer should be read (it is a real serve's)"
+"$G" check --npd gpu-unhealthy --serve "http://$ADDR_squat" --serve-user nobody >/dev/null ||
+	die "--serve-user nobody should trust nobody's server"
+"$G" check --npd gpu-unhealthy --serve "http://$ADDR_healthy" --serve-user gpudoctor >/dev/null ||
+	die "root's serve was not trusted"
+slurm health "$ADDR_squat" 'IDLE+DRAIN|gpu.lost gpu0 [gpudoctor]|root' 0
+[ "$(updates)" = 0 ] || die "resumed a node on a squatter's answer: $(cat "$FAKE_SCONTROL_LOG")"
+slurm epilog "$ADDR_squat" 'IDLE+DRAIN|gpu.lost gpu0 [gpudoctor]|root' 0
+[ "$(updates)" = 0 ] || die "the epilog resumed a node on a squatter's answer"
+grep -q "verdict unknown, nothing changed: unknown: untrusted: uid 65534 holds" "$TMP/h.err" ||
+	die "the helper did not say why it changed nothing: $(cat "$TMP/h.err")"
+
 # NHC's conventions: a check is a bash function that calls die on failure
 nhc() {
 	bash -c '
@@ -92,8 +136,11 @@ out=$(nhc -s "http://$ADDR_healthy" -c gpu-unhealthy -c gpu-degraded -c node-unh
 out=$(nhc -s http://127.0.0.1:1)
 grep -q '^LOG check_gpudoctor:  gpu-unhealthy: unknown: ' <<<"$out" && grep -q '^RC 0$' <<<"$out" ||
 	die "NHC check with serve down: $out"
+out=$(nhc -s "http://$ADDR_squat")
+grep -q '^DIE 1 unknown: untrusted: uid 65534 holds ' <<<"$out" && grep -q '^RC 1$' <<<"$out" ||
+	die "NHC check passed on a squatter's answer: $out"
 out=$(nhc -x)
 grep -q '^DIE 1 check_gpudoctor:  Invalid option:  -x' <<<"$out" || die "NHC bad option: $out"
 need shellcheck
 shellcheck -s sh "$H" >"$TMP/sc" 2>&1 || die "shellcheck $H: $(cat "$TMP/sc")"
-echo "ok: drains with the rule id first, resumes only its own drains, prolog/epilog exits, NHC check"
+echo "ok: drains with the rule id first, resumes only its own drains, prolog/epilog exits, never on a squatter's answer, NHC check"
