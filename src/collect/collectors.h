@@ -34,6 +34,7 @@ GD_COLLECTOR_FN(threads)         /* proc_pid_task.c */
 GD_COLLECTOR_FN(job_threads)     /* job_threads.c: schedstat, syscall, wchan of GPU jobs' threads */
 GD_COLLECTOR_FN(job_samples)     /* job_samples.c: perf task-clock samples of GPU jobs' threads */
 GD_COLLECTOR_FN(job_sockets)     /* job_sockets.c: TCP connections of GPU jobs (sock_diag) */
+GD_COLLECTOR_FN(job_ranks)       /* job_rank.c: who each GPU job process is (a fixed list of environ keys) */
 GD_COLLECTOR_FN(dev_shm)         /* dev_shm.c */
 GD_COLLECTOR_FN(cgroups)         /* cgroup.c */
 GD_COLLECTOR_FN(pci)             /* sys_bus_pci.c: NVIDIA GPUs and NICs on the PCI bus */

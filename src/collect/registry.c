@@ -34,6 +34,7 @@ const struct gd_collector gd_collectors[] = {
 	{ "job_threads", "/proc/<pid>/task/<tid>/{schedstat,syscall,wchan} of GPU jobs", gd_collect_job_threads },
 	{ "job_samples", "perf_event_open task-clock samples of GPU jobs' threads, /proc/<pid>/maps", gd_collect_job_samples },
 	{ "job_sockets", "NETLINK_SOCK_DIAG TCP sockets (tcp_info) held by GPU jobs, /proc/<pid>/fd", gd_collect_job_sockets },
+	{ "job_ranks", "/proc/<pid>/environ of GPU job processes (a fixed list of keys), /proc/<pid>/root/etc/hostname and the service-account namespace", gd_collect_job_ranks },
 	{ "dev_shm", "/dev/shm of each GPU job's mount namespace", gd_collect_dev_shm },
 	{ "cgroups", "cgroup v1/v2 cpu and memory files of GPU jobs", gd_collect_cgroups },
 	{ "klog", "/dev/kmsg (Xid, AER, OOM, MCE/EDAC lines inside the look-back)", gd_collect_klog },

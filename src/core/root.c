@@ -52,11 +52,21 @@ int gd_root_openat(const struct gd_root *r, const char *rel, int flags)
 	return fd < 0 ? -errno : fd;
 }
 
-int gd_root_read(const struct gd_root *r, const char *rel, char **buf, size_t *len, size_t cap)
+/* Drops a buffer; a private one is wiped first. */
+static void drop(char *p, size_t size, bool private)
+{
+	if (private)
+		explicit_bzero(p, size);
+	free(p);
+}
+
+/* gd_root_read, and gd_root_read_private when private: its head when the
+ * file is longer than cap (1), each buffer wiped before it is let go. */
+static int read_whole(const struct gd_root *r, const char *rel, char **buf, size_t *len, size_t cap, bool private)
 {
 	size_t n = 0, size = cap < 4096 ? cap : 4096;
 	char *p;
-	int fd = gd_root_openat(r, rel, O_RDONLY | O_NONBLOCK);
+	int fd = gd_root_openat(r, rel, O_RDONLY | O_NONBLOCK), rc = 0;
 
 	*buf = NULL;
 	if (len)
@@ -68,13 +78,23 @@ int gd_root_read(const struct gd_root *r, const char *rel, char **buf, size_t *l
 		ssize_t got;
 
 		if (n + 1 >= size) {
+			char *bigger;
+
+			if (size >= cap && private) {
+				rc = 1;
+				break;
+			}
 			if (size >= cap) {
 				free(p);
 				close(fd);
 				return -EFBIG;
 			}
 			size = size * 2 > cap ? cap : size * 2;
-			p = gd_xreallocarray(p, size, 1);
+			/* not realloc: the old block of a private file is wiped */
+			bigger = gd_xmalloc(size);
+			memcpy(bigger, p, n);
+			drop(p, n, private);
+			p = bigger;
 		}
 		got = read(fd, p + n, size - n - 1);
 		if (got < 0 && errno == EINTR)
@@ -82,7 +102,7 @@ int gd_root_read(const struct gd_root *r, const char *rel, char **buf, size_t *l
 		if (got < 0) {
 			int e = -errno;
 
-			free(p);
+			drop(p, n, private);
 			close(fd);
 			return e;
 		}
@@ -95,7 +115,23 @@ int gd_root_read(const struct gd_root *r, const char *rel, char **buf, size_t *l
 	*buf = p;
 	if (len)
 		*len = n;
-	return 0;
+	return rc;
+}
+
+int gd_root_read(const struct gd_root *r, const char *rel, char **buf, size_t *len, size_t cap)
+{
+	return read_whole(r, rel, buf, len, cap, false);
+}
+
+int gd_root_read_private(const struct gd_root *r, const char *rel, char **buf, size_t *len, size_t cap)
+{
+	return read_whole(r, rel, buf, len, cap, true);
+}
+
+void gd_free_private(char *buf, size_t len)
+{
+	if (buf)
+		drop(buf, len, true);
 }
 
 int gd_root_read_line(const struct gd_root *r, const char *rel, char *out, size_t outsz)

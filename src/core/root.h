@@ -40,6 +40,13 @@ int gd_root_openat(const struct gd_root *r, const char *rel, int flags);
  * caller, free()).  Returns 0 or -errno; -EFBIG past cap bytes. */
 int gd_root_read(const struct gd_root *r, const char *rel, char **buf, size_t *len, size_t cap);
 
+/* The same for a file that holds secrets (/proc/<pid>/environ): at most
+ * cap - 1 bytes, returning 1 when the file is longer (its head is in
+ * *buf), and every buffer it lets go of is wiped first.  Free *buf with
+ * gd_free_private(*buf, *len), which wipes it. */
+int gd_root_read_private(const struct gd_root *r, const char *rel, char **buf, size_t *len, size_t cap);
+void gd_free_private(char *buf, size_t len);
+
 /* Reads a small file (first line, trailing newline removed) into out. */
 int gd_root_read_line(const struct gd_root *r, const char *rel, char *out, size_t outsz);
 

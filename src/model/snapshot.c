@@ -77,6 +77,9 @@ GD_TABLE(job_thread_fields, struct gd_job_thread, GD_JOB_THREAD_FIELDS)
 #define GD_REC struct gd_job_socket
 GD_TABLE(job_socket_fields, struct gd_job_socket, GD_JOB_SOCKET_FIELDS)
 #undef GD_REC
+#define GD_REC struct gd_job_rank
+GD_TABLE(job_rank_fields, struct gd_job_rank, GD_JOB_RANK_FIELDS)
+#undef GD_REC
 #define GD_REC struct gd_klog_event
 GD_TABLE(klog_fields, struct gd_klog_event, GD_KLOG_FIELDS)
 #undef GD_REC
@@ -148,6 +151,7 @@ const struct gd_record_desc gd_sections[] = {
 	MANY("threads", struct gd_thread, threads, thread_fields),
 	MANY("job_threads", struct gd_job_thread, job_threads, job_thread_fields),
 	MANY("job_sockets", struct gd_job_socket, job_sockets, job_socket_fields),
+	MANY("job_ranks", struct gd_job_rank, job_ranks, job_rank_fields),
 	ONE("klog_info", struct gd_klog_info, klog_info, klog_info_fields),
 	MANY("klog", struct gd_klog_event, klog, klog_fields),
 	MANY("edac", struct gd_edac, edac, edac_fields),

@@ -331,6 +331,41 @@
 	X(U64, bytes_received, "bytes", COUNTER, "bytes received (tcpi_bytes_received)") \
 	X(S32, netns, "", LABEL, "network namespace the socket is in (net:[N], the job's: a container's may not be gpudoctor's)")
 
+/* ---- job_ranks[]: who each GPU job process is in its distributed job --
+ * (collect/job_rank.c: a fixed list of keys of /proc/<pid>/environ, never
+ * any other variable; the pod's hostname and service-account namespace
+ * through /proc/<pid>/root).  One record per process NVML lists on a GPU
+ * (not its DataLoader workers, which inherit the environment).  Rank keys
+ * in order of precedence: RANK, SLURM_PROCID, OMPI_COMM_WORLD_RANK,
+ * PMI_RANK (the size and local keys of the same launcher follow). */
+#define GD_JOB_RANK_FIELDS(X) \
+	X(U64, pid, "", LABEL, "the GPU job process (host pid namespace)") \
+	X(S16, status, "", LABEL, "ok, no_rank (none of the rank keys set), denied (environ not readable: reason), other_pidns (the pid NVML lists is another process here: gpudoctor sees another pid namespace), gone (exited before it was read), failed (another read error)") \
+	X(S256, reason, "", LABEL, "why, when not ok; with ok or no_rank, what was left out (a rank key that is not a number, an environment cut at 4 MiB)") \
+	X(S256, job, "", LABEL, "job id, the first of slurm:<SLURM_JOB_ID>.<SLURM_STEP_ID>, torchelastic:<TORCHELASTIC_RUN_ID> (not torchrun's default none), master:<MASTER_ADDR>:<MASTER_PORT>, k8s:<namespace>/<pod>") \
+	X(S16, launcher, "", LABEL, "whose keys gave the rank: torchelastic, kubeflow, deepspeed, env (RANK from another launcher), slurm, openmpi, pmi") \
+	X(U64, rank, "", LABEL, "global rank (RANK, SLURM_PROCID, OMPI_COMM_WORLD_RANK, PMI_RANK)") \
+	X(U64, local_rank, "", LABEL, "rank on its node (LOCAL_RANK, SLURM_LOCALID, OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID)") \
+	X(U64, world_size, "", LABEL, "ranks in the job (WORLD_SIZE, SLURM_NTASKS, OMPI_COMM_WORLD_SIZE, PMI_SIZE)") \
+	X(U64, local_world_size, "", LABEL, "ranks on its node (LOCAL_WORLD_SIZE, PET_NPROC_PER_NODE)") \
+	X(U64, node_rank, "", LABEL, "index of its node (GROUP_RANK, NODE_RANK, PET_NODE_RANK, SLURM_NODEID, OMPI_COMM_WORLD_NODE_RANK)") \
+	X(S256, master_addr, "", LABEL, "MASTER_ADDR") \
+	X(S16, master_port, "", LABEL, "MASTER_PORT") \
+	X(S64, run_id, "", LABEL, "TORCHELASTIC_RUN_ID (torchrun --rdzv-id)") \
+	X(S32, slurm_job_id, "", LABEL, "SLURM_JOB_ID") \
+	X(S16, slurm_step_id, "", LABEL, "SLURM_STEP_ID") \
+	X(U64, slurm_procid, "", LABEL, "SLURM_PROCID") \
+	X(U64, slurm_nodeid, "", LABEL, "SLURM_NODEID") \
+	X(S64, pod, "", LABEL, "Kubernetes pod name: the process's /etc/hostname (or HOSTNAME) when it runs in a pod") \
+	X(S64, namespace, "", LABEL, "Kubernetes namespace (the service-account mount's namespace file)") \
+	X(S64, pod_uid, "", LABEL, "Kubernetes pod UID, from the cgroup path (kubepods...pod<uid>)") \
+	X(S64, gpus, "", LABEL, "NVML indices of the GPUs NVML lists the process on, e.g. 0 or 0,1") \
+	X(S64, nccl_socket_ifname, "", LABEL, "NCCL_SOCKET_IFNAME") \
+	X(S256, nccl_ib_hca, "", LABEL, "NCCL_IB_HCA") \
+	X(S16, nccl_ib_disable, "", LABEL, "NCCL_IB_DISABLE") \
+	X(S16, nccl_p2p_disable, "", LABEL, "NCCL_P2P_DISABLE") \
+	X(S32, nccl_net, "", LABEL, "NCCL_NET")
+
 /* ---- klog[]: kernel-log events (src/klog/, collect/klog.c) ------------ */
 #define GD_KLOG_FIELDS(X) \
 	X(S16, kind, "", LABEL, "xid, sxid, fallen_off_bus, init_failed, gpu_uuid, aer, pcie_bandwidth, gsp_timeout, reset_required, oom_kill, hung_task, mce, edac") \
@@ -623,6 +658,7 @@ struct gd_proc { GD_PROC_FIELDS(GD_DECLARE) };
 struct gd_thread { GD_THREAD_FIELDS(GD_DECLARE) };
 struct gd_job_thread { GD_JOB_THREAD_FIELDS(GD_DECLARE) };
 struct gd_job_socket { GD_JOB_SOCKET_FIELDS(GD_DECLARE) };
+struct gd_job_rank { GD_JOB_RANK_FIELDS(GD_DECLARE) };
 struct gd_klog_event { GD_KLOG_FIELDS(GD_DECLARE) };
 struct gd_klog_info { GD_KLOG_INFO_FIELDS(GD_DECLARE) };
 struct gd_edac { GD_EDAC_FIELDS(GD_DECLARE) };
@@ -659,6 +695,7 @@ struct gd_snapshot {
 	struct gd_vec threads;   /* struct gd_thread */
 	struct gd_vec job_threads; /* struct gd_job_thread */
 	struct gd_vec job_sockets; /* struct gd_job_socket */
+	struct gd_vec job_ranks; /* struct gd_job_rank */
 	struct gd_vec klog;      /* struct gd_klog_event */
 	struct gd_vec edac;      /* struct gd_edac */
 	struct gd_vec sources;   /* struct gd_source */

@@ -25,6 +25,8 @@ static const struct keyed keyed[GD_DELTA_NSEC] = {
 	  sizeof(struct gd_thread) },
 	{ "job_threads", "tid", offsetof(struct gd_snapshot, job_threads), offsetof(struct gd_job_thread, tid),
 	  sizeof(struct gd_job_thread) },
+	{ "job_ranks", "pid", offsetof(struct gd_snapshot, job_ranks), offsetof(struct gd_job_rank, pid),
+	  sizeof(struct gd_job_rank) },
 };
 
 struct pos {

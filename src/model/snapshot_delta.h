@@ -1,12 +1,13 @@
 /*
  * snapshot_delta.h - recording lines that point at the line before them.
  *
- * Between two snapshots a second apart most records of procs[], threads[]
- * and job_threads[] do not change: a sleeping process has the same CPU
+ * Between two snapshots a second apart most records of procs[], threads[],
+ * job_threads[] and job_ranks[] do not change: a sleeping process has the same CPU
  * ticks, memory and command line.  On a 65-process VM 61 of 65 process
  * records were the same, and they were 28 of a line's 40 KB.  So `record`
  * writes such a record as its key alone, a JSON integer in place of the
- * object (the pid in procs[], the tid in threads[] and job_threads[]),
+ * object (the pid in procs[] and job_ranks[], the tid in threads[] and
+ * job_threads[]),
  * meaning "this record, exactly as in the line before".  A line holding
  * one has "version": 2 and "after": the time (host.wall_time_s, else
  * uptime_s) of the line it was written after; a line without is version 1,
@@ -33,8 +34,8 @@
 #include "core/err.h"
 #include "model/snapshot.h"
 
-/* procs, threads, job_threads */
-#define GD_DELTA_NSEC 3
+/* procs, threads, job_threads, job_ranks */
+#define GD_DELTA_NSEC 4
 
 /* The slot of section d among the keyed ones, or -1. */
 int gd_delta_slot(const struct gd_record_desc *d);

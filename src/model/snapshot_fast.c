@@ -18,7 +18,8 @@
  * duplicates; newer recordings take the slow path), a key seen twice, a
  * value of the wrong type, and a number of 2^53 or more (an integer that
  * large is exact in jansson, not in a double).  A record written as its key
- * (a number in procs[], threads[] or job_threads[]: snapshot_delta.h) is
+ * (a number in procs[], threads[], job_threads[] or job_ranks[]:
+ * snapshot_delta.h) is
  * taken as jansson's path takes it, a placeholder noted in refs, for the
  * caller to put back from the line before.  tests/unit/test_snapshot_fast.c
  * and the fuzz target snapshot.fast check that a line the fast path takes

@@ -141,6 +141,23 @@ static json_t *to_json(const struct gd_snapshot *s, const struct gd_delta_base *
 	return root;
 }
 
+json_t *gd_section_to_json(const struct gd_snapshot *s, const char *name)
+{
+	const struct gd_record_desc *d = gd_section_find(name);
+	const struct gd_vec *v;
+	json_t *a;
+
+	if (!d)
+		return NULL;
+	if (!d->is_array)
+		return record_to_json(d, (const char *)s + d->offset);
+	v = (const struct gd_vec *)(const void *)((const char *)s + d->offset);
+	a = json_array();
+	for (size_t j = 0; j < v->n; j++)
+		json_array_append_new(a, record_to_json(d, (const char *)v->items + j * d->size));
+	return a;
+}
+
 json_t *gd_snapshot_to_json(const struct gd_snapshot *s)
 {
 	size_t refs;

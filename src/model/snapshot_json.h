@@ -25,6 +25,9 @@ json_t *gd_json_string(const char *p, size_t n);
 
 /* Returns a new JSON object (caller json_decref()s it). */
 json_t *gd_snapshot_to_json(const struct gd_snapshot *s);
+/* One section of s as the snapshot's JSON has it (an array of records, or
+ * one record); NULL when there is no section of that name. */
+json_t *gd_section_to_json(const struct gd_snapshot *s, const char *name);
 /* Writes the snapshot as one compact JSON line to f; 0 or -errno. */
 int gd_snapshot_write_line(const struct gd_snapshot *s, FILE *f);
 /* The same as a recording's next line (snapshot_delta.h): unless whole, a

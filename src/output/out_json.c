@@ -10,6 +10,8 @@
  *                 (evidence from a log also has "source":"train.log:1234", the line)
  *    "unavailable":[{"evidence":"cpufreq","source":"/sys/...","status":"absent","reason":"..."}],
  *    "not_evaluated":[{"rule":"io.network_fs","reason":"no GPU job found ..."}],
+ *    "job_ranks":[{"pid":4242,"status":"ok","job":"torchelastic:abc","rank":3,...}],
+ *                 (who each GPU job process is: the snapshot's job_ranks[])
  *    "exit":1}
  *
  * Keys are snake_case; an absent value is null, never 0.
@@ -149,6 +151,7 @@ json_t *gd_out_json(const struct gd_report *r)
 		json_array_append_new(arr, x);
 	}
 	json_object_set_new(o, "not_evaluated", arr);
+	json_object_set_new(o, "job_ranks", last ? gd_section_to_json(last, "job_ranks") : json_array());
 	json_object_set_new(o, "exit", json_integer(gd_report_exit_code(r->findings)));
 	return o;
 }

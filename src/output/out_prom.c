@@ -21,6 +21,9 @@
  *
  * gpu_activity[] (sub-second) is exported as each GPU's GPM means over the
  * last interval (gpudoctor_gpu_activity_sm_active_ratio{gpu="0"} and the like).
+ * job_ranks[] is its own two families: gpudoctor_job_rank_info (who each
+ * GPU job process is in its job, labels only) and
+ * gpudoctor_job_rank_identity_success (whether it could be read).
  * Left out: threads[] and job_threads[] (per thread), gpu_samples[], job_sockets[], nic_irqs[] (IRQs x CPUs; the rule
  * cpu.irq_imbalance judges them), sources[] (exported as
  * gpudoctor_collector_*), and every process except GPU jobs (and their
@@ -60,6 +63,8 @@ static const struct policy policies[] = {
 	{ "gpu_activity", SKIP, { NULL }, { { NULL, NULL } } },
 	/* per connection: the rule names the far ones */
 	{ "job_sockets", SKIP, { NULL }, { { NULL, NULL } } },
+	/* its own families (job_ranks below): a fixed label set, "" when unknown */
+	{ "job_ranks", SKIP, { NULL }, { { NULL, NULL } } },
 	{ "nic_irqs", SKIP, { NULL }, { { NULL, NULL } } },
 	{ "sources", SKIP, { NULL }, { { NULL, NULL } } },
 	{ "procs", PROCS, { "pid", "comm", "nvidia_devs", NULL }, { { NULL, NULL } } },
@@ -561,6 +566,60 @@ static void job_main_threads(FILE *out, const struct gd_window *w)
 	}
 }
 
+/* Who each GPU job process is in its distributed job (job_ranks[]): one
+ * gpudoctor_job_rank_info series per process whose rank was read, with a
+ * fixed label set ("" where a label is not known) and pid, so PromQL can
+ * join it on (instance, pid) to the per-rank signals above; and, for every
+ * process, whether its identity could be read (1: read, with or without a
+ * rank; 0: denied, another pid namespace, gone), the status as a label. */
+static void job_ranks(FILE *out, const struct gd_snapshot *s)
+{
+	bool head = false;
+
+	GD_VEC_EACH(s->job_ranks, const struct gd_job_rank, r) {
+		const struct {
+			const char *name;
+			const struct gd_u64 *v;
+		} nums[] = { { "rank", &r->rank }, { "local_rank", &r->local_rank }, { "world_size", &r->world_size },
+			     { "node_rank", &r->node_rank } };
+
+		if (!r->pid.ok || strcmp(r->status, "ok") != 0 || !r->rank.ok)
+			continue;
+		if (!head)
+			fputs("# HELP gpudoctor_job_rank_info who a GPU job process is in its distributed job (from a fixed "
+			      "list of its environment's keys); labels only, empty when not known\n"
+			      "# TYPE gpudoctor_job_rank_info gauge\n", out);
+		head = true;
+		fputs("gpudoctor_job_rank_info{job=\"", out);
+		gd_prom_label_value(out, r->job);
+		for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++) {
+			fprintf(out, "\",%s=\"", nums[k].name);
+			if (nums[k].v->ok)
+				fprintf(out, "%" PRIu64, nums[k].v->v);
+		}
+		fputs("\",gpu=\"", out);
+		gd_prom_label_value(out, r->gpus);
+		fputs("\",pod=\"", out);
+		gd_prom_label_value(out, r->pod);
+		fputs("\",namespace=\"", out);
+		gd_prom_label_value(out, r->namespace);
+		fprintf(out, "\",pid=\"%" PRIu64 "\"} 1\n", r->pid.v);
+	}
+	head = false;
+	GD_VEC_EACH(s->job_ranks, const struct gd_job_rank, r) {
+		if (!r->pid.ok)
+			continue;
+		if (!head)
+			fputs("# HELP gpudoctor_job_rank_identity_success 1 when a GPU job process's identity was read (status "
+			      "ok, or no_rank: none of the rank keys set); 0 when denied, in another pid namespace, or gone\n"
+			      "# TYPE gpudoctor_job_rank_identity_success gauge\n", out);
+		head = true;
+		fprintf(out, "gpudoctor_job_rank_identity_success{pid=\"%" PRIu64 "\",status=\"", r->pid.v);
+		gd_prom_label_value(out, r->status);
+		fprintf(out, "\"} %d\n", strcmp(r->status, "ok") == 0 || strcmp(r->status, "no_rank") == 0);
+	}
+}
+
 /* The GPM figures of each sampled GPU (gpu_activity[], source gpm) averaged
  * over the last interval, one series per GPU and figure, label gpu only:
  * SM activity next to utilisation tells a busy GPU from one thin kernel. */
@@ -623,6 +682,7 @@ void gd_out_prom(FILE *out, const struct gd_report *r)
 	for (size_t i = 0; i < gd_nsections; i++)
 		one_section(out, &gd_sections[i], r->w);
 	job_main_threads(out, r->w);
+	job_ranks(out, last);
 	gpu_activity_means(out, last);
 	findings(out, r->findings);
 	collectors(out, last);

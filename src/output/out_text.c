@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "core/i18n.h"
+#include "core/xalloc.h"
 #include "offline/offline.h"
 #include "output/report_util.h"
 #include "output/subject.h"
@@ -209,6 +210,50 @@ static void item(FILE *out, const char **sep, const char *fmt, ...)
 	*sep = _(", ");
 }
 
+/* Ranked processes first, by rank; then the others by pid. */
+static int by_rank(const void *a, const void *b)
+{
+	const struct gd_job_rank *x = *(const struct gd_job_rank *const *)a, *y = *(const struct gd_job_rank *const *)b;
+
+	if (x->rank.ok != y->rank.ok)
+		return x->rank.ok ? -1 : 1;
+	if (x->rank.ok && x->rank.v != y->rank.v)
+		return x->rank.v < y->rank.v ? -1 : 1;
+	return x->pid.v < y->pid.v ? -1 : x->pid.v > y->pid.v;
+}
+
+/* A line per GPU job process that is a rank of a distributed job, or
+ * whose identity could not be read (job_ranks[]); a process without rank
+ * keys (a job on this node alone) or one that exited has none.  At most 8. */
+static void print_job_ranks(FILE *out, const struct gd_snapshot *s)
+{
+	const struct gd_job_rank **show = NULL;
+	size_t n = 0;
+	char line[640];
+
+	GD_VEC_EACH(s->job_ranks, const struct gd_job_rank, r) {
+		if (!r->pid.ok || strcmp(r->status, "no_rank") == 0 || strcmp(r->status, "gone") == 0 ||
+		    (strcmp(r->status, "ok") == 0 && !r->rank.ok))
+			continue;
+		show = gd_xreallocarray(show, n + 1, sizeof *show);
+		show[n++] = r;
+	}
+	if (n)
+		qsort(show, n, sizeof *show, by_rank);
+	for (size_t i = 0; i < n; i++) {
+		if (i == 8) {
+			fputs("  ", out);
+			fprintf(out, _("... and %zu more (--json lists them all)"), n - 8);
+			fputc('\n', out);
+			break;
+		}
+		/* TRANSLATORS: a GPU job process in its distributed job: "job rank 3/16 (local 3,
+		 * node 0) · torchelastic:abc · gpu3 · pid 4242" */
+		fprintf(out, _("job %s\n"), gd_job_rank_desc(show[i], line, sizeof line));
+	}
+	free(show);
+}
+
 static void print_account(FILE *out, const struct gd_report *r)
 {
 	const struct gd_snapshot *last = gd_window_last(r->w);
@@ -217,6 +262,7 @@ static void print_account(FILE *out, const struct gd_report *r)
 	int n;
 
 	if (last) {
+		print_job_ranks(out, last);
 		gd_report_counts(last, &c);
 		fprintf(out, P_("checked: %zu of %zu rules over %zu snapshot · ", "checked: %zu of %zu rules over %zu snapshots · ",
 				gd_report_samples(r)),

@@ -5,6 +5,7 @@
 #include "output/output.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -309,4 +310,76 @@ void gd_text_out(FILE *out, gd_text_fn *fn, const void *arg)
 	if (fclose(m) == 0)
 		gd_text_wrap(out, buf, len, text_cols());
 	free(buf);
+}
+
+/* Appends text to buf (of size bytes, used bytes at *at), cut to fit. */
+static void put(char *buf, size_t size, size_t *at, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void put(char *buf, size_t size, size_t *at, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (*at >= size)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *at, size - *at, fmt, ap);
+	va_end(ap);
+	*at = n < 0 ? *at : *at + (size_t)n >= size ? size - 1 : *at + (size_t)n;
+}
+
+const char *gd_job_rank_short(const struct gd_job_rank *r, char *buf, size_t size)
+{
+	size_t at = 0;
+
+	buf[0] = '\0';
+	if (!r->rank.ok)
+		return buf;
+	if (r->world_size.ok)
+		/* TRANSLATORS: a process's rank in its distributed job, of how many: "rank 3/16" */
+		put(buf, size, &at, _("rank %llu/%llu"), (unsigned long long)r->rank.v, (unsigned long long)r->world_size.v);
+	else
+		put(buf, size, &at, _("rank %llu"), (unsigned long long)r->rank.v);
+	return buf;
+}
+
+const char *gd_job_rank_desc(const struct gd_job_rank *r, char *buf, size_t size)
+{
+	size_t at = 0;
+
+	buf[0] = '\0';
+	if (r->rank.ok) {
+		gd_job_rank_short(r, buf, size);
+		at = strlen(buf);
+		if (r->local_rank.ok && r->node_rank.ok)
+			/* TRANSLATORS: after "rank 3/16": its rank on its node, and its node's index */
+			put(buf, size, &at, _(" (local %llu, node %llu)"), (unsigned long long)r->local_rank.v,
+			    (unsigned long long)r->node_rank.v);
+		else if (r->local_rank.ok)
+			put(buf, size, &at, _(" (local %llu)"), (unsigned long long)r->local_rank.v);
+		else if (r->node_rank.ok)
+			put(buf, size, &at, _(" (node %llu)"), (unsigned long long)r->node_rank.v);
+		put(buf, size, &at, " · ");
+	}
+	if (r->job[0])
+		put(buf, size, &at, "%s · ", r->job);
+	if (r->gpus[0]) {
+		put(buf, size, &at, "gpu");
+		for (const char *g = r->gpus; *g; g++)
+			if (*g == ',')
+				put(buf, size, &at, ",gpu");
+			else
+				put(buf, size, &at, "%c", *g);
+		put(buf, size, &at, " · ");
+	}
+	put(buf, size, &at, "pid %llu", (unsigned long long)r->pid.v);
+	if (r->pod[0] && r->namespace[0])
+		/* TRANSLATORS: a Kubernetes pod, namespace/name */
+		put(buf, size, &at, _(" · pod %s/%s"), r->namespace, r->pod);
+	else if (r->pod[0])
+		put(buf, size, &at, _(" · pod %s"), r->pod);
+	if (strcmp(r->status, "ok") != 0 && strcmp(r->status, "no_rank") != 0)
+		/* TRANSLATORS: why a process's identity in its job is not known: its state and the reason */
+		put(buf, size, &at, _(" · identity not read (%s: %s)"), r->status, r->reason);
+	return buf;
 }

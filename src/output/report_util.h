@@ -37,6 +37,14 @@ const char *gd_sev_word(enum gd_severity s);
 	P_("%zu critical, %zu warning, %zu info  (exit %d)", "%zu critical, %zu warnings, %zu info  (exit %d)", \
 	   (unsigned long)(warnings))
 
+/* Who a GPU job process is (job_ranks[]), in the language in effect:
+ * gd_job_rank_short "rank 3/16" ("" without a rank), gd_job_rank_desc
+ * "rank 3/16 (local 3, node 0) · torchelastic:abc · gpu3 · pid 4242 · pod
+ * ns/name", and why its identity is not known when it could not be read.
+ * What is not known is left out.  Both return buf. */
+const char *gd_job_rank_short(const struct gd_job_rank *r, char *buf, size_t size);
+const char *gd_job_rank_desc(const struct gd_job_rank *r, char *buf, size_t size);
+
 /* The display state of a source ("absent", "denied" ...) in the language in
  * effect; a word it does not know is returned as it is. */
 const char *gd_src_status_label(const char *status);

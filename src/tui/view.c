@@ -340,7 +340,7 @@ static void job_rows(struct screen *sc, const struct gd_view_model *m)
 		return;
 	GD_VEC_EACH(now->job_threads, const struct gd_job_thread, t) {
 		struct gd_jt_use u;
-		char shares[128], core[16] = "-", wait[96] = "";
+		char shares[128], core[16] = "-", wait[96] = "", rank[48];
 
 		if (strcmp(t->role, "main") != 0 || !gd_jt_use_of(prev, now, dt, t, &u))
 			continue;
@@ -356,10 +356,20 @@ static void job_rows(struct screen *sc, const struct gd_view_model *m)
 			snprintf(core, sizeof core, "%.0f%%", u.core_pct);
 		if (u.syscall[0] && strcmp(u.syscall, "running") != 0)
 			snprintf(wait, sizeof wait, _(" | waits in %.15s"), u.syscall);
-		/* TRANSLATORS: watch's line of a GPU job's main thread: its pid and
-		 * name, how much of a core it used, where its time went */
-		add(sc, GD_VA_NORMAL, _("JOB pid %llu (%s) main thread %s of a core: %s%s"), (unsigned long long)u.pid,
-		    u.comm, core, shares, wait);
+		rank[0] = '\0';
+		GD_VEC_EACH(now->job_ranks, const struct gd_job_rank, r)
+			if (r->pid.ok && r->pid.v == u.pid)
+				gd_job_rank_short(r, rank, sizeof rank);
+		if (rank[0])
+			/* TRANSLATORS: watch's line of a GPU job's main thread: its pid, name
+			 * and rank ("rank 3/16"), how much of a core it used, where its time went */
+			add(sc, GD_VA_NORMAL, _("JOB pid %llu (%s) %s, main thread %s of a core: %s%s"),
+			    (unsigned long long)u.pid, u.comm, rank, core, shares, wait);
+		else
+			/* TRANSLATORS: watch's line of a GPU job's main thread: its pid and
+			 * name, how much of a core it used, where its time went */
+			add(sc, GD_VA_NORMAL, _("JOB pid %llu (%s) main thread %s of a core: %s%s"),
+			    (unsigned long long)u.pid, u.comm, core, shares, wait);
 	}
 	if (more)
 		add(sc, GD_VA_DIM, P_("JOB ... and %zu more rank", "JOB ... and %zu more ranks", more), more);

@@ -36,6 +36,12 @@
  *                        table, checking that an error names file and line
  *                        and that every figure it keeps is in range and
  *                        names its source.
+ *   gd_nparsers + 8      a process's environment (/proc/<pid>/environ,
+ *                        collect/job_rank.h): the scan, the identity and
+ *                        the job id, with a decoy secret put first whose
+ *                        bytes (not printable) must appear nowhere in the
+ *                        record, every string of which must be printable
+ *                        ASCII within its field.
  *
  * A byte beyond the last target wraps around (modulo), so every input
  * reaches some target.  Each run starts from a fresh snapshot, series or
@@ -59,6 +65,7 @@
 
 #include "collect/collect.h"
 #include "collect/collectors.h"
+#include "collect/job_rank.h"
 #include "model/snapshot.h"
 #include "model/snapshot_json.h"
 #include "rules/thresholds.h"
@@ -121,7 +128,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define TARGET_IPMI (gd_nparsers + 5)
 #define TARGET_PTX (gd_nparsers + 6)
 #define TARGET_SKU (gd_nparsers + 7)
-#define NTARGETS (gd_nparsers + 8)
+#define TARGET_ENVIRON (gd_nparsers + 8)
+#define NTARGETS (gd_nparsers + 9)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -141,6 +149,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	printf("%zu ipmitool dcmi power reading\n", (size_t)TARGET_IPMI);
 	printf("%zu ptx module\n", (size_t)TARGET_PTX);
 	printf("%zu probe sku table\n", (size_t)TARGET_SKU);
+	printf("%zu proc/<pid>/environ\n", (size_t)TARGET_ENVIRON);
 	fflush(stdout);
 	exit(0);
 }
@@ -370,6 +379,54 @@ static void fuzz_sku(const uint8_t *data, size_t size)
 	free(buf);
 }
 
+/* The environment scan: a decoy variable first (a value no field could
+ * hold as written: its bytes are not printable), then the input. */
+static void fuzz_environ(const uint8_t *data, size_t size)
+{
+	static const char decoy[] = "SECRET_TOKEN=\x01\x02decoy";
+	char *buf = malloc(sizeof decoy + size);
+	struct gd_environ e;
+	struct gd_job_rank r;
+
+	if (!buf)
+		return;
+	memcpy(buf, decoy, sizeof decoy);   /* with its NUL */
+	memcpy(buf + sizeof decoy, data, size);
+	memset(&r, 0, sizeof r);
+	gd_environ_scan(buf, sizeof decoy + size, &e);
+	gd_job_rank_from_environ(&e, &r);
+	gd_job_rank_set_job(&r);
+	if (memmem(&r, sizeof r, "\x01\x02", 2)) {
+		fprintf(stderr, "the decoy's bytes are in the record\n");
+		abort();
+	}
+	for (size_t i = 0; i < gd_nsections; i++) {
+		const struct gd_record_desc *d = &gd_sections[i];
+
+		if (strcmp(d->name, "job_ranks") != 0)
+			continue;
+		for (size_t k = 0; k < d->nfields; k++) {
+			const char *f = (const char *)&r + d->fields[k].offset;
+			size_t n;
+
+			if (d->fields[k].type != GD_FT_STR)
+				continue;
+			n = strnlen(f, d->fields[k].size);
+			if (n == d->fields[k].size) {
+				fprintf(stderr, "job_ranks.%s is not terminated\n", d->fields[k].name);
+				abort();
+			}
+			for (size_t j = 0; j < n; j++)
+				if ((unsigned char)f[j] < 0x20 || (unsigned char)f[j] >= 0x7f) {
+					fprintf(stderr, "job_ranks.%s holds byte 0x%02x\n", d->fields[k].name,
+						(unsigned char)f[j]);
+					abort();
+				}
+		}
+	}
+	free(buf);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	size_t target;
@@ -395,7 +452,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_ipmi(data, size);
 	else if (target == TARGET_PTX)
 		fuzz_ptx(data, size);
-	else
+	else if (target == TARGET_SKU)
 		fuzz_sku(data, size);
+	else
+		fuzz_environ(data, size);
 	return 0;
 }

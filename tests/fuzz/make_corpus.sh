@@ -51,6 +51,13 @@ seeds_of() {
 
 while read -r idx name; do
 	case $name in
+	proc/\<pid\>/environ)
+		# Never this machine's own environments (they hold secrets):
+		# launchers' keys as torchrun, srun and mpirun set them, with a
+		# program's rewritten argv area and junk after them.
+		printf 'PATH=/usr/bin\0RANK=3\0LOCAL_RANK=3\0WORLD_SIZE=16\0LOCAL_WORLD_SIZE=8\0GROUP_RANK=0\0MASTER_ADDR=node-01\0MASTER_PORT=29500\0TORCHELASTIC_RUN_ID=abc\0NCCL_IB_HCA=mlx5_0:1\0HOSTNAME=trainer-0\0' >"$tmp/p1"
+		printf 'SLURM_JOB_ID=812345\0SLURM_STEP_ID=0\0SLURM_PROCID=37\0SLURM_LOCALID=5\0SLURM_NODEID=4\0SLURM_NTASKS=64\0OMPI_COMM_WORLD_RANK=1\0PMI_RANK=2\0PMI_SIZE=4\0RANK=x\0RANK=4\0python train.py   \0=\0\377' >"$tmp/p2"
+		seeds_of "$idx" "$name" "$tmp/p1" "$tmp/p2" ;;
 	proc/\<pid\>/task/\<tid\>/*)
 		# this script's shell (blocked in wait4 while cat runs) and the
 		# cat itself (running): a thread's file is its process's here

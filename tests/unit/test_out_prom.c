@@ -391,6 +391,47 @@ static void test_gpu_activity_means(void **state)
 	gd_snapshot_release(&b);
 }
 
+/* job_ranks[]: one info series per ranked process with the fixed label
+ * set ("" where unknown) and pid; whether each identity could be read;
+ * nothing of the section as generic series. */
+static void test_job_ranks(void **state)
+{
+	struct gd_snapshot s;
+	struct gd_job_rank *r;
+	char *text;
+
+	(void)state;
+	gd_snapshot_init(&s);
+	gd_f64_set(&s.host.uptime_s, 10);
+	r = GD_PUSH(&s, job_ranks, struct gd_job_rank);
+	gd_u64_set(&r->pid, 4242);
+	GD_STRSET(r->status, "ok");
+	GD_STRSET(r->job, "torchelastic:a\"b");
+	gd_u64_set(&r->rank, 3);
+	gd_u64_set(&r->world_size, 16);
+	gd_u64_set(&r->node_rank, 0);
+	GD_STRSET(r->gpus, "3");
+	r = GD_PUSH(&s, job_ranks, struct gd_job_rank);
+	gd_u64_set(&r->pid, 4300);
+	GD_STRSET(r->status, "denied");
+	GD_STRSET(r->reason, "proc/4300/environ: Permission denied");
+	r = GD_PUSH(&s, job_ranks, struct gd_job_rank);
+	gd_u64_set(&r->pid, 4400);
+	GD_STRSET(r->status, "no_rank");
+	text = render(NULL, &s, NULL);
+	assert_has(text, "# TYPE gpudoctor_job_rank_info gauge\n");
+	assert_has(text, "gpudoctor_job_rank_info{job=\"torchelastic:a\\\"b\",rank=\"3\",local_rank=\"\",world_size=\"16\","
+			 "node_rank=\"0\",gpu=\"3\",pod=\"\",namespace=\"\",pid=\"4242\"} 1\n");
+	assert_lacks(text, "pid=\"4300\"} 1");
+	assert_lacks(text, "pid=\"4400\"} 1");
+	assert_has(text, "gpudoctor_job_rank_identity_success{pid=\"4242\",status=\"ok\"} 1\n");
+	assert_has(text, "gpudoctor_job_rank_identity_success{pid=\"4300\",status=\"denied\"} 0\n");
+	assert_has(text, "gpudoctor_job_rank_identity_success{pid=\"4400\",status=\"no_rank\"} 1\n");
+	assert_lacks(text, "gpudoctor_job_ranks_");
+	free(text);
+	gd_snapshot_release(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -403,6 +444,7 @@ int main(void)
 		cmocka_unit_test(test_procs_selection),
 		cmocka_unit_test(test_findings_and_collectors),
 		cmocka_unit_test(test_gpu_activity_means),
+		cmocka_unit_test(test_job_ranks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
