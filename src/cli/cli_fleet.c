@@ -19,6 +19,7 @@
 #include "core/i18n.h"
 #include "core/xalloc.h"
 #include "fleet/fleet.h"
+#include "fleet/job.h"
 #include "rules/thresholds.h"
 
 #define EXIT_CANNOT_RUN 3
@@ -28,6 +29,7 @@
 const char gd_usage_fleet[] = N_(
 	"Usage: gpudoctor fleet --prometheus URL [OPTIONS]\n"
 	"       gpudoctor fleet FILE... [--json] [--html FILE]\n"
+	"       gpudoctor fleet --job ID (--prometheus URL | FILE...) [OPTIONS]\n"
 	"The fleet's stall causes from what every node's `gpudoctor serve` told\n"
 	"Prometheus (or Thanos, VictoriaMetrics, Mimir): a cause table (category, rule,\n"
 	"onsets, GPUs and nodes affected, GPU-hours, share), outlier GPUs per model,\n"
@@ -58,6 +60,13 @@ const char gd_usage_fleet[] = N_(
 	"  --insecure             do not verify the server's certificate\n"
 	"  --lang LANG            messages in zh_CN or en, as for every command\n"
 	"\n"
+	"  --job ID               one multi-node job (its id as gpudoctor_job_rank_info\n"
+	"                         gives it: slurm:123.0, torchelastic:RUN, master:H:P):\n"
+	"                         which rank holds the others back, from every rank's\n"
+	"                         series over --range (default 10m): job.slow_rank,\n"
+	"                         job.rank_stuck, no rank stands out, ranks unseen.\n"
+	"                         Exit 0 none, 1 a warning, 2 a rank stuck, 3 could not\n"
+	"                         run or judge (an unknown id lists the ids seen)\n"
 	"  FILE...                snapshot JSONL files, one per node (gpudoctor record -o\n"
 	"                         $(hostname).jsonl), read one snapshot at a time: the\n"
 	"                         same tables, for sites without Prometheus\n"
@@ -165,6 +174,68 @@ static int print_all(const struct gd_fleet *f, const struct gd_prom *p, const ch
 	return rc;
 }
 
+/* Prints the verdict of fleet --job; the exit status. */
+static int print_job(int rc, const struct gd_fleet_job *j, const struct gd_prom *p, const char *src, bool json,
+		     const char *html)
+{
+	if (rc == -ENOENT) {
+		if (json) {
+			json_t *doc = gd_fleet_job_json(j, p, src);
+
+			json_dumpf(doc, stdout, JSON_INDENT(1) | JSON_ENSURE_ASCII);
+			fputc('\n', stdout);
+			json_decref(doc);
+		} else {
+			gd_fleet_job_print_text(stderr, j, p, src);
+		}
+		return EXIT_CANNOT_RUN;
+	}
+	if (json) {
+		json_t *doc = gd_fleet_job_json(j, p, src);
+
+		json_dumpf(doc, stdout, JSON_INDENT(1) | JSON_ENSURE_ASCII);
+		fputc('\n', stdout);
+		json_decref(doc);
+	} else {
+		gd_fleet_job_print_text(stdout, j, p, src);
+	}
+	if (html) {
+		FILE *fp = fopen(html, "we");
+
+		if (!fp)
+			return fail("--html %s: %s", html, strerror(errno));
+		gd_fleet_job_print_html(fp, j, p, src);
+		if (fclose(fp) != 0)
+			return fail("--html %s: %s", html, strerror(errno));
+	}
+	return gd_fleet_job_exit(j);
+}
+
+/* `gpudoctor fleet --job ID FILE...`: the nodes' recordings. */
+static int job_files(char **paths, size_t n, const struct gd_fleet_opts *o, const char *job, bool json,
+		     const char *html)
+{
+	struct gd_thresholds th;
+	struct gd_prom p;
+	struct gd_fleet_job j;
+	struct gd_err err;
+	char src[64];
+	int rc;
+
+	memset(&p, 0, sizeof p);
+	gd_err_clear(&err);
+	gd_thresholds_init(&th);
+	snprintf(src, sizeof src, P_("%zu recording", "%zu recordings", n), n);
+	rc = gd_fleet_job_files(paths, n, o, job, &th, &j, &p.warnings, &err);
+	if (rc < 0 && rc != -ENOENT)
+		rc = fail("%s", err.msg);
+	else
+		rc = print_job(rc, &j, &p, src, json, html);
+	gd_fleet_job_release(&j);
+	gd_prom_release(&p);
+	return rc;
+}
+
 /* `gpudoctor fleet FILE...`: one snapshot JSONL file per node. */
 static int from_files(char **paths, size_t n, const struct gd_fleet_opts *o, bool json, const char *html)
 {
@@ -191,7 +262,7 @@ static int from_files(char **paths, size_t n, const struct gd_fleet_opts *o, boo
 
 enum {
 	O_PROM = 256, O_RANGE, O_AT, O_MATCH, O_STEP, O_LIMIT, O_TIMEOUT, O_REPEAT, O_MADK, O_MINSIB, O_HTML, O_STATS,
-	O_BEARER, O_BASIC, O_PWFILE, O_HEADER, O_CA, O_INSECURE,
+	O_BEARER, O_BASIC, O_PWFILE, O_HEADER, O_CA, O_INSECURE, O_JOB,
 };
 
 int gd_cli_fleet(int argc, char **argv)
@@ -207,6 +278,7 @@ int gd_cli_fleet(int argc, char **argv)
 		{ "basic-auth", required_argument, NULL, O_BASIC }, { "password-file", required_argument, NULL, O_PWFILE },
 		{ "header", required_argument, NULL, O_HEADER },   { "ca-file", required_argument, NULL, O_CA },
 		{ "insecure", no_argument, NULL, O_INSECURE },	   { "help", no_argument, NULL, 'h' },
+		{ "job", required_argument, NULL, O_JOB },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct gd_fleet_opts o = { .range_s = 7 * 86400, .limit = 20000, .timeout_s = 60, .repeat_min = 2,
@@ -214,7 +286,8 @@ int gd_cli_fleet(int argc, char **argv)
 	struct gd_prom p;
 	struct gd_fleet f;
 	struct gd_err err;
-	const char *html = NULL, *token_file = NULL, *pw_file = NULL;
+	const char *html = NULL, *token_file = NULL, *pw_file = NULL, *job = NULL;
+	bool range_given = false, step_given = false;
 	char *token = NULL, *password = NULL, *base = NULL, msg[600];
 	bool json = false;
 	int c, rc = EXIT_CANNOT_RUN;
@@ -239,6 +312,13 @@ int gd_cli_fleet(int argc, char **argv)
 				return fail("--%s: %s", c == O_RANGE ? "range" : c == O_STEP ? "step" : "timeout",
 					    err.msg[0] ? err.msg : _("must be more than 0"));
 			*(c == O_RANGE ? &o.range_s : c == O_STEP ? &o.step_s : &o.timeout_s) = v;
+			range_given = range_given || c == O_RANGE;
+			step_given = step_given || c == O_STEP;
+			break;
+		case O_JOB:
+			if (!optarg[0] || strlen(optarg) >= 128)
+				return fail(_("--job %s: expected a job id (1 to 127 bytes)"), optarg);
+			job = optarg;
 			break;
 		case O_AT:
 			if (parse_at(optarg, &o.at) < 0)
@@ -306,6 +386,10 @@ int gd_cli_fleet(int argc, char **argv)
 	}
 	if (optind < argc && o.prometheus)
 		return fail(_("%s: give either --prometheus URL or snapshot files, not both"), argv[optind]);
+	if (job && !range_given)
+		o.range_s = 600;
+	if (optind < argc && job)
+		return job_files(argv + optind, (size_t)(argc - optind), &o, job, json, html);
 	if (optind < argc)
 		return from_files(argv + optind, (size_t)(argc - optind), &o, json, html);
 	if (!o.prometheus)
@@ -318,8 +402,8 @@ int gd_cli_fleet(int argc, char **argv)
 		return fail(_("--basic-auth needs --password-file F (a password is never taken from the command line)"));
 	if (token_file && p.http_opts.user)
 		return fail(_("--bearer-token-file and --basic-auth exclude each other"));
-	if (!o.step_s)
-		o.step_s = fmax(15, ceil(o.range_s / 10000));
+	if (!step_given)
+		o.step_s = job ? 0 : fmax(15, ceil(o.range_s / 10000));
 	if (token_file && !(token = read_secret(token_file, msg, sizeof msg)))
 		return fail("--bearer-token-file %s", msg);
 	if (pw_file && !(password = read_secret(pw_file, msg, sizeof msg))) {
@@ -344,6 +428,17 @@ int gd_cli_fleet(int argc, char **argv)
 	p.limit = o.limit;
 	p.stats = o.stats;
 	p.samples = 0;
+	if (job) {
+		struct gd_fleet_job j;
+		int jr = gd_fleet_job_run(&p, &o, job, &j, &err);
+
+		if (jr < 0 && jr != -ENOENT)
+			rc = fail("%s", err.msg);
+		else
+			rc = print_job(jr, &j, &p, base, json, html);
+		gd_fleet_job_release(&j);
+		goto out;
+	}
 	if (gd_fleet_run(&p, &o, &f, &err) < 0) {
 		fail("%s", err.msg);
 		gd_fleet_release(&f);

@@ -230,6 +230,23 @@ static int matcher(const char *m, char *out, size_t size, struct gd_err *err)
 	return 0;
 }
 
+int gd_fleet_matchers(const struct gd_fleet_opts *o, char *buf, size_t size, struct gd_err *err)
+{
+	buf[0] = '\0';
+	for (size_t i = 0; i < o->nmatch; i++) {
+		char m[512];
+		size_t len = strlen(buf);
+		int rv;
+
+		if ((rv = matcher(o->match[i], m, sizeof m, err)) < 0)
+			return rv;
+		if (len + strlen(m) + 2 >= size)
+			return gd_err_set(err, -EINVAL, _("--match: too many or too long"));
+		snprintf(buf + len, size - len, "%s%s", len ? "," : "", m);
+	}
+	return 0;
+}
+
 /* s as an RE2 literal inside a PromQL double-quoted string: regex
  * metacharacters get a backslash, which the string needs doubled. */
 static void regex_quote(const char *s, char *out, size_t size)
@@ -662,18 +679,8 @@ int gd_fleet_run(struct gd_prom *p, const struct gd_fleet_opts *o, struct gd_fle
 	f->step_s = o->step_s;
 	f->repeat_min = o->repeat_min;
 	f->mad_k = o->mad_k;
-	for (size_t i = 0; i < o->nmatch; i++) {
-		char m[512];
-		size_t len = strlen(q.match);
-
-		if ((rv = matcher(o->match[i], m, sizeof m, err)) < 0)
-			goto out;
-		if (len + strlen(m) + 2 >= sizeof q.match) {
-			rv = gd_err_set(err, -EINVAL, _("--match: too many or too long"));
-			goto out;
-		}
-		snprintf(q.match + len, sizeof q.match - len, "%s%s", len ? "," : "", m);
-	}
+	if ((rv = gd_fleet_matchers(o, q.match, sizeof q.match, err)) < 0)
+		goto out;
 	duration(q.r, sizeof q.r, o->range_s);
 	duration(q.s, sizeof q.s, o->step_s);
 	duration(q.lb, sizeof q.lb, fmin(3600, o->range_s));

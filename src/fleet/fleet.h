@@ -130,6 +130,9 @@ const char *gd_fleet_remedy(const char *rule, const char *unknown);
 /* True for the rules whose repeats point at hardware (repeat offenders). */
 bool gd_fleet_is_hardware(const char *rule);
 
+/* The --match matchers of o as PromQL, comma-joined ("" for none). */
+int gd_fleet_matchers(const struct gd_fleet_opts *o, char *buf, size_t size, struct gd_err *err);
+
 /* Runs the queries through p (set up by the caller) and fills f.  0, or
  * negative with err set when a query failed. */
 int gd_fleet_run(struct gd_prom *p, const struct gd_fleet_opts *o, struct gd_fleet *f, struct gd_err *err);

@@ -123,8 +123,8 @@ int gd_prom_parse(long status, const char *body, size_t len, size_t limit, struc
 		out->n = 1;
 		return 0;
 	}
-	if (strcmp(type, "vector") != 0 || !json_is_array(res)) {
-		gd_err_set(err, -EPROTO, _("expected data.resultType vector with a result array, got %s"), type);
+	if ((strcmp(type, "vector") != 0 && strcmp(type, "matrix") != 0) || !json_is_array(res)) {
+		gd_err_set(err, -EPROTO, _("expected data.resultType vector or matrix with a result array, got %s"), type);
 		goto fail;
 	}
 	if (limit && json_array_size(res) > limit) {
@@ -142,8 +142,20 @@ int gd_prom_parse(long status, const char *body, size_t len, size_t limit, struc
 			gd_err_set(err, -EPROTO, _("result %zu has no metric object"), i);
 			goto fail;
 		}
-		if (json_object_get(r, "histogram"))
+		if (json_object_get(r, "histogram") || json_object_get(r, "histograms"))
 			continue;  /* native histograms: none of ours */
+		if (type[0] == 'm') {
+			json_t *vals = json_object_get(r, "values");
+
+			if (!json_is_array(vals)) {
+				gd_err_set(err, -EPROTO, _("result %zu has no values array"), i);
+				goto fail;
+			}
+			out->s[out->n].v = NAN;
+			out->s[out->n].values = vals;
+			out->s[out->n++].metric = m;
+			continue;
+		}
 		if (!parse_value(json_object_get(r, "value"), &out->s[out->n].v)) {
 			gd_err_set(err, -EPROTO, _("result %zu has no [time, \"value\"] pair"), i);
 			goto fail;
@@ -175,6 +187,16 @@ void gd_prom_result_release(struct gd_prom_result *r)
 	memset(r, 0, sizeof *r);
 }
 
+bool gd_prom_point(const struct gd_prom_sample *s, size_t k, double *t, double *v)
+{
+	const json_t *pair = s->values ? json_array_get(s->values, k) : NULL;
+
+	if (!pair || !parse_value(pair, v))
+		return false;
+	*t = json_number_value(json_array_get(pair, 0));
+	return true;
+}
+
 const char *gd_prom_label(const struct gd_prom_sample *s, const char *name)
 {
 	const char *v = s->metric ? json_string_value(json_object_get(s->metric, name)) : NULL;
@@ -190,10 +212,10 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-int gd_prom_query(struct gd_prom *p, const char *name, const char *expr, struct gd_prom_result *out,
-		  struct gd_err *err)
+static int run_query(struct gd_prom *p, const char *name, const char *expr, double start, double step_s,
+		     struct gd_prom_result *out, struct gd_err *err)
 {
-	char url[1200], head[160];
+	char url[1200], head[160], when[96];
 	char *q = gd_http_escape(p->http, expr), *form;
 	struct gd_http_reply r;
 	size_t n = strlen(q) + 256;
@@ -203,10 +225,14 @@ int gd_prom_query(struct gd_prom *p, const char *name, const char *expr, struct 
 	int rc;
 
 	form = gd_xmalloc(n);
-	snprintf(form, n, "query=%s&time=%.3f&timeout=%gs&limit=%zu%s", q, p->at, p->timeout_s, p->limit + 1,
+	if (step_s > 0)
+		snprintf(when, sizeof when, "start=%.3f&end=%.3f&step=%gs", start, p->at, step_s);
+	else
+		snprintf(when, sizeof when, "time=%.3f", p->at);
+	snprintf(form, n, "query=%s&%s&timeout=%gs&limit=%zu%s", q, when, p->timeout_s, p->limit + 1,
 		 p->stats ? "&stats=all" : "");
 	free(q);
-	snprintf(url, sizeof url, "%s/api/v1/query", p->base);
+	snprintf(url, sizeof url, "%s/api/v1/%s", p->base, step_s > 0 ? "query_range" : "query");
 	gd_err_clear(&e2);
 	rc = gd_http_post(p->http, url, form, &p->http_opts, &r, &e2);
 	if (rc == 0 && (r.status == 405 || r.status == 501)) {
@@ -253,6 +279,18 @@ int gd_prom_query(struct gd_prom *p, const char *name, const char *expr, struct 
 		w->text = gd_xstrdup(out->warnings[i]);
 	}
 	return 0;
+}
+
+int gd_prom_query(struct gd_prom *p, const char *name, const char *expr, struct gd_prom_result *out,
+		  struct gd_err *err)
+{
+	return run_query(p, name, expr, 0, 0, out, err);
+}
+
+int gd_prom_query_range(struct gd_prom *p, const char *name, const char *expr, double start, double step_s,
+			struct gd_prom_result *out, struct gd_err *err)
+{
+	return run_query(p, name, expr, start, step_s > 0 ? step_s : 15, out, err);
 }
 
 void gd_prom_release(struct gd_prom *p)

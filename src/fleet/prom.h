@@ -21,7 +21,8 @@
 
 struct gd_prom_sample {
 	json_t *metric;           /* the labels object (a reference of the result) */
-	double v;
+	double v;                 /* a vector's value (NAN in a matrix) */
+	json_t *values;           /* a matrix's [[t, "v"], ...] (a reference), else NULL */
 };
 
 struct gd_prom_result {
@@ -40,6 +41,8 @@ struct gd_prom_result {
 int gd_prom_parse(long status, const char *body, size_t len, size_t limit, struct gd_prom_result *out,
 		  struct gd_err *err);
 void gd_prom_result_release(struct gd_prom_result *r);
+/* Point k of a matrix series s: false past its end or when malformed. */
+bool gd_prom_point(const struct gd_prom_sample *s, size_t k, double *t, double *v);
 /* The value of label name of s, or "" when it has none. */
 const char *gd_prom_label(const struct gd_prom_sample *s, const char *name);
 
@@ -74,6 +77,10 @@ struct gd_prom {
  * set, negative with err set. */
 int gd_prom_query(struct gd_prom *p, const char *name, const char *expr, struct gd_prom_result *out,
 		  struct gd_err *err);
+/* The same as a range query (/api/v1/query_range) from start to p->at every
+ * step_s: a matrix, one gd_prom_sample per series with its values. */
+int gd_prom_query_range(struct gd_prom *p, const char *name, const char *expr, double start, double step_s,
+			struct gd_prom_result *out, struct gd_err *err);
 void gd_prom_release(struct gd_prom *p);
 
 #endif

@@ -566,6 +566,56 @@ static void job_main_threads(FILE *out, const struct gd_window *w)
 	}
 }
 
+/* Per rank, what `gpudoctor fleet --job` compares across nodes: the share
+ * of its main and NCCL threads' samples that were in NCCL over the last
+ * interval (what job.waiting_for_peers judges on one node), and its main
+ * thread's scheduler state, one series per state (R, S, D, T, Z: 1 for the
+ * current one, 0 for the others, so no series comes and goes with it). */
+static void job_rank_waits(FILE *out, const struct gd_window *w)
+{
+	static const char states[] = "RSDTZ";
+	const struct gd_snapshot *a, *b;
+
+	if (!w || w->n < 2)
+		return;
+	a = w->snaps[w->n - 2];
+	b = w->snaps[w->n - 1];
+	for (int fam = 0; fam < 2; fam++) {
+		bool head = false;
+
+		GD_VEC_EACH(b->job_threads, const struct gd_job_thread, t) {
+			double nccl, total;
+			char st;
+
+			if (strcmp(t->role, "main") != 0 || !t->pid.ok || !t->tid.ok || t->tid.v != t->pid.v)
+				continue;
+			if (fam == 0 && (!gd_jt_comm_samples(a, b, t->pid.v, &nccl, &total) || total <= 0))
+				continue;
+			st = t->state[0] == 't' ? 'T' : t->state[0] == 'X' ? 'Z' : t->state[0] == 'I' ? 'S' : t->state[0];
+			if (fam == 1 && !strchr(states, st ? st : '?'))
+				continue;
+			if (!head)
+				fputs(fam == 0 ? "# HELP gpudoctor_job_rank_nccl_wait_ratio share of a GPU job's main and NCCL "
+						 "threads' samples in NCCL over the last interval (waiting for its peers)\n"
+						 "# TYPE gpudoctor_job_rank_nccl_wait_ratio gauge\n"
+					       : "# HELP gpudoctor_job_main_thread_state 1 for the scheduler state of a GPU job's "
+						 "main thread (R, S, D uninterruptible, T stopped, Z gone), 0 for the others\n"
+						 "# TYPE gpudoctor_job_main_thread_state gauge\n",
+				      out);
+			head = true;
+			if (fam == 0) {
+				fprintf(out, "gpudoctor_job_rank_nccl_wait_ratio{pid=\"%" PRIu64 "\"} ", t->pid.v);
+				print_value(out, nccl / total);
+				fputc('\n', out);
+				continue;
+			}
+			for (const char *c = states; *c; c++)
+				fprintf(out, "gpudoctor_job_main_thread_state{pid=\"%" PRIu64 "\",state=\"%c\"} %d\n", t->pid.v, *c,
+					*c == st);
+		}
+	}
+}
+
 /* Who each GPU job process is in its distributed job (job_ranks[]): one
  * gpudoctor_job_rank_info series per process whose rank was read, with a
  * fixed label set ("" where a label is not known) and pid, so PromQL can
@@ -682,6 +732,7 @@ void gd_out_prom(FILE *out, const struct gd_report *r)
 	for (size_t i = 0; i < gd_nsections; i++)
 		one_section(out, &gd_sections[i], r->w);
 	job_main_threads(out, r->w);
+	job_rank_waits(out, r->w);
 	job_ranks(out, last);
 	gpu_activity_means(out, last);
 	findings(out, r->findings);

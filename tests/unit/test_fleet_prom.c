@@ -115,7 +115,9 @@ static void test_malformed(void **state)
 		{ 200, "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[", "not a JSON object" },
 		{ 200, "[1,2]", "not an object" },
 		{ 200, "{\"status\":\"success\"}", "no data.resultType" },
-		{ 200, "{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[]}}", "got matrix" },
+		{ 200, "{\"status\":\"success\",\"data\":{\"resultType\":\"string\",\"result\":[1,\"x\"]}}", "got string" },
+		{ 200, "{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[{\"metric\":{}}]}}",
+		  "result 0 has no values array" },
 		{ 200, "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[{\"value\":[1,\"1\"]}]}}",
 		  "result 0 has no metric" },
 		{ 200, "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[{\"metric\":{},\"value\":[1,1]}]}}",
@@ -162,6 +164,32 @@ static void test_values_and_warnings(void **state)
 	assert_int_equal(r.n_warn, 2);
 	assert_string_equal(r.warnings[0], "partial response");
 	assert_string_equal(r.warnings[1], "metric might not be a counter");
+	gd_prom_result_release(&r);
+}
+
+/* A range query's matrix (the shape Prometheus 2.42 answered fleet --job
+ * with): its points, read one at a time; a malformed point ends the series. */
+static void test_matrix(void **state)
+{
+	static const char body[] =
+		"{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":["
+		"{\"metric\":{\"__name__\":\"gpudoctor_job_rank_nccl_wait_ratio\",\"instance\":\"node0002:9835\","
+		"\"job\":\"gpudoctor\",\"pid\":\"10201\"},\"values\":[[1796600985,\"0.02\"],[1796601000,\"0.6\"]]},"
+		"{\"metric\":{\"pid\":\"1\"},\"values\":[[1796601000,\"NaN\"],[1796601015,7]]}]}}";
+	struct gd_prom_result r;
+	struct gd_err err;
+	double t, v;
+
+	(void)state;
+	assert_int_equal(parse_lit_prom(200, body, &r, &err), 0);
+	assert_int_equal(r.n, 2);
+	assert_string_equal(gd_prom_label(&r.s[0], "pid"), "10201");
+	assert_true(isnan(r.s[0].v));
+	assert_true(gd_prom_point(&r.s[0], 0, &t, &v) && t == 1796600985 && v == 0.02);
+	assert_true(gd_prom_point(&r.s[0], 1, &t, &v) && t == 1796601000 && v == 0.6);
+	assert_false(gd_prom_point(&r.s[0], 2, &t, &v));
+	assert_true(gd_prom_point(&r.s[1], 0, &t, &v) && isnan(v));
+	assert_false(gd_prom_point(&r.s[1], 1, &t, &v));  /* a value that is not a string */
 	gd_prom_result_release(&r);
 }
 
@@ -221,7 +249,7 @@ int main(void)
 		cmocka_unit_test(test_docs_example),	 cmocka_unit_test(test_real_answers),
 		cmocka_unit_test(test_real_errors),	 cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_values_and_warnings), cmocka_unit_test(test_categories),
-		cmocka_unit_test(test_gpu_of_subject),
+		cmocka_unit_test(test_gpu_of_subject),	 cmocka_unit_test(test_matrix),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -432,6 +432,57 @@ static void test_job_ranks(void **state)
 	gd_snapshot_release(&s);
 }
 
+/* Per rank, for fleet --job: the NCCL share of the main and NCCL threads'
+ * samples over the interval, and the main thread's state as five series. */
+static void test_job_rank_waits(void **state)
+{
+	struct gd_snapshot a, b;
+	char *text;
+
+	(void)state;
+	pair_init(&a, &b, 1.0);
+	for (int k = 0; k < 2; k++) {
+		struct gd_snapshot *s = k ? &b : &a;
+		struct gd_job_thread *t = GD_PUSH(s, job_threads, struct gd_job_thread);
+
+		gd_u64_set(&t->pid, 77);
+		gd_u64_set(&t->tid, 77);
+		GD_STRSET(t->role, "main");
+		GD_STRSET(t->state, k ? "t" : "R");
+		gd_u64_set(&t->sampled, 1);
+		gd_u64_set(&t->samples_nccl, k ? 160 : 100);
+		gd_u64_set(&t->samples_python, k ? 240 : 200);
+		gd_u64_set(&t->samples_cuda, 0);
+		gd_u64_set(&t->samples_framework, 0);
+		gd_u64_set(&t->samples_kernel, 0);
+		gd_u64_set(&t->samples_other, 0);
+		t = GD_PUSH(s, job_threads, struct gd_job_thread);  /* its NCCL thread */
+		gd_u64_set(&t->pid, 77);
+		gd_u64_set(&t->tid, 78);
+		GD_STRSET(t->role, "nccl");
+		gd_u64_set(&t->sampled, 1);
+		gd_u64_set(&t->samples_nccl, k ? 20 : 0);
+		gd_u64_set(&t->samples_python, 0);
+		gd_u64_set(&t->samples_cuda, 0);
+		gd_u64_set(&t->samples_framework, 0);
+		gd_u64_set(&t->samples_kernel, 0);
+		gd_u64_set(&t->samples_other, 0);
+	}
+	text = render(&a, &b, NULL);
+	assert_has(text, "# TYPE gpudoctor_job_rank_nccl_wait_ratio gauge\n");
+	assert_has(text, "gpudoctor_job_rank_nccl_wait_ratio{pid=\"77\"} 0.666666666666667\n");  /* (60 + 20) / 120 */
+	assert_has(text, "gpudoctor_job_main_thread_state{pid=\"77\",state=\"T\"} 1\n");
+	assert_has(text, "gpudoctor_job_main_thread_state{pid=\"77\",state=\"R\"} 0\n");
+	assert_lacks(text, "pid=\"78\"");
+	free(text);
+	/* one snapshot: no interval, no series */
+	text = render(NULL, &b, NULL);
+	assert_lacks(text, "gpudoctor_job_rank_nccl_wait_ratio{");
+	free(text);
+	gd_snapshot_release(&a);
+	gd_snapshot_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -445,6 +496,7 @@ int main(void)
 		cmocka_unit_test(test_findings_and_collectors),
 		cmocka_unit_test(test_gpu_activity_means),
 		cmocka_unit_test(test_job_ranks),
+		cmocka_unit_test(test_job_rank_waits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
