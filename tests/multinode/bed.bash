@@ -69,9 +69,9 @@ bed_serve() {
 	local k=$1 ns
 	ns=$(bed_ns "$k")
 	[ -n "${BED_SERVE[$k]:-}" ] && { kill "${BED_SERVE[$k]}" 2>/dev/null; wait "${BED_SERVE[$k]}" 2>/dev/null; }
-	ip netns exec "$ns" env GPUDOCTOR_NVML="$BED_BUILD/fake_nvml/libnvidia-ml.so.1" \
+	bed_run ip netns exec "$ns" env GPUDOCTOR_NVML="$BED_BUILD/fake_nvml/libnvidia-ml.so.1" \
 		GPUDOCTOR_FAKE_NVML="$BED_DIR/n$k/nvml.ini" "$GPUDOCTOR" serve --listen "$(bed_addr "$k"):9835" \
-		--interval "${BED_INTERVAL:-1s}" --window "${BED_WINDOW:-4s}" 2>"$BED_DIR/n$k/serve.log" &
+		--interval "${BED_INTERVAL:-2s}" --window "${BED_WINDOW:-6s}" 2>"$BED_DIR/n$k/serve.log" &
 	BED_SERVE[$k]=$!
 	BED_PIDS+=($!)
 }
@@ -84,6 +84,7 @@ bed_up() {
 	BED_SUB=$(( $$ % 250 + 1 ))
 	BED_DIR=$(mktemp -d "/tmp/gdbed$BED_ID.XXXXXX") || fail "mktemp"
 	declare -g -a BED_SERVE=()
+	bed_cg_init
 	ip link add "gdbed${BED_ID}br" type bridge 2>"$BED_DIR/err" || skip "cannot create a bridge: $(cat "$BED_DIR/err")"
 	ip addr add "10.213.$BED_SUB.254/24" dev "gdbed${BED_ID}br" && ip link set "gdbed${BED_ID}br" up ||
 		fail "configuring the bridge"
@@ -101,7 +102,7 @@ bed_up() {
 	done
 	{
 		printf 'global: {scrape_interval: %s, scrape_timeout: %s}\nscrape_configs:\n- job_name: gpudoctor\n  static_configs:\n  - targets: [' \
-			"${BED_SCRAPE:-5s}" "${BED_SCRAPE_TIMEOUT:-4s}"
+			"${BED_SCRAPE:-5s}" "${BED_SCRAPE_TIMEOUT:-$(s=${BED_SCRAPE:-5s}; s=${s%s}; echo $((s > 1 ? s - 1 : 1))s)}"
 		for k in $(seq 0 $((BED_N - 1))); do printf '%s"%s:9835"' "$([ "$k" = 0 ] || echo ,)" "$(bed_addr "$k")"; done
 		printf ']\n'
 	} >"$BED_DIR/prometheus.yml"
@@ -109,7 +110,7 @@ bed_up() {
 	for i in 1 2 3; do
 		port=$((20000 + RANDOM % 40000))
 		ss -Hltn "sport = :$port" | grep -q . && continue
-		prometheus --config.file="$BED_DIR/prometheus.yml" --storage.tsdb.path="$BED_DIR/tsdb" \
+		bed_run prometheus --config.file="$BED_DIR/prometheus.yml" --storage.tsdb.path="$BED_DIR/tsdb" \
 			--web.listen-address="127.0.0.1:$port" --log.level=warn 2>"$BED_DIR/prometheus.log" &
 		BED_PIDS+=($!)
 		for i in $(seq 100); do
@@ -130,7 +131,7 @@ bed_job() {
 	for k in $(seq 0 $((BED_N - 1))); do
 		rm -f "$BED_DIR/n$k/slow" "$BED_DIR/n$k/loader" "$BED_DIR/n$k/procs"
 		next=$(bed_addr $(( (k + 1) % BED_N ))):29600
-		ip netns exec "$(bed_ns "$k")" env -i PATH=/usr/bin:/bin RANK="$k" WORLD_SIZE="$BED_N" LOCAL_RANK=0 \
+		bed_run ip netns exec "$(bed_ns "$k")" env -i PATH=/usr/bin:/bin RANK="$k" WORLD_SIZE="$BED_N" LOCAL_RANK=0 \
 			LOCAL_WORLD_SIZE=1 GROUP_RANK="$k" ROLE_RANK="$k" MASTER_ADDR="$(bed_addr 0)" MASTER_PORT=29500 \
 			TORCHELASTIC_RUN_ID="$run" TORCHELASTIC_RESTART_COUNT=0 NCCL_SOCKET_IFNAME=eth0 \
 			"$BED_BUILD/multinode/rank" "$next" 29600 "$BED_DIR/n$k" "$2" "$3" 2>>"$BED_DIR/n$k/rank.log" &
@@ -153,33 +154,75 @@ bed_job_stop() {
 		tc -n "$(bed_ns "$k")" qdisc del dev eth0 root 2>/dev/null
 		rm -f "$BED_DIR/n$k/slow" "$BED_DIR/n$k/loader"
 	done
-	bed_cg_del
+	bed_cg_clear
 }
 
-# The rank's CPU quota (cgroup v2 cpu.max, or v1 cpu.cfs_quota_us on a hybrid host).
-bed_cg_quota() { # bed_cg_quota PID PERCENT
-	local pid=$1 pct=$2
+# The bed's cgroup (cgroup v2 with the cpu controller, else v1's cpu
+# hierarchy of a hybrid host): BED_CG/bed holds every process of the bed,
+# BED_CG/fault the rank whose CPU quota is cut (cpu.max, or cfs_quota_us).
+# BED_CG weighs as four sessions (cpu.weight 400 / cpu.shares 4096): on a
+# host with autogroups, a bed of 8 ranks and 8 serves in one session would
+# get one session's share of the CPUs.  Without a cpu controller: none
+# (BED_CG empty) and no cpu_quota fault.
+bed_cg_init() {
+	BED_CG=""
 	if grep -qw cpu /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
+		grep -qw cpu /sys/fs/cgroup/cgroup.subtree_control || echo +cpu >/sys/fs/cgroup/cgroup.subtree_control || return 0
+		mkdir -p "/sys/fs/cgroup/gdbed$BED_ID" || return 0
 		BED_CG=/sys/fs/cgroup/gdbed$BED_ID
-		grep -qw cpu /sys/fs/cgroup/cgroup.subtree_control || echo +cpu >/sys/fs/cgroup/cgroup.subtree_control
-		mkdir -p "$BED_CG" && echo "$((pct * 1000)) 100000" >"$BED_CG/cpu.max" || return 1
-	elif [ -d /sys/fs/cgroup/cpu ]; then
+		echo 400 >"$BED_CG/cpu.weight"
+		echo +cpu >"$BED_CG/cgroup.subtree_control"
+		BED_CGV=2
+	elif [ -d /sys/fs/cgroup/cpu ] && mkdir -p "/sys/fs/cgroup/cpu/gdbed$BED_ID"; then
 		BED_CG=/sys/fs/cgroup/cpu/gdbed$BED_ID
-		mkdir -p "$BED_CG" && echo 100000 >"$BED_CG/cpu.cfs_period_us" &&
-			echo "$((pct * 1000))" >"$BED_CG/cpu.cfs_quota_us" || return 1
+		echo 4096 >"$BED_CG/cpu.shares"
+		BED_CGV=1
 	else
-		return 1
+		return 0
 	fi
-	echo "$pid" >"$BED_CG/cgroup.procs"
+	mkdir -p "$BED_CG/bed" "$BED_CG/fault"
+}
+
+# bed_run CMD... &: CMD inside the bed's cgroup, always in the background
+# (it execs: $! is CMD's pid).
+bed_run() {
+	if [ -n "$BED_CG" ]; then
+		exec sh -c 'echo $$ >"$0" && exec "$@"' "$BED_CG/bed/cgroup.procs" "$@"
+	else
+		exec "$@"
+	fi
+}
+
+# bed_cg_quota PID PERCENT: PID's CPU cut to PERCENT of one CPU.
+bed_cg_quota() {
+	[ -n "$BED_CG" ] || return 1
+	if [ "$BED_CGV" = 2 ]; then
+		echo "$(($2 * 1000)) 100000" >"$BED_CG/fault/cpu.max" || return 1
+	else
+		echo 100000 >"$BED_CG/fault/cpu.cfs_period_us" && echo "$(($2 * 1000))" >"$BED_CG/fault/cpu.cfs_quota_us" || return 1
+	fi
+	echo "$1" >"$BED_CG/fault/cgroup.procs"
+}
+
+# bed_cg_clear: the fault cgroup emptied (its processes killed).
+bed_cg_clear() {
+	local p
+	[ -n "$BED_CG" ] || return 0
+	for p in $(cat "$BED_CG/fault/cgroup.procs" 2>/dev/null); do
+		kill -9 "$p" 2>/dev/null
+	done
 }
 
 bed_cg_del() {
-	local p
+	local p d i
 	[ -n "$BED_CG" ] && [ -d "$BED_CG" ] || return 0
-	for p in $(cat "$BED_CG/cgroup.procs" 2>/dev/null); do
-		kill -9 "$p" 2>/dev/null
+	for d in fault bed; do
+		for p in $(cat "$BED_CG/$d/cgroup.procs" 2>/dev/null); do
+			kill -9 "$p" 2>/dev/null
+		done
 	done
-	for p in $(seq 50); do
+	for i in $(seq 50); do
+		rmdir "$BED_CG/fault" "$BED_CG/bed" 2>/dev/null
 		rmdir "$BED_CG" 2>/dev/null && break
 		sleep 0.1
 	done
@@ -191,8 +234,8 @@ bed_fault() {
 	local kind=$1 k=$2 pid=${BED_RANKS[$2]} d=$BED_DIR/n$2
 	case $kind in
 	none) ;;
-	cpu_quota) bed_cg_quota "$pid" 10 || return 1 ;;
-	loader) echo 12 >"$d/loader" ;;
+	cpu_quota) bed_cg_quota "$pid" 2 || return 1 ;;
+	loader) echo 25 >"$d/loader" ;;
 	gpu_throttle)
 		# the GPU hot and clocked down (its violation time growing 0.45 s per
 		# call, as serve reads it once a second), the rank's work 3x slower
@@ -200,7 +243,7 @@ bed_fault() {
 		for i in $(seq 0 900); do v+="$((i * 450000000)),"; done
 		bed_nvml_ini "$k" "$(printf 'temp_c = 86\nsm_clock_mhz = 1110\nclock_event_reasons = 0x20\nviolation_thermal_ns = %s' "$(echo "${v%,}" | fold -w 180 | sed '2,$s/^/  /')")"
 		bed_serve "$k"
-		echo 3 >"$d/slow" ;;
+		echo 8 >"$d/slow" ;;
 	tbf) tc -n "$(bed_ns "$k")" qdisc add dev eth0 root tbf rate 4mbit burst 32kbit latency 400ms || return 1 ;;
 	stop) kill -STOP "$pid" ;;
 	kill) kill -9 "$pid" ;;
@@ -210,7 +253,8 @@ bed_fault() {
 
 # bed_verdict RUN: fleet --job over the last minute, as JSON, on stdout.
 bed_verdict() {
-	"$GPUDOCTOR" fleet --prometheus "$P" --job "torchelastic:$1" --range "${BED_RANGE:-1m}" --json 2>"$BED_DIR/fleet.err"
+	"$GPUDOCTOR" fleet --prometheus "$P" --job "torchelastic:$1" --range "${BED_RANGE:-20s}" \
+		${BED_STEP:+--step "$BED_STEP"} --json 2>"$BED_DIR/fleet.err"
 }
 
 bed_down() {

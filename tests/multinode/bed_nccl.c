@@ -5,7 +5,7 @@
  * of floats over TCP between the ranks of tests/multinode/: every rank sends
  * to the next and receives from the previous, N-1 times, adding what it got;
  * the sockets are non-blocking and the rank busy-polls them, as NCCL's
- * proxy and kernels poll (no sleep, no poll(2)).
+ * proxy and kernels poll (no poll(2), no sleep).
  *
  * ncclCommInitRank(&comm, nranks, "ADDR:PORT of the next rank", rank, port)
  * listens on port for the previous rank and connects to the next (retrying
@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,16 +95,21 @@ int ncclCommInitRank(struct bed_comm **out, int nranks, const char *next, int ra
  * previous into r, spinning on both non-blocking sockets. */
 static int exchange(struct bed_comm *c, const char *s, char *r, size_t len)
 {
-	size_t sent = 0, got = 0;
+	size_t sent = 0, got = 0, idle = 0;
 
 	while (sent < len || got < len) {
+		size_t was = sent + got;
 		ssize_t k;
 		volatile unsigned long x = 0;
 
 		/* poll in this library between system calls, as NCCL polls its
-		 * flags in memory: the samples land here, not in the kernel */
+		 * flags in memory: the samples land here, not in the kernel; after
+		 * a while without progress, sched_yield (the rank stays runnable, but
+		 * the bed's two CPUs go to a rank with work sooner) */
 		for (unsigned long i = 0; i < 20000; i++)
 			x += i;
+		if (++idle % 16 == 0)
+			sched_yield();
 
 		if (sent < len) {
 			k = send(c->next_fd, s + sent, len - sent, MSG_NOSIGNAL);
@@ -119,6 +125,8 @@ static int exchange(struct bed_comm *c, const char *s, char *r, size_t len)
 			else if (k == 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
 				return -1;
 		}
+		if (sent + got != was)
+			idle = 0;
 	}
 	return 0;
 }

@@ -33,7 +33,7 @@ int ncclAllReduce(const float *send, float *recv, size_t count, struct bed_comm 
 void ncclCommDestroy(struct bed_comm *c);
 
 #define COUNT 4096
-#define LOADER_MS 4.0
+#define LOADER_MS 2.0
 
 static double clock_s(clockid_t id)
 {
