@@ -34,7 +34,9 @@ bed_need() {
 	[ -f "$BED_BUILD/fake_nvml/libnvidia-ml.so.1" ] || fail "the fake NVML is not built (make unit)"
 }
 
-# bed_nvml_ini K [EXTRA]: node K's fake-NVML scenario (EXTRA: more gpu0 keys).
+# bed_nvml_ini K [HEAT]: node K's fake-NVML scenario (HEAT: gpu0's temp_c,
+# sm_clock_mhz, clock_event_reasons and violation_thermal_ns instead of a
+# cool GPU's).
 bed_nvml_ini() {
 	local k=$1 d=$BED_DIR/n$1
 	cat >"$d/nvml.ini" <<INI
@@ -49,18 +51,17 @@ util_gpu_pct = 3
 util_mem_pct = 2
 mem_total_bytes = 85520809984
 mem_used_bytes = 2147483648
-temp_c = 45
 temp_slowdown_c = 87
 temp_shutdown_c = 92
-sm_clock_mhz = 1980
 sm_clock_max_mhz = 1980
+${2:-temp_c = 45
+sm_clock_mhz = 1980
 clock_event_reasons = 0
-violation_thermal_ns = 0
+violation_thermal_ns = 0}
 procs_file = $d/procs
 load_file = $d/busy
 load.util_gpu_pct = 97
 load.util_mem_pct = 40
-${2:-}
 INI
 }
 
@@ -133,7 +134,7 @@ bed_job() {
 		next=$(bed_addr $(( (k + 1) % BED_N ))):29600
 		bed_run ip netns exec "$(bed_ns "$k")" env -i PATH=/usr/bin:/bin RANK="$k" WORLD_SIZE="$BED_N" LOCAL_RANK=0 \
 			LOCAL_WORLD_SIZE=1 GROUP_RANK="$k" ROLE_RANK="$k" MASTER_ADDR="$(bed_addr 0)" MASTER_PORT=29500 \
-			TORCHELASTIC_RUN_ID="$run" TORCHELASTIC_RESTART_COUNT=0 NCCL_SOCKET_IFNAME=eth0 \
+			TORCHELASTIC_RUN_ID="$run" TORCHELASTIC_RESTART_COUNT=0 NCCL_SOCKET_IFNAME=eth0 GDBED_NCCL_TIMEOUT="$3" \
 			"$BED_BUILD/multinode/rank" "$next" 29600 "$BED_DIR/n$k" "$2" "$3" 2>>"$BED_DIR/n$k/rank.log" &
 		BED_RANKS[$k]=$!
 		BED_PIDS+=($!)
@@ -239,9 +240,12 @@ bed_fault() {
 	gpu_throttle)
 		# the GPU hot and clocked down (its violation time growing 0.45 s per
 		# call, as serve reads it once a second), the rank's work 3x slower
-		local v="" i
-		for i in $(seq 0 900); do v+="$((i * 450000000)),"; done
-		bed_nvml_ini "$k" "$(printf 'temp_c = 86\nsm_clock_mhz = 1110\nclock_event_reasons = 0x20\nviolation_thermal_ns = %s' "$(echo "${v%,}" | fold -w 180 | sed '2,$s/^/  /')")"
+		local v="violation_thermal_ns = 0" i
+		for i in $(seq 1 900); do
+			[ $((i % 8)) = 0 ] && v+=$'\n '
+			v+=",$((i * 450000000))"
+		done
+		bed_nvml_ini "$k" "$(printf 'temp_c = 86\nsm_clock_mhz = 1110\nclock_event_reasons = 0x20\n%s' "$v")"
 		bed_serve "$k"
 		echo 8 >"$d/slow" ;;
 	tbf) tc -n "$(bed_ns "$k")" qdisc add dev eth0 root tbf rate 4mbit burst 32kbit latency 400ms || return 1 ;;
@@ -259,6 +263,7 @@ bed_verdict() {
 
 bed_down() {
 	local p k
+	trap '' TERM INT   # a second signal must not cut the cleanup short
 	for p in "${BED_PIDS[@]}"; do
 		kill -CONT "$p" 2>/dev/null
 		kill "$p" 2>/dev/null

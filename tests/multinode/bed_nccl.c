@@ -131,6 +131,25 @@ static int exchange(struct bed_comm *c, const char *s, char *r, size_t len)
 	return 0;
 }
 
+/* A peer gone: wait for it in here, spinning, as NCCL does until its
+ * watchdog gives up (GDBED_NCCL_TIMEOUT seconds, default 300). */
+static int hang(void)
+{
+	const char *t = getenv("GDBED_NCCL_TIMEOUT");
+	struct timespec a, b;
+	double limit = t ? atof(t) : 300;
+	volatile unsigned long x = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do {
+		for (unsigned long i = 0; i < 20000; i++)
+			x += i;
+		sched_yield();
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	} while ((double)(b.tv_sec - a.tv_sec) < limit);
+	return -1;
+}
+
 int ncclAllReduce(const float *send, float *recv, size_t count, struct bed_comm *c)
 {
 	float *pass;
@@ -148,7 +167,7 @@ int ncclAllReduce(const float *send, float *recv, size_t count, struct bed_comm 
 		memcpy(recv, send, count * sizeof *send);
 	for (int step = 0; step < c->nranks - 1; step++) {
 		if (exchange(c, (const char *)pass, (char *)c->tmp, count * sizeof *send) != 0)
-			return -1;
+			return hang();
 		memcpy(pass, c->tmp, count * sizeof *send);
 		for (size_t i = 0; i < count; i++)
 			recv[i] += pass[i];
