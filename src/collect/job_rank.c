@@ -396,40 +396,66 @@ static void one(const struct gd_collect_ctx *ctx, struct gd_snapshot *s, struct 
 	gd_free_private(buf, len);
 }
 
+/* Whether the /proc read here is the host's: 1 yes (its pid 1 is in the
+ * initial pid namespace), 0 another's (view names it), -1 not known. */
+static int host_view(const struct gd_root *root, char *view, size_t size)
+{
+	if (gd_root_readlink(root, "proc/1/ns/pid", view, size) < 0 || strncmp(view, "pid:[", 5) != 0)
+		return -1;
+	return strcmp(view, PID_INIT_NS) == 0;
+}
+
+/* The GPUs of pid: v[i..) while the pid is the same, as "0,1"; returns the
+ * index past them. */
+static size_t gpus_of(const struct pid_gpu *v, size_t n, size_t i, char *out, size_t size)
+{
+	size_t j = i, at = 0;
+
+	out[0] = '\0';
+	for (; j < n && v[j].pid == v[i].pid; j++) {
+		if (!v[j].has_gpu || (j > i && v[j].gpu == v[j - 1].gpu) || at >= size - 1)
+			continue;
+		at += (size_t)snprintf(out + at, size - at, "%s%" PRIu64, at ? "," : "", v[j].gpu);
+	}
+	return j;
+}
+
 enum gd_src_status gd_collect_job_ranks(const struct gd_collect_ctx *ctx, struct gd_snapshot *s, struct gd_err *err)
 {
 	struct pid_gpu *v;
 	size_t n = job_pids(s, &v);
 	struct tally t = { 0 };
 	char view[64] = "";
-	bool other_view = false;
+	int host = n ? host_view(ctx->root, view, sizeof view) : -1;
 
-	/* NVML's pids are the host's: is this /proc the host's? */
-	if (n && gd_root_readlink(ctx->root, "proc/1/ns/pid", view, sizeof view) >= 0 && strncmp(view, "pid:[", 5) == 0)
-		other_view = strcmp(view, PID_INIT_NS) != 0;
 	for (size_t i = 0; i < n;) {
 		struct gd_job_rank *r = GD_PUSH(s, job_ranks, struct gd_job_rank);
-		size_t j = i, at = 0;
+		bool listed;
 
 		gd_u64_set(&r->pid, v[i].pid);
-		for (; j < n && v[j].pid == v[i].pid; j++) {
-			if (!v[j].has_gpu || (j > i && v[j].gpu == v[j - 1].gpu))
-				continue;
-			at += (size_t)snprintf(r->gpus + at, at < sizeof r->gpus ? sizeof r->gpus - at : 0, "%s%" PRIu64,
-					       at ? "," : "", v[j].gpu);
-			if (at >= sizeof r->gpus)
-				at = sizeof r->gpus - 1;
-		}
-		i = j;
+		i = gpus_of(v, n, i, r->gpus, sizeof r->gpus);
 		t.jobs++;
-		if (other_view) {
+		listed = s->procs.n == 0 ||
+			 gd_vec_find_u64(&s->procs, sizeof(struct gd_proc), offsetof(struct gd_proc, pid), r->pid.v);
+		if (host == 0 || (!listed && host < 0)) {
+			/* NVML's pids are the host's */
 			GD_STRSET(r->status, "other_pidns");
-			snprintf(r->reason, sizeof r->reason,
-				 _("NVML gives host pids, and this /proc shows the pid namespace %s, not the host's: "
-				   "run gpudoctor in the host's pid namespace (hostPID: true, --pid=host)"),
-				 view);
-			t.other++;
-			first_reason(&t, r->reason);
+			if (host == 0)
+				snprintf(r->reason, sizeof r->reason,
+					 _("NVML gives host pids, and this /proc shows the pid namespace %s, not the host's: "
+					   "run gpudoctor in the host's pid namespace (hostPID: true, --pid=host)"),
+					 view);
+			else
+				snprintf(r->reason, sizeof r->reason,
+					 _("NVML lists pid %llu, which this /proc does not have: a process of another pid "
+					   "namespace (NVML gives host pids), or one that just exited"),
+					 (unsigned long long)r->pid.v);
+			/* a /proc not the host's is a deployment the source
+			 * says; one pid outside it is a fact of the record */
+			if (host == 0) {
+				t.other++;
+				first_reason(&t, r->reason);
+			}
 			continue;
 		}
 		one(ctx, s, r, &t);

@@ -57,7 +57,7 @@ static const char *node_gpu(const char *node, const char *gpu, char *buf, size_t
 
 /* s, then spaces up to cols display columns (a CJK character takes two):
  * printf's "%-Ns" for text that may be Chinese; the same bytes for ASCII. */
-static void pad_left(FILE *out, const char *s, size_t cols)
+void gd_fleet_pad_left(FILE *out, const char *s, size_t cols)
 {
 	fputs(s, out);
 	for (size_t w = gd_utf8_width(s); w < cols; w++)
@@ -65,7 +65,7 @@ static void pad_left(FILE *out, const char *s, size_t cols)
 }
 
 /* Spaces, then s, to cols display columns: "%Ns". */
-static void pad_right(FILE *out, const char *s, size_t cols)
+void gd_fleet_pad_right(FILE *out, const char *s, size_t cols)
 {
 	for (size_t w = gd_utf8_width(s); w < cols; w++)
 		fputc(' ', out);
@@ -115,15 +115,15 @@ void gd_fleet_print_text(FILE *out, const struct gd_fleet *f, const struct gd_pr
 		if (k)
 			fputc(' ', out);
 		if (k < 2)
-			pad_left(out, head[k], cw[k]);
+			gd_fleet_pad_left(out, head[k], cw[k]);
 		else
-			pad_right(out, head[k], cw[k]);
+			gd_fleet_pad_right(out, head[k], cw[k]);
 	}
 	fputc('\n', out);
 	GD_VEC_EACH(f->causes, const struct gd_fleet_cause, c) {
-		pad_left(out, _(c->category), cw[0]);
+		gd_fleet_pad_left(out, _(c->category), cw[0]);
 		fputc(' ', out);
-		pad_left(out, rule_shown(c->rule), cw[1]);
+		gd_fleet_pad_left(out, rule_shown(c->rule), cw[1]);
 		fprintf(out, " %*.0f %*zu %*zu %*.4f %*.1f%% %*.1f%%\n", (int)cw[2], c->onsets, (int)cw[3], c->gpus,
 			(int)cw[4], c->nodes, (int)cw[5], c->gpu_hours, (int)cw[6] - 1, pct(c->gpu_hours, f->total_hours),
 			(int)cw[7] - 1, pct(c->onsets, f->total_onsets));
@@ -141,7 +141,7 @@ void gd_fleet_print_text(FILE *out, const struct gd_fleet *f, const struct gd_pr
 		else
 			snprintf(mads, sizeof mads, "%s", _("MAD 0: the others agree"));
 		fputs("  ", out);
-		pad_left(out, node_gpu(o->node, o->gpu, b, sizeof b), 28);
+		gd_fleet_pad_left(out, node_gpu(o->node, o->gpu, b, sizeof b), 28);
 		fputc(' ', out);
 		fprintf(out, _("%s: %.1f %s, median of %zu %s %.1f, %+.1f %s (%s)\n"), _(o->metric), o->value, o->unit,
 			o->siblings, o->model, o->median, o->value - o->median, o->unit, mads);
@@ -151,9 +151,9 @@ void gd_fleet_print_text(FILE *out, const struct gd_fleet *f, const struct gd_pr
 		fputs(_("  none\n"), out);
 	GD_VEC_EACH(f->drain, const struct gd_fleet_drain, d) {
 		fputs("  ", out);
-		pad_left(out, d->node, 22);
+		gd_fleet_pad_left(out, d->node, 22);
 		fputc(' ', out);
-		pad_left(out, d->rule, 22);
+		gd_fleet_pad_left(out, d->rule, 22);
 		fprintf(out, " %s: %s\n", d->subject, d->remedy);
 	}
 	fprintf(out, _("\nRepeat offenders (hardware findings that began %g times or more)\n"), f->repeat_min);
@@ -161,7 +161,7 @@ void gd_fleet_print_text(FILE *out, const struct gd_fleet *f, const struct gd_pr
 		fputs(_("  none\n"), out);
 	GD_VEC_EACH(f->repeat, const struct gd_fleet_repeat, x) {
 		fputs("  ", out);
-		pad_left(out, node_gpu(x->node, x->gpu, b, sizeof b), 28);
+		gd_fleet_pad_left(out, node_gpu(x->node, x->gpu, b, sizeof b), 28);
 		fputc(' ', out);
 		fprintf(out, _("%3.0f onsets: %s\n"), x->onsets, x->rules);
 	}
@@ -170,7 +170,7 @@ void gd_fleet_print_text(FILE *out, const struct gd_fleet *f, const struct gd_pr
 		fputs(_("  nothing: every node was scraped and fresh\n"), out);
 	GD_VEC_EACH(f->blind, const struct gd_fleet_blind, x) {
 		fputs("  ", out);
-		pad_left(out, x->node, 22);
+		gd_fleet_pad_left(out, x->node, 22);
 		fputc(' ', out);
 		blind_text(out, x);
 		fputc('\n', out);

@@ -274,7 +274,7 @@ static int ranks_from(struct gd_fleet_job *j, const struct gd_prom_result *r)
 int gd_fleet_job_run(struct gd_prom *p, const struct gd_fleet_opts *o, const char *job, struct gd_fleet_job *j,
 		     struct gd_err *err)
 {
-	char m[1100], jq[400], info[2600], info_r[2700], r[32], *e = gd_xmalloc(EXPR_MAX);
+	char m[1100], jq[400], info[3200], info_r[3300], r[32], *e = gd_xmalloc(EXPR_MAX);
 	struct gd_prom_result res = { 0 };
 	double step = o->step_s > 0 ? o->step_s : fmax(15, ceil(o->range_s / 60));
 	int rv;

@@ -88,16 +88,21 @@ static void node_findings(const struct gd_fleet_job *j, const char *node, char *
 		snprintf(buf, size, "-");
 }
 
+#define CAUSES_SHOWN 6  /* in the verdict line; --json has them all */
+
 static void causes_text(const struct gd_jv *v, char *buf, size_t size)
 {
-	size_t len;
+	size_t len, k = 0;
 
 	buf[0] = '\0';
 	GD_VEC_EACH(v->causes, const struct gd_jv_finding, f) {
 		len = strlen(buf);
-		if (len + strlen(f->rule) + strlen(f->subject) + strlen(f->node) + 12 >= size)
+		if (k == CAUSES_SHOWN || len + strlen(f->rule) + strlen(f->subject) + strlen(f->node) + 40 >= size) {
+			snprintf(buf + len, size - len, _(" and %zu more"), v->causes.n - k);
 			break;
+		}
 		snprintf(buf + len, size - len, "%s%s %s (%s)", len ? ", " : "", f->rule, f->subject, f->node);
+		k++;
 	}
 }
 
@@ -266,8 +271,21 @@ void gd_fleet_job_print_text(FILE *out, const struct gd_fleet_job *j, const stru
 		fprintf(out, "%s\n", line);
 	head_line(out, j, src);
 	fputs("\n\n", out);
-	fprintf(out, "%-22s %5s %5s %7s %4s %5s %5s %5s %3s  %-28s %s\n", _("node"), _("rank"), _("local"), "pid", "gpu",
-		_("wait"), "SM", "CPU", _("st"), _("status"), _("own findings"));
+	{
+		/* the headings in the language in use, to the English columns' widths */
+		const char *h[11] = { _("node"), _("rank"), _("local"), "pid", "gpu", _("wait"), "SM", "CPU", _("st"),
+				      _("status"), _("own findings") };
+		static const size_t w[11] = { 22, 5, 5, 7, 4, 5, 5, 5, 4, 28, 0 };
+
+		for (size_t k = 0; k < 11; k++) {
+			fputs(k == 0 ? "" : k == 9 ? "  " : " ", out);
+			if (k == 0 || k >= 9)
+				gd_fleet_pad_left(out, h[k], k == 10 ? 0 : w[k]);
+			else
+				gd_fleet_pad_right(out, h[k], w[k]);
+		}
+		fputc('\n', out);
+	}
 	for (size_t i = 0; i < j->n; i++) {
 		const struct gd_jv_rank *r = &j->ranks[i];
 		const struct gd_jv_row *row = &j->verdict.rows[i];
@@ -275,10 +293,11 @@ void gd_fleet_job_print_text(FILE *out, const struct gd_fleet_job *j, const stru
 		state_text(row, st, sizeof st);
 		node_findings(j, r->node, fnd, sizeof fnd);
 		status_of(j, i, status, sizeof status);
-		fprintf(out, "%-22s %5ld %5ld %7llu %4s %5s %5s %5s %3s  ", r->node, r->rank, r->local_rank,
+		fprintf(out, "%-22s %5ld %5ld %7llu %4s %5s %5s %5s %4s  ", r->node, r->rank, r->local_rank,
 			(unsigned long long)r->pid, r->gpu[0] ? r->gpu : "-", pct(row->wait, a, sizeof a),
 			pct(row->sm, b, sizeof b), pct(row->cpu, c, sizeof c), st);
-		fprintf(out, "%-28s %s\n", status, fnd);
+		gd_fleet_pad_left(out, status, 28);
+		fprintf(out, " %s\n", fnd);
 	}
 	for (size_t i = 0; i < j->n; i++) {
 		size_t d = down_steps(j, i);

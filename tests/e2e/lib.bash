@@ -50,3 +50,13 @@ ${5:+gpm_sm_occupancy_pct = 4}
 ${5:+gpm_tensor_pct = 0}
 INI
 }
+
+# need_fake_nvml: GPUDOCTOR must be an executable and the fake NVML built
+# beside it (make unit); sets FAKE_NVML (absolute); skips without jq.
+need_fake_nvml() {
+	[ -n "${GPUDOCTOR:-}" ] && [ -x "$GPUDOCTOR" ] || fail "GPUDOCTOR (${GPUDOCTOR:-unset}) is not an executable"
+	case $GPUDOCTOR in /*) ;; *) GPUDOCTOR=$PWD/$GPUDOCTOR ;; esac
+	FAKE_NVML=$(dirname "$GPUDOCTOR")/fake_nvml/libnvidia-ml.so.1
+	[ -f "$FAKE_NVML" ] || fail "$FAKE_NVML is not built (make unit)"
+	command -v jq >/dev/null || skip "jq is not installed"
+}

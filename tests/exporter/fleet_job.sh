@@ -47,8 +47,8 @@ jqe '.ranks_seen == 8 and .nodes == 4 and .verdict.missing == 0' "slowjob ranks"
 jqe '.cost.queries == 5 and .cost.samples > 0' "slowjob: not one pass of five queries" '.cost'
 jqe '[.ranks[] | select(.rank == 5) | .status] == ["SLOW: 41 of 41 steps"]' "slowjob table" '.ranks'
 
-fj okjob
-[ $rc = 0 ] || die "okjob: exit $rc, want 0"
+fj okjob --match job=gpudoctor
+[ $rc = 0 ] || die "okjob: exit $rc, want 0: $(cat "$TMP/okjob.err")"
 jqe '.verdict.kind == "healthy" and .verdict.culprits == [] and .verdict.rule == null' "healthy job not silent"
 
 fj stuckjob
@@ -70,6 +70,9 @@ jqe '.verdict.kind == "slow_rank" and [.verdict.culprits[] | [.rank, .episodes, 
 fj nosuch
 [ $rc = 3 ] || die "nosuch: exit $rc, want 3"
 jqe '.job_ids_seen | sort == ["netjob","okjob","perjob","slowjob","stuckjob"]' "the ids seen" '.'
+fj slowjob --match cluster=elsewhere
+[ $rc = 3 ] || die "--match of nothing: exit $rc, want 3: $(cat "$TMP/slowjob.err")"
+jqe '.job_ids_seen == [] and .ranks_seen == 0' "--match of nothing" '.'
 
 # text and HTML: the verdict line first; Chinese
 "$G" fleet --prometheus "$P" --at "$end" --job slowjob --html "$TMP/j.html" >"$TMP/j.txt"
@@ -80,4 +83,4 @@ grep -q '<p class=v>job.slow_rank warning' "$TMP/j.html" || die "HTML has no ver
 grep -q '卡住' "$TMP/zh.txt" || die "zh_CN: $(head -n 2 "$TMP/zh.txt")"
 "$G" fleet --prometheus "$P" --at "$end" --job nosuch >/dev/null 2>"$TMP/nosuch.err"
 grep -q 'job ids seen: netjob okjob perjob slowjob stuckjob' "$TMP/nosuch.err" || die "no-match message: $(cat "$TMP/nosuch.err")"
-echo "ok: $(jq -c '.verdict.text' "$TMP/slowjob.json")"
+echo "ok: slow, healthy, stuck with unseen ranks, no rank stands out, periodic, unknown ids"

@@ -329,8 +329,13 @@ static void fuzz_prom(const uint8_t *data, size_t size)
 		abort();
 	}
 	if (rc == 0)
-		for (size_t i = 0; i < r.n; i++)
+		for (size_t i = 0; i < r.n; i++) {
+			double t, v;
+
 			(void)gd_prom_label(&r.s[i], "instance");
+			for (size_t k = 0; gd_prom_point(&r.s[i], k, &t, &v); k++)
+				;  /* a matrix's points (fleet --job) */
+		}
 	gd_prom_result_release(&r);
 }
 
@@ -383,7 +388,7 @@ static void fuzz_sku(const uint8_t *data, size_t size)
  * hold as written: its bytes are not printable), then the input. */
 static void fuzz_environ(const uint8_t *data, size_t size)
 {
-	static const char decoy[] = "SECRET_TOKEN=\x01\x02decoy";
+	static const char decoy[] = "SECRET_TOKEN=\x01\x02" "decoy";
 	char *buf = malloc(sizeof decoy + size);
 	struct gd_environ e;
 	struct gd_job_rank r;

@@ -103,3 +103,45 @@ gpudoctor cannot see: another container, or a list the driver withholds) and
 it is 3% busy: not idle by choice, it fires.""", "base/nvml.ini",
      {"gpu3": {"procs": None, "proc_util": None, "mem_used_bytes": "32212254720", "util_gpu_pct": "3",
                "util_mem_pct": "1", "power_w": "121.9"}})
+
+
+# Who each rank is (issue 26): the environments launchers give, with
+# secrets beside them (a decoy run.sh checks never leaves the tree), read
+# only for their fixed list of keys (src/collect/job_rank.h).
+DECOY = "gd-decoy-secret-5b1e09"
+
+
+def environ(path, pairs):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    open(path, "wb").write(b"".join(("%s=%s" % kv).encode() + b"\0" for kv in pairs))
+
+
+def put(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    open(path, "w").write(text)
+
+
+# base: a job on this node alone (no rank keys) in a container
+for t in ("t0", "t1"):
+    environ(os.path.join(root, "base", t, "proc", "4242", "environ"), [
+        ("PATH", "/opt/conda/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"),
+        ("HOSTNAME", "train-7d9f8-x2k4q"), ("NVIDIA_VISIBLE_DEVICES", "0,1,2,3"),
+        ("WANDB_API_KEY", DECOY), ("PYTHONUNBUFFERED", "1"), ("HOME", "/root")])
+
+# 0004: torchrun's eight workers on node 1 of a 2-node job, in a Kubeflow
+# PyTorchJob's worker pod (its hostname, its service-account namespace)
+for t in ("t0", "t1"):
+    for i, pid in enumerate(RANKS):
+        d = os.path.join(root, "0004-healthy-ranks-hold-all-nodes", t, "proc", str(pid))
+        environ(os.path.join(d, "environ"), [
+            ("PATH", "/opt/conda/bin:/usr/bin:/bin"), ("HOSTNAME", "resnet-ddp-worker-0"),
+            ("AWS_SECRET_ACCESS_KEY", DECOY), ("PET_NNODES", "2"), ("PET_NPROC_PER_NODE", "8"),
+            ("PET_NODE_RANK", "1"), ("LOCAL_RANK", str(i)), ("RANK", str(8 + i)), ("GROUP_RANK", "1"),
+            ("ROLE_RANK", str(8 + i)), ("LOCAL_WORLD_SIZE", "8"), ("WORLD_SIZE", "16"),
+            ("MASTER_ADDR", "resnet-ddp-master-0"), ("MASTER_PORT", "23456"),
+            ("TORCHELASTIC_RUN_ID", "resnet-ddp"), ("TORCHELASTIC_RESTART_COUNT", "0"),
+            ("NCCL_SOCKET_IFNAME", "eth0"), ("NCCL_IB_HCA", "mlx5_0"), ("HF_TOKEN", DECOY)])
+        put(os.path.join(d, "root", "etc", "hostname"), "resnet-ddp-worker-0\n")
+        sa = os.path.join(d, "root", "var", "run", "secrets", "kubernetes.io", "serviceaccount")
+        put(os.path.join(sa, "namespace"), "ml-team")
+        put(os.path.join(sa, "token"), DECOY)   # beside it, never read

@@ -45,7 +45,10 @@
 #     of 0002): no finding of severity warning or critical;
 #   - the snapshots' uptimes rise in order;
 #   - check's exit status matches the worst severity (0 none/info, 1 warning,
-#     2 critical) and the JSON's "exit".
+#     2 critical) and the JSON's "exit";
+#   - who each GPU job process is (job_ranks[]) equals expected_ranks.txt,
+#     where the scenario has one, and no fixture's decoy secret
+#     (gd-decoy-secret..., in environments) reaches a snapshot or the report.
 # Overlays name files by their real path: sys/class/net/eth0, sys/block/sda
 # and the like are symlinks (as in sysfs), so a change to eth0's operstate
 # goes in t1/sys/devices/pci0000:16/0000:16:02.0/0000:17:00.0/net/eth0/operstate
@@ -106,6 +109,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/gd-scenarios.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT INT TERM
 
 render='.findings[] | "\(.severity) \(.id) \(.subject) " + ([.evidence[] | select(.value != null) | "\(.name)=\(.value)"] | join(" ")) | sub(" +$"; "")'
+ranks='.job_ranks[] | "\(.pid) \(.status) job=\(.job // "") rank=\(.rank // "")/\(.world_size // "") local=\(.local_rank // "")/\(.local_world_size // "") node=\(.node_rank // "") gpus=\(.gpus // "") launcher=\(.launcher // "") pod=\(.namespace // "")/\(.pod // "")" + (if .reason then " reason=\(.reason)" else "" end)'
 worst='[.findings[].severity] | if any(. == "critical") then 2 elif any(. == "warning") then 1 else 0 end'
 
 # make_tree SCENARIO_DIR T DEST: base/T with the scenario's T overlay on top.
@@ -253,6 +257,23 @@ run_one() {
 		problems+="  findings differ from expected.txt:"$'\n'
 		problems+=$(diff -u --label expected --label got "$dir/expected.txt" "$tmp/got.txt" | sed 's/^/    /')
 		problems+=$'\n'
+	fi
+
+	# Who each rank is (job_ranks[], issue 26): expected_ranks.txt, one line
+	# per GPU job process, where a scenario has one (UPDATE writes it when
+	# some process has a rank or an unread identity); and the decoy secret
+	# the fixtures' environments hold never leaves them.
+	jq -r "$ranks" "$tmp/out.json" >"$tmp/ranks.txt"
+	if [ "${UPDATE:-0}" = 1 ] && { [ -f "$dir/expected_ranks.txt" ] || grep -qv ' no_rank ' "$tmp/ranks.txt"; }; then
+		cmp -s "$tmp/ranks.txt" "$dir/expected_ranks.txt" 2>/dev/null ||
+			{ cp "$tmp/ranks.txt" "$dir/expected_ranks.txt"; echo "  updated $name/expected_ranks.txt"; }
+	elif [ -f "$dir/expected_ranks.txt" ] && ! cmp -s "$tmp/ranks.txt" "$dir/expected_ranks.txt"; then
+		problems+="  job ranks differ from expected_ranks.txt:"$'\n'
+		problems+=$(diff -u --label expected --label got "$dir/expected_ranks.txt" "$tmp/ranks.txt" | sed 's/^/    /')
+		problems+=$'\n'
+	fi
+	if grep -q 'gd-decoy-secret' "$tmp/s.jsonl" "$tmp/out.json"; then
+		problems+="  a decoy secret of the fixtures' environments is in the snapshot or the report"$'\n'
 	fi
 
 	if [ -n "$problems" ]; then

@@ -193,6 +193,24 @@ static void test_matrix(void **state)
 	gd_prom_result_release(&r);
 }
 
+/* The range answer Prometheus wrote for fleet --job's threads query. */
+static void test_real_matrix(void **state)
+{
+	struct gd_prom_result r;
+	struct gd_err err;
+	double t, v;
+	size_t k;
+
+	(void)state;
+	assert_int_equal(parse_file("200-range-matrix.json", 200, 0, &r, &err), 0);
+	assert_int_equal(r.n, 2);
+	assert_string_equal(gd_prom_label(&r.s[1], "pid"), "10201");
+	for (k = 0; gd_prom_point(&r.s[1], k, &t, &v); k++)
+		assert_true(v == 0.02 && t == 1796601555 + 15.0 * (double)k);
+	assert_int_equal(k, 4);
+	gd_prom_result_release(&r);
+}
+
 static void test_categories(void **state)
 {
 	(void)state;
@@ -249,7 +267,7 @@ int main(void)
 		cmocka_unit_test(test_docs_example),	 cmocka_unit_test(test_real_answers),
 		cmocka_unit_test(test_real_errors),	 cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_values_and_warnings), cmocka_unit_test(test_categories),
-		cmocka_unit_test(test_gpu_of_subject),	 cmocka_unit_test(test_matrix),
+		cmocka_unit_test(test_gpu_of_subject),	 cmocka_unit_test(test_matrix), cmocka_unit_test(test_real_matrix),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

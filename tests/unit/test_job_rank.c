@@ -367,6 +367,8 @@ static void test_collect(void **state)
 	tree_put(&t, "proc/400/root/run/secrets/kubernetes.io/serviceaccount/token", DECOY);
 	gd_snapshot_init(&s);
 	listed(&s, pairs, sizeof pairs / sizeof pairs[0], 4);
+	for (unsigned pid = 100; pid <= 300; pid += 100)
+		gd_u64_set(&GD_PUSH(&s, procs, struct gd_proc)->pid, pid);
 	p = GD_PUSH(&s, procs, struct gd_proc);
 	gd_u64_set(&p->pid, 400);
 	GD_STRSET(p->cgroup, "/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-"
@@ -382,7 +384,7 @@ static void test_collect(void **state)
 	assert_string_equal(r->status, "no_rank");
 	assert_string_equal(r->gpus, "1");
 	r = rank_of(&s, 300);
-	assert_string_equal(r->status, "gone");
+	assert_string_equal(r->status, "gone");   /* listed by the process collector, gone since */
 	assert_contains(r->reason, "/proc/300/environ");
 	r = rank_of(&s, 400);
 	assert_string_equal(r->pod, "trainer-3");
@@ -403,11 +405,11 @@ static void test_collect(void **state)
 }
 
 /* A /proc of another pid namespace than the host's: NVML's pids are the
- * host's, so nothing is read from them; an environment that cannot be
- * read (here a directory) is failed; both said in the source. */
+ * host's, so nothing is read from them; a pid the process list lacks; an
+ * environment that cannot be read; each said in the record and the source. */
 static void test_other_pidns_and_failed(void **state)
 {
-	static const unsigned pairs[][2] = { { 100, 0 } };
+	static const unsigned pairs[][2] = { { 100, 0 } }, two[][2] = { { 100, 0 }, { 3810773, 0 } };
 	struct tree t;
 	struct gd_snapshot s;
 	struct gd_err err;
@@ -428,15 +430,34 @@ static void test_other_pidns_and_failed(void **state)
 	gd_snapshot_release(&s);
 	tree_release(&t);
 
+	/* whose /proc is not known: a pid NVML lists that the process list
+	 * does not have is in another pid namespace, or just exited */
 	tree_init(&t, "jobrank");
-	tree_link(&t, "pid:[4026531836]", "proc/1/ns/pid");   /* the host's */
+	tree_put(&t, "proc/100/environ", "RANK=0");
+	gd_snapshot_init(&s);
+	listed(&s, two, 2, 1);
+	gd_u64_set(&GD_PUSH(&s, procs, struct gd_proc)->pid, 100);
+	assert_int_equal(run(gd_collect_job_ranks, &t.ctx, &s, &err), GD_SRC_OK);   /* said in the record */
+	assert_string_equal(rank_of(&s, 100)->status, "ok");
+	r = rank_of(&s, 3810773);
+	assert_string_equal(r->status, "other_pidns");
+	assert_contains(r->reason, "NVML lists pid 3810773");
+	gd_snapshot_release(&s);
+	tree_release(&t);
+
+	/* the host's /proc: such a pid exited; an environment that cannot
+	 * be read (here a directory) is failed */
+	tree_init(&t, "jobrank");
+	tree_link(&t, "pid:[4026531836]", "proc/1/ns/pid");
 	tree_mkdirs(&t, "proc/100/environ", true);
 	gd_snapshot_init(&s);
-	listed(&s, pairs, 1, 1);
+	listed(&s, two, 2, 1);
+	gd_u64_set(&GD_PUSH(&s, procs, struct gd_proc)->pid, 100);
 	assert_int_equal(run(gd_collect_job_ranks, &t.ctx, &s, &err), GD_SRC_PARTIAL);
 	r = rank_of(&s, 100);
 	assert_string_equal(r->status, "failed");
 	assert_contains(r->reason, "/proc/100/environ");
+	assert_string_equal(rank_of(&s, 3810773)->status, "gone");
 	gd_snapshot_release(&s);
 	tree_release(&t);
 }
