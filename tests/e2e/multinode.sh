@@ -63,7 +63,7 @@ curl -s -m 5 "http://$(bed_addr "$node"):9835/metrics" | grep -q '^gpudoctor_job
 	fail "node $node's /metrics does not show its rank's main thread stopped"
 # every healthy node waits (asked again while one is between windows)
 best=0
-for try in $(seq 20); do
+for _ in $(seq 20); do
 	waiting=0 others=""
 	for k in $(seq 0 $((N - 1))); do
 		[ "$k" = "$node" ] && continue

@@ -14,7 +14,6 @@
 # The user defines fail() and skip() and sets GPUDOCTOR; bed_up N sets
 # BED_ID, BED_DIR, BED_SUB and P (Prometheus' URL); bed_down undoes
 # everything (namespaces, bridge, cgroups, processes): call it from a trap.
-BED_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BED_BUILD=$(dirname "$GPUDOCTOR")
 BED_PIDS=()
 BED_RANKS=()
@@ -73,13 +72,13 @@ bed_serve() {
 	bed_run ip netns exec "$ns" env GPUDOCTOR_NVML="$BED_BUILD/fake_nvml/libnvidia-ml.so.1" \
 		GPUDOCTOR_FAKE_NVML="$BED_DIR/n$k/nvml.ini" "$GPUDOCTOR" serve --listen "$(bed_addr "$k"):9835" \
 		--interval "${BED_INTERVAL:-2s}" --window "${BED_WINDOW:-6s}" 2>"$BED_DIR/n$k/serve.log" &
-	BED_SERVE[$k]=$!
+	BED_SERVE[k]=$!
 	BED_PIDS+=($!)
 }
 
 # bed_up N: the namespaces, bridge, serves and Prometheus.
 bed_up() {
-	local k ns i port
+	local k ns i port try
 	BED_N=$1
 	BED_ID=$(( $$ % 900 + 100 ))
 	BED_SUB=$(( $$ % 250 + 1 ))
@@ -108,8 +107,8 @@ bed_up() {
 		printf ']\n'
 	} >"$BED_DIR/prometheus.yml"
 	P=""
-	for i in 1 2 3; do
-		port=$((20000 + RANDOM % 40000))
+	for try in 1 2 3; do
+		port=$((20000 + RANDOM % 40000 + try))
 		ss -Hltn "sport = :$port" | grep -q . && continue
 		bed_run prometheus --config.file="$BED_DIR/prometheus.yml" --storage.tsdb.path="$BED_DIR/tsdb" \
 			--web.listen-address="127.0.0.1:$port" --log.level=warn 2>"$BED_DIR/prometheus.log" &
