@@ -142,7 +142,16 @@ $(BUILD)/tests/probe_host_driver: tests/probe/host_driver.c $(BUILD)/libgd.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libgd.a $(LIBS)
 
-unit: $(BUILD)/gpudoctor $(TEST_BIN) $(BUILD)/bench/bench_collect $(FAKE_NVML) $(FAKE_CUDA) $(BUILD)/tests/probe_host_driver
+# The multi-node test bed's rank and its NCCL stand-in (tests/multinode/, issue 26).
+MULTINODE_BED := $(BUILD)/multinode/rank $(BUILD)/multinode/nccl/libnccl.so.2
+unit: $(BUILD)/gpudoctor $(TEST_BIN) $(BUILD)/bench/bench_collect $(FAKE_NVML) $(FAKE_CUDA) $(BUILD)/tests/probe_host_driver \
+  $(MULTINODE_BED)
+
+$(BUILD)/multinode/nccl/libnccl.so.2: tests/multinode/bed_nccl.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(LDFLAGS) -fPIC -shared -Wl,-soname,libnccl.so.2 -o $@ $<
+$(BUILD)/multinode/rank: tests/multinode/rank.c $(BUILD)/multinode/nccl/libnccl.so.2
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(LDFLAGS) -o $@ $< -L$(BUILD)/multinode/nccl -l:libnccl.so.2 -Wl,-rpath,'$$ORIGIN/nccl'
 
 # Every test, then the sanitizer build of the same suites.
 test: deps

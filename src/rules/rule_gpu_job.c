@@ -27,6 +27,10 @@
  * pid namespace): cpu.input_bound, cpu.saturated,
  * cpu.cgroup_throttled, io.saturated, io.network_fs, mem.shm_small,
  * mem.swapping; the summary names those that hold, or says none did.
+ * cpu.saturated is one only when the job's own threads starve (the threads
+ * of its tree that are not waiting in NCCL waited for a CPU job_wait_pct of
+ * the time they wanted one; schedstat unknown: named, as it may be): a node
+ * saturated by others' work while the job runs when it wants is not it.
  * Example: gpu0 at 12% and 9% (avg 10.5%) while pid 4242's loader workers
  * each burn 99% of a core: "likely cause: cpu.input_bound".
  *
@@ -34,7 +38,8 @@
  * gpu.idle_while_job_runs's 40%) whose process tree burns CPU: one of its
  * threads >= 90% of a core (the Python thread decoding batches, or the
  * GIL-bound main loop), or every loader worker (descendant processes not
- * holding a GPU) >= 90% of a core each.  Evidence: threads[] and procs[]
+ * holding a GPU) >= 90% of a core each; a thread whose samples are in
+ * NCCL busy-polls for its peers and is never the hot thread.  Evidence: threads[] and procs[]
  * tick deltas over the window.  Example: 4 workers at 98-100% of a core,
  * GPU at 11%.
  *
@@ -111,6 +116,55 @@ static bool descends_from(const struct gd_snapshot *s, const struct gd_proc *d, 
 
 /* ---- the CPU side of a starved job (cpu.input_bound, explain) -------------- */
 
+/* True when thread tid of pid waits in NCCL by its samples (rule_job_threads.h). */
+static bool thread_in_nccl(struct gd_rule_ctx *rc, const struct gd_snapshot *a, const struct gd_snapshot *b, double dt,
+			   uint64_t pid, uint64_t tid)
+{
+	struct gd_jt_use u;
+
+	GD_VEC_EACH(b->job_threads, const struct gd_job_thread, t)
+		if (t->pid.ok && t->tid.ok && t->pid.v == pid && t->tid.v == tid)
+			return gd_jt_use_of(a, b, dt, t, &u) && gd_jt_in_nccl(rc, &u);
+	return false;
+}
+
+/* Whether the job's own threads are starved of CPU: of the time the threads
+ * of job and its descendants wanted a CPU (schedstat run plus run-queue
+ * time), the share they waited for one, into *pct.  A thread that waits in
+ * NCCL is left out: it waits for its peers, on a CPU or not.  False when no
+ * thread of the job has schedstat in both snapshots (unknown). */
+static bool job_cpu_wait(struct gd_rule_ctx *rc, const struct gd_snapshot *a, const struct gd_snapshot *b, double dt,
+			 const struct gd_proc *job, double *pct)
+{
+	double run = 0, wait = 0;
+	bool known = false;
+
+	*pct = NAN;
+	if (!job || !job->pid.ok)
+		return false;
+	GD_VEC_EACH(b->job_threads, const struct gd_job_thread, t) {
+		const struct gd_proc *owner;
+		struct gd_jt_use u;
+
+		if (!t->pid.ok)
+			continue;
+		owner = GD_FIND_PREV_U64(b, procs, struct gd_proc, pid, t->pid.v);
+		if (t->pid.v != job->pid.v && (!owner || !descends_from(b, owner, job->pid.v)))
+			continue;
+		if (!gd_jt_use_of(a, b, dt, t, &u) || isnan(u.core_pct) || isnan(u.runq_pct))
+			continue;
+		known = true;
+		if (gd_jt_in_nccl(rc, &u))
+			continue;
+		run += u.core_pct;
+		wait += u.runq_pct;
+	}
+	if (!known)
+		return false;
+	*pct = run + wait > 0 ? 100.0 * wait / (run + wait) : 0.0;
+	return true;
+}
+
 struct input_cpu {
 	double hot_thread_pct;     /* busiest thread of the job's tree */
 	char hot_thread[48];       /* "pt_main_thread (tid 4242)" */
@@ -118,6 +172,7 @@ struct input_cpu {
 	bool main_host_bound;      /* the hot thread is the main one, busy outside CUDA: job.host_bound's */
 	double main_off_pct;       /* the main thread off a CPU, % of the window (NAN: unknown) */
 	char main_waits_in[64];    /* the system call (and kernel function) it sleeps in at the end */
+	size_t in_nccl;            /* threads left out as waiting in NCCL */
 	size_t workers;            /* loader workers with a known CPU share */
 	double workers_min_pct;    /* the least busy of them */
 	double workers_avg_pct;
@@ -142,6 +197,11 @@ static void input_cpu(struct gd_rule_ctx *rc, const struct gd_snapshot *a, const
 		owner = GD_FIND_PREV_U64(b, procs, struct gd_proc, pid, t->pid.v);
 		if (!owner || (t->pid.v != job->pid.v && !descends_from(b, owner, job->pid.v)))
 			continue;
+		/* a thread spinning in NCCL waits for its peers: not an input thread */
+		if (t->tid.ok && thread_in_nccl(rc, a, b, dt, t->pid.v, t->tid.v)) {
+			ic->in_nccl++;
+			continue;
+		}
 		if (thread_core_pct(a, b, t, dt, &pct) && (isnan(ic->hot_thread_pct) || pct > ic->hot_thread_pct)) {
 			ic->hot_thread_pct = pct;
 			snprintf(ic->hot_thread, sizeof ic->hot_thread, "%.24s (tid %llu)", t->comm,
@@ -189,7 +249,7 @@ static size_t explain(struct gd_rule_ctx *rc, const struct gd_snapshot *a, const
 		      const struct gd_proc *job, bool with_threads, bool say, char *buf, size_t sz)
 {
 	struct input_cpu ic;
-	double busy, rate;
+	double busy, rate, jwait;
 	size_t n = 0;
 	uint64_t d1, d2;
 
@@ -210,7 +270,16 @@ static size_t explain(struct gd_rule_ctx *rc, const struct gd_snapshot *a, const
 	}
 	if ((gd_cpu_busy_pct(&a->cpu, &b->cpu, &busy) && busy >= TH(rc, CPU_SATURATED_BUSY_PCT)) ||
 	    (b->psi.cpu_some_avg10.ok && b->psi.cpu_some_avg10.v >= TH(rc, CPU_SATURATED_PSI_PCT))) {
-		cat(buf, sz, "%scpu.saturated", n++ ? "; " : "");
+		/* saturated CPUs explain the idle GPU only when the job's own
+		 * threads are the ones starved (unknown: they may be) */
+		if (!job_cpu_wait(rc, a, b, dt, job, &jwait))
+			cat(buf, sz, "%scpu.saturated", n++ ? "; " : "");
+		else if (jwait >= TH(rc, CPU_SATURATED_JOB_WAIT_PCT)) {
+			cat(buf, sz, "%s", n++ ? "; " : "");
+			/* TRANSLATORS: a cause of an idle GPU: cpu.saturated (the job's threads waited for a CPU <pct> of the time) */
+			cat(buf, sz, SAY(say, N_("cpu.saturated (the job's threads waited for a CPU %.0f%% of the time they "
+						 "wanted one)")), jwait);
+		}
 	}
 	GD_VEC_EACH(b->cgroups, const struct gd_cgroup, cg) {
 		const struct gd_cgroup *c0 = GD_FIND_PREV(a, cgroups, struct gd_cgroup, path, cg->path);
@@ -522,7 +591,7 @@ enum gd_verdict gd_rule_cpu_input_bound(struct gd_rule_ctx *rc, struct gd_findin
 			continue;
 		starved++;
 		input_cpu(rc, a, b, dt, p, &ic);
-		if (!isnan(ic.hot_thread_pct) || ic.workers)
+		if (!isnan(ic.hot_thread_pct) || ic.workers || ic.in_nccl)
 			measured++;
 		if (!ic.thread_hot && !ic.workers_hot)
 			continue;

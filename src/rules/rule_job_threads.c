@@ -23,7 +23,8 @@
  * (40%) or gpu_sm_active_pct of SM activity (the NCCL kernel of a waiting
  * rank: 100% utilisation, 10% SM activity), nccl_pct (50%) or more of the main and NCCL threads' samples are
  * in libnccl, and no local cause of an idle GPU holds (the host causes
- * gpu.idle_while_job_runs names, and job.host_bound): this node waits in
+ * gpu.idle_while_job_runs names, cpu.saturated only when the job's own
+ * threads starve, and job.host_bound): this node waits in
  * a collective for another.  Example: 74% of pid 4711's main and NCCL
  * thread samples in NCCL, gpu0 at 3%.
  */
@@ -170,6 +171,12 @@ bool gd_jt_host_bound(struct gd_rule_ctx *rc, const struct gd_jt_use *m)
 		return false;
 	outside = 100.0 * (m->total - m->samples[JT_CUDA] - m->samples[JT_NCCL]) / m->total;
 	return outside >= TH(rc, JOB_HOST_OUTSIDE_PCT);
+}
+
+bool gd_jt_in_nccl(struct gd_rule_ctx *rc, const struct gd_jt_use *u)
+{
+	return u->sampled && u->total >= TH(rc, JOB_MIN_SAMPLES) &&
+	       100.0 * u->samples[JT_NCCL] / u->total >= TH(rc, JOB_PEERS_NCCL_PCT);
 }
 
 static bool peers_share(struct gd_rule_ctx *rc, const struct gd_snapshot *a, const struct gd_snapshot *b, uint64_t pid,

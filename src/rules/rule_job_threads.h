@@ -64,6 +64,12 @@ size_t gd_jt_explain(struct gd_rule_ctx *rc, const struct gd_snapshot *a, const 
  * thresholds (the GPU side not judged here). */
 bool gd_jt_host_bound(struct gd_rule_ctx *rc, const struct gd_jt_use *m);
 
+/* True when u's samples say the thread waits in NCCL: at least min_samples,
+ * job.waiting_for_peers's nccl_pct or more of them in libnccl.  Such a
+ * thread waits for its peers whatever CPU it burns (NCCL busy-polls): it is
+ * not a hot input thread, and its wait for a CPU starves nothing. */
+bool gd_jt_in_nccl(struct gd_rule_ctx *rc, const struct gd_jt_use *u);
+
 /* The host causes of an idle GPU that gpu.idle_while_job_runs names
  * (rule_gpu_job.c), without the two above: job.waiting_for_peers fires only
  * when none holds. */

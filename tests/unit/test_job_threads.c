@@ -357,10 +357,44 @@ static void test_waiting_for_peers(void **state)
 	gd_findings_init(&x->out);
 	assert_int_equal(run_rule2("gpu.idle_while_job_runs", &x->a, &x->b, NULL, &x->out), GD_VERDICT_FIRED);
 	assert_contains(FINDING(x->out, 0)->summary, "job.waiting_for_peers (76% of the main and NCCL");
-	/* a local cause (the host's CPUs saturated) explains the idle GPU */
+	/* the host's CPUs saturated by others' work, the job's threads not
+	 * starved (no run-queue wait): still waiting for its peers */
 	gd_findings_release(&x->out);
 	gd_findings_init(&x->out);
 	gd_f64_set(&x->b.psi.cpu_some_avg10, 80);
+	assert_int_equal(run_rule2("job.waiting_for_peers", &x->a, &x->b, NULL, &x->out), GD_VERDICT_FIRED);
+	gd_findings_release(&x->out);
+	gd_findings_init(&x->out);
+	assert_int_equal(run_rule2("gpu.idle_while_job_runs", &x->a, &x->b, NULL, &x->out), GD_VERDICT_FIRED);
+	assert_true(strstr(FINDING(x->out, 0)->summary, "cpu.saturated") == NULL);
+	/* the NCCL thread waits for a CPU most of the window: it spins in
+	 * NCCL, so the wait starves nothing */
+	GD_VEC_AT(x->b.job_threads, struct gd_job_thread, 1)->wait_ns.v = 1500000000;
+	gd_findings_release(&x->out);
+	gd_findings_init(&x->out);
+	assert_int_equal(run_rule2("job.waiting_for_peers", &x->a, &x->b, NULL, &x->out), GD_VERDICT_FIRED);
+	/* a loader thread of the job waits for a CPU 60% of the time it wants
+	 * one: the job is starved, and the saturated CPUs are the local cause */
+	add_jt(&x->a, 4711, 4740, "other", "running", 0, NULL);
+	add_jt(&x->b, 4711, 4740, "other", "running", 400000000, NULL);
+	GD_VEC_AT(x->b.job_threads, struct gd_job_thread, 2)->wait_ns.v = 600000000;
+	gd_findings_release(&x->out);
+	gd_findings_init(&x->out);
+	assert_int_equal(run_rule2("job.waiting_for_peers", &x->a, &x->b, NULL, &x->out), GD_VERDICT_CLEAR);
+	assert_int_equal(run_rule2("gpu.idle_while_job_runs", &x->a, &x->b, NULL, &x->out), GD_VERDICT_FIRED);
+	assert_contains(FINDING(x->out, 0)->summary,
+			"cpu.saturated (the job's threads waited for a CPU 60% of the time they wanted one)");
+	/* below job_wait_pct (20% < 25%): not starved */
+	GD_VEC_AT(x->b.job_threads, struct gd_job_thread, 2)->wait_ns.v = 100000000;
+	gd_findings_release(&x->out);
+	gd_findings_init(&x->out);
+	assert_int_equal(run_rule2("job.waiting_for_peers", &x->a, &x->b, NULL, &x->out), GD_VERDICT_FIRED);
+	/* no schedstat for the job's threads: whether they starve is unknown,
+	 * and the saturated CPUs may be the cause */
+	GD_VEC_EACH(x->b.job_threads, struct gd_job_thread, t)
+		t->wait_ns.ok = false;
+	gd_findings_release(&x->out);
+	gd_findings_init(&x->out);
 	assert_int_equal(run_rule2("job.waiting_for_peers", &x->a, &x->b, NULL, &x->out), GD_VERDICT_CLEAR);
 	/* other threads (a loader) do not count */
 	fx_reset(x);
@@ -368,6 +402,31 @@ static void test_waiting_for_peers(void **state)
 	add_jt(&x->a, 4711, 4730, "other", "running", 0, ZERO);
 	add_jt(&x->b, 4711, 4730, "other", "running", 840000000, nccl1);
 	assert_int_equal(run_rule2("job.waiting_for_peers", &x->a, &x->b, NULL, &x->out), GD_VERDICT_CLEAR);
+}
+
+/* The main thread at 99% of a core: spinning in NCCL it waits for its
+ * peers (no cpu.input_bound, job.waiting_for_peers fires); busy in Python
+ * it is the job's own work (cpu.input_bound's hot thread when job.host_bound
+ * does not claim it). */
+static void test_input_bound_main_in_nccl(void **state)
+{
+	struct fx *x = *state;
+	const uint64_t spin[6] = { 0, 95, 0, 0, 3, 2 };
+	const uint64_t py_cuda[6] = { 60, 0, 40, 0, 0, 0 };
+
+	job(x, 3, 1980000000, spin, "running");
+	assert_int_equal(run_rule2("cpu.input_bound", &x->a, &x->b, NULL, &x->out), GD_VERDICT_CLEAR);
+	assert_int_equal(run_rule2("job.waiting_for_peers", &x->a, &x->b, NULL, &x->out), GD_VERDICT_FIRED);
+	/* the same thread busy outside NCCL (40% python, 60% cuda: not
+	 * job.host_bound's 60% outside): cpu.input_bound's hot thread */
+	fx_reset(x);
+	job(x, 3, 1980000000, py_cuda, "running");
+	assert_int_equal(run_rule2("cpu.input_bound", &x->a, &x->b, NULL, &x->out), GD_VERDICT_FIRED);
+	assert_contains(FINDING(x->out, 0)->summary, "runs at 99% of a core");
+	/* unsampled: judged by its CPU alone, as before */
+	fx_reset(x);
+	job(x, 3, 1980000000, NULL, "running");
+	assert_int_equal(run_rule2("cpu.input_bound", &x->a, &x->b, NULL, &x->out), GD_VERDICT_FIRED);
 }
 
 static void test_input_bound_main_waits(void **state)
@@ -508,6 +567,7 @@ int main(void)
 		T(test_host_bound_healthy_and_edges),
 		T(test_host_bound_unsampled),
 		T(test_waiting_for_peers),
+		T(test_input_bound_main_in_nccl),
 		T(test_input_bound_main_waits),
 		T(test_gpu_samples_window),
 		T(test_watch_and_metric),

@@ -7,6 +7,11 @@
  *   job_load futex SECONDS WORKERS  the main thread sleeps on a futex
  *                                   while WORKERS child processes (loader
  *                                   workers: they hold no GPU) burn CPU
+ *   job_load spinwork LIB SECONDS WORKERS
+ *                                   the main thread spins inside LIB while
+ *                                   WORKERS child processes burn CPU at
+ *                                   nice 19 (loader workers that lose the
+ *                                   CPU to everything else on the host)
  *
  * Every mode ends by itself after SECONDS, even if nobody kills it.
  */
@@ -16,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -57,6 +63,33 @@ int main(int argc, char **argv)
 		spin(atof(argv[3]));
 		return 0;
 	}
+	if (argc == 5 && strcmp(argv[1], "spinwork") == 0) {
+		void *h = dlopen(argv[2], RTLD_NOW);
+		void (*spin)(double);
+		double secs = atof(argv[3]);
+		int n = atoi(argv[4]);
+		pid_t kids[16];
+
+		if (!h || !(*(void **)&spin = dlsym(h, "gd_spin"))) {
+			fprintf(stderr, "job_load: %s: no gd_spin\n", argv[2]);
+			return 1;
+		}
+		for (int i = 0; i < n && i < 16; i++) {
+			kids[i] = fork();
+			if (kids[i] == 0) {
+				if (setpriority(PRIO_PROCESS, 0, 19) != 0)
+					perror("setpriority");
+				burn(secs);
+				_exit(0);
+			}
+		}
+		spin(secs);
+		for (int i = 0; i < n && i < 16; i++) {
+			kill(kids[i], SIGTERM);
+			waitpid(kids[i], NULL, 0);
+		}
+		return 0;
+	}
 	if (argc == 4 && strcmp(argv[1], "futex") == 0) {
 		double secs = atof(argv[2]);
 		int n = atoi(argv[3]);
@@ -79,6 +112,7 @@ int main(int argc, char **argv)
 		}
 		return 0;
 	}
-	fprintf(stderr, "usage: job_load spin LIB SECONDS | job_load futex SECONDS WORKERS\n");
+	fprintf(stderr, "usage: job_load spin LIB SECONDS | job_load futex SECONDS WORKERS | "
+			"job_load spinwork LIB SECONDS WORKERS\n");
 	return 2;
 }
