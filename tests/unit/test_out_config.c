@@ -86,6 +86,13 @@ static void test_every_threshold_once_in_its_section(void **state)
 		assert_non_null(key);
 		assert_true(!next || key < next);
 	}
+	/* inih reads at most INI_MAX_LINE (200) bytes of a line and the rest
+	 * as another line: a longer comment would turn into a key = value */
+	for (const char *p = text, *e; p && *p; p = e ? e + 1 : NULL) {
+		e = strchr(p, '\n');
+		if ((e ? (size_t)(e - p) : strlen(p)) >= 200)
+			fail_msg("a line of %zu bytes (inih cuts at 200): %.60s...", e ? (size_t)(e - p) : strlen(p), p);
+	}
 	/* nothing is set: no line starts with a key */
 	for (const char *p = text; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
 		assert_false(*p >= 'a' && *p <= 'z');
