@@ -145,6 +145,19 @@ static double d_seconds(const struct gd_window *w, const struct gd_proc *p)
 	return last->host.uptime_s.v - w->snaps[k]->host.uptime_s.v;
 }
 
+/* The stack from its first frame in an NVIDIA module on (the part that
+ * says what the evidence's short text must show), else all of it. */
+static const char *stack_from_nv(const char *stack)
+{
+	const char *m = strstr(stack, "[nvidia"), *b;
+
+	if (!m)
+		return stack;
+	for (b = m; b > stack && !(b - stack >= 3 && memcmp(b - 3, " < ", 3) == 0); b--)
+		;
+	return b;
+}
+
 static void live_part(struct gd_rule_ctx *rc, struct gd_findings *out, enum gd_verdict *v)
 {
 	const struct gd_snapshot *s = gd_window_last(rc->w);
@@ -188,7 +201,7 @@ static void live_part(struct gd_rule_ctx *rc, struct gd_findings *out, enum gd_v
 		if (p->wchan[0])
 			gd_finding_ev_text(f, "wchan", p->wchan);
 		if (p->kstack[0])
-			gd_finding_ev_text(f, "kernel_stack", p->kstack);
+			gd_finding_ev_text(f, "kernel_stack", stack_from_nv(p->kstack));
 		if (holds)
 			gd_finding_ev(f, "nvidia_fds", (double)p->nvidia_fds.v, "", NAN);
 		*v = GD_VERDICT_FIRED;
