@@ -54,6 +54,16 @@ struct report {
 	const char *trace;                /* a report with NVIDIA frames, if any */
 };
 
+/* Frames in a trace "a [nvidia] < b [nvidia] < ..." (the "..." is none). */
+static double frames(const char *trace)
+{
+	double n = 1;
+
+	for (const char *p = trace; (p = strstr(p, " < ")); p += 3)
+		n += strcmp(p + 3, "...") != 0;
+	return n;
+}
+
 static void klog_part(struct gd_rule_ctx *rc, const struct gd_snapshot *s, struct gd_findings *out,
 		      enum gd_verdict *v)
 {
@@ -99,7 +109,8 @@ static void klog_part(struct gd_rule_ctx *rc, const struct gd_snapshot *s, struc
 					   (unsigned long long)ev->pid.v, ev->process, r[i].longest, when(t, sizeof t, ev),
 					   r[i].n, r[i].trace);
 			gd_finding_remedy(f, "%s", _("The NVIDIA driver is wedged: drain the node, then reset the GPU (nvidia-smi -r) or reboot; nvidia-smi and NVML calls will likely hang too (gpu.monitor_stuck)."));
-			gd_finding_ev_text(f, "nvidia_frames", r[i].trace);
+			gd_finding_ev(f, "nvidia_frames", frames(r[i].trace), "", NAN);
+			gd_finding_ev_text(f, "nvidia_trace", r[i].trace);
 		} else {
 			gd_finding_summary(f, P_("The kernel reported pid %llu (%s) blocked for more than %.0f s, last %s (%u report); no frame of its call trace is in the NVIDIA modules: the trace in the kernel log names the subsystem.",
 						 "The kernel reported pid %llu (%s) blocked for more than %.0f s, last %s (%u reports); no frame of its call trace is in the NVIDIA modules: the trace in the kernel log names the subsystem.",
