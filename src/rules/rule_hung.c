@@ -208,7 +208,7 @@ static void live_part(struct gd_rule_ctx *rc, struct gd_findings *out, enum gd_v
 					   (unsigned long long)p->pid.v, p->comm, d, where);
 		if (holds || in_nv)
 			gd_finding_remedy(f, "%s", _("The NVIDIA driver is wedged: drain the node, then reset the GPU (nvidia-smi -r) or reboot; nvidia-smi and NVML calls will likely hang too (gpu.monitor_stuck)."));
-		gd_finding_ev(f, "d_seconds", d, "seconds", th);
+		gd_finding_ev(f, "d_state_s", d, "seconds", th);
 		if (p->wchan[0])
 			gd_finding_ev_text(f, "wchan", p->wchan);
 		if (p->kstack[0])
