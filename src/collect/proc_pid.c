@@ -723,7 +723,7 @@ size_t gd_kstack_format(const char *buf, size_t len, char *out, size_t outsz)
 			}
 		}
 		p = nl ? nl + 1 : e;
-		if (se == sym || (se < le && *se != '+'))
+		if (se == sym || se == le || *se != '+')
 			continue;   /* no frame: a blank line, a word without an offset */
 		need = (n ? 3 : 0) + (size_t)(se - sym) + (mod ? 1 + (size_t)(me - mod) : 0);
 		if (n + need + 7 > outsz) {   /* room kept for " < ..." */

@@ -208,6 +208,12 @@ NLEOF
 		seeds_of "$idx" "$name" tests/probe/host_ipmi/lovoo-ipmi_exporter-18.txt \
 			tests/probe/host_ipmi/ateodorescu-home-assistant-addons-38-joined.txt \
 			tests/probe/host_ipmi/openbmc-phosphor-host-ipmid-167-zero.txt ;;
+	proc/\<pid\>/stack)
+		# a new kernel's (addresses hidden) and an old one's, with module frames (issue 27)
+		printf '[<0>] __schedule+0x2d2/0x870\n[<0>] os_acquire_mutex+0x1c/0x30 [nvidia]\n[<0>] nvidia_ioctl+0x1c4/0x820 [nvidia]\n' >"$tmp/s"
+		seed "$idx" "$name" "new" "$tmp/s"
+		printf '[<ffffffffc33d41c2>] uvm_spin_loop+0xb2/0xe0 [nvidia_uvm]\n[<ffffffffc3418ab3>] wait_for_entry_with_spin+0x63/0x170 [nvidia_uvm]\n[<ffffffffffffffff>] 0xffffffffffffffff\n' >"$tmp/s"
+		seed "$idx" "$name" "old" "$tmp/s" ;;
 	*)
 		echo "make_corpus: no sample known for target $idx ($name)" >&2 ;;
 	esac
