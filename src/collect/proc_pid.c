@@ -17,6 +17,10 @@
  *     joined by spaces with secrets replaced by *** (core/redact.h).
  *   ns/mnt, ns/net (3.8): symlinks "mnt:[4026531840]", "net:[4026531992]".
  *   fd/<n>: symlinks to "/dev/nvidia0", "/mnt/data/shard-0001.tar", "socket:[1234]", ...
+ *   wchan (2.6): the kernel function it sleeps in, "0" when it runs; stack
+ *     (2.6.29, root only): its kernel stack.  Both read for a process in D
+ *     state only (uninterruptible sleep: what host.hung_tasks judges), so a
+ *     healthy host pays nothing for them.
  *
  * GPU jobs are processes holding /dev/nvidia<N> (the per-GPU device; not
  * nvidiactl or nvidia-uvm).  An open regular file under a network or FUSE
@@ -40,6 +44,7 @@
 #include "collect/collectors.h"
 #include "collect/proc_pid.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -681,6 +686,85 @@ static int read_parse(int pidfd, unsigned long long pid, const char *file, gd_pa
 	return rc;
 }
 
+size_t gd_kstack_format(const char *buf, size_t len, char *out, size_t outsz)
+{
+	const char *p = buf, *e = buf + len;
+	size_t n = 0, frames = 0;
+
+	if (!outsz)
+		return 0;
+	out[0] = '\0';
+	while (p < e) {
+		const char *nl = memchr(p, '\n', (size_t)(e - p)), *le = nl ? nl : e, *sym, *se, *mod = NULL, *me = NULL;
+		size_t need;
+
+		while (p < le && *p == ' ')
+			p++;
+		if (le - p >= 2 && p[0] == '[' && p[1] == '<') {
+			const char *q = memchr(p, ']', (size_t)(le - p));
+
+			p = q ? q + 1 : le;
+			while (p < le && *p == ' ')
+				p++;
+		}
+		sym = p;
+		while (p < le && (isalnum((unsigned char)*p) || *p == '_' || *p == '.'))
+			p++;
+		se = p;
+		if (se > sym && p < le && *p == '+') {
+			const char *lb = memchr(p, '[', (size_t)(le - p));
+
+			if (lb && le[-1] == ']' && le - lb > 2) {
+				mod = lb;
+				me = le;
+				for (const char *q = lb + 1; q < le - 1; q++)
+					if (!isalnum((unsigned char)*q) && *q != '_' && *q != '-')
+						mod = NULL;
+			}
+		}
+		p = nl ? nl + 1 : e;
+		if (se == sym || se == le || *se != '+')
+			continue;   /* no frame: a blank line, a word without an offset */
+		need = (n ? 3 : 0) + (size_t)(se - sym) + (mod ? 1 + (size_t)(me - mod) : 0);
+		if (n + need + 7 > outsz) {   /* room kept for " < ..." */
+			if (n + 7 <= outsz)
+				memcpy(out + n, n ? " < ..." : "...", n ? 7 : 4);
+			return frames;
+		}
+		if (n) {
+			memcpy(out + n, " < ", 3);
+			n += 3;
+		}
+		memcpy(out + n, sym, (size_t)(se - sym));
+		n += (size_t)(se - sym);
+		if (mod) {
+			out[n++] = ' ';
+			memcpy(out + n, mod, (size_t)(me - mod));
+			n += (size_t)(me - mod);
+		}
+		out[n] = '\0';
+		frames++;
+	}
+	return frames;
+}
+
+/* A process in D state: where it sleeps (wchan) and, for root, its kernel
+ * stack.  "0" (running again by now) leaves wchan absent. */
+static void read_blocked(int pidfd, struct gd_proc *p, char *buf)
+{
+	size_t len;
+
+	if (gd_proc_read_at(pidfd, "wchan", buf, 256, &len) >= 0) {
+		while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
+			len--;
+		buf[len] = '\0';
+		if (len && strcmp(buf, "0") != 0)
+			GD_STRSET(p->wchan, buf);
+	}
+	if (gd_proc_read_at(pidfd, "stack", buf, BUF_CAP, &len) >= 0)
+		gd_kstack_format(buf, len, p->kstack, sizeof p->kstack);
+}
+
 /* readlinkat of the pid directory's rel into out (emptied on failure). */
 static bool read_link(int pidfd, const char *rel, char *out, size_t outsz)
 {
@@ -767,6 +851,8 @@ static void collect_one(int procfd, struct gd_snapshot *s, const char *name, uns
 
 	if (!kthread && !walk_fds(pidfd, s, p, buf, t, &fe) && (fe == -EACCES || fe == -EPERM))
 		denied = true;
+	if (strcmp(st.state, "D") == 0)
+		read_blocked(pidfd, p, buf);
 	close(pidfd);
 	if (denied)
 		t->denied++;

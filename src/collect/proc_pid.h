@@ -65,4 +65,15 @@ bool gd_mountinfo_split(struct gd_slice line, struct gd_mountinfo_line *m);
  * truncating to dstsz, always NUL-terminated. */
 void gd_unescape_octal(char *dst, size_t dstsz, struct gd_slice s);
 
+/*
+ * /proc/<pid>/stack (root only; FACTS.md §7.3), one frame a line:
+ *   [<0>] os_acquire_mutex+0x1c/0x30 [nvidia]        (4.x and later: addresses hidden)
+ *   [<ffffffffa09c376e>] uvm_ioctl+0xed7/0x1790 [nvidia_uvm]   (older)
+ * into out as "schedule < os_acquire_mutex [nvidia] < ...", innermost
+ * first, offsets dropped, the module kept.  A frame that does not fit
+ * whole ends the text with "..."; a line that is no frame is skipped.
+ * Returns the frames kept.
+ */
+size_t gd_kstack_format(const char *buf, size_t len, char *out, size_t outsz);
+
 #endif

@@ -54,6 +54,7 @@ enum gd_klog_kind {
 	GD_KLOG_CTX_AER_DEVICE,       /* AER:   device [10de:2330] error status/mask=... */
 	GD_KLOG_CTX_AER_BIT,          /* AER:    [ 0] RxErr  (First) */
 	GD_KLOG_CTX_MCE_SOCKET,       /* mce: [Hardware Error]: PROCESSOR 0:50654 ... SOCKET 0 ... */
+	GD_KLOG_CTX_TRACE_NV,         /*  os_acquire_mutex+0x1c/0x30 [nvidia]: a call-trace frame in an NVIDIA module */
 };
 
 const char *gd_klog_kind_name(enum gd_klog_kind k);

@@ -182,6 +182,7 @@ enum gd_klog_kind gd__klog_oom(struct gd_kcur c, const char *k, struct gd_klog_e
 enum gd_klog_kind gd__klog_oom_ctx(struct gd_kcur c, struct gd_klog_event *ev);              /* oom-kill: */
 enum gd_klog_kind gd__klog_hung(struct gd_kcur c, const char *b, struct gd_klog_event *ev);  /* INFO: task */
 enum gd_klog_kind gd__klog_mce(struct gd_kcur c, struct gd_klog_event *ev);                  /* machine check */
+enum gd_klog_kind gd__klog_frame_nv(struct gd_kcur c, struct gd_klog_event *ev);             /* sym+0x1/0x2 [nvidia] */
 enum gd_klog_kind gd__klog_edac(struct gd_kcur c, const char *e, struct gd_klog_event *ev);  /* EDAC */
 
 #endif

@@ -43,7 +43,8 @@
  *         at 0000:00:01.0 (capable of 252.048 Gb/s with 16.0 GT/s PCIe x16 link)
  *
  * and, about the host rather than the GPU (parse_host.c): OOM kills, hung
- * tasks, machine checks and EDAC memory errors.
+ * tasks (with the frames of their call trace in the NVIDIA modules),
+ * machine checks and EDAC memory errors.
  */
 #include "klog/lineparse.h"
 
@@ -404,6 +405,8 @@ static enum gd_klog_kind message(struct gd_kcur c, struct gd_klog_event *ev)
 	if (gd_kc_find(c.p, c.e, "[Hardware Error]") || gd_kc_at(&c, "mce: ") || gd_kc_find(c.p, c.e, "achine check") ||
 	    gd_kc_find(c.p, c.e, "achine Check"))
 		return gd__klog_mce(c, ev);
+	if (c.e > c.p && c.e[-1] == ']' && (m = gd_kc_find(c.p, c.e, " [nvidia")))
+		return gd__klog_frame_nv(c, ev);
 	d = c;
 	if (device_prefix(&d, ev)) {
 		if (gd_kc_find(d.p, d.e, "PCIe Bus Error: ") || gd_kc_at(&d, "AER:"))

@@ -7,6 +7,11 @@
  *   Out of memory: Killed process 4711 (python) total-vm:123456kB, anon-rss:65432kB, ...
  *   oom-kill:constraint=CONSTRAINT_MEMCG,...,task_memcg=/x,task=python,pid=4711,uid=0
  *   INFO: task python:4711 blocked for more than 120 seconds.
+ *   and the frames of its call trace that lie in an NVIDIA module, in the
+ *   three shapes kernels print them (FACTS.md §7.3):
+ *     os_acquire_rwlock_read+0x35/0x50 [nvidia]                  (4.x and later)
+ *     ? _nv052958rm+0x2cc/0x360 [nvidia]                          (unreliable frame)
+ *     [<ffffffffa09c376e>] uvm_gpu_retain_by_uuid+0x1e/0x40 [nvidia_uvm]   (older)
  *   mce: [Hardware Error]: CPU 3: Machine Check: 0 Bank 7: cc00008000010090
  *   EDAC MC0: 1 CE memory read error on CPU_SrcID#0_MC#0_Chan#1_DIMM#0 (channel:1 slot:0 ... socket:0 ...)
  */
@@ -91,6 +96,50 @@ enum gd_klog_kind gd__klog_hung(struct gd_kcur c, const char *b, struct gd_klog_
 	if (gd_kc_num(&t, 10, &v))
 		gd_f64_set(&ev->duration_s, (double)v);
 	return GD_KLOG_HUNG_TASK;
+}
+
+/* " [<hex>] ? sym+0x1c/0x30 [nvidia_uvm]": the frame "sym [nvidia_uvm]" in
+ * ev->trace ("?" frames are the unwinder's guesses: kept, marked "?").
+ * Anything else on the line (a word that is no symbol, no offset, a module
+ * that is not NVIDIA's) and it is no frame. */
+enum gd_klog_kind gd__klog_frame_nv(struct gd_kcur c, struct gd_klog_event *ev)
+{
+	const char *sym, *plus, *lb;
+	bool guess = false;
+	size_t n = 0;
+
+	gd_kc_skip_sp(&c);
+	if (gd_kc_eat(&c, "[<")) {
+		while (c.p < c.e && gd_kc_is_hex(*c.p))
+			c.p++;
+		if (!gd_kc_eat(&c, ">]"))
+			return GD_KLOG_NONE;
+		gd_kc_skip_sp(&c);
+	}
+	if (gd_kc_eat(&c, "? "))
+		guess = true;
+	sym = c.p;
+	while (c.p < c.e && (isalnum((unsigned char)*c.p) || *c.p == '_' || *c.p == '.'))
+		c.p++;
+	plus = c.p;
+	if (plus == sym || plus - sym > 96 || !gd_kc_eat(&c, "+0x"))
+		return GD_KLOG_NONE;
+	while (c.p < c.e && (gd_kc_is_hex(*c.p) || *c.p == '/' || *c.p == 'x'))
+		c.p++;
+	lb = c.p;
+	if (!gd_kc_eat(&c, " [nvidia"))
+		return GD_KLOG_NONE;
+	while (c.p < c.e && (isalnum((unsigned char)*c.p) || *c.p == '_'))
+		c.p++;
+	if (c.p + 1 != c.e || *c.p != ']')
+		return GD_KLOG_NONE;
+	if (guess)
+		ev->trace[n++] = '?';
+	gd_kc_copy(ev->trace + n, sizeof ev->trace - n, sym, plus);
+	n = strlen(ev->trace);
+	gd_kc_copy(ev->trace + n, sizeof ev->trace - n, lb, c.e);
+	gd_kc_text(ev, sym, c.e);
+	return GD_KLOG_CTX_TRACE_NV;
 }
 
 enum gd_klog_kind gd__klog_mce(struct gd_kcur c, struct gd_klog_event *ev)

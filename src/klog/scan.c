@@ -22,6 +22,7 @@
  *   "Killed process"   Ki       OOM kills (global and cgroup)
  *   "oom-kill:"        m-       the OOM report's constraint line
  *   "INFO: task"       O:       hung tasks
+ *   "[nvidia"          [n       call-trace frames in the NVIDIA modules (a hung task's)
  *   "EDAC "            DA       memory-controller errors
  *   "[Hardware Error]" [H       machine checks
  *   "Machine", "Uncorrected"  Ma, Un     machine checks
@@ -63,6 +64,7 @@ static const struct marker markers[] = {
 	{ "PCIe bandwidth", 14, 2, 2 },
 	{ "Killed process", 14, 0, 1 },
 	{ "INFO: task", 10, 3, 3 },
+	{ "[nvidia", 7, 0, 3 },
 	{ "EDAC ", 5, 1, 4 },
 	{ "Fatal machine check", 19, 0, 4 },
 	{ "Machine", 7, 0, 5 },
@@ -183,6 +185,38 @@ static void append_detail(struct gd_klog_event *ev, const char *s)
 	gd_strlcpy(ev->detail + n, s, sizeof ev->detail - n);
 }
 
+/* Is the frame ev part of the hung-task report r?  The kernel prints the
+ * report at once: a frame stamped more than 5 s after it belongs to a later
+ * trace (a warning's), whose frames must not be charged to the task.
+ * Lines without stamps (journalctl -o cat) are taken as they come. */
+static bool same_report(const struct gd_klog_event *r, const struct gd_klog_event *ev)
+{
+	if (r->boot_s.ok && ev->boot_s.ok)
+		return ev->boot_s.v >= r->boot_s.v && ev->boot_s.v - r->boot_s.v <= 5;
+	if (r->wall_time_s.ok && ev->wall_time_s.ok)
+		return ev->wall_time_s.v >= r->wall_time_s.v && ev->wall_time_s.v - r->wall_time_s.v <= 5;
+	return true;
+}
+
+/* Appends a frame to the report's trace, " < " between; a frame that does
+ * not fit whole is left out (the trace ends with "..." then). */
+static void append_frame(struct gd_klog_event *r, const char *frame)
+{
+	size_t n = strlen(r->trace), m = strlen(frame);
+
+	if (n >= 3 && strcmp(r->trace + n - 3, "...") == 0)
+		return;
+	if (n + (n ? 3 : 0) + m + 4 >= sizeof r->trace) {
+		gd_strlcpy(r->trace + n, n ? " < ..." : "...", sizeof r->trace - n);
+		return;
+	}
+	if (n) {
+		memcpy(r->trace + n, " < ", 4);
+		n += 3;
+	}
+	gd_strlcpy(r->trace + n, frame, sizeof r->trace - n);
+}
+
 void gd_klog_feed_line(struct gd_klog_feed *f, const char *line, size_t n)
 {
 	struct gd_klog_event ev;
@@ -238,6 +272,10 @@ void gd_klog_feed_line(struct gd_klog_feed *f, const char *line, size_t n)
 			if (k == GD_KLOG_CTX_AER_BIT)
 				append_detail(&f->pend, ev.detail);
 		}
+		return;
+	case GD_KLOG_CTX_TRACE_NV:
+		if (f->pend_kind == GD_KLOG_HUNG_TASK && same_report(&f->pend, &ev))
+			append_frame(&f->pend, ev.trace);
 		return;
 	case GD_KLOG_CTX_MCE_SOCKET:
 		if (f->pend_kind == GD_KLOG_MCE && !f->pend.socket.ok)

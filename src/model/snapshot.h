@@ -277,7 +277,9 @@
 	X(S32, mntns, "", LABEL, "mount namespace") \
 	X(S32, netns, "", LABEL, "network namespace") \
 	X(S256, cpus_allowed, "", LABEL, "Cpus_allowed_list of /proc/<pid>/status, e.g. 0-31,64-95 (absent when longer than this field)") \
-	X(S16, cuda_runtime, "", LABEL, "version of the libcudart it maps, from the file name (12.4.127; 12 for a soname-only file); GPU jobs only")
+	X(S16, cuda_runtime, "", LABEL, "version of the libcudart it maps, from the file name (12.4.127; 12 for a soname-only file); GPU jobs only") \
+	X(S32, wchan, "", LABEL, "kernel function it sleeps in (/proc/<pid>/wchan); read for processes in D state only") \
+	X(S256, kstack, "", LABEL, "its kernel stack (/proc/<pid>/stack, root only), innermost first, frames joined by \" < \" with their module; D state only")
 
 /* ---- threads[]: per-thread CPU of GPU jobs and their descendants ------ */
 #define GD_THREAD_FIELDS(X) \
@@ -396,7 +398,8 @@
 	X(S64, dimm, "", LABEL, "DIMM label or location") \
 	X(U64, anon_rss_bytes, "bytes", GAUGE, "OOM: anonymous memory of the killed process") \
 	X(U64, total_vm_bytes, "bytes", GAUGE, "OOM: virtual size of the killed process") \
-	X(S256, text, "", LABEL, "the message (truncated)")
+	X(S256, text, "", LABEL, "the message (truncated)") \
+	X(S256, trace, "", LABEL, "hung task: the frames of its call trace in the NVIDIA modules ([nvidia], [nvidia_uvm], ...), innermost first, joined by \" < \"")
 
 /* ---- klog_info: how the kernel log was read --------------------------- */
 #define GD_KLOG_INFO_FIELDS(X) \

@@ -76,6 +76,7 @@ GD_RULE_FN(net_gpu_nic_far)
 GD_RULE_FN(gpu_xid)
 GD_RULE_FN(mem_oom_kill)
 GD_RULE_FN(host_memory_errors)
+GD_RULE_FN(host_hung_tasks)
 
 /* What the job's own log proves (rule_job.c): the new causes, and the
  * catalogued rules run with the log's messages added to their verdict. */

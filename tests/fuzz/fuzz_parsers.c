@@ -48,6 +48,11 @@
  *                        gd_printable over the result: the result fits,
  *                        and the printable copy is printable.
  *
+ *   gd_nparsers + 10     gd_kstack_format (/proc/<pid>/stack of a process
+ *                        in D, host.hung_tasks) over an exact-size copy
+ *                        into an output room from the input, checking
+ *                        the text fits and holds no newline.
+ *
  * A byte beyond the last target wraps around (modulo), so every input
  * reaches some target.  Each run starts from a fresh snapshot, series or
  * threshold table and releases it, so ASan's leak check sees every loss.
@@ -70,6 +75,7 @@
 
 #include "collect/collect.h"
 #include "collect/collectors.h"
+#include "collect/proc_pid.h"
 #include "core/printable.h"
 #include "core/redact.h"
 #include "collect/job_rank.h"
@@ -147,6 +153,22 @@ static void fuzz_redact(const uint8_t *data, size_t size)
 	free(pr);
 }
 
+static void fuzz_kstack(const uint8_t *data, size_t size)
+{
+	size_t room = size ? (size_t)data[size - 1] % 300 + 1 : 1;
+	char *in = malloc(size ? size : 1), *out = malloc(room);
+
+	if (!in || !out)
+		abort();
+	if (size)
+		memcpy(in, data, size);
+	gd_kstack_format(in, size, out, room);
+	if (strnlen(out, room) >= room || strchr(out, '\n'))
+		abort();
+	free(in);
+	free(out);
+}
+
 #define TARGET_SERIES (gd_nparsers)
 #define TARGET_THRESHOLDS (gd_nparsers + 1)
 #define TARGET_HTTP (gd_nparsers + 2)
@@ -157,7 +179,8 @@ static void fuzz_redact(const uint8_t *data, size_t size)
 #define TARGET_SKU (gd_nparsers + 7)
 #define TARGET_ENVIRON (gd_nparsers + 8)
 #define TARGET_REDACT (gd_nparsers + 9)
-#define NTARGETS (gd_nparsers + 10)
+#define TARGET_KSTACK (gd_nparsers + 10)
+#define NTARGETS (gd_nparsers + 11)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -179,6 +202,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	printf("%zu probe sku table\n", (size_t)TARGET_SKU);
 	printf("%zu proc/<pid>/environ\n", (size_t)TARGET_ENVIRON);
 	printf("%zu command line redaction\n", (size_t)TARGET_REDACT);
+	printf("%zu proc/<pid>/stack\n", (size_t)TARGET_KSTACK);
 	fflush(stdout);
 	exit(0);
 }
@@ -488,6 +512,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_ptx(data, size);
 	else if (target == TARGET_REDACT)
 		fuzz_redact(data, size);
+	else if (target == TARGET_KSTACK)
+		fuzz_kstack(data, size);
 	else if (target == TARGET_SKU)
 		fuzz_sku(data, size);
 	else

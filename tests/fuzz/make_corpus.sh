@@ -139,7 +139,16 @@ while read -r idx name; do
 			# journalctl short-precise, the resource-free assertions (ninfer#12)
 			printf 'Aug 10 22:40:59.880779 anthill kernel: NVRM: GPU0 nvAssertFailedNoLog: Assertion failed: (status == NV_OK) || (status == NV_ERR_GPU_IN_FULLCHIP_RESET) @ rs_client.c:844\n'
 		} >"$tmp/s"
-		seed "$idx" "$name" "fronts" "$tmp/s" ;;
+		seed "$idx" "$name" "fronts" "$tmp/s"
+		# issue 27: a hung-task report whose call trace runs through the NVIDIA modules, both frame shapes
+		{
+			printf '[ 7510.129324] INFO: task gdscheck:509579 blocked for more than 120 seconds.\n'
+			printf '[ 7510.131227] Call Trace:\n[ 7510.131238]  __schedule+0x24e/0x590\n'
+			printf '[ 7510.131288]  os_acquire_rwlock_read+0x35/0x50 [nvidia]\n'
+			printf '[ 7510.133677]  ? _nv052958rm+0x2cc/0x360 [nvidia]\n'
+			printf '[  721.028422]  [<ffffffffa09c376e>] uvm_gpu_retain_by_uuid+0x1e/0x40 [nvidia_uvm]\n'
+		} >"$tmp/s"
+		seed "$idx" "$name" "hung-nvidia" "$tmp/s" ;;
 	offline\ *)
 		# the offline fixtures (tests/offline), by the kind each target reads
 		case $name in
@@ -206,6 +215,12 @@ NLEOF
 		seeds_of "$idx" "$name" tests/probe/host_ipmi/lovoo-ipmi_exporter-18.txt \
 			tests/probe/host_ipmi/ateodorescu-home-assistant-addons-38-joined.txt \
 			tests/probe/host_ipmi/openbmc-phosphor-host-ipmid-167-zero.txt ;;
+	proc/\<pid\>/stack)
+		# a new kernel's (addresses hidden) and an old one's, with module frames (issue 27)
+		printf '[<0>] __schedule+0x2d2/0x870\n[<0>] os_acquire_mutex+0x1c/0x30 [nvidia]\n[<0>] nvidia_ioctl+0x1c4/0x820 [nvidia]\n' >"$tmp/s"
+		seed "$idx" "$name" "new" "$tmp/s"
+		printf '[<ffffffffc33d41c2>] uvm_spin_loop+0xb2/0xe0 [nvidia_uvm]\n[<ffffffffc3418ab3>] wait_for_entry_with_spin+0x63/0x170 [nvidia_uvm]\n[<ffffffffffffffff>] 0xffffffffffffffff\n' >"$tmp/s"
+		seed "$idx" "$name" "old" "$tmp/s" ;;
 	*)
 		echo "make_corpus: no sample known for target $idx ($name)" >&2 ;;
 	esac

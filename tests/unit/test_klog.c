@@ -463,6 +463,88 @@ static void feed_text(struct got *g, struct gd_klog_feed *f, const char *text)
 	gd_klog_feed_flush(f);
 }
 
+/* ---- hung tasks and their call traces through the NVIDIA modules -------- */
+
+/* The three frame shapes, and lines that look like frames but are none. */
+static void test_hung_frames(void **state)
+{
+	struct gd_klog_event ev;
+
+	(void)state;
+	assert_int_equal(P("[ 7510.131288]  os_acquire_rwlock_read+0x35/0x50 [nvidia]", &ev), GD_KLOG_CTX_TRACE_NV);
+	assert_string_equal(ev.trace, "os_acquire_rwlock_read [nvidia]");
+	assert_int_equal(P("[ 7510.133677]  ? _nv052958rm+0x2cc/0x360 [nvidia]", &ev), GD_KLOG_CTX_TRACE_NV);
+	assert_string_equal(ev.trace, "?_nv052958rm [nvidia]");
+	assert_int_equal(P("[  721.028422]  [<ffffffffa09c376e>] uvm_gpu_retain_by_uuid+0x1e/0x40 [nvidia_uvm]", &ev),
+			 GD_KLOG_CTX_TRACE_NV);
+	assert_string_equal(ev.trace, "uvm_gpu_retain_by_uuid [nvidia_uvm]");
+	assert_int_equal(P("Jul 04 22:10:09 pop-os kernel:  nv_ioctl+0x1c/0x30 [nvidia]", &ev), GD_KLOG_CTX_TRACE_NV);
+	assert_string_equal(ev.trace, "nv_ioctl [nvidia]");
+	/* malformed: no offset, another module, text after the module, no symbol,
+	 * a cut address, the module not closed, a bare module tag */
+	assert_int_equal(P("[ 1.0]  os_acquire_mutex [nvidia]", &ev), GD_KLOG_NONE);
+	assert_int_equal(P("[ 1.0]  amdgpu_cs_ioctl+0x1/0x2 [amdgpu]", &ev), GD_KLOG_NONE);
+	assert_int_equal(P("[ 1.0]  os_acquire_mutex+0x1c/0x30 [nvidia] extra", &ev), GD_KLOG_NONE);
+	assert_int_equal(P("[ 1.0]  +0x1c/0x30 [nvidia]", &ev), GD_KLOG_NONE);
+	assert_int_equal(P("[ 1.0]  [<ffffffffa09c37 uvm_x+0x1/0x2 [nvidia_uvm]", &ev), GD_KLOG_NONE);
+	assert_int_equal(P("[ 1.0]  os_x+0x1/0x2 [nvidia", &ev), GD_KLOG_NONE);
+	assert_int_equal(P("[ 1.0] [nvidia]", &ev), GD_KLOG_NONE);
+	assert_int_equal(P("[ 1.0] [drm] Initialized nvidia-drm 0.0.0 for 0000:01:00.0 on minor 1 [nvidia-drm]", &ev),
+			 GD_KLOG_NONE);
+	/* malformed hung-task lines: no pid, no colon */
+	assert_int_equal(P("INFO: task python: blocked for more than 120 seconds.", &ev), GD_KLOG_NONE);
+	assert_int_equal(P("INFO: task python blocked for more than 120 seconds.", &ev), GD_KLOG_NONE);
+	/* a comm with a colon and brackets of its own (nvidia-container-cli's) */
+	assert_int_equal(P("[  721.028170] INFO: task nvc:[driver]:5403 blocked for more than 120 seconds.", &ev),
+			 GD_KLOG_HUNG_TASK);
+	assert_string_equal(ev.process, "nvc:[driver]");
+	assert_int_equal(ev.pid.v, 5403);
+}
+
+/* The scanner folds a report's NVIDIA frames into it; frames of a later
+ * trace (seconds after) and frames with no report before them do not. */
+static void test_hung_scanner(void **state)
+{
+	struct got g;
+	struct gd_klog_feed f;
+
+	(void)state;
+	feed_text(&g, &f,
+		  "[  100.0]  os_alone+0x1/0x2 [nvidia]\n"
+		  "[ 7510.129324] INFO: task gdscheck:509579 blocked for more than 120 seconds.\n"
+		  "[ 7510.129968]       Tainted: P           OE     5.15.0-141-generic #151-Ubuntu\n"
+		  "[ 7510.131227] Call Trace:\n"
+		  "[ 7510.131238]  __schedule+0x24e/0x590\n"
+		  "[ 7510.131288]  os_acquire_rwlock_read+0x35/0x50 [nvidia]\n"
+		  "[ 7510.132138]  _nv051482rm+0x10/0x40 [nvidia]\n"
+		  "[ 7510.133677]  ? _nv052958rm+0x2cc/0x360 [nvidia]\n"
+		  "[ 7600.0]  os_later_warning+0x1/0x2 [nvidia]\n"
+		  "[ 7700.0] INFO: task lvm:1233013 blocked for more than 241 seconds.\n"
+		  "[ 7700.1]  __schedule+0x24e/0x590\n"
+		  "[ 7700.2]  io_schedule+0x1/0x2\n");
+	assert_int_equal(g.n, 2);
+	assert_string_equal(g.ev[0].kind, "hung_task");
+	assert_string_equal(g.ev[0].process, "gdscheck");
+	assert_string_equal(g.ev[0].trace, "os_acquire_rwlock_read [nvidia] < _nv051482rm [nvidia] < ?_nv052958rm [nvidia]");
+	assert_string_equal(g.ev[1].process, "lvm");
+	assert_string_equal(g.ev[1].trace, "");
+	assert_true(fabs(g.ev[1].duration_s.v - 241) < 1e-9);
+
+	/* a long trace is cut at a whole frame and says so */
+	{
+		char big[8192];
+		size_t n = (size_t)snprintf(big, sizeof big, "[ 10.0] INFO: task python:7 blocked for more than 120 seconds.\n");
+
+		for (int i = 0; i < 40; i++)
+			n += (size_t)snprintf(big + n, sizeof big - n, "[ 10.1]  uvm_frame_number_%02d+0x1/0x2 [nvidia_uvm]\n", i);
+		feed_text(&g, &f, big);
+		assert_int_equal(g.n, 1);
+		assert_true(strlen(g.ev[0].trace) < sizeof g.ev[0].trace);
+		assert_non_null(strstr(g.ev[0].trace, "uvm_frame_number_00 [nvidia_uvm] < "));
+		assert_string_equal(g.ev[0].trace + strlen(g.ev[0].trace) - 6, " < ...");
+	}
+}
+
 static void test_scanner_joins(void **state)
 {
 	struct got g;
@@ -793,6 +875,8 @@ int main(void)
 		cmocka_unit_test(test_read_fd_gzip),
 		cmocka_unit_test(test_summary_context),
 		cmocka_unit_test(test_parser_registry_and_snapshot),
+		cmocka_unit_test(test_hung_frames),
+		cmocka_unit_test(test_hung_scanner),
 	};
 
 	setenv("TZ", "UTC", 1);
