@@ -154,69 +154,70 @@ static char *read_secret(const char *path, char *msg, size_t size)
 	return buf;
 }
 
-/* Prints the tables of f in the chosen forms; the exit status. */
-static int print_all(const struct gd_fleet *f, const struct gd_prom *p, const char *src, bool json, const char *html)
-{
-	int rc = 0;
+/* The three forms of one fleet result (the tables, or a job's verdict):
+ * printed by print_forms, whichever the result is. */
+struct forms {
+	json_t *(*json)(const void *x, const struct gd_prom *p, const char *src);
+	void (*text)(FILE *out, const void *x, const struct gd_prom *p, const char *src);
+	void (*html)(FILE *out, const void *x, const struct gd_prom *p, const char *src);
+};
 
+static json_t *fleet_json(const void *x, const struct gd_prom *p, const char *src) { return gd_fleet_json(x, p, src); }
+static void fleet_text(FILE *out, const void *x, const struct gd_prom *p, const char *src) { gd_fleet_print_text(out, x, p, src); }
+static void fleet_html(FILE *out, const void *x, const struct gd_prom *p, const char *src) { gd_fleet_print_html(out, x, p, src); }
+static json_t *job_json(const void *x, const struct gd_prom *p, const char *src) { return gd_fleet_job_json(x, p, src); }
+static void job_text(FILE *out, const void *x, const struct gd_prom *p, const char *src) { gd_fleet_job_print_text(out, x, p, src); }
+static void job_html(FILE *out, const void *x, const struct gd_prom *p, const char *src) { gd_fleet_job_print_html(out, x, p, src); }
+
+static const struct forms fleet_forms = { fleet_json, fleet_text, fleet_html };
+static const struct forms job_forms = { job_json, job_text, job_html };
+
+/* Prints x as JSON (stdout) or text (on text_out), then as HTML into the
+ * file html when given (made as every output file is: 0600 when new, never
+ * through a link); 0, or the exit status of a failure. */
+static int print_forms(const struct forms *fm, const void *x, const struct gd_prom *p, const char *src, bool json,
+		       FILE *text_out, const char *html)
+{
 	if (json) {
-		json_t *doc = gd_fleet_json(f, p, src);
+		json_t *doc = fm->json(x, p, src);
 
 		json_dumpf(doc, stdout, JSON_INDENT(1) | JSON_ENSURE_ASCII);
 		fputc('\n', stdout);
 		json_decref(doc);
 	} else {
-		gd_fleet_print_text(stdout, f, p, src);
+		fm->text(text_out, x, p, src);
 	}
 	if (html) {
 		FILE *fp = gd_outfile_fopen(html, false);
 
-		if (!fp) {
-			rc = fail("--html %s: %s", html, gd_outfile_strerror(errno));
-		} else {
-			gd_fleet_print_html(fp, f, p, src);
-			if (fclose(fp) != 0)
-				rc = fail("--html %s: %s", html, strerror(errno));
-		}
-	}
-	return rc;
-}
-
-/* Prints the verdict of fleet --job; the exit status. */
-static int print_job(int rc, const struct gd_fleet_job *j, const struct gd_prom *p, const char *src, bool json,
-		     const char *html)
-{
-	if (rc == -ENOENT) {
-		if (json) {
-			json_t *doc = gd_fleet_job_json(j, p, src);
-
-			json_dumpf(doc, stdout, JSON_INDENT(1) | JSON_ENSURE_ASCII);
-			fputc('\n', stdout);
-			json_decref(doc);
-		} else {
-			gd_fleet_job_print_text(stderr, j, p, src);
-		}
-		return EXIT_CANNOT_RUN;
-	}
-	if (json) {
-		json_t *doc = gd_fleet_job_json(j, p, src);
-
-		json_dumpf(doc, stdout, JSON_INDENT(1) | JSON_ENSURE_ASCII);
-		fputc('\n', stdout);
-		json_decref(doc);
-	} else {
-		gd_fleet_job_print_text(stdout, j, p, src);
-	}
-	if (html) {
-		FILE *fp = fopen(html, "we");
-
 		if (!fp)
-			return fail("--html %s: %s", html, strerror(errno));
-		gd_fleet_job_print_html(fp, j, p, src);
+			return fail("--html %s: %s", html, gd_outfile_strerror(errno));
+		fm->html(fp, x, p, src);
 		if (fclose(fp) != 0)
 			return fail("--html %s: %s", html, strerror(errno));
 	}
-	return gd_fleet_job_exit(j);
+	return 0;
+}
+
+/* Prints the tables of f in the chosen forms; the exit status. */
+static int print_all(const struct gd_fleet *f, const struct gd_prom *p, const char *src, bool json, const char *html)
+{
+	return print_forms(&fleet_forms, f, p, src, json, stdout, html);
+}
+
+/* Prints the verdict of fleet --job; the exit status.  A job id that
+ * matches nothing (-ENOENT) lists the ids seen, on stderr as text. */
+static int print_job(int rc, const struct gd_fleet_job *j, const struct gd_prom *p, const char *src, bool json,
+		     const char *html)
+{
+	int prc;
+
+	if (rc == -ENOENT) {
+		print_forms(&job_forms, j, p, src, json, stderr, NULL);
+		return EXIT_CANNOT_RUN;
+	}
+	prc = print_forms(&job_forms, j, p, src, json, stdout, html);
+	return prc ? prc : gd_fleet_job_exit(j);
 }
 
 /* `gpudoctor fleet --job ID FILE...`: the nodes' recordings. */

@@ -79,6 +79,12 @@ jqe '.job_ids_seen == [] and .ranks_seen == 0' "--match of nothing" '.'
 head -n 1 "$TMP/j.txt" | grep -q '^job.slow_rank warning: rank 5 on node0002:9835 holds the job back' ||
 	die "text: $(head -n 3 "$TMP/j.txt")"
 grep -q '<p class=v>job.slow_rank warning' "$TMP/j.html" || die "HTML has no verdict"
+[ "$(stat -c %a "$TMP/j.html")" = 600 ] || die "the new HTML file is mode $(stat -c %a "$TMP/j.html"), want 600"
+# a link planted where the HTML goes is refused, not followed
+ln -s "$TMP/victim" "$TMP/link.html"
+"$G" fleet --prometheus "$P" --at "$end" --job slowjob --html "$TMP/link.html" >/dev/null 2>"$TMP/link.err" &&
+	die "--html through a symbolic link succeeded"
+[ ! -e "$TMP/victim" ] || die "--html wrote through a symbolic link"
 "$G" fleet --lang zh_CN --prometheus "$P" --at "$end" --job stuckjob >"$TMP/zh.txt"
 grep -q '卡住' "$TMP/zh.txt" || die "zh_CN: $(head -n 2 "$TMP/zh.txt")"
 "$G" fleet --prometheus "$P" --at "$end" --job nosuch >/dev/null 2>"$TMP/nosuch.err"
