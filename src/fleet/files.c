@@ -152,6 +152,56 @@ static void add_entry(struct gd_vec *ents, const char *rule, const char *node, c
 	e->act += act;
 }
 
+/* A recording's next snapshot (fleet.h).  A line that is not one is
+ * counted, the first described, and the references of the line after it
+ * cannot be resolved (the base is forgotten). */
+int gd_fleet_rec_next(struct gd_fleet_rec *r, struct gd_snapshot *s, struct gd_err *err)
+{
+	ssize_t len;
+
+	if (!r->base_set) {
+		gd_delta_base_init(&r->base);
+		r->base_set = true;
+	}
+	while ((len = gd_getline_max(&r->line, &r->cap, r->fp, GD_LINE_MAX)) >= 0 || len == -2) {
+		json_error_t je;
+		json_t *doc;
+		struct gd_err e2;
+
+		r->lineno++;
+		if (len == -2)
+			return gd_err_set(err, -EFBIG,
+					  _("%s:%zu: a line longer than %d MiB, more than any snapshot takes: not a "
+					    "gpudoctor recording"),
+					  r->path, r->lineno, GD_LINE_MAX_MIB);
+		if (strspn(r->line, " \t\r\n") == (size_t)len)
+			continue;
+		doc = json_loadb(r->line, (size_t)len, 0, &je);
+		gd_snapshot_release(s);
+		gd_snapshot_init(s);
+		gd_err_clear(&e2);
+		if (!doc)
+			gd_delta_base_forget(&r->base);
+		if (doc && gd_snapshot_from_json_after(doc, s, &r->base, NULL, &e2) == 0) {
+			json_decref(doc);
+			return 1;
+		}
+		if (!r->bad++)
+			snprintf(r->first_bad, sizeof r->first_bad, _("line %zu: %.120s"), r->lineno, doc ? e2.msg : je.text);
+		json_decref(doc);
+	}
+	return 0;
+}
+
+void gd_fleet_rec_release(struct gd_fleet_rec *r)
+{
+	free(r->line);
+	r->line = NULL;
+	if (r->base_set)
+		gd_delta_base_release(&r->base);
+	r->base_set = false;
+}
+
 /* Reads one node's file; its results go into ents, ng, vals[] and f. */
 static int one_file(const char *path, const struct gd_thresholds *th,
 		    struct gd_fleet *f, struct gd_vec *ents, struct gd_vec *ng, struct gd_vec *vals,
@@ -163,13 +213,12 @@ static int one_file(const char *path, const struct gd_thresholds *th,
 	const struct gd_snapshot *order[RING];
 	struct node *nd = gd_xcalloc(1, sizeof *nd);
 	struct gd_findings last;
-	size_t count = 0, next = 0, lineno = 0, good = 0;
+	size_t count = 0, next = 0, good = 0;
 	double prev_t = NAN, first_t = NAN;
-	char *line = NULL, gpu[16];
-	size_t cap = 0;
-	ssize_t len;
-	bool too_long = false;
-	struct gd_delta_base base;   /* the line before, for the references of a recording's lines */
+	char gpu[16];
+	struct gd_fleet_rec rec = { .fp = fp, .path = path };
+	bool too_long;
+	int rv;
 
 	if (!fp) {
 		free(nd);
@@ -178,39 +227,11 @@ static int one_file(const char *path, const struct gd_thresholds *th,
 	for (size_t i = 0; i < RING; i++)
 		gd_snapshot_init(&ring[i]);
 	gd_findings_init(&last);
-	gd_delta_base_init(&base);
-	while ((len = gd_getline_max(&line, &cap, fp, GD_LINE_MAX)) >= 0 || len == -2) {
+	while ((rv = gd_fleet_rec_next(&rec, &ring[next], err)) > 0) {
 		struct gd_snapshot *s = &ring[next];
-		struct gd_err e2;
-		json_error_t je;
-		json_t *doc;
 		struct gd_window w;
 		double t;
 
-		lineno++;
-		if (len == -2) {
-			gd_err_set(err, -EFBIG, _("%s:%zu: a line longer than %d MiB, more than any snapshot takes: not a "
-						  "gpudoctor recording"),
-				   path, lineno, GD_LINE_MAX_MIB);
-			too_long = true;
-			break;
-		}
-		if (strspn(line, " \t\r\n") == (size_t)len)
-			continue;
-		doc = json_loadb(line, (size_t)len, 0, &je);
-		gd_snapshot_release(s);
-		gd_snapshot_init(s);
-		gd_err_clear(&e2);
-		if (!doc)
-			gd_delta_base_forget(&base);
-		if (!doc || gd_snapshot_from_json_after(doc, s, &base, NULL, &e2) < 0) {
-			if (!nd->bad_lines++)
-				snprintf(nd->first_bad, sizeof nd->first_bad, _("line %zu: %.120s"), lineno,
-					 doc ? e2.msg : je.text);
-			json_decref(doc);
-			continue;
-		}
-		json_decref(doc);
 		if (!nd->name[0]) {
 			const char *b = strrchr(path, '/');
 
@@ -243,8 +264,10 @@ static int one_file(const char *path, const struct gd_thresholds *th,
 			gd_uncaused_update(nd->uncaused, nd->stall, MAX_GPUS, &last, t);
 		}
 	}
-	free(line);
-	gd_delta_base_release(&base);
+	too_long = rv == -EFBIG;
+	nd->bad_lines = rec.bad;
+	memcpy(nd->first_bad, rec.first_bad, sizeof nd->first_bad);
+	gd_fleet_rec_release(&rec);
 	if (fp != stdin)
 		fclose(fp);
 	if (too_long)

@@ -26,6 +26,7 @@
 
 #include "core/err.h"
 #include "fleet/prom.h"
+#include "model/snapshot_delta.h"
 #include "model/vec.h"
 
 #define GD_FLEET_MAX_MATCH 16
@@ -141,6 +142,27 @@ void gd_fleet_release(struct gd_fleet *f);
 /* files.c: the same tables from snapshot files (record/snapshot JSONL), one
  * file per node, read one snapshot at a time. */
 struct gd_thresholds;
+/* The snapshots of one recording, one line after another (fleet FILE and
+ * fleet --job FILE): each line within GD_LINE_MAX, each put back from the
+ * line before (record's references).  Set fp and path, the rest zero;
+ * gd_fleet_rec_release frees what it holds (not fp). */
+struct gd_fleet_rec {
+	FILE *fp;
+	const char *path;
+	char *line;
+	size_t cap, lineno;
+	size_t bad;              /* lines that are not snapshots */
+	char first_bad[160];     /* "line N: why" of the first of them */
+	bool base_set;
+	struct gd_delta_base base;
+};
+
+/* The next snapshot into s (released and made anew first): 1, or 0 at the
+ * end, or -EFBIG for a line longer than GD_LINE_MAX (err says so: not a
+ * recording; reading stops). */
+int gd_fleet_rec_next(struct gd_fleet_rec *r, struct gd_snapshot *s, struct gd_err *err);
+void gd_fleet_rec_release(struct gd_fleet_rec *r);
+
 int gd_fleet_files(char *const *paths, size_t n, const struct gd_fleet_opts *o, const struct gd_thresholds *th,
 		   struct gd_fleet *f, struct gd_vec *warnings, struct gd_err *err);
 

@@ -147,37 +147,19 @@ static int one_file(const char *path, const char *job, const struct gd_threshold
 	int cut = 0;
 	FILE *fp = strcmp(path, "-") == 0 ? stdin : gd_rec_fopen_read(path, &cut, NULL, err);
 	struct gd_snapshot ring[2];
-	struct gd_delta_base base;
-	char node[128] = "", *line = NULL;
-	size_t cap = 0, have = 0, good = 0, bad = 0;
-	ssize_t len;
+	struct gd_fleet_rec rec = { .fp = fp, .path = path };
+	char node[128] = "";
+	size_t have = 0, good = 0;
+	int rv;
 
 	if (!fp)
 		return err->code;
 	gd_snapshot_init(&ring[0]);
 	gd_snapshot_init(&ring[1]);
-	gd_delta_base_init(&base);
-	while ((len = getline(&line, &cap, fp)) >= 0) {
+	while ((rv = gd_fleet_rec_next(&rec, &ring[have % 2], err)) > 0) {
 		struct gd_snapshot *s = &ring[have % 2], *prev = &ring[(have + 1) % 2];
-		json_error_t je;
-		json_t *doc;
-		struct gd_err e2;
 		double t;
 
-		if (strspn(line, " \t\r\n") == (size_t)len)
-			continue;
-		doc = json_loadb(line, (size_t)len, 0, &je);
-		gd_snapshot_release(s);
-		gd_snapshot_init(s);
-		gd_err_clear(&e2);
-		if (!doc)
-			gd_delta_base_forget(&base);
-		if (!doc || gd_snapshot_from_json_after(doc, s, &base, NULL, &e2) < 0) {
-			json_decref(doc);
-			bad++;
-			continue;
-		}
-		json_decref(doc);
 		good++;
 		if (!node[0]) {
 			const char *b = strrchr(path, '/');
@@ -208,22 +190,23 @@ static int one_file(const char *path, const char *job, const struct gd_threshold
 			gd_findings_release(&fs);
 		}
 	}
-	free(line);
-	gd_delta_base_release(&base);
+	gd_fleet_rec_release(&rec);
 	gd_snapshot_release(&ring[0]);
 	gd_snapshot_release(&ring[1]);
 	if (fp != stdin)
 		fclose(fp);
+	if (rv < 0)
+		return rv;
 	if (!good)
 		return gd_err_set(err, -EINVAL, _("%s: no snapshot in it"), path);
-	if (cut || bad) {
+	if (cut || rec.bad) {
 		struct gd_prom_warning *wn = gd_vec_push(warnings, sizeof *wn);
 		char msg[300];
 
 		if (cut)
 			snprintf(msg, sizeof msg, _("%s: the gzip data ends early or is damaged: what came before is loaded"), path);
 		else
-			snprintf(msg, sizeof msg, _("%zu lines are not snapshots"), bad);
+			snprintf(msg, sizeof msg, _("%zu lines are not snapshots, first %s"), rec.bad, rec.first_bad);
 		wn->query = gd_xstrdup(path);
 		wn->text = gd_xstrdup(msg);
 	}

@@ -1,6 +1,6 @@
 #!/bin/bash
 # tests/timeline/line_cap.sh - the readers of snapshot lines (report,
-# fleet FILE) take lines up to 64 MiB (GD_LINE_MAX, src/model/recording.h:
+# fleet FILE, fleet --job FILE) take lines up to 64 MiB (GD_LINE_MAX, src/model/recording.h:
 # a 1,000-process node writes 871 KB) and say so past it, at a peak RSS of
 # about the cap: a gzip file of 0.9 MB holding one 200 MiB line (zeros
 # through gzip, made here) was read whole by getline(3) before the parser
@@ -32,6 +32,8 @@ peak report 3 163840 report "$work/bomb.jsonl.gz" --json
 grep -qF "$msg" "$work/report.err" || die "report: $(head -c 400 "$work/report.err")"
 peak fleet 3 163840 fleet "$work/bomb.jsonl.gz"
 grep -qF "$msg" "$work/fleet.err" || die "fleet: $(head -c 400 "$work/fleet.err")"
+peak fleet_job 3 163840 fleet --job any "$work/bomb.jsonl.gz"
+grep -qF "$msg" "$work/fleet_job.err" || die "fleet --job: $(head -c 400 "$work/fleet_job.err")"
 # under the cap: a blank line of 60 MiB, then a snapshot, is one snapshot
 {
 	head -c $((60 << 20)) /dev/zero | tr '\0' ' '
