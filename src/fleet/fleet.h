@@ -169,6 +169,8 @@ int gd_fleet_files(char *const *paths, size_t n, const struct gd_fleet_opts *o, 
 /* fleet_out.c; s padded to cols display columns (a CJK character takes
  * two), on the right (left-aligned) or on the left (right-aligned). */
 void gd_fleet_pad_left(FILE *out, const char *s, size_t cols);
+/* doc's "warnings" and "cost" from the queries p made (fleet_out.c). */
+void gd_prom_cost_json(json_t *doc, const struct gd_prom *p);
 void gd_fleet_pad_right(FILE *out, const char *s, size_t cols);
 void gd_fleet_print_text(FILE *out, const struct gd_fleet *f, const struct gd_prom *p, const char *url);
 json_t *gd_fleet_json(const struct gd_fleet *f, const struct gd_prom *p, const char *url);

@@ -436,23 +436,7 @@ json_t *gd_fleet_job_json(const struct gd_fleet_job *j, const struct gd_prom *p,
 		json_array_append_new(a, x);
 	}
 	json_object_set_new(doc, "ranks", a);
-	a = json_array();
-	GD_VEC_EACH(p->warnings, const struct gd_prom_warning, w)
-		json_array_append_new(a, json_pack("{s:s,s:s}", "query", w->query, "warning", w->text));
-	json_object_set_new(doc, "warnings", a);
-	json_object_set_new(doc, "cost", json_pack("{s:I,s:f,s:I}", "queries", (json_int_t)p->queries, "seconds", p->seconds,
-						   "bytes", (json_int_t)p->bytes));
-	if (p->stats)
-		json_object_set_new(json_object_get(doc, "cost"), "samples", json_real(p->samples));
-	a = json_array();
-	GD_VEC_EACH(p->costs, const struct gd_prom_cost, c) {
-		json_t *x = json_pack("{s:s,s:f,s:I,s:I}", "query", c->query, "seconds", c->seconds, "bytes",
-				      (json_int_t)c->bytes, "series", (json_int_t)c->series);
-
-		json_object_set_new(x, "samples", c->samples >= 0 ? json_real(c->samples) : json_null());
-		json_array_append_new(a, x);
-	}
-	json_object_set_new(json_object_get(doc, "cost"), "per_query", a);
+	gd_prom_cost_json(doc, p);
 	return doc;
 }
 
