@@ -45,6 +45,7 @@ struct opts {
 	double nvml_timeout_s;
 	const char *listen;
 	const char *probe_results;
+	const char *user;              /* serve: --user */
 	const char *from[MAX_FROM];
 	size_t nfrom;
 	double window_s;
@@ -63,7 +64,8 @@ struct opts {
 };
 
 enum { OPT_ROOT = 256, OPT_CONFIG, OPT_SET, OPT_NO_COLOR, OPT_VERSION, OPT_NVML, OPT_NVML_TIMEOUT, OPT_LOOKBACK, OPT_LISTEN,
-       OPT_MAX_SIZE, OPT_MAX_AGE, OPT_FULL_EVERY, OPT_PROBE_RESULTS };
+       OPT_MAX_SIZE, OPT_MAX_AGE, OPT_FULL_EVERY, OPT_PROBE_RESULTS,
+       OPT_USER };
 
 #define IS(cmd, name) (strcmp((cmd), (name)) == 0)
 
@@ -82,6 +84,7 @@ static const struct option long_opts[] = {
 	{ "text", no_argument, NULL, 't' },
 	{ "listen", required_argument, NULL, OPT_LISTEN },
 	{ "probe-results", required_argument, NULL, OPT_PROBE_RESULTS },
+	{ "user", required_argument, NULL, OPT_USER },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "nvml", required_argument, NULL, OPT_NVML },
@@ -119,6 +122,7 @@ static bool allowed(const char *cmd, int opt)
 		return IS(cmd, "check") || IS(cmd, "snapshot") || IS(cmd, "watch") || IS(cmd, "record") || IS(cmd, "serve");
 	case OPT_LISTEN:
 	case OPT_PROBE_RESULTS:
+	case OPT_USER:
 		return IS(cmd, "serve");
 	default:
 		return true;
@@ -202,6 +206,9 @@ static int parse_args(int argc, char **argv, struct opts *o, const char ***sets,
 			break;
 		case OPT_PROBE_RESULTS:
 			o->probe_results = optarg;
+			break;
+		case OPT_USER:
+			o->user = optarg;
 			break;
 		case 'i':
 			if (gd_duration_parse(optarg, &o->interval_s, &err) < 0)
@@ -544,7 +551,7 @@ static int cmd_serve(const struct opts *o)
 {
 	struct gd_serve_opts so = { o->listen, o->root, o->interval_s, o->window_s, &o->th,
 				    o->nvml_path ? o->nvml_path : getenv("GPUDOCTOR_NVML"), o->nvml_timeout_s,
-				    o->lookback_s, o->probe_results };
+				    o->lookback_s, o->probe_results, o->user };
 	struct gd_err err;
 
 	if (!o->window_given && so.window_s < so.interval_s)

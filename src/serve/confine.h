@@ -15,12 +15,15 @@
  *                  build keeps ptrace: LeakSanitizer stops threads with it.)
  *
  * The capabilities it was given keep opening what they open for reading
- * (gpudoctor(1), PRIVILEGES).
+ * (gpudoctor(1), PRIVILEGES).  With --user it first leaves uid 0
+ * (gd_serve_become).
  */
 #ifndef GD_SERVE_CONFINE_H
 #define GD_SERVE_CONFINE_H
 
 #include <stddef.h>
+
+struct gd_err;
 
 enum {
 	GD_CONFINE_NNP = 1,      /* no_new_privs set */
@@ -31,5 +34,19 @@ enum {
  * the GD_CONFINE_* that took effect, with note saying what did not and why
  * ("" when all did). */
 int gd_serve_confine(char *note, size_t note_size);
+
+/* The capabilities serve keeps when it becomes another user: each opens one
+ * kind of evidence (gpudoctor(1), PRIVILEGES); every other one is lost. */
+#define GD_SERVE_KEEP_CAPS "cap_dac_read_search, cap_sys_ptrace, cap_syslog, cap_perfmon"
+
+/* --user: a process started as root (a container: Kubernetes grants added
+ * capabilities only to uid 0) becomes USER (a name, or UID[:GID]) keeping
+ * only those of the capabilities above that it holds, with no supplementary
+ * groups, no inheritable or ambient capabilities, and not dumpable.  Files
+ * of root's that only their owner may write (/proc/PID/mem of root's
+ * processes) are then out of its reach.  Must run before any thread exists
+ * (capabilities belong to a thread).  Negative, with err set, when it cannot
+ * be done in full: serve then does not start. */
+int gd_serve_become(const char *user, struct gd_err *err);
 
 #endif

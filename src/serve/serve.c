@@ -522,6 +522,10 @@ int gd_serve_run(const struct gd_serve_opts *o, struct gd_err *err)
 	if (fd < 0)
 		return fd;
 	/* before any thread: they inherit it (confine.h) */
+	if (o->user && gd_serve_become(o->user, err) < 0) {
+		close(fd);
+		return err->code;
+	}
 	gd_serve_confine(note, sizeof note);
 	if (note[0])
 		fprintf(stderr, _("gpudoctor: serve: %s\n"), note);

@@ -50,6 +50,7 @@ struct gd_serve_opts {
 	double nvml_timeout_s;    /* --nvml-timeout; 0: the default */
 	double lookback_s;        /* --lookback; 0: the default */
 	const char *probe_results; /* --probe-results: a gpudoctor probe -o file, or NULL */
+	const char *user;         /* --user: the user it becomes after binding, or NULL */
 };
 
 /* One collection cycle's rendered result; never changed once published. */
