@@ -531,6 +531,17 @@ void gd_nvml_cache_put(struct gd_nvml *nv, int gpu, const char *what, unsigned i
 }
 
 /* ---- accessors ------------------------------------------------------------ */
+bool gd_nvml_sym_row(size_t i, const char *const **names, bool *required, const char **group, size_t *off)
+{
+	if (i >= N(sym_table))
+		return false;
+	*names = sym_table[i].names;
+	*required = sym_table[i].required;
+	*group = sym_table[i].group;
+	*off = sym_table[i].off;
+	return true;
+}
+
 enum gd_nvml_state gd_nvml_state(const struct gd_nvml *nv)
 {
 	return nv->state;

@@ -121,6 +121,11 @@ static const struct col cols[] = {
 	  C_IGNORE, 0, 0, NULL, 0, 0 },
 };
 
+const char *gd_nvsmi_csv_names(size_t i)
+{
+	return i < sizeof cols / sizeof cols[0] ? cols[i].names : NULL;
+}
+
 /* Finds the column description of a query name ("memory.used [MiB]"). */
 static const struct col *col_find(struct gd_slice name, bool families)
 {

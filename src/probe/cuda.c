@@ -147,3 +147,11 @@ void gd_cuda_close(struct gd_cuda *cu)
 	if (cu)
 		cu->lib = NULL;
 }
+
+const char *const *gd_cuda_sym_names(size_t i, size_t *off)
+{
+	if (i >= sizeof syms / sizeof syms[0])
+		return NULL;
+	*off = syms[i].offset;
+	return syms[i].names;
+}
