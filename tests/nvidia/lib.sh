@@ -35,11 +35,11 @@ fi
 # run as root without the kernel module, creates /dev/nvidiactl (mknod,
 # character 195:255) before it reports NVML_ERROR_DRIVER_NOT_LOADED: a test
 # must not leave that node behind on the machine.
-nv_run() {
-	if [ "$(id -u)" = 0 ]; then
-		command -v setpriv >/dev/null 2>&1 || nv_need "setpriv (util-linux) is not installed"
-		setpriv --bounding-set=-mknod -- "$@"
-	else
-		"$@"
-	fi
-}
+# NV_RUN: the same as a command prefix, for a command started in the
+# background (setpriv execs it: $! is its pid).
+NV_RUN=()
+if [ "$(id -u)" = 0 ]; then
+	command -v setpriv >/dev/null 2>&1 || nv_need "setpriv (util-linux) is not installed"
+	NV_RUN=(setpriv --bounding-set=-mknod --)
+fi
+nv_run() { "${NV_RUN[@]}" "$@"; }
