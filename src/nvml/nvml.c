@@ -99,7 +99,7 @@ static const struct sym_row sym_table[] = {
 	ALT("graphics processes", gprocs_v1, "nvmlDeviceGetGraphicsRunningProcesses"),
 	OPT(proc_util, "nvmlDeviceGetProcessUtilization"),
 	OPT(samples, "nvmlDeviceGetSamples"),
-	/* GPM (the 12.0 header and later; answers on Hopper and newer) */
+	/* GPM (already in the 11.8 header of Debian's libnvidia-ml-dev, R520; answers on Hopper and newer) */
 	OPT(gpm_support, "nvmlGpmQueryDeviceSupport"),
 	OPT(gpm_alloc, "nvmlGpmSampleAlloc"),
 	OPT(gpm_free, "nvmlGpmSampleFree"),

@@ -50,6 +50,10 @@ grep -qF 'cuda-loader reason=cuInit: CUDA_ERROR_NO_DEVICE (100): the driver sees
 	bad "CUDA reason: $(grep '^cuda-loader reason' <<<"$out")"
 grep -qF '/proc/driver/nvidia/version is absent: the nvidia kernel module is not loaded' <<<"$out" ||
 	bad "CUDA reason does not say the module is not loaded: $(grep '^cuda-loader reason' <<<"$out")"
+# the table in docs/ names every one of them
+for name in $(awk '$1 == "nvml" || $1 == "cuda" { print $2 }' <<<"$out"); do
+	grep -qF "| \`$name\` |" "$repo/docs/nvidia-symbols.md" || bad "docs/nvidia-symbols.md lacks $name"
+done
 echo "$n_nvml NVML and $n_cuda CUDA names present in 535.261.03; absent: $(tr '\n' ' ' <<<"$got_absent")"
 grep '^nvml-loader\|^cuda-loader' <<<"$out"
 [ $fail -eq 0 ] && echo PASS
