@@ -62,7 +62,10 @@ static char *slurp(const char *path, size_t *len)
 
 static int cmd_syms(const char *nvml_path, const char *cuda_path)
 {
-	void *nd = dlopen(nvml_path, RTLD_LAZY | RTLD_LOCAL), *cd = dlopen(cuda_path, RTLD_LAZY | RTLD_LOCAL);
+	/* NODELETE: mapped to the end, so that LeakSanitizer can name the
+	 * library of the allocations NVIDIA's code keeps (lsan.supp) */
+	void *nd = dlopen(nvml_path, RTLD_LAZY | RTLD_LOCAL | RTLD_NODELETE),
+	     *cd = dlopen(cuda_path, RTLD_LAZY | RTLD_LOCAL | RTLD_NODELETE);
 	const char *const *names, *group;
 	bool required;
 	size_t off;
@@ -227,6 +230,7 @@ static int cmd_smi_csv(const char *file)
 
 int main(int argc, char **argv)
 {
+	setvbuf(stdout, NULL, _IOLBF, 0); /* every line out before a sanitizer's report */
 	if (argc == 4 && strcmp(argv[1], "syms") == 0)
 		return cmd_syms(argv[2], argv[3]);
 	if (argc == 3 && strcmp(argv[1], "smi-names") == 0)
