@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # tests/nvidia/lib.sh - sourced by the tests of NVIDIA's own user space
 # (issue 28).  Unpacks it with scripts/nvidia-debs.sh (a no-op once done)
 # and sets NV_ROOT, NV_NVML, NV_CUDA, NV_SMI, NV_NVML_H.  When Debian's
