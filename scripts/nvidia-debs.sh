@@ -9,7 +9,7 @@
 # package lists and the download cache are private to DIR/.apt (apt-get -o
 # Dir::Etc::sourcelist, Dir::Etc::sourceparts, Dir::State, Dir::Cache), the
 # mirror is the one the machine's own Debian sources name, and the archive
-# key is Debian's.  The .debs are unpacked with dpkg-deb -x (no maintainer
+# key is Debian's (GD_DEBIAN_MIRROR=URL names another mirror).  The .debs are unpacked with dpkg-deb -x (no maintainer
 # scripts, nothing installed).  Idempotent: a DIR that holds a complete
 # unpack (DIR/.complete names the version) is left as it is, in
 # milliseconds.  Needs no root.
@@ -43,7 +43,7 @@ done
 if [ -z "$mirror" ] && [ -r /etc/apt/sources.list ]; then
 	mirror=$(awk '$1 == "deb" && $2 !~ /security/ { print $2; exit }' /etc/apt/sources.list)
 fi
-mirror=${mirror:-http://deb.debian.org/debian}
+mirror=${GD_DEBIAN_MIRROR:-${mirror:-http://deb.debian.org/debian}}
 key=/usr/share/keyrings/debian-archive-keyring.gpg
 [ -r "$key" ] || { echo "nvidia-debs: $key missing (install debian-archive-keyring)" >&2; exit 1; }
 
