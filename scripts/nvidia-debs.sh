@@ -28,6 +28,15 @@ case $dir in /*) ;; *) dir=$PWD/$dir ;; esac
 if [ -f "$dir/.complete" ] && [ "$(cat "$dir/.complete")" = "$VERSION" ]; then
 	exit 0
 fi
+# two tests may ask at once: one fetches, the other waits and finds it done
+mkdir -p "$(dirname "$dir")"
+if command -v flock >/dev/null 2>&1; then
+	exec 9>"$dir.lock"
+	flock 9
+	if [ -f "$dir/.complete" ] && [ "$(cat "$dir/.complete")" = "$VERSION" ]; then
+		exit 0
+	fi
+fi
 for t in apt-get dpkg-deb; do
 	command -v "$t" >/dev/null 2>&1 || { echo "nvidia-debs: $t not found (a Debian system is needed)" >&2; exit 1; }
 done
