@@ -57,6 +57,8 @@ include mk/install.mk
 
 deps:
 	@scripts/deps.sh
+	@# NVIDIA's 535 user space for tests/nvidia (issue 28): not fatal outside CI
+	@scripts/nvidia-debs.sh || [ "$${CI:-}" != true ]
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -142,10 +144,15 @@ $(BUILD)/tests/probe_host_driver: tests/probe/host_driver.c $(BUILD)/libgd.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libgd.a $(LIBS)
 
+# NVIDIA's own libraries against the loaders and the CSV reader (tests/nvidia/, issue 28).
+$(BUILD)/tests/nvidia_real: tests/nvidia/real.c $(BUILD)/libgd.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libgd.a $(LIBS)
+
 # The multi-node test bed's rank and its NCCL stand-in (tests/multinode/, issue 26).
 MULTINODE_BED := $(BUILD)/multinode/rank $(BUILD)/multinode/nccl/libnccl.so.2
 unit: $(BUILD)/gpudoctor $(TEST_BIN) $(BUILD)/bench/bench_collect $(FAKE_NVML) $(FAKE_CUDA) $(BUILD)/tests/probe_host_driver \
-  $(MULTINODE_BED)
+  $(MULTINODE_BED) $(BUILD)/tests/nvidia_real
 
 $(BUILD)/multinode/nccl/libnccl.so.2: tests/multinode/bed_nccl.c
 	@mkdir -p $(dir $@)
@@ -168,7 +175,7 @@ check: deps
 	  LDFLAGS="-fsanitize=address,undefined,float-cast-overflow" all unit
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  GD_HTML_CHECKED=$(abspath $(BUILD))/artifacts/html \
-	  BUILD=build-asan GD_SUITES="unit scenarios offline timeline e2e exporter probe" tests/run.sh
+	  BUILD=build-asan GD_SUITES="unit scenarios offline timeline e2e exporter probe nvidia" tests/run.sh
 
 # Rewrites the golden files (expected.txt of tests/scenarios and tests/offline)
 # from the code under test: never part of make test; review the diff it prints.

@@ -7,7 +7,7 @@ PKGS="gcc make pkg-config libjansson-dev libcjson-dev libinih-dev libcmocka-dev 
       jq clang llvm libclang-rt-14-dev tmux chromium iproute2 nftables util-linux procps
       iputils-ping netcat-openbsd curl libcurl4 shellcheck openssl prometheus prometheus-node-exporter slurmctld slurmd slurm-client munge fio ipmitool python3
       gettext fonts-noto-cjk dpkg-dev debhelper fakeroot lintian systemd bash-completion man-db
-      python3-seccomp bc"
+      python3-seccomp bc binutils debian-archive-keyring"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

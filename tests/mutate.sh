@@ -110,6 +110,13 @@ probe-hung-not-marked~src/cli/cli_probe.c~s/r->status = i == hung_gpu ? GD_PR_HU
 probe-copies-unverified~src/probe/gpu.c~s/r->errors = words_differ(host, back, bytes \/ 4);/r->errors = 0;/~tests/probe/gpu_faults.sh~probe.gpu_memory_errors did not fire for \^gpu5
 npd-trusts-squatter~src/cli/cli_npd.c~s/if (uid == 0 || (t->known \&\& uid == t->uid))/if (uid < 0x7fffffffu)/~tests/exporter/slurm.sh~check --npd believed a squatter
 unit-allows-vm-writev~deploy/systemd/gpudoctor.service~s/ process_vm_readv process_vm_writev$//~tests/e2e/unit_sandbox.sh~process_vm_writev: DONE
+nvml-symbol-misspelled~src/nvml/nvml.c~s/REQ(count, "nvmlDeviceGetCount_v2", "nvmlDeviceGetCount")/REQ(count, "nvmlDeviceGetCoutn_v2", "nvmlDeviceGetCount")/~GD_NVIDIA_DIR=$repo/build/nvidia/535 tests/nvidia/symbols.sh~names absent from 535.261.03
+cuda-symbol-misspelled~src/probe/cuda.c~s/ROW(stream_query, "cuStreamQuery")/ROW(stream_query, "cuStreamQeury")/~GD_NVIDIA_DIR=$repo/build/nvidia/535 tests/nvidia/symbols.sh~FAIL cuda row cuStreamQeury
+nvml-field-id-wrong~src/nvml/nvml_abi.h~s/^#define NVML_FI_DEV_PCIE_REPLAY_COUNTER 94 /#define NVML_FI_DEV_PCIE_REPLAY_COUNTER 95 /~GD_NVIDIA_DIR=$repo/build/nvidia/535 tests/nvidia/abi.sh~FAIL NVML_FI_DEV_PCIE_REPLAY_COUNTER value
+nvml-member-moved~src/nvml/nvml_abi.h~s/^\tunsigned int domain, bus, device;$/\tunsigned int bus, domain, device;/~GD_NVIDIA_DIR=$repo/build/nvidia/535 tests/nvidia/abi.sh~FAIL nvmlPciInfo_t.domain offset
+cuda-value-wrong~src/probe/cuda_abi.h~s/GD_CU_ERROR_LAUNCH_FAILED = 719/GD_CU_ERROR_LAUNCH_FAILED = 718/~GD_NVIDIA_DIR=$repo/build/nvidia/535 tests/nvidia/abi.sh~FAIL GD_CU_ERROR_LAUNCH_FAILED value
+csv-name-misspelled~src/offline/smi_csv.c~s/"ecc.errors.uncorrected.volatile.total"/"ecc.errors.uncorrected.volatile.totl"/~GD_NVIDIA_DIR=$repo/build/nvidia/535 tests/nvidia/smi.sh~absent ecc.errors.uncorrected.volatile.totl
+smi-failure-alone-ignored~src/rules/rule_driver.c~s/if (!gpci_seen(b) \&\& strcmp(b->nvml.init_error, "DRIVER_NOT_LOADED") == 0) {/if (0) {/~GD_NVIDIA_DIR=$repo/build/nvidia/535 tests/nvidia/smi.sh~check --from the captured message
 EOF
 )
 
@@ -163,7 +170,7 @@ while IFS='~' read -r id file expr cmd expect; do
 	if [[ $cmd == "$BUILD/tests/"* ]]; then
 		# one unit test binary: only it (relinking all of them was most of the run)
 		targets="all $FAKES ${cmd%% *}"
-	elif [[ $cmd == *GD_SUITES=unit* || $cmd == *"$BUILD/tests/"* || $cmd == *tests/probe/* ]]; then
+	elif [[ $cmd == *GD_SUITES=unit* || $cmd == *"$BUILD/tests/"* || $cmd == *tests/probe/* || $cmd == *tests/nvidia/* ]]; then
 		targets="all unit"
 	fi
 	# shellcheck disable=SC2086

@@ -15,7 +15,9 @@
 # (gpudoctor serve: promtool, a real Prometheus, bad requests), i18n (the
 # Chinese catalogue is complete, zh_CN renders, LANG=C changes nothing), probe (every
 # tests/probe/*.sh: gpudoctor probe against a fake libcuda.so.1 and the fake
-# NVML, the host probes against dd and fio), install (make install DESTDIR,
+# NVML, the host probes against dd and fio), nvidia (NVIDIA's own 535
+# libraries, nvidia-smi and headers against our loaders, declarations and
+# readers: scripts/nvidia-debs.sh fetches them), install (make install DESTDIR,
 # the build-dependency line, --version, the bash completion), fuzz (a short
 # run of each fuzz harness).  The Debian package is tested by
 # tests/package/run.sh (make package-test: root, apt-get).
@@ -44,7 +46,7 @@ export GD_SUITE_RUN=1
 # English; tests/i18n sets the language it tests)
 unset LANGUAGE LC_ALL LC_MESSAGES COLUMNS
 export LANG=C.UTF-8
-ALL_SUITES="unit docs scenarios offline timeline e2e exporter probe i18n install fuzz"
+ALL_SUITES="unit docs scenarios offline timeline e2e exporter probe i18n install fuzz nvidia"
 SUITES=${GD_SUITES:-$ALL_SUITES}
 in_ci=false
 [ "${CI:-}" = true ] && in_ci=true
@@ -101,6 +103,7 @@ for suite in $SUITES; do
 	e2e) scripts_of e2e tests/e2e 300 ;;
 	exporter) scripts_of exporter tests/exporter 180 ;;
 	probe) scripts_of probe tests/probe 300 ;;
+	nvidia) scripts_of nvidia tests/nvidia 120 ;;
 	install) scripts_of install tests/install 120 ;;
 	i18n) scripts_of i18n tests/i18n 300 ;;
 	fuzz)
@@ -108,7 +111,7 @@ for suite in $SUITES; do
 	esac
 done
 # Floors: a suite that finds fewer tests than this has lost its sources.
-declare -A floor=([unit]=20 [timeline]=3 [e2e]=3 [exporter]=5 [probe]=4 [install]=4 [i18n]=3)
+declare -A floor=([unit]=20 [timeline]=3 [e2e]=3 [exporter]=5 [probe]=4 [nvidia]=3 [install]=4 [i18n]=3)
 declare -A found=()
 for p in "${plan[@]}"; do
 	s=${p%%$'\t'*}

@@ -99,7 +99,7 @@ static const struct sym_row sym_table[] = {
 	ALT("graphics processes", gprocs_v1, "nvmlDeviceGetGraphicsRunningProcesses"),
 	OPT(proc_util, "nvmlDeviceGetProcessUtilization"),
 	OPT(samples, "nvmlDeviceGetSamples"),
-	/* GPM (the 12.0 header and later; answers on Hopper and newer) */
+	/* GPM (already in the 11.8 header of Debian's libnvidia-ml-dev, R520; answers on Hopper and newer) */
 	OPT(gpm_support, "nvmlGpmQueryDeviceSupport"),
 	OPT(gpm_alloc, "nvmlGpmSampleAlloc"),
 	OPT(gpm_free, "nvmlGpmSampleFree"),
@@ -531,6 +531,17 @@ void gd_nvml_cache_put(struct gd_nvml *nv, int gpu, const char *what, unsigned i
 }
 
 /* ---- accessors ------------------------------------------------------------ */
+bool gd_nvml_sym_row(size_t i, const char *const **names, bool *required, const char **group, size_t *off)
+{
+	if (i >= N(sym_table))
+		return false;
+	*names = sym_table[i].names;
+	*required = sym_table[i].required;
+	*group = sym_table[i].group;
+	*off = sym_table[i].off;
+	return true;
+}
+
 enum gd_nvml_state gd_nvml_state(const struct gd_nvml *nv)
 {
 	return nv->state;

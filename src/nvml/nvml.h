@@ -160,6 +160,12 @@ const char *gd_nvml_library(const struct gd_nvml *nv);
 int gd_nvml_init_rc(const struct gd_nvml *nv);
 /* Optional functions this driver lacks, comma-separated ("" when none). */
 const char *gd_nvml_missing(const struct gd_nvml *nv);
+/* Row i of the loader's symbol table (false past its end): the names tried,
+ * newest first, NULL-terminated; whether the row is required; the group of
+ * alternatives it belongs to (NULL: none); the offset of its pointer in
+ * struct gd_nvml_api.  For the tests that check the table against NVIDIA's
+ * libraries (tests/nvidia/). */
+bool gd_nvml_sym_row(size_t i, const char *const **names, bool *required, const char **group, size_t *off);
 /* The call that missed its deadline ("" when none). */
 const char *gd_nvml_stuck_call(const struct gd_nvml *nv);
 double gd_nvml_timeout(const struct gd_nvml *nv);

@@ -288,11 +288,11 @@ typedef struct {
 	nvmlValue_t sampleValue;
 } nvmlSample_t;
 
-/* GPM, GPU performance monitoring (Hopper and newer; the 12.0 header, R525): the
+/* GPM, GPU performance monitoring (Hopper and newer; in the 11.8 header, R520): the
  * counters of one moment in an opaque sample, and metrics computed from two
  * samples taken at least 100 ms apart ("due to the internal sample refresh
  * rate", nvml.h).  The sample is a pointer to a driver-owned struct.  The
- * headers grew NVML_GPM_METRIC_MAX from 98 (12.0-12.8) to 210 (12.9-13.1)
+ * headers grew NVML_GPM_METRIC_MAX from 98 (11.8-12.8) to 210 (12.9-13.1)
  * and 333 (13.2, 13.3) without changing NVML_GPM_METRICS_GET_VERSION (1), so the
  * library reads numMetrics entries of whatever array it is given: ours is
  * the largest, never overrun by an older library. */
@@ -337,7 +337,7 @@ typedef struct {
 #define NVML_GPM_SUPPORT_VERSION 1
 
 _Static_assert(sizeof(nvmlSample_t) == 16, "nvmlSample_t: 16 bytes");
-_Static_assert(sizeof(nvmlGpmMetric_t) == 40, "nvmlGpmMetric_t: 40 bytes (12.0-13.3 headers)");
+_Static_assert(sizeof(nvmlGpmMetric_t) == 40, "nvmlGpmMetric_t: 40 bytes (11.8-13.3 headers)");
 _Static_assert(offsetof(nvmlGpmMetric_t, value) == 8, "nvmlGpmMetric_t.value at 8");
 _Static_assert(offsetof(nvmlGpmMetricsGet_t, sample1) == 8, "nvmlGpmMetricsGet_t.sample1 at 8");
 _Static_assert(offsetof(nvmlGpmMetricsGet_t, metrics) == 24, "nvmlGpmMetricsGet_t.metrics at 24");

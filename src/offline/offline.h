@@ -53,6 +53,9 @@ enum gd_ofl_kind gd_ofl_detect(const char *buf, size_t len);
 int gd_parse_nvsmi_q(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err);
 int gd_parse_nvsmi_xml(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err);
 int gd_parse_nvsmi_csv(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err);
+/* The CSV reader's column i: its '|'-separated --query-gpu names (a name
+ * ending in ".*" is a family); NULL past the end.  For tests/nvidia/. */
+const char *gd_nvsmi_csv_names(size_t i);
 /* dcgmi diag's result table, dcgmi dmon, dcgmi health (dcgmi.c). */
 int gd_parse_dcgmi(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err);
 int gd_parse_nvsmi_table(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err);

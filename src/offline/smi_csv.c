@@ -107,7 +107,11 @@ static const struct col cols[] = {
 	{ "clocks_event_reasons.hw_power_brake_slowdown|clocks_throttle_reasons.hw_power_brake_slowdown", C_REASON_BIT, G(clock_event_reasons), NULL, 0, 0x80 },
 	/* Fields of nvidia-smi --help-query-gpu that no rule reads: known, so a
 	 * header of them is nvidia-smi's, and not stored.  A name ending in
-	 * ".*" stands for its whole family (looked up after the exact names). */
+	 * ".*" stands for its whole family and for the family's own name
+	 * ("ecc.errors", which --query-gpu takes for all of them), looked up
+	 * after the exact names.  tests/nvidia/smi.sh checks every name of
+	 * NVIDIA's 535 binary against this table (clocks_event_reason.* is
+	 * NVIDIA's own singular spelling there). */
 	{ "timestamp|driver_version|count|vbios_version|compute_cap|display_mode|display_active|"
 	  "addressing_mode|memory.free|memory.reserved|clocks_event_reasons.supported|"
 	  "clocks_throttle_reasons.supported|ecc.mode.pending|mig.mode.pending|power.management|"
@@ -117,9 +121,15 @@ static const struct col cols[] = {
 	  "clocks.default_applications.*|clocks.applications.*|clocks.max.*|clocks.*|clocks_event_reasons.*|"
 	  "clocks_throttle_reasons.*|clocks_event_reasons_counters.*|ecc.errors.*|retired_pages.*|"
 	  "remapped_rows.*|fabric.*|gpu_operation_mode.*|reset_status.*|protected_memory.*|platform.*|"
-	  "temperature.*|power.*|enforced.*|memory.*|utilization.*|mig.*|fan.*",
+	  "temperature.*|power.*|enforced.*|memory.*|utilization.*|mig.*|fan.*|ecc.mode.*|gsp.mode.*|"
+	  "clocks_event_reason.*|vgpu_driver_capability.*|vgpu_device_capability.*",
 	  C_IGNORE, 0, 0, NULL, 0, 0 },
 };
+
+const char *gd_nvsmi_csv_names(size_t i)
+{
+	return i < sizeof cols / sizeof cols[0] ? cols[i].names : NULL;
+}
 
 /* Finds the column description of a query name ("memory.used [MiB]"). */
 static const struct col *col_find(struct gd_slice name, bool families)
@@ -143,6 +153,9 @@ static const struct col *col_find(struct gd_slice name, bool families)
 					return &cols[i];
 				if (family && fam && name.n > n - 1 && strncmp(p, name.p, n - 1) == 0)
 					return &cols[i];
+				/* the family's own name: "ecc.errors" for "ecc.errors.*" */
+				if (family && fam && name.n == n - 2 && strncmp(p, name.p, n - 2) == 0)
+					return &cols[i];
 				p += n + (e ? 1 : 0);
 			}
 		}
@@ -162,7 +175,8 @@ static bool col_strong(struct gd_slice name, const struct col *c)
 		return false;
 	if (c->type != C_IGNORE)
 		return true;
-	return memchr(name.p, '.', name.n) || memchr(name.p, '_', name.n);
+	/* a family's own name ("inforom") is nvidia-smi's too */
+	return memchr(name.p, '.', name.n) || memchr(name.p, '_', name.n) || !col_find(name, false);
 }
 
 /* Splits a CSV line at commas (nvidia-smi never quotes). */
@@ -437,8 +451,8 @@ static bool header_line(struct gd_slice line, struct header *h)
 		for (size_t j = 0; j < k.n; j++)
 			if (k.p[j] == ' ' || k.p[j] == '[')
 				k.n = j;
-		if (!(k.n == line.n || (line.p[line.n - 1] == ']' && k.p[k.n] == ' ')) || !col_find(k, false) ||
-		    !col_strong(k, col_find(k, false)))
+		if (!(k.n == line.n || (line.p[line.n - 1] == ']' && k.p[k.n] == ' ')) || !col_find(k, true) ||
+		    !col_strong(k, col_find(k, true)))
 			return false;
 	}
 	n = split_csv(line, f, MAX_COLS);

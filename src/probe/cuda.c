@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 struct sym {
 	size_t offset;
@@ -133,6 +134,11 @@ int gd_cuda_open(struct gd_cuda *cu, const char *path)
 			 : rc == GD_CU_ERROR_NO_DEVICE ? ": the driver sees no CUDA GPU"
 			 : rc == GD_CU_ERROR_SYSTEM_NOT_READY ? ": a required driver daemon (fabric manager?) is not running"
 							     : "");
+		/* NVIDIA's libcuda answers NO_DEVICE, not NOT_INITIALIZED, when the
+		 * kernel module is not loaded (seen with 535.261.03): say which */
+		if (rc == GD_CU_ERROR_NO_DEVICE && access("/proc/driver/nvidia/version", F_OK) != 0)
+			snprintf(cu->reason + strlen(cu->reason), sizeof cu->reason - strlen(cu->reason),
+				 "; /proc/driver/nvidia/version is absent: the nvidia kernel module is not loaded");
 		return -1;
 	}
 	if (cu->api.driver_version(&cu->driver_version) != GD_CU_SUCCESS)
@@ -146,4 +152,12 @@ void gd_cuda_close(struct gd_cuda *cu)
 		dlclose(cu->lib);
 	if (cu)
 		cu->lib = NULL;
+}
+
+const char *const *gd_cuda_sym_names(size_t i, size_t *off)
+{
+	if (i >= sizeof syms / sizeof syms[0])
+		return NULL;
+	*off = syms[i].offset;
+	return syms[i].names;
 }

@@ -75,6 +75,11 @@ struct gd_cuda {
 int gd_cuda_open(struct gd_cuda *cu, const char *path);
 void gd_cuda_close(struct gd_cuda *cu);
 
+/* The names row i of the loader's table tries, in order, NULL-terminated
+ * (every row is required), and the offset of its pointer in struct
+ * gd_cuda_api; NULL past the end.  For tests/nvidia/. */
+const char *const *gd_cuda_sym_names(size_t i, size_t *off);
+
 /* "CUDA_ERROR_NO_DEVICE (100)" into buf; works without a loaded driver. */
 const char *gd_cuda_strerror(const struct gd_cuda *cu, CUresult rc, char *buf, size_t size);
 

@@ -222,6 +222,21 @@ enum gd_verdict gd_rule_driver_not_loaded(struct gd_rule_ctx *rc, struct gd_find
 
 	if (!b)
 		return gd_rule_unknown(rc, _("no snapshot"));
+	if (!gpci_seen(b) && strcmp(b->nvml.init_error, "DRIVER_NOT_LOADED") == 0) {
+		/* nvidia-smi's "couldn't communicate with the NVIDIA driver" pasted
+		 * alone (NVIDIA's 535 binary prints it, exit 9, without the module):
+		 * the driver's own word, though no PCI evidence names the GPUs */
+		f = gd_finding_add(rc, out, rc->rule->severity, "driver");
+		/* TRANSLATORS: %s is what said so ("nvidia-smi: couldn't communicate with the NVIDIA driver") */
+		gd_finding_summary(f, _("The nvidia kernel module is not loaded (%s); which NVIDIA GPUs sit on the PCI "
+					"bus is not known (no lspci -vv or /sys/bus/pci evidence)."),
+				   b->nvml.reason[0] ? b->nvml.reason : "nvmlInit: DRIVER_NOT_LOADED");
+		gd_finding_ev_text(f, "init_error", b->nvml.init_error);
+		gd_finding_remedy(f, _("Load the driver (modprobe nvidia) and read dmesg if it fails; if it is not "
+				       "installed, install the NVIDIA driver matching this kernel (DKMS must have built it "
+				       "for the running kernel)."));
+		return GD_VERDICT_FIRED;
+	}
 	if (!gpci_seen(b))
 		return gd_rule_unknown(rc, _("no PCI evidence (/sys/bus/pci/devices not read)"));
 	host = gpci_host_gpus(b);

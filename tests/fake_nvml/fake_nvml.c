@@ -699,7 +699,10 @@ STR_FN(nvmlDeviceGetName, "name")
 STR_FN(nvmlDeviceGetUUID, "uuid")
 STR_FN(nvmlDeviceGetSerial, "serial")
 U_FN(nvmlDeviceGetMinorNumber, "minor_number", 1)
+/* not in the old build: NVIDIA's 535.261.03 does not export it either */
+#ifndef FAKE_NVML_OLD
 U_FN(nvmlDeviceGetNumaNodeId, "numa_node", 1)
+#endif
 U_FN(nvmlDeviceGetFanSpeed, "fan_pct", 1)
 U_FN(nvmlDeviceGetPowerUsage, "power_w", 1000)
 U_FN(nvmlDeviceGetEnforcedPowerLimit, "power_limit_w", 1000)

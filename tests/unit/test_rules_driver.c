@@ -217,6 +217,7 @@ static void test_not_loaded_from_nvml(void **state)
 static void test_not_loaded_clear_unknown(void **state)
 {
 	struct fx *x = *state;
+	const struct gd_finding *f;
 
 	/* the proc file masked in a container, but NVML works: loaded */
 	host4(&x->b, 4);
@@ -234,6 +235,20 @@ static void test_not_loaded_clear_unknown(void **state)
 	nvml_absent(&x->b);
 	assert_int_equal(run1("driver.not_loaded", x, NULL), GD_VERDICT_UNKNOWN);
 	assert_contains(unknown_reason(&x->out), "no PCI evidence");
+	/* no PCI evidence, but the driver's own word (nvidia-smi's "couldn't
+	 * communicate with the NVIDIA driver" pasted alone): fires */
+	gd_findings_release(&x->out);
+	gd_findings_init(&x->out);
+	GD_STRSET(x->b.nvml.init_error, "DRIVER_NOT_LOADED");
+	GD_STRSET(x->b.nvml.reason, "nvidia-smi: couldn't communicate with the NVIDIA driver");
+	assert_int_equal(run1("driver.not_loaded", x, NULL), GD_VERDICT_FIRED);
+	f = FINDING(x->out, 0);
+	assert_int_equal(f->severity, GD_SEV_CRITICAL);
+	assert_contains(f->summary, "kernel module is not loaded (nvidia-smi: couldn't communicate");
+	assert_contains(f->summary, "not known");
+	assert_contains(f->remedy, "modprobe nvidia");
+	gd_snapshot_clear(&x->b);
+	nvml_absent(&x->b);
 	/* GPUs there, NVML absent for another reason, version file unread */
 	gd_findings_release(&x->out);
 	gd_findings_init(&x->out);
