@@ -71,7 +71,7 @@ const struct gd_rule gd_rules[] = {
 	  S, gd_rule_net_link_degraded },
 	{ "net.rdma_down", GD_SEV_WARNING, N_("An RDMA port is down, degraded or counting errors."),
 	  N_("Fix RDMA (ibstat, the cable and the switch port): without it the job falls back to TCP or stops."),
-	  S, gd_rule_net_rdma_down },
+	  S, gd_rule_job_net_rdma_down },
 	{ "host.cpu_thermal_throttle", GD_SEV_WARNING, N_("The CPUs throttle because they overheat."),
 	  N_("Check the host's cooling: fans, heat sinks, air flow and the room temperature."),
 	  W, gd_rule_host_cpu_thermal_throttle },
