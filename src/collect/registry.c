@@ -80,6 +80,8 @@ const struct gd_parser gd_parsers[] = {
 	{ "offline paste", gd_parse_offline_paste },
 	{ "offline job log", gd_parse_joblog },
 	{ "offline dcgmi", gd_parse_dcgmi },
+	{ "offline df", gd_parse_df },
+	{ "offline ibstat", gd_parse_ibstat },
 	{ "proc/<pid>/task/<tid>/schedstat", gd_parse_proc_pid_task_schedstat },
 	{ "proc/<pid>/task/<tid>/syscall", gd_parse_proc_pid_task_syscall },
 	{ "netlink inet_diag", gd_parse_netlink_inet_diag },

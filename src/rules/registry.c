@@ -180,7 +180,7 @@ const struct gd_rule gd_rules[] = {
 	  S, gd_rule_job_gpu_xid },
 	{ "mem.oom_kill", GD_SEV_CRITICAL, N_("The OOM killer killed processes."),
 	  N_("A process was killed for memory: see which, and size the job to fit (fewer loader workers, smaller prefetch, a higher cgroup limit)."),
-	  S, gd_rule_mem_oom_kill },
+	  S, gd_rule_job_mem_oom_kill },
 	{ "host.hung_tasks", GD_SEV_CRITICAL, N_("Tasks are stuck in the kernel: hung-task reports, or processes in uninterruptible sleep (D) past the threshold."),
 	  N_("A task is stuck in the kernel: when it is the NVIDIA driver (often with nvidia-smi hanging too), drain the node and reset the GPU or reboot; otherwise its stack names the subsystem (a stalled NFS mount, a failing disk)."),
 	  S, gd_rule_host_hung_tasks },
