@@ -82,6 +82,7 @@ const struct gd_parser gd_parsers[] = {
 	{ "offline dcgmi", gd_parse_dcgmi },
 	{ "offline df", gd_parse_df },
 	{ "offline ibstat", gd_parse_ibstat },
+	{ "offline nvlink", gd_parse_nvlink },
 	{ "proc/<pid>/task/<tid>/schedstat", gd_parse_proc_pid_task_schedstat },
 	{ "proc/<pid>/task/<tid>/syscall", gd_parse_proc_pid_task_syscall },
 	{ "netlink inet_diag", gd_parse_netlink_inet_diag },

@@ -17,6 +17,7 @@
  *   [ 5023.456789] ..., Nov 30 01:02:03 host kernel: ...   a kernel log
  *   Filesystem  Size  Used Avail Use% Mounted on   df (rows ending in a mount point)
  *   CA 'mlx5_0', hca_id: mlx5_0, Physical state:   ibstat, ibv_devinfo
+ *   Link 0: 25.781 GB/s, Link 0: CRC Errors: 0       nvidia-smi nvlink -s, -e
  *   CUDA out of memory, [Rank 3] Watchdog caught ..., NCCL INFO ...
  *                                             the job's own log (joblog.c), any line
  *
@@ -36,13 +37,13 @@
 
 static const char *const names[GD_OFL_NKINDS] = {
 	"unknown", "snapshot", "nvidia-smi-q", "nvidia-smi-xml", "nvidia-smi-csv", "nvidia-smi", "kernel-log",
-	"lspci", "driver-version", "bug-report", "job-log", "dcgmi", "df", "ibstat",
+	"lspci", "driver-version", "bug-report", "job-log", "dcgmi", "df", "ibstat", "nvidia-smi-nvlink",
 };
 
 static const char *const titles[GD_OFL_NKINDS] = {
 	N_("unknown text"), N_("snapshot JSON lines"), "nvidia-smi -q", "nvidia-smi -q -x", "nvidia-smi --query-gpu",
 	"nvidia-smi", N_("kernel log"), "lspci -vv", "/proc/driver/nvidia/version", "nvidia-bug-report.log",
-	N_("job log"), "dcgmi", "df", "ibstat / ibv_devinfo",
+	N_("job log"), "dcgmi", "df", "ibstat / ibv_devinfo", "nvidia-smi nvlink",
 };
 
 const char *gd_ofl_kind_name(enum gd_ofl_kind k)
@@ -127,7 +128,7 @@ static bool klog_look(struct gd_slice t)
 enum gd_ofl_kind gd_ofl_detect(const char *buf, size_t len)
 {
 	size_t head = len < 65536 ? len : 65536, lines = 0, qlines = 0, klines = 0, pci = 0, fails = 0, lnk = 0, trows = 0,
-	       dcgm = 0, df = 0, ib = 0;
+	       dcgm = 0, df = 0, ib = 0, nvl = 0;
 	struct gd_lines it;
 	struct gd_slice l;
 	size_t i = 0;
@@ -165,6 +166,7 @@ enum gd_ofl_kind gd_ofl_detect(const char *buf, size_t len)
 		dcgm += ofl_dcgmi_line(t);
 		df += ofl_df_line(t);
 		ib += ofl_ibstat_line(t);
+		nvl += ofl_nvlink_line(t);
 		if (ofl_contains(t, "No devices were found") || ofl_contains(t, "NVIDIA-SMI has failed") ||
 		    ofl_contains(t, "Failed to initialize NVML") || ofl_contains(t, "Unable to determine the device handle"))
 			fails++;
@@ -187,6 +189,8 @@ enum gd_ofl_kind gd_ofl_detect(const char *buf, size_t len)
 		return GD_OFL_DCGMI;
 	if (ib >= 2)
 		return GD_OFL_IBSTAT;
+	if (nvl && nvl * 2 >= lines)
+		return GD_OFL_NVLINK;
 	/* df: its header, or mostly its rows (a CI log numbers the lines between them) */
 	if (df && (df * 2 >= lines || ofl_contains((struct gd_slice){ buf, head }, "Mounted on")))
 		return GD_OFL_DF;
@@ -346,6 +350,8 @@ enum gd_ofl_kind ofl_cmd_kind(struct gd_slice cmd)
 		return GD_OFL_DF;
 	if (ofl_contains(cmd, "--query-gpu") || ofl_contains(cmd, "--query-compute-apps"))
 		return GD_OFL_SMI_CSV;
+	if (ofl_contains(cmd, "nvidia-smi nvlink"))
+		return GD_OFL_NVLINK;
 	if (ofl_contains(cmd, "nvidia-smi -q -x") || ofl_contains(cmd, "nvidia-smi -x") ||
 	    ofl_contains(cmd, "--xml-format"))
 		return GD_OFL_SMI_XML;

@@ -291,3 +291,123 @@ int gd_parse_ibstat(const char *buf, size_t len, struct gd_snapshot *s, struct g
 				  bad_line, bad);
 	return 0;
 }
+
+/* ---- nvidia-smi nvlink -s, -e ------------------------------------------- */
+
+/*
+ *   GPU 3: Tesla V100-SXM2-32GB (UUID: GPU-...)      nvidia-smi nvlink -s
+ *            Link 0: 25.781 GB/s
+ *            Link 3: <inactive>
+ *   GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-...)     nvidia-smi nvlink -e
+ *            Link 0: Replay Errors: 0
+ *            Link 0: Recovery Errors: 0
+ *            Link 0: CRC Errors: 0                  (or CRC Flit / CRC Data Errors)
+ *
+ * A GPU's record (gpus[]: index, name, UUID) gets nvlink_links and
+ * nvlink_up_links from -s, and nvlink_errors, the sum of its links'
+ * counters since they were last reset, from -e.
+ */
+
+/* "GPU 3: Tesla V100-SXM2-32GB (UUID: GPU-...)" -> the GPU's record. */
+static struct gd_gpu *nvlink_gpu(struct gd_snapshot *s, struct gd_slice t)
+{
+	struct gd_slice rest, name;
+	const char *colon = memchr(t.p, ':', t.n), *uu;
+	uint64_t idx;
+	struct gd_gpu *g;
+	char uuid[sizeof g->uuid] = "";
+
+	if (!gd_tok_prefix(t, "GPU ") || !colon || !gd_tok_u64(gd_tok_trim((struct gd_slice){ t.p + 4, (size_t)(colon - t.p - 4) }), &idx))
+		return NULL;
+	rest = gd_tok_trim((struct gd_slice){ colon + 1, (size_t)(t.p + t.n - colon - 1) });
+	name = rest;
+	if ((uu = memmem(rest.p, rest.n, "(UUID: ", 7))) {
+		const char *e = memchr(uu, ')', (size_t)(rest.p + rest.n - uu));
+
+		name = gd_tok_trim((struct gd_slice){ rest.p, (size_t)(uu - rest.p) });
+		if (e)
+			gd_tok_copy(uuid, sizeof uuid, gd_tok_trim((struct gd_slice){ uu + 7, (size_t)(e - uu - 7) }));
+	}
+	GD_VEC_EACH(s->gpus, struct gd_gpu, o)
+		if (o->index.ok && o->index.v == idx)
+			return o;
+	g = GD_PUSH(s, gpus, struct gd_gpu);
+	gd_u64_set(&g->index, idx);
+	gd_tok_copy(g->name, sizeof g->name, name);
+	GD_STRSET(g->uuid, uuid);
+	return g;
+}
+
+bool ofl_nvlink_line(struct gd_slice l)
+{
+	struct gd_slice t = gd_tok_trim(ofl_chomp(l));
+	const char *c;
+
+	if (!gd_tok_prefix(t, "Link ") || !(c = memchr(t.p, ':', t.n)))
+		return false;
+	return memmem(c, (size_t)(t.p + t.n - c), "GB/s", 4) || memmem(c, (size_t)(t.p + t.n - c), "<inactive>", 10) ||
+	       memmem(c, (size_t)(t.p + t.n - c), " Errors: ", 9);
+}
+
+int gd_parse_nvlink(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err)
+{
+	struct gd_lines it;
+	struct gd_slice l;
+	struct gd_gpu *g = NULL;
+	size_t links = 0, bad = 0, bad_line = 0;
+	uint64_t last_link = UINT64_MAX;
+
+	gd_lines_init(&it, buf, len);
+	while (gd_tok_line(&it, &l)) {
+		struct gd_slice t = gd_tok_trim(ofl_chomp(l)), num, v;
+		const char *c;
+		struct gd_gpu *ng;
+		uint64_t link, n;
+
+		if ((ng = nvlink_gpu(s, t))) {
+			g = ng;
+			last_link = UINT64_MAX;
+			continue;
+		}
+		if (!g || !ofl_nvlink_line(t))
+			continue;
+		c = memchr(t.p, ':', t.n);
+		num = gd_tok_trim((struct gd_slice){ t.p + 5, (size_t)(c - t.p - 5) });
+		v = gd_tok_trim((struct gd_slice){ c + 1, (size_t)(t.p + t.n - c - 1) });
+		if (!gd_tok_u64(num, &link)) {
+			if (!bad++)
+				bad_line = it.lineno;
+			continue;
+		}
+		links++;
+		if (memmem(v.p, v.n, " Errors: ", 9) || gd_tok_prefix(v, "Errors: ")) {
+			const char *e = memmem(v.p, v.n, "Errors: ", 8);
+			struct gd_slice cnt = gd_tok_trim((struct gd_slice){ e + 8, (size_t)(v.p + v.n - e - 8) });
+
+			if (!gd_tok_u64(cnt, &n)) {
+				if (!ofl_placeholder(cnt) && !bad++)
+					bad_line = it.lineno;
+				continue;
+			}
+			gd_u64_set(&g->nvlink_errors, (g->nvlink_errors.ok ? g->nvlink_errors.v : 0) + n);
+			continue;
+		}
+		/* -s: one line per link */
+		if (link == last_link)
+			continue;
+		last_link = link;
+		gd_u64_set(&g->nvlink_links, (g->nvlink_links.ok ? g->nvlink_links.v : 0) + 1);
+		if (!g->nvlink_up_links.ok)
+			gd_u64_set(&g->nvlink_up_links, 0);
+		if (!memmem(v.p, v.n, "<inactive>", 10))
+			g->nvlink_up_links.v++;
+	}
+	if (!links)
+		return gd_err_set(err, -ENODATA, _("no NVLink line of nvidia-smi nvlink -s or -e (GPU N: ..., then Link N: "
+						   "...) in it"));
+	if (bad)
+		return gd_err_set(err, 1, _("line %zu: an NVLink line whose link number or error count is not a number "
+					    "(%zu in all)"),
+				  bad_line, bad);
+	return 0;
+}

@@ -171,6 +171,8 @@ static int parse_kind(struct load *L, enum gd_ofl_kind kind, const char *buf, si
 		return gd_parse_df(buf, len, t, err);
 	case GD_OFL_IBSTAT:
 		return gd_parse_ibstat(buf, len, t, err);
+	case GD_OFL_NVLINK:
+		return gd_parse_nvlink(buf, len, t, err);
 	default:
 		return gd_err_set(err, -EINVAL, _("not a format gpudoctor reads"));
 	}

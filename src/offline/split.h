@@ -32,6 +32,8 @@ bool ofl_dcgmi_line(struct gd_slice l);
 bool ofl_klog_events(const char *buf, size_t len);
 /* True when a line is df's header or one of its rows (hostcmd.c). */
 bool ofl_df_line(struct gd_slice l);
+/* True when a line is a link's of nvidia-smi nvlink -s or -e (hostcmd.c). */
+bool ofl_nvlink_line(struct gd_slice l);
 /* True when a line is one only ibstat or ibv_devinfo prints (hostcmd.c). */
 bool ofl_ibstat_line(struct gd_slice l);
 /* True when a CSV line names columns nvidia-smi --query-gpu prints. */

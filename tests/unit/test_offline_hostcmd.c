@@ -440,6 +440,84 @@ static void test_power_cap_without_util(void **state)
 	gd_snapshot_release(&s);
 }
 
+/* ---- nvidia-smi nvlink -s, -e ------------------------------------------- */
+
+static const struct gd_gpu *gpu_idx(const struct gd_snapshot *s, uint64_t idx)
+{
+	GD_VEC_EACH(s->gpus, const struct gd_gpu, g)
+		if (g->index.ok && g->index.v == idx)
+			return g;
+	fail_msg("no gpu%llu", (unsigned long long)idx);
+	return NULL;
+}
+
+static void test_nvlink(void **state)
+{
+	struct gd_snapshot s;
+	struct gd_err err;
+	struct gd_findings out;
+	const struct gd_gpu *g;
+
+	(void)state;
+	/* -s and -e of two GPUs, the newer "CRC Flit/Data Errors" words */
+	gd_snapshot_init(&s);
+	assert_int_equal(parse_lit(gd_parse_nvlink,
+				   "GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-fde0a018-ad1a-bbec-ccf6-50a9f64bd178)\n"
+				   "\t Link 0: 25 GB/s\n\t Link 1: <inactive>\n"
+				   "GPU 1: NVIDIA GeForce RTX 3090 (UUID: GPU-bbbb)\n"
+				   "\t Link 0: Replay Errors: 12\n\t Link 0: Recovery Errors: 0\n"
+				   "\t Link 0: CRC Flit Errors: 5\n\t Link 0: CRC Data Errors: 0\n",
+				   &s, &err),
+			 0);
+	g = gpu_idx(&s, 0);
+	assert_string_equal(g->name, "NVIDIA A100-SXM4-40GB");
+	assert_string_equal(g->uuid, "GPU-fde0a018-ad1a-bbec-ccf6-50a9f64bd178");
+	assert_int_equal(g->nvlink_links.v, 2);
+	assert_int_equal(g->nvlink_up_links.v, 1);
+	assert_int_equal(gpu_idx(&s, 1)->nvlink_errors.v, 17);
+	gd_snapshot_release(&s);
+	/* a link number or a count that is not one: partial, the line named */
+	gd_snapshot_init(&s);
+	assert_int_equal(parse_lit(gd_parse_nvlink, "GPU 0: X (UUID: GPU-1)\n\t Link x: 25 GB/s\n\t Link 0: CRC Errors: many\n",
+				   &s, &err),
+			 1);
+	assert_non_null(strstr(err.msg, "line 2"));
+	assert_non_null(strstr(err.msg, "2 in all"));
+	gd_snapshot_release(&s);
+	/* links before any GPU, or no link at all: refused */
+	gd_snapshot_init(&s);
+	assert_true(parse_lit(gd_parse_nvlink, "\t Link 0: 25 GB/s\n", &s, &err) < 0);
+	assert_true(parse_lit(gd_parse_nvlink, "GPU 0: X (UUID: GPU-1", &s, &err) < 0);
+	gd_snapshot_release(&s);
+	/* the rule: counters read once -> info; zero counters and all links up: silent */
+	assert_int_equal(paste("$ nvidia-smi nvlink -e\nGPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-a)\n"
+			       "\t Link 0: Replay Errors: 3\n\t Link 0: Recovery Errors: 0\n\t Link 0: CRC Errors: 0\n",
+			       &s, &err),
+			 0);
+	gd_findings_init(&out);
+	assert_int_equal(run_rule2("gpu.nvlink_errors", &s, NULL, NULL, &out), GD_VERDICT_FIRED);
+	assert_int_equal(one_finding(&out)->severity, GD_SEV_INFO);
+	assert_float_equal(ev_get(one_finding(&out), "nvlink_errors")->value.v, 3, 1e-9);
+	gd_findings_release(&out);
+	gd_snapshot_release(&s);
+	assert_int_equal(paste("GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-a)\n\t Link 0: 26.562 GB/s\n\t Link 1: 26.562 GB/s\n"
+			       "\t Link 0: Replay Errors: 0\n\t Link 0: Recovery Errors: 0\n\t Link 0: CRC Errors: 0\n",
+			       &s, &err),
+			 0);
+	gd_findings_init(&out);
+	assert_int_equal(run_rule2("gpu.nvlink_errors", &s, NULL, NULL, &out), GD_VERDICT_CLEAR);
+	gd_findings_release(&out);
+	gd_snapshot_release(&s);
+	/* a lone PCIe board with some links inactive is not judged down (bridges) */
+	assert_int_equal(paste("GPU 0: NVIDIA A100 80GB PCIe (UUID: GPU-p)\n\t Link 0: 25 GB/s\n\t Link 1: <inactive>\n", &s,
+			       &err),
+			 0);
+	gd_findings_init(&out);
+	assert_int_equal(run_rule2("gpu.nvlink_errors", &s, NULL, NULL, &out), GD_VERDICT_CLEAR);
+	gd_findings_release(&out);
+	gd_snapshot_release(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -447,7 +525,7 @@ int main(void)
 		cmocka_unit_test(test_ibstat),		  cmocka_unit_test(test_ibstat_rule),
 		cmocka_unit_test(test_nccl_ib_lines),	  cmocka_unit_test(test_nccl_ib_rule),
 		cmocka_unit_test(test_exit_signal_rule), cmocka_unit_test(test_klog_shapes),
-		cmocka_unit_test(test_power_cap_without_util),
+		cmocka_unit_test(test_power_cap_without_util), cmocka_unit_test(test_nvlink),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
