@@ -163,7 +163,7 @@ while read -r idx name; do
 			tests/offline/real/dcgmi-health/health-c-boxed-*.txt tests/offline/real/dcgmi-health/health-c-tree-*.txt \
 			tests/offline/real/dcgmi-health/hostengine-log-*.txt ;;
 		*df) set -- tests/offline/0480-*/*.txt tests/offline/0481-*/*.txt ;;
-		*ibstat) set -- tests/offline/0470-*/*.txt tests/offline/0471-*/*.txt tests/offline/0473-*/*.txt ;;
+		*ibstat) set -- tests/offline/0470-*/*.txt tests/offline/0473-*/*.txt ;;
 		*nvlink) set -- tests/offline/0474-*/*.txt tests/offline/0475-*/*.txt ;;
 		*) set -- tests/offline/0019-*/ticket.txt tests/offline/0028-*/stdin ;;
 		esac
