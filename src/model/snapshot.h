@@ -594,7 +594,7 @@
 
 /* ---- job_log[]: messages of the job's own log (src/offline/joblog.c) --- */
 #define GD_JOB_LOG_FIELDS(X) \
-	X(S32, kind, "", LABEL, "cuda_oom, ecc_uncorrectable, shm_exhausted, cuda_too_new, devices_busy, no_gpus, app_fault, collective_timeout, collective_progress, job_died, loader_killed, nccl_net, nccl_channel, nccl_ib_disable, nccl_no_ib, nccl_comm, nccl_host, rank_host; dcgmi_* (what dcgmi diag, dmon, health say: src/offline/dcgmi.c)") \
+	X(S32, kind, "", LABEL, "cuda_oom, ecc_uncorrectable, shm_exhausted, cuda_too_new, devices_busy, no_gpus, app_fault, collective_timeout, collective_progress, job_died, loader_killed, nccl_net, nccl_channel, nccl_ib_disable, nccl_no_ib, nccl_comm, nccl_host, rank_host, nccl_ib_wc, nccl_ib_async, exit_signal; dcgmi_* (what dcgmi diag, dmon, health say: src/offline/dcgmi.c)") \
 	X(S256, file, "", LABEL, "the file the line is in") \
 	X(U64, line, "", LABEL, "its line number in that file (1 = the first)") \
 	X(S64, host, "", LABEL, "host name the line names (NCCL's host:pid:tid prefix)") \
@@ -613,7 +613,14 @@
 	X(U64, free_bytes, "bytes", GAUGE, "out of memory: free device memory") \
 	X(U64, allocated_bytes, "bytes", GAUGE, "out of memory: memory allocated by PyTorch") \
 	X(S256, text, "", LABEL, "the line (from the message when it is long; non-ASCII bytes as ?)") \
-	GD_JOB_LOG_RANK_FIELDS(X)
+	GD_JOB_LOG_RANK_FIELDS(X) \
+	GD_JOB_LOG_IB_FIELDS(X)
+
+/* job_log[]: NCCL's InfiniBand errors (kinds nccl_ib_wc, nccl_ib_async; joblog.c) */
+#define GD_JOB_LOG_IB_FIELDS(X) \
+	X(S64, peer, "", LABEL, "nccl_ib_wc: the peer's address (without its port)") \
+	X(S32, hca, "", LABEL, "nccl_ib_wc, nccl_ib_async: the RDMA device and port the line names (mlx5_0:1)") \
+	X(U64, wc_status, "", LABEL, "nccl_ib_wc: the ibv_wc_status of the completion (12 retry exceeded, 5 flushed, ...)")
 
 /* job_log[]: one rank's progress in its collectives, for the verdict across
  * ranks (kind collective_progress, and collective_timeout's numbers; joblog.c) */

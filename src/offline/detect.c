@@ -15,6 +15,9 @@
  *   LnkSta: Speed 2.5GT/s, Width x16          lspci -vv fragments (no device header)
  *   NVRM version: NVIDIA UNIX x86_64 ...      /proc/driver/nvidia/version
  *   [ 5023.456789] ..., Nov 30 01:02:03 host kernel: ...   a kernel log
+ *   Filesystem  Size  Used Avail Use% Mounted on   df (rows ending in a mount point)
+ *   CA 'mlx5_0', hca_id: mlx5_0, Physical state:   ibstat, ibv_devinfo
+ *   Link 0: 25.781 GB/s, Link 0: CRC Errors: 0       nvidia-smi nvlink -s, -e
  *   CUDA out of memory, [Rank 3] Watchdog caught ..., NCCL INFO ...
  *                                             the job's own log (joblog.c), any line
  *
@@ -34,13 +37,13 @@
 
 static const char *const names[GD_OFL_NKINDS] = {
 	"unknown", "snapshot", "nvidia-smi-q", "nvidia-smi-xml", "nvidia-smi-csv", "nvidia-smi", "kernel-log",
-	"lspci", "driver-version", "bug-report", "job-log", "dcgmi",
+	"lspci", "driver-version", "bug-report", "job-log", "dcgmi", "df", "ibstat", "nvidia-smi-nvlink",
 };
 
 static const char *const titles[GD_OFL_NKINDS] = {
 	N_("unknown text"), N_("snapshot JSON lines"), "nvidia-smi -q", "nvidia-smi -q -x", "nvidia-smi --query-gpu",
 	"nvidia-smi", N_("kernel log"), "lspci -vv", "/proc/driver/nvidia/version", "nvidia-bug-report.log",
-	N_("job log"), "dcgmi",
+	N_("job log"), "dcgmi", "df", "ibstat / ibv_devinfo", "nvidia-smi nvlink",
 };
 
 const char *gd_ofl_kind_name(enum gd_ofl_kind k)
@@ -80,10 +83,52 @@ static bool q_line(struct gd_slice l)
 	return c - l.p > 5;
 }
 
+/* A markdown quote's "> " (or ">"), repeated, before a line. */
+static struct gd_slice unquote(struct gd_slice t)
+{
+	while (t.n && t.p[0] == '>') {
+		t.p++;
+		t.n--;
+		t = gd_tok_trim(t);
+	}
+	return t;
+}
+
+/* The look of a kernel-log line whose message gpudoctor may not know: a
+ * dmesg stamp of any width ("[2345678.123456]"), dmesg -T's ("[Tue Aug 19
+ * 02:04:26 2025]"), or a driver's prefix as dmesg -t prints it. */
+static bool klog_look(struct gd_slice t)
+{
+	static const char *const prefixes[] = { "NVRM:", "nvidia:", "nvidia-uvm:", "nvidia_uvm:", "nvidia-modeset:",
+						"nvidia-nvlink:", "nvidia-nvswitch", "[drm] [nvidia-drm]" };
+	size_t i;
+
+	if (t.n > 4 && t.p[0] == '[') {
+		const char *close = memchr(t.p, ']', t.n < 40 ? t.n : 40);
+		size_t n = close ? (size_t)(close - t.p) : 0, digits = 0, dots = 0, colons = 0;
+
+		for (i = 1; i < n; i++) {
+			digits += isdigit((unsigned char)t.p[i]) != 0;
+			dots += t.p[i] == '.';
+			colons += t.p[i] == ':';
+		}
+		/* "[ 5023.456789]": digits, blanks and one dot */
+		if (n && digits && dots == 1 && !colons && digits + 1 + strspn(t.p + 1, " ") >= n - 1)
+			return true;
+		/* "[Tue Aug 19 02:04:26 2025]" */
+		if (n >= 20 && colons == 2 && isalpha((unsigned char)t.p[1]) && t.p[4] == ' ')
+			return true;
+	}
+	for (i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+		if (gd_tok_prefix(t, prefixes[i]))
+			return true;
+	return false;
+}
+
 enum gd_ofl_kind gd_ofl_detect(const char *buf, size_t len)
 {
 	size_t head = len < 65536 ? len : 65536, lines = 0, qlines = 0, klines = 0, pci = 0, fails = 0, lnk = 0, trows = 0,
-	       dcgm = 0;
+	       dcgm = 0, df = 0, ib = 0, nvl = 0;
 	struct gd_lines it;
 	struct gd_slice l;
 	size_t i = 0;
@@ -119,6 +164,9 @@ enum gd_ofl_kind gd_ofl_detect(const char *buf, size_t len)
 			return GD_OFL_SMI_CSV;
 		trows += ofl_table_gpu_row(t);
 		dcgm += ofl_dcgmi_line(t);
+		df += ofl_df_line(t);
+		ib += ofl_ibstat_line(t);
+		nvl += ofl_nvlink_line(t);
 		if (ofl_contains(t, "No devices were found") || ofl_contains(t, "NVIDIA-SMI has failed") ||
 		    ofl_contains(t, "Failed to initialize NVML") || ofl_contains(t, "Unable to determine the device handle"))
 			fails++;
@@ -126,9 +174,12 @@ enum gd_ofl_kind gd_ofl_detect(const char *buf, size_t len)
 		pci += l.n && l.p[0] != ' ' && l.p[0] != '\t' && lspci_header(l) && ofl_contains(l, "NVIDIA");
 		/* lspci -vv fragments: "LnkSta:" without the device header, in prose too */
 		lnk += has(t.p, t.n, "LnkSta:") || has(t.p, t.n, "LnkCap:");
-		if (gd_klog_parse_line(t.p, t.n, &ev) != GD_KLOG_NONE || (t.p[0] == '[' && t.n > 14 && t.p[13] == ']') ||
-		    ofl_contains(t, " kernel: "))
-			klines++;
+		{
+			struct gd_slice u = unquote(t);
+
+			if (gd_klog_parse_line(u.p, u.n, &ev) != GD_KLOG_NONE || klog_look(u) || ofl_contains(u, " kernel: "))
+				klines++;
+		}
 	}
 	if (pci && (has(buf, head, "LnkCap") || has(buf, head, "LnkSta") || has(buf, head, "Kernel driver")))
 		return GD_OFL_LSPCI;
@@ -136,6 +187,13 @@ enum gd_ofl_kind gd_ofl_detect(const char *buf, size_t len)
 		return GD_OFL_SMI_Q;
 	if (dcgm)
 		return GD_OFL_DCGMI;
+	if (ib >= 2)
+		return GD_OFL_IBSTAT;
+	if (nvl && nvl * 2 >= lines)
+		return GD_OFL_NVLINK;
+	/* df: its header, or mostly its rows (a CI log numbers the lines between them) */
+	if (df && (df * 2 >= lines || ofl_contains((struct gd_slice){ buf, head }, "Mounted on")))
+		return GD_OFL_DF;
 	if ((fails && lines <= 4) || trows)
 		return GD_OFL_SMI_TABLE;
 	if (klines && klines * 4 >= lines)
@@ -147,7 +205,30 @@ enum gd_ofl_kind gd_ofl_detect(const char *buf, size_t len)
 	/* the job's own log: any line of it, anywhere in the text */
 	if (gd_joblog_any(buf, len))
 		return GD_OFL_JOBLOG;
+	/* a traceback with kernel-log lines after it: its events are read */
+	if (ofl_klog_events(buf, head))
+		return GD_OFL_KLOG;
 	return GD_OFL_UNKNOWN;
+}
+
+bool ofl_klog_events(const char *buf, size_t len)
+{
+	struct gd_lines it;
+	struct gd_slice l;
+
+	if (!memmem(buf, len, "NVRM", 4) && !memmem(buf, len, "illed process", 13) && !memmem(buf, len, "AER", 3) &&
+	    !memmem(buf, len, "blocked for more than", 21) && !memmem(buf, len, "EDAC", 4) &&
+	    !memmem(buf, len, "Out of memory", 13) && !memmem(buf, len, "nvidia", 6))
+		return false;
+	gd_lines_init(&it, buf, len);
+	while (gd_tok_line(&it, &l)) {
+		struct gd_klog_event ev;
+		struct gd_slice u = unquote(gd_tok_trim(ofl_chomp(l)));
+
+		if (u.n && gd_klog_parse_line(u.p, u.n, &ev) != GD_KLOG_NONE)
+			return true;
+	}
+	return false;
 }
 
 /* ---- the lines between outputs ---------------------------------------------- */
@@ -168,7 +249,8 @@ static bool prompt_cmd(struct gd_slice c)
 {
 	static const char *const progs[] = { "nvidia-smi", "dmesg", "journalctl", "lspci", "cat", "grep", "egrep", "sudo",
 					     "tail", "head", "less", "zcat", "dcgmi", "python", "python3", "torchrun",
-					     "kubectl", "docker", "srun", "ssh", "nvidia-bug-report.sh", "./nvidia-smi" };
+					     "kubectl", "docker", "srun", "ssh", "nvidia-bug-report.sh", "./nvidia-smi",
+					     "df", "ibstat", "ibv_devinfo" };
 	size_t n = 0;
 
 	while (n < c.n && c.p[n] != ' ' && c.p[n] != '\t')
@@ -261,8 +343,15 @@ enum gd_ofl_kind ofl_cmd_kind(struct gd_slice cmd)
 {
 	if (ofl_contains(cmd, "dcgmi "))
 		return GD_OFL_DCGMI;
+	if (ofl_contains(cmd, "ibstat") || ofl_contains(cmd, "ibv_devinfo"))
+		return GD_OFL_IBSTAT;
+	if (gd_tok_prefix(cmd, "df ") || gd_tok_eq(cmd, "df") || ofl_contains(cmd, "sudo df ") ||
+	    ofl_contains(cmd, "| df "))
+		return GD_OFL_DF;
 	if (ofl_contains(cmd, "--query-gpu") || ofl_contains(cmd, "--query-compute-apps"))
 		return GD_OFL_SMI_CSV;
+	if (ofl_contains(cmd, "nvidia-smi nvlink"))
+		return GD_OFL_NVLINK;
 	if (ofl_contains(cmd, "nvidia-smi -q -x") || ofl_contains(cmd, "nvidia-smi -x") ||
 	    ofl_contains(cmd, "--xml-format"))
 		return GD_OFL_SMI_XML;

@@ -34,6 +34,15 @@
  *   ... NCCL INFO NCCL_IB_DISABLE set by environment to 1.  nccl_ib_disable
  *   ... NCCL INFO NET/IB : No device found.                      nccl_no_ib
  *   ... NCCL INFO comm 0x.. rank 2 nRanks 3 nNodes 3 ...          nccl_comm
+ *   ... NCCL WARN NET/IB : Got completion from peer 10.1.3.201<33057> with
+ *     status=12 opcode=0 len=0 vendor err 129 (Send) ... [hca mlx5_0]
+ *     ("... peer node48<37948> with error 12, opcode 2, ..." before 2.19)
+ *                                   nccl_ib_wc: peer, wc_status, what Send/Recv
+ *   ... NCCL WARN NET/IB : [mlx5_0:1 ]Got async event : port error
+ *                                           nccl_ib_async: hca, what the event
+ *   torchrun's "failed (exitcode: -9) local_rank: 0 (pid: 1322)", its summary's
+ *     "exitcode  : -9 (pid: 14750)" and "Signal 9 (SIGKILL) received by PID
+ *     14750"                              exit_signal: value the signal, pid
  *   any other NCCL line: its host, once                           nccl_host
  *   an NCCL line of a known rank: that rank's host, once          rank_host
  *   a training loop's progress ("loss=0.69", "'loss': 2.31"): read, not kept
@@ -282,6 +291,13 @@ static bool nccl_prefix(struct gd_slice l, const char *nccl, char *host, size_t 
 	tok = tok_end;
 	while (tok > l.p && tok[-1] != ' ' && tok[-1] != ']' && tok_end - tok < 128)
 		tok--;
+	/* Open MPI's --tag-output before it: "[1,12]<stdout>:host:815:864" */
+	if (tok < tok_end && *tok == '<') {
+		const char *g = memchr(tok, '>', (size_t)(tok_end - tok));
+
+		if (g && g + 1 < tok_end && g[1] == ':')
+			tok = g + 2;
+	}
 	for (const char *p = tok; p < tok_end; p++)
 		if (*p == ':') {
 			c1 = c2;
@@ -370,6 +386,101 @@ static void oom_numbers(struct gd_job_log *r, struct gd_slice l)
 		gd_u64_set(&r->allocated_bytes, v);
 }
 
+/* The word at p up to a blank, '<', ',' or the line's end, at most max bytes. */
+static struct gd_slice word_at(const char *p, const char *end, size_t max)
+{
+	const char *e = p;
+
+	while (e < end && *e != ' ' && *e != '<' && *e != ',' && *e != '\r' && (size_t)(e - p) < max)
+		e++;
+	return (struct gd_slice){ p, (size_t)(e - p) };
+}
+
+/* NCCL's InfiniBand transport: a work completion in error (the peer, the
+ * ibv_wc_status, Send or Recv, the HCA when the line names it), or an
+ * asynchronous event of the device ("mlx5_0:1 Got async event : port
+ * error"; older NCCL names no device). */
+static void ib_line(struct jl *j, struct gd_slice l, size_t lineno, const char *p, const char *host, uint64_t pid,
+		    uint64_t dev)
+{
+	const char *e = end_of(l), *q;
+	struct gd_job_log *r;
+	uint64_t v;
+
+	if (*p == 'G' && p[4] == 'c') { /* Got completion from peer */
+		if (!(r = rec(j, "nccl_ib_wc", l, lineno, find(l, "NET/IB") ? find(l, "NET/IB") : p)))
+			return;
+		gd_tok_copy(r->peer, sizeof r->peer, word_at(p + 25, e, 63));
+		if (num_after(l, "with status=", &v) || num_after(l, "with error ", &v))
+			gd_u64_set(&r->wc_status, v);
+		if (find(l, "(Send)"))
+			GD_STRSET(r->what, "Send");
+		else if (find(l, "(Recv)"))
+			GD_STRSET(r->what, "Recv");
+		if ((q = find(l, " hca ")))
+			gd_tok_copy(r->hca, sizeof r->hca, word_at(q + 5, e, 31));
+	} else {
+		const char *ev = p + 18, *x = ev;
+
+		if (!(r = rec(j, "nccl_ib_async", l, lineno, find(l, "NET/IB") ? find(l, "NET/IB") : p)))
+			return;
+		while (x < e && *x != '\r')
+			x++;
+		gd_tok_copy(r->what, sizeof r->what, gd_tok_trim((struct gd_slice){ ev, (size_t)(x - ev) }));
+		/* "NET/IB : mlx5_0:1 Got async event": the word before "Got" */
+		for (q = p; q > l.p && q[-1] == ' '; q--)
+			;
+		x = q;
+		while (q > l.p && q[-1] != ' ' && x - q < 31)
+			q--;
+		if (x > q && memchr(q, ':', (size_t)(x - q)) && !(x - q == 1) && q[0] != ':')
+			gd_tok_copy(r->hca, sizeof r->hca, (struct gd_slice){ q, (size_t)(x - q) });
+	}
+	if (host) {
+		GD_STRSET(r->host, host);
+		gd_u64_set(&r->pid, pid);
+		gd_u64_set(&r->gpu, dev);
+	}
+}
+
+/* torchrun's (elastic's) report of a worker that died of a signal: "failed
+ * (exitcode: -9) local_rank: 0 (pid: 1322)", "exitcode  : -9 (pid: 14750)",
+ * "Signal 9 (SIGKILL) received by PID 14750"; one record per pid and signal. */
+static bool exit_line(struct jl *j, struct gd_slice l, size_t lineno)
+{
+	const char *p, *at;
+	uint64_t sig = 0, pid = 0;
+	bool has_pid;
+	struct gd_job_log *r;
+
+	if ((p = find(l, "exitcode: -")) || (p = find(l, "exitcode  : -"))) {
+		at = p;
+		p = memchr(p, '-', (size_t)(end_of(l) - p));
+		if (!p || !num_at(p + 1, end_of(l), &sig))
+			return false;
+		has_pid = num_after(l, "(pid: ", &pid);
+	} else if ((p = find(l, "Signal ")) && find(l, ") received by PID ")) {
+		at = p;
+		if (!num_at(p + 7, end_of(l), &sig))
+			return false;
+		has_pid = num_after(l, "received by PID ", &pid);
+	} else {
+		return false;
+	}
+	if (!sig || sig > 64)
+		return false;
+	GD_VEC_EACH(j->s->job_log, const struct gd_job_log, o)
+		if (strcmp(o->kind, "exit_signal") == 0 && o->value.v == sig && o->pid.ok == has_pid &&
+		    (!has_pid || o->pid.v == pid))
+			return true;
+	if ((r = rec(j, "exit_signal", l, lineno, at))) {
+		gd_u64_set(&r->value, sig);
+		if (has_pid)
+			gd_u64_set(&r->pid, pid);
+	}
+	return true;
+}
+
 static void nccl_line(struct jl *j, struct gd_slice l, size_t lineno, const char *nccl)
 {
 	char host[64] = "";
@@ -379,6 +490,18 @@ static void nccl_line(struct jl *j, struct gd_slice l, size_t lineno, const char
 	const char *p;
 	char what[32] = "";
 
+	/* a WARN line names NCCL's source between the prefix and "NCCL":
+	 * "host:pid:tid [4] ib_plugin.c:1615 NCCL WARN ..." */
+	if (!pre) {
+		const char *t = nccl;
+
+		while (t > l.p && t[-1] == ' ')
+			t--;
+		while (t > l.p && t[-1] != ' ' && t[-1] != ']' && nccl - t < 96)
+			t--;
+		if (t < nccl && memchr(t, ':', (size_t)(nccl - t)) && memchr(t, '.', (size_t)(nccl - t)))
+			pre = nccl_prefix(l, t, host, sizeof host, &pid, &dev);
+	}
 	/* which host a rank is on, once per rank and host ("3: node-b07:5102:5102
 	 * [1] NCCL INFO ..."): the verdict across ranks names it */
 	if (pre && rank_of(l, &v)) {
@@ -392,6 +515,10 @@ static void nccl_line(struct jl *j, struct gd_slice l, size_t lineno, const char
 			gd_u64_set(&h->gpu, dev);
 		}
 		what[0] = '\0';
+	}
+	if ((p = find(l, "Got completion from peer ")) || (p = find(l, "Got async event : "))) {
+		ib_line(j, l, lineno, p, pre ? host : NULL, pid, dev);
+		return;
 	}
 	if ((p = find(l, "Using network "))) {
 		const char *q = p + 14, *e = q;
@@ -710,6 +837,13 @@ static bool one_line(struct jl *j, struct gd_slice l, size_t lineno)
 		nccl_line(j, l, lineno, p + 1);
 		return true;
 	}
+	/* the transport's line quoted without NCCL's prefix (a ticket's title) */
+	if ((p = find(l, "NET/IB")) && ((p = find(l, "Got completion from peer ")) || (p = find(l, "Got async event : ")))) {
+		ib_line(j, l, lineno, p, NULL, 0, 0);
+		return true;
+	}
+	if (exit_line(j, l, lineno))
+		return true;
 	return progress_line(l);
 }
 
@@ -746,7 +880,7 @@ static const char *const triggers[] = {
 	"CUDA", "ECC error", "shared memory", "</torch_", "NVIDIA driver", "busy or unavailable",
 	"illegal memory access", "device-side assert", "misaligned address", "Watchdog caught", "Assertion `",
 	"taking the entire process down", "terminate called", "DataLoader worker", " NCCL ",
-	"ast enqueued", "ast completed",
+	"ast enqueued", "ast completed", "NET/IB", "exitcode", ") received by PID ",
 };
 
 bool gd_joblog_messages(const char *buf, size_t len)

@@ -167,6 +167,12 @@ static int parse_kind(struct load *L, enum gd_ofl_kind kind, const char *buf, si
 		return gd_parse_joblog(buf, len, t, err);
 	case GD_OFL_DCGMI:
 		return gd_parse_dcgmi(buf, len, t, err);
+	case GD_OFL_DF:
+		return gd_parse_df(buf, len, t, err);
+	case GD_OFL_IBSTAT:
+		return gd_parse_ibstat(buf, len, t, err);
+	case GD_OFL_NVLINK:
+		return gd_parse_nvlink(buf, len, t, err);
 	default:
 		return gd_err_set(err, -EINVAL, _("not a format gpudoctor reads"));
 	}
@@ -248,9 +254,23 @@ static char *part_text(const char *buf, const struct part *p, size_t *len, size_
 	memcpy(t + pre, buf + p->off, n);
 	t[n + pre] = '\0';
 	gd_lines_init(&it, t + pre, n);
-	while (gd_tok_line(&it, &l))
-		if (ofl_line_class(l, &cmd) != OFL_LINE_TEXT)
+	while (gd_tok_line(&it, &l)) {
+		if (ofl_line_class(l, &cmd) != OFL_LINE_TEXT) {
 			memset((char *)l.p, ' ', l.n);
+		} else if (p->kind == GD_OFL_KLOG) {
+			/* a kernel log quoted in markdown ("> [ 3793.42] NVRM: ..."):
+			 * the quote marks become blanks */
+			char *c = (char *)l.p, *e = c + l.n;
+
+			while (c < e && (*c == ' ' || *c == '\t'))
+				c++;
+			while (c < e && *c == '>') {
+				*c++ = ' ';
+				while (c < e && *c == ' ')
+					c++;
+			}
+		}
+	}
 	*len = n + pre;
 	*line0 = p->line0 - (pre ? 1 : 0);
 	return t;
@@ -332,6 +352,10 @@ static void read_parts(struct load *L, const char *buf, size_t len)
 		 * pasted among kernel-log lines is both */
 		if (parts[i].kind != GD_OFL_JOBLOG && parts[i].kind != GD_OFL_SMI_XML && gd_joblog_messages(t, plen))
 			read_part(L, GD_OFL_JOBLOG, t, plen, line0);
+		/* and kernel-log lines wherever they stand: a job's traceback
+		 * with the kernel's lines after it in one block is both */
+		else if (parts[i].kind == GD_OFL_JOBLOG && ofl_klog_events(t, plen))
+			read_part(L, GD_OFL_KLOG, t, plen, line0);
 		free(t);
 	}
 	free(parts);

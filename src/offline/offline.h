@@ -39,6 +39,9 @@ enum gd_ofl_kind {
 	GD_OFL_BUG_REPORT,  /* nvidia-bug-report.log */
 	GD_OFL_JOBLOG,      /* the job's own log: PyTorch, CUDA, NCCL, DataLoader messages */
 	GD_OFL_DCGMI,       /* dcgmi diag, dmon, health */
+	GD_OFL_DF,          /* df -h (its /dev/shm row) */
+	GD_OFL_IBSTAT,      /* ibstat, ibv_devinfo */
+	GD_OFL_NVLINK,      /* nvidia-smi nvlink -s, -e */
 	GD_OFL_NKINDS,
 };
 
@@ -58,6 +61,11 @@ int gd_parse_nvsmi_csv(const char *buf, size_t len, struct gd_snapshot *s, struc
 const char *gd_nvsmi_csv_names(size_t i);
 /* dcgmi diag's result table, dcgmi dmon, dcgmi health (dcgmi.c). */
 int gd_parse_dcgmi(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err);
+/* df's /dev/shm row; ibstat's or ibv_devinfo's ports (hostcmd.c). */
+int gd_parse_df(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err);
+int gd_parse_ibstat(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err);
+/* nvidia-smi nvlink -s (links up) and -e (error counters) (hostcmd.c). */
+int gd_parse_nvlink(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err);
 int gd_parse_nvsmi_table(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err);
 int gd_parse_lspci(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err);
 /* The job's own log (joblog.c): job_log[] records, lines numbered from 1. */

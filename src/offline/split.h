@@ -27,6 +27,15 @@ bool ofl_table_gpu_row(struct gd_slice line);
 /* True when a line is one only dcgmi prints (a diag table's header,
  * section or result row, dmon's #Entity header, health's report). */
 bool ofl_dcgmi_line(struct gd_slice l);
+/* True when a line of buf is a kernel-log event gpudoctor knows (Xid, OOM
+ * kill, AER, ...): a paste that mixes one with other text is read for it. */
+bool ofl_klog_events(const char *buf, size_t len);
+/* True when a line is df's header or one of its rows (hostcmd.c). */
+bool ofl_df_line(struct gd_slice l);
+/* True when a line is a link's of nvidia-smi nvlink -s or -e (hostcmd.c). */
+bool ofl_nvlink_line(struct gd_slice l);
+/* True when a line is one only ibstat or ibv_devinfo prints (hostcmd.c). */
+bool ofl_ibstat_line(struct gd_slice l);
 /* True when a CSV line names columns nvidia-smi --query-gpu prints. */
 bool ofl_csv_header(struct gd_slice line);
 

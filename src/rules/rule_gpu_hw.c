@@ -197,6 +197,44 @@ enum gd_verdict gd_rule_gpu_hw_slowdown(struct gd_rule_ctx *rc, struct gd_findin
 
 /* ---- gpu.power_capped -------------------------------------------------- */
 
+/* An output that shows reason sw_power_cap but no utilisation (a fragment
+ * of nvidia-smi -q, "-d PERFORMANCE"): the board was at its power limit
+ * when it was sampled; whether that cost a busy GPU speed is not known, so
+ * info (warning when the limit was lowered below the default). */
+static void power_cap_moment(struct gd_rule_ctx *rc, struct gd_findings *out, const struct gd_gpu *g)
+{
+	bool lowered = g->power_limit_w.ok && g->power_default_limit_w.ok &&
+		       g->power_limit_w.v < g->power_default_limit_w.v - 0.5;
+	struct gd_finding *f = gd_finding_add(rc, out, lowered ? GD_SEV_WARNING : GD_SEV_INFO, "%s", gpu_name(g).s);
+	char rtext[96];
+
+	gpu_reasons_text(g->clock_event_reasons.v, rtext, sizeof rtext);
+	if (lowered) {
+		gd_finding_summary(f, _("%s was held at its power limit when it was sampled (reason sw_power_cap), and its "
+					"enforced limit %.0f W is below the default %.0f W; the output has no utilisation, "
+					"so how much it cost a busy GPU is not known."),
+				   gpu_name(g).s, g->power_limit_w.v, g->power_default_limit_w.v);
+		gd_finding_remedy(f, _("Restore the default power limit: nvidia-smi -i %llu -pl %.0f (and find what lowered "
+				       "it: a job prolog, DCGM policy, or an out-of-band BMC cap)."),
+				  (unsigned long long)(g->index.ok ? g->index.v : 0), g->power_default_limit_w.v);
+	} else {
+		gd_finding_summary(f, _("%s was held at its power limit when it was sampled (reason sw_power_cap); the "
+					"output has no utilisation, so whether the GPU was busy and lost speed to the limit "
+					"is not known."),
+				   gpu_name(g).s);
+		gd_finding_remedy(f, "%s",
+				  _("Capture nvidia-smi -q -d POWER,PERFORMANCE,UTILIZATION while the job runs (or "
+				    "gpudoctor record): a busy GPU that keeps sw_power_cap is power-bound; if its limit is "
+				    "below the default, restore it (nvidia-smi -pl)."));
+	}
+	gd_finding_ev_text(f, "clock_event_reasons", rtext);
+	if (g->power_w.ok)
+		gd_finding_ev(f, "power_w", g->power_w.v, "W", NAN);
+	if (g->power_limit_w.ok)
+		gd_finding_ev(f, "power_limit_w", g->power_limit_w.v, "W",
+			      g->power_default_limit_w.ok ? g->power_default_limit_w.v : NAN);
+}
+
 enum gd_verdict gd_rule_gpu_power_capped(struct gd_rule_ctx *rc, struct gd_findings *out)
 {
 	const struct gd_snapshot *b = gd_window_last(rc->w);
@@ -213,8 +251,16 @@ enum gd_verdict gd_rule_gpu_power_capped(struct gd_rule_ctx *rc, struct gd_findi
 		struct gd_finding *f;
 		uint64_t d;
 
-		if (!gpu_live(g) || !GPU_MEAN(rc->w, g, util_gpu_pct, &util))
+		if (!gpu_live(g))
 			continue;
+		if (!GPU_MEAN(rc->w, g, util_gpu_pct, &util)) {
+			if (g->clock_event_reasons.ok && (g->clock_event_reasons.v & GPU_R_SW_POWER_CAP)) {
+				power_cap_moment(rc, out, g);
+				judged++;
+				fired++;
+			}
+			continue;
+		}
 		have_pct = gpu_counter_rate(rc->w, g, offsetof(struct gd_gpu, violation_power_ns), &rate, &d);
 		if (!have_pct && !g->clock_event_reasons.ok)
 			continue;

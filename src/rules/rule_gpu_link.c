@@ -367,6 +367,32 @@ static uint64_t sibling_up(const struct gd_snapshot *s, const struct gd_gpu *g)
 	return most;
 }
 
+/* True when no other GPU of g's model is in s: siblings cannot say how
+ * many links it should have up. */
+static bool lone_model(const struct gd_snapshot *s, const struct gd_gpu *g)
+{
+	GD_VEC_EACH(s->gpus, const struct gd_gpu, x)
+		if (x != g && strcmp(x->name, g->name) == 0)
+			return false;
+	return true;
+}
+
+/* The counters of `nvidia-smi nvlink -e` read once (an offline snapshot):
+ * errors since they were last reset, no rate: info. */
+static void nvlink_count_once(struct gd_rule_ctx *rc, struct gd_findings *out, const struct gd_gpu *g)
+{
+	struct gd_finding *f = gd_finding_add(rc, out, GD_SEV_INFO, "%s", gpu_name(g).s);
+
+	gd_finding_summary(f, _("%s's NVLink links counted %llu errors (replay, recovery, CRC) since their counters were "
+				"last reset; one reading gives no rate."),
+			   gpu_name(g).s, (unsigned long long)g->nvlink_errors.v);
+	gd_finding_remedy(f, _("Read the counters again a few minutes later under load (nvidia-smi nvlink -e -i %llu): "
+			       "counters that keep rising mean a degrading link; reseat the bridge or check the "
+			       "baseboard, and schedule maintenance."),
+			  (unsigned long long)(g->index.ok ? g->index.v : 0));
+	gd_finding_ev(f, "nvlink_errors", (double)g->nvlink_errors.v, "errors", NAN);
+}
+
 enum gd_verdict gd_rule_gpu_nvlink_errors(struct gd_rule_ctx *rc, struct gd_findings *out)
 {
 	const struct gd_snapshot *b = gd_window_last(rc->w);
@@ -377,7 +403,7 @@ enum gd_verdict gd_rule_gpu_nvlink_errors(struct gd_rule_ctx *rc, struct gd_find
 	if (gpu_none(rc, b, &v))
 		return v;
 	GD_VEC_EACH(b->gpus, const struct gd_gpu, g) {
-		bool have_rate, have_links, rising, down;
+		bool have_rate, have_links, rising, down, lone = false;
 		struct gd_finding *f;
 		double rate = 0;
 		uint64_t d = 0;
@@ -386,13 +412,23 @@ enum gd_verdict gd_rule_gpu_nvlink_errors(struct gd_rule_ctx *rc, struct gd_find
 			continue;
 		have_rate = gpu_counter_rate(rc->w, g, offsetof(struct gd_gpu, nvlink_errors), &rate, &d);
 		have_links = g->nvlink_links.ok && g->nvlink_up_links.ok && g->nvlink_links.v > 0;
-		if (!have_rate && !have_links)
+		if (!have_rate && !have_links && !g->nvlink_errors.ok)
 			continue;
 		judged++;
 		rising = have_rate && rate * 60 > th;
 		down = have_links && g->nvlink_up_links.v < sibling_up(b, g);
-		if (!rising && !down)
+		/* an SXM GPU with no sibling in the input: every link of an SXM
+		 * board is wired, so some up and some not is a fault */
+		if (have_links && !down && lone_model(b, g) && strstr(g->name, "SXM") && g->nvlink_up_links.v > 0 &&
+		    g->nvlink_up_links.v < g->nvlink_links.v)
+			down = lone = true;
+		if (!rising && !down) {
+			if (!have_rate && gd_window_first(rc->w) == b && g->nvlink_errors.ok && g->nvlink_errors.v > 0) {
+				nvlink_count_once(rc, out, g);
+				fired++;
+			}
 			continue;
+		}
 		fired++;
 		f = gd_finding_add(rc, out, rc->rule->severity, "%s", gpu_name(g).s);
 		if (down && rising)
@@ -400,6 +436,11 @@ enum gd_verdict gd_rule_gpu_nvlink_errors(struct gd_rule_ctx *rc, struct gd_find
 						"and its NVLink error counters rose by %llu (%.1f per minute)."), gpu_name(g).s,
 					   (unsigned long long)g->nvlink_up_links.v, (unsigned long long)g->nvlink_links.v,
 					   (unsigned long long)sibling_up(b, g), (unsigned long long)d, rate * 60);
+		else if (lone)
+			gd_finding_summary(f, _("%s has %llu of %llu NVLink links up: an SXM board wires every link, so the "
+						"others are down."),
+					   gpu_name(g).s, (unsigned long long)g->nvlink_up_links.v,
+					   (unsigned long long)g->nvlink_links.v);
 		else if (down)
 			gd_finding_summary(f, _("%s has %llu of %llu NVLink links up (a sibling of the same model has %llu)."),
 					   gpu_name(g).s, (unsigned long long)g->nvlink_up_links.v,
@@ -416,7 +457,7 @@ enum gd_verdict gd_rule_gpu_nvlink_errors(struct gd_rule_ctx *rc, struct gd_find
 		}
 		if (have_links) {
 			gd_finding_ev(f, "nvlink_up_links", (double)g->nvlink_up_links.v, "links",
-				      (double)sibling_up(b, g));
+				      (double)(lone ? g->nvlink_links.v : sibling_up(b, g)));
 			gd_finding_ev(f, "nvlink_links", (double)g->nvlink_links.v, "links", NAN);
 		}
 	}

@@ -90,6 +90,8 @@ GD_RULE_FN(job_rank_stuck)          /* rule_job_ranks.c */
 GD_RULE_FN(job_collective_mismatch) /* rule_job_ranks.c */
 GD_RULE_FN(job_loader_worker_killed)
 GD_RULE_FN(net_rdma_unused)
+GD_RULE_FN(job_net_rdma_down)       /* rule_job_rdma.c */
+GD_RULE_FN(job_mem_oom_kill)        /* rule_job_exit.c */
 GD_RULE_FN(job_gpu_ecc_uncorrectable)
 GD_RULE_FN(job_gpu_memory_full)
 GD_RULE_FN(job_mem_shm_small)

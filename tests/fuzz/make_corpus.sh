@@ -162,6 +162,9 @@ while read -r idx name; do
 		*dcgmi) set -- tests/offline/0225-*/*.txt tests/offline/0227-*/*.txt tests/offline/0234-*/*.txt \
 			tests/offline/real/dcgmi-health/health-c-boxed-*.txt tests/offline/real/dcgmi-health/health-c-tree-*.txt \
 			tests/offline/real/dcgmi-health/hostengine-log-*.txt ;;
+		*df) set -- tests/offline/0480-*/*.txt tests/offline/0481-*/*.txt ;;
+		*ibstat) set -- tests/offline/0470-*/*.txt tests/offline/0473-*/*.txt ;;
+		*nvlink) set -- tests/offline/0474-*/*.txt tests/offline/0475-*/*.txt ;;
 		*) set -- tests/offline/0019-*/ticket.txt tests/offline/0028-*/stdin ;;
 		esac
 		# fixtures are large: their first 16 KiB mutate faster
