@@ -7,6 +7,11 @@
  *       cycle first, not counted), each into a fresh snapshot that is then
  *       released, with one collector context for all of them: what `watch`,
  *       `record` and `serve` do per sample, minus printing.
+ *   bench_collect serve CYCLES [ROOT]
+ *       the same with the tiered process walk of serve, watch and record
+ *       (gd_proc_cache_new_tiered): stat and io of every process each
+ *       cycle, the rest on the slow round.  Both add the median of the
+ *       per-cycle CPU times (cpu_ms_median).
  *   bench_collect once [ROOT]
  *       one gd_collect_all() with a fresh context: what bench/run.sh traces
  *       (strace) to list the files a cycle reads, for the floor below.
@@ -34,6 +39,7 @@
  * bench/run.sh builds this with the Makefile's flags against libgd.a.
  */
 #include <dirent.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -83,14 +89,14 @@ static void report(long cycles, double cpu, double wall, long rss)
  * ctx_open): NVML opened once for every cycle, GPU jobs' threads sampled
  * from one cycle to the next on the live host only, the processes' cache
  * kept from one cycle to the next. */
-static void ctx_open(struct gd_collect_ctx *ctx, const struct gd_root *root)
+static void ctx_open(struct gd_collect_ctx *ctx, const struct gd_root *root, bool tiered)
 {
 	memset(ctx, 0, sizeof *ctx);
 	ctx->root = root;
 	ctx->nvml_path = getenv("GPUDOCTOR_NVML");
 	ctx->nvml = gd_nvml_open(ctx->nvml_path, 0);
 	ctx->sampler = root->is_host ? gd_job_sampler_new() : NULL;
-	ctx->proc_cache = gd_proc_cache_new();
+	ctx->proc_cache = tiered ? gd_proc_cache_new_tiered(GD_PROC_SLOW_ROUND) : gd_proc_cache_new();
 }
 
 static void ctx_close(struct gd_collect_ctx *ctx)
@@ -100,36 +106,53 @@ static void ctx_close(struct gd_collect_ctx *ctx)
 	gd_nvml_close(ctx->nvml);
 }
 
-static int bench_collect(long cycles, const char *rootpath)
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int bench_collect(long cycles, const char *rootpath, bool tiered)
 {
 	struct gd_root root;
 	struct gd_collect_ctx ctx;
 	struct gd_err err;
 	double c0, w0;
 	long rss = 0;
-	double *per = calloc(gd_ncollectors, sizeof *per);
+	double *per = calloc(gd_ncollectors, sizeof *per), *each = calloc((size_t)cycles, sizeof *each), c1;
 
-	if (!per)
+	if (!per || !each) {
+		free(per);
+		free(each);
 		return 1;
+	}
 
 	gd_err_clear(&err);
 	if (gd_root_open(&root, rootpath, &err) < 0) {
 		fprintf(stderr, "bench_collect: %s\n", err.msg);
 		free(per);
+		free(each);
 		return 1;
 	}
-	ctx_open(&ctx, &root);
+	ctx_open(&ctx, &root, tiered);
 	c0 = cpu_ms(RUSAGE_SELF, NULL);
 	w0 = now_ms();
+	c1 = c0;
 	for (long i = -1; i < cycles; i++) {
 		struct gd_snapshot s;
+		double ci;
 
 		if (i == 0) { /* the warm-up cycle is not counted */
-			c0 = cpu_ms(RUSAGE_SELF, NULL);
+			c0 = c1 = cpu_ms(RUSAGE_SELF, NULL);
 			w0 = now_ms();
 		}
 		gd_snapshot_init(&s);
 		gd_collect_all(&ctx, &s);
+		ci = cpu_ms(RUSAGE_SELF, NULL);
+		if (i >= 0)
+			each[i] = ci - c1;
+		c1 = ci;
 		/* gd_collect_all records one source per collector, in order. */
 		for (size_t k = 0; i >= 0 && k < s.sources.n && k < gd_ncollectors; k++) {
 			const struct gd_source *src = GD_VEC_AT(s.sources, struct gd_source, k);
@@ -141,6 +164,9 @@ static int bench_collect(long cycles, const char *rootpath)
 	}
 	c0 = cpu_ms(RUSAGE_SELF, &rss) - c0;
 	report(cycles, c0, now_ms() - w0, rss);
+	qsort(each, (size_t)cycles, sizeof *each, cmp_dbl);
+	printf("cpu_ms_median=%.3f\n", each[cycles / 2]);
+	free(each);
 	for (size_t k = 0; k < gd_ncollectors; k++)
 		printf("source name=%s wall_ms_per_cycle=%.4f\n", gd_collectors[k].name, per[k] / (double)cycles);
 	free(per);
@@ -162,7 +188,7 @@ static int bench_once(const char *rootpath)
 		fprintf(stderr, "bench_collect: %s\n", err.msg);
 		return 1;
 	}
-	ctx_open(&ctx, &root);
+	ctx_open(&ctx, &root, false);
 	gd_snapshot_init(&s);
 	gd_collect_all(&ctx, &s);
 	printf("procs=%zu threads=%zu job_threads=%zu\n", s.procs.n, s.threads.n, s.job_threads.n);
@@ -343,12 +369,14 @@ int main(int argc, char **argv)
 	if (argc >= 2 && strcmp(argv[1], "once") == 0)
 		return bench_once(argc > 2 ? argv[2] : "/");
 	if (argc < 3 || cycles <= 0) {
-		fprintf(stderr, "usage: bench_collect collect CYCLES [ROOT] | once [ROOT] | read CYCLES FILE... |\n"
+		fprintf(stderr, "usage: bench_collect collect|serve CYCLES [ROOT] | once [ROOT] | read CYCLES FILE... |\n"
 				"       readlist CYCLES LIST | exec CYCLES CMD [ARG...]\n");
 		return 2;
 	}
 	if (strcmp(argv[1], "collect") == 0)
-		return bench_collect(cycles, argc > 3 ? argv[3] : "/");
+		return bench_collect(cycles, argc > 3 ? argv[3] : "/", false);
+	if (strcmp(argv[1], "serve") == 0)
+		return bench_collect(cycles, argc > 3 ? argv[3] : "/", true);
 	if (strcmp(argv[1], "readlist") == 0 && argc > 3)
 		return bench_readlist(cycles, argv[3]);
 	if (strcmp(argv[1], "read") == 0 && argc > 3)
