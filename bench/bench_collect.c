@@ -12,6 +12,14 @@
  *       (gd_proc_cache_new_tiered): stat and io of every process each
  *       cycle, the rest on the slow round.  Both add the median of the
  *       per-cycle CPU times (cpu_ms_median).
+ *   bench_collect tiered-diff WARM ROOT...
+ *       for tests/scenarios/run.sh: the process table of each ROOT in turn
+ *       (a scenario's t0, t1, ...) read by the tiered walk with one cache,
+ *       after WARM cycles of the first ROOT (so that no process is young
+ *       and most come from the slow round), against the same read whole.
+ *       Prints "same N" when every table is the same but for detail_age_s
+ *       (the rules then cannot judge otherwise), else the tiered snapshots
+ *       (host, mounts, procs) as JSON lines, one per ROOT; exit 0.
  *   bench_collect once [ROOT]
  *       one gd_collect_all() with a fresh context: what bench/run.sh traces
  *       (strace) to list the files a cycle reads, for the floor below.
@@ -50,7 +58,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "collect/collect.h"
+#include "model/snapshot_json.h"
 #include "core/root.h"
 #include "model/snapshot.h"
 #include "collect/job_samples.h"
@@ -172,6 +183,86 @@ static int bench_collect(long cycles, const char *rootpath, bool tiered)
 	free(per);
 	ctx_close(&ctx);
 	gd_root_release(&root);
+	return 0;
+}
+
+/* The collectors a process table needs: uptime (ages), mounts (netfs). */
+static void collect_procs(const struct gd_collect_ctx *ctx, struct gd_snapshot *s)
+{
+	static const char *const names[] = { "host", "proc_mounts", "processes" };
+
+	for (size_t k = 0; k < gd_ncollectors; k++)
+		for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+			if (strcmp(gd_collectors[k].name, names[i]) == 0) {
+				struct gd_err err;
+
+				gd_err_clear(&err);
+				gd_collectors[k].collect(ctx, s, &err);
+			}
+}
+
+/* The procs of s as JSON without detail_age_s. */
+static json_t *procs_json(const struct gd_snapshot *s)
+{
+	json_t *j = gd_snapshot_to_json(s), *procs = json_incref(json_object_get(j, "procs")), *p;
+	size_t i;
+
+	json_decref(j);
+	json_array_foreach(procs, i, p)
+		json_object_del(p, "detail_age_s");
+	return procs;
+}
+
+static int bench_tiered_diff(long warm, char **roots, int nroots)
+{
+	struct gd_collect_ctx tiered = { 0 }, full = { 0 };
+	struct gd_snapshot *snaps = calloc((size_t)nroots, sizeof *snaps);
+	struct gd_root root;
+	struct gd_err err;
+	bool same = true;
+
+	if (!snaps)
+		return 1;
+	tiered.proc_cache = gd_proc_cache_new_tiered(GD_PROC_SLOW_ROUND);
+	for (int k = 0; k < nroots; k++) {
+		struct gd_snapshot whole;
+		json_t *a, *b;
+
+		gd_err_clear(&err);
+		if (gd_root_open(&root, roots[k], &err) < 0) {
+			fprintf(stderr, "bench_collect: %s\n", err.msg);
+			return 1;
+		}
+		tiered.root = full.root = &root;
+		for (long i = 0; k == 0 && i < warm; i++) {
+			struct gd_snapshot w;
+
+			gd_snapshot_init(&w);
+			collect_procs(&tiered, &w);
+			gd_snapshot_release(&w);
+		}
+		gd_snapshot_init(&snaps[k]);
+		collect_procs(&tiered, &snaps[k]);
+		gd_snapshot_init(&whole);
+		collect_procs(&full, &whole);
+		a = procs_json(&snaps[k]);
+		b = procs_json(&whole);
+		if (!json_equal(a, b))
+			same = false;
+		json_decref(a);
+		json_decref(b);
+		gd_snapshot_release(&whole);
+		gd_root_release(&root);
+	}
+	if (same)
+		printf("same %d\n", nroots);
+	for (int k = 0; k < nroots; k++) {
+		if (!same)
+			gd_snapshot_write_line(&snaps[k], stdout);
+		gd_snapshot_release(&snaps[k]);
+	}
+	free(snaps);
+	gd_proc_cache_free(tiered.proc_cache);
 	return 0;
 }
 
@@ -368,8 +459,10 @@ int main(int argc, char **argv)
 
 	if (argc >= 2 && strcmp(argv[1], "once") == 0)
 		return bench_once(argc > 2 ? argv[2] : "/");
+	if (argc > 3 && strcmp(argv[1], "tiered-diff") == 0)
+		return bench_tiered_diff(cycles, argv + 3, argc - 3);
 	if (argc < 3 || cycles <= 0) {
-		fprintf(stderr, "usage: bench_collect collect|serve CYCLES [ROOT] | once [ROOT] | read CYCLES FILE... |\n"
+		fprintf(stderr, "usage: bench_collect collect|serve CYCLES [ROOT] | once [ROOT] | tiered-diff WARM ROOT... | read CYCLES FILE... |\n"
 				"       readlist CYCLES LIST | exec CYCLES CMD [ARG...]\n");
 		return 2;
 	}
