@@ -9,9 +9,10 @@
 #                               prints "LABEL: R x (wall a/b, CPU c/d)" where
 #                               R is NUM_WALL / DEN_WALL, or refuses it
 #                               ("not stated: ...") when the run was marked
-#                               busy, or when the denominator is CPU-bound
-#                               (the default) and its wall time is more
-#                               than 1.5 x its CPU time: it waited for a CPU
+#                               busy, or when the commands are CPU-bound
+#                               (the default) and either's wall time is
+#                               more than 1.5 x its CPU time: it waited for
+#                               a CPU
 #   bench_cpu_ratio LABEL NUM_CPU DEN_CPU [DEN_WALL]
 #                               the same for a ratio of CPU times (per
 #                               cycle): refused when busy, or when DEN_WALL
@@ -46,12 +47,13 @@ bench_refuse() {
 	fi
 	[ "${3:-cpu-bound}" = cpu-bound ] || return 0
 	[ -n "$1" ] && [ -n "$2" ] || return 0
-	awk -v w="$1" -v c="$2" 'BEGIN { if (w > 1.5 * c && w > 0) printf "the baseline waited for a CPU (wall %g, CPU %g)\n", w, c }'
+	awk -v w="$1" -v c="$2" 'BEGIN { if (w > 1.5 * c && w > 0) printf "a command waited for a CPU (wall %g, CPU %g)\n", w, c }'
 }
 
 bench_ratio() {
 	local label=$1 nw=$2 nc=$3 dw=$4 dc=$5 why
 	why=$(bench_refuse "$dw" "$dc" "${6:-cpu-bound}")
+	[ -n "$why" ] || why=$(bench_refuse "$nw" "$nc" "${6:-cpu-bound}")
 	if [ -n "$why" ]; then
 		printf '%s: not stated: %s (wall %s/%s, CPU %s/%s)\n' "$label" "$why" "$nw" "$dw" "$nc" "$dc"
 		return 0
