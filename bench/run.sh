@@ -161,7 +161,7 @@ per_collector() {
 		awk '$3 >= 0.0005 { printf "  %-18s %8.3f\n", $2, $3 }'
 }
 
-nprocs=$(ls -d /proc/[0-9]* | wc -l)
+nprocs=$(ls -d /proc/[0-9]* 2>/dev/null | wc -l)
 echo "gpudoctor bench: $CYCLES cycles, $(nproc) CPUs, kernel $(uname -r)"
 echo "(CPU = user + system from getrusage; RSS = ru_maxrss of the measured process(es))"
 bench_load_start
