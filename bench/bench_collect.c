@@ -17,7 +17,7 @@
  *       (a scenario's t0, t1, ...) read by the tiered walk with one cache,
  *       after WARM cycles of the first ROOT (so that no process is young
  *       and most come from the slow round), against the same read whole.
- *       Prints "same N" when every table is the same but for detail_age_s
+ *       Prints "same N" when every table is the same but for detail_uptime_s
  *       (the rules then cannot judge otherwise), else the tiered snapshots
  *       (host, mounts, procs) as JSON lines, one per ROOT; exit 0.
  *   bench_collect once [ROOT]
@@ -201,7 +201,7 @@ static void collect_procs(const struct gd_collect_ctx *ctx, struct gd_snapshot *
 			}
 }
 
-/* The procs of s as JSON without detail_age_s. */
+/* The procs of s as JSON without detail_uptime_s. */
 static json_t *procs_json(const struct gd_snapshot *s)
 {
 	json_t *j = gd_snapshot_to_json(s), *procs = json_incref(json_object_get(j, "procs")), *p;
@@ -209,7 +209,7 @@ static json_t *procs_json(const struct gd_snapshot *s)
 
 	json_decref(j);
 	json_array_foreach(procs, i, p)
-		json_object_del(p, "detail_age_s");
+		json_object_del(p, "detail_uptime_s");
 	return procs;
 }
 

@@ -93,7 +93,8 @@ struct gd_proc_cache *gd_proc_cache_new(void);
  * (its first slow_every cycles: a job opens its GPU after it starts), in a
  * GPU job's tree or in D state, and otherwise once every slow_every cycles,
  * spread over the cycles by pid.  A record that is not read whole repeats
- * its last full read, with detail_age_s saying how old that is. */
+ * its last full read, with detail_uptime_s saying when that was (a
+ * constant between full reads: a recording's delta lines do not grow). */
 #define GD_PROC_SLOW_ROUND 10
 struct gd_proc_cache *gd_proc_cache_new_tiered(unsigned slow_every);
 void gd_proc_cache_free(struct gd_proc_cache *c);   /* NULL is fine */

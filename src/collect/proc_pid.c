@@ -845,7 +845,7 @@ static void collect_cached(int procfd, struct gd_snapshot *s, const char *name, 
 	GD_STRSET(p->nvidia_devs, ent_str(ce, S_NVDEVS));
 	GD_STRSET(p->netfs_mount, ent_str(ce, S_NETFS));
 	if (s->host.uptime_s.ok && !isnan(ce->detail_t) && s->host.uptime_s.v > ce->detail_t)
-		gd_f64_set(&p->detail_age_s, s->host.uptime_s.v - ce->detail_t);
+		gd_f64_set(&p->detail_uptime_s, ce->detail_t);
 	if (!(st->flags & GD_PF_KTHREAD)) {
 		/* io every cycle: the rates of cpu.background_hogs and
 		 * io.netfs_stall are taken over the window */

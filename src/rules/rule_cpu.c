@@ -228,8 +228,12 @@ static void hog_finding(struct gd_rule_ctx *rc, struct gd_findings *out, const s
 	/* serve, watch and record read a process's fds (what makes it a GPU
 	 * job) on a slower round: say how old they are when older than the
 	 * window, as the process may have opened a GPU since. */
-	if (h->p->detail_age_s.ok && gd_window_dt(rc->w, &dt) && h->p->detail_age_s.v > dt)
-		gd_finding_ev(f, "fds_age_s", h->p->detail_age_s.v, "s", dt);
+	if (h->p->detail_uptime_s.ok && gd_window_dt(rc->w, &dt) && gd_window_last(rc->w)->host.uptime_s.ok) {
+		double age = gd_window_last(rc->w)->host.uptime_s.v - h->p->detail_uptime_s.v;
+
+		if (age > dt)
+			gd_finding_ev(f, "fds_age_s", age, "s", dt);
+	}
 }
 
 enum gd_verdict gd_rule_cpu_background_hogs(struct gd_rule_ctx *rc, struct gd_findings *out)

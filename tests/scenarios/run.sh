@@ -213,7 +213,7 @@ snap_series() {
 # of serve, watch and record (issue 29).  bench_collect tiered-diff reads
 # the scenario's trees in order with one tiered cache, after 25 cycles of t0
 # (no process young, most from the slow round), and says "same" when every
-# process table equals the one read whole but for detail_age_s (the rules
+# process table equals the one read whole but for detail_uptime_s (the rules
 # cannot judge otherwise); else the tables go into the snapshots and check
 # must render the same findings.  Appends to $problems; returns 1 then.
 TIERED=$(dirname "$GPUDOCTOR")/bench/bench_collect

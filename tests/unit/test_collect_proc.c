@@ -869,8 +869,8 @@ static void test_tiered_walk(void **state)
 	 * the slow round: 600 % 4 == 0, cycles 4, 8, 12... */
 	for (i = 1; i <= 5; i++) {
 		assert_int_equal(snap_at(&t, &s, up++), GD_SRC_OK);
-		assert_true(proc_by_pid(&s, 600)->detail_age_s.ok == (i == 5));
-		assert_false(proc_by_pid(&s, 100)->detail_age_s.ok);
+		assert_true(proc_by_pid(&s, 600)->detail_uptime_s.ok == (i == 5));
+		assert_false(proc_by_pid(&s, 100)->detail_uptime_s.ok);
 		gd_snapshot_release(&s);
 	}
 	/* 600 (sshd, no GPU) starts burning CPU, writing, and opens a GPU;
@@ -895,16 +895,16 @@ static void test_tiered_walk(void **state)
 	assert_int_equal(p->nvidia_fds.v, 0);   /* fds: the slow round's */
 	assert_int_equal(p->uid.v, 1000);
 	assert_string_equal(p->cgroup, "/user.slice/job");
-	assert_true(p->detail_age_s.ok);
-	assert_true(p->detail_age_s.v > 0 && p->detail_age_s.v <= 4);
+	assert_true(p->detail_uptime_s.ok);
+	assert_true(p->detail_uptime_s.v >= up - 5 && p->detail_uptime_s.v < up - 1);
 	p = proc_by_pid(&s, 100);   /* a GPU job: whole every cycle */
 	assert_int_equal(p->nvidia_fds.v, 2);
-	assert_false(p->detail_age_s.ok);
-	assert_false(proc_by_pid(&s, 200)->detail_age_s.ok);   /* the job's child */
+	assert_false(p->detail_uptime_s.ok);
+	assert_false(proc_by_pid(&s, 200)->detail_uptime_s.ok);   /* the job's child */
 	p = proc_by_pid(&s, 800);   /* new: whole at once */
 	assert_int_equal(p->utime_ticks.v, 5000);
 	assert_string_equal(p->cmdline, "stress --cpu 1");
-	assert_false(p->detail_age_s.ok);
+	assert_false(p->detail_uptime_s.ok);
 	gd_snapshot_release(&s);
 
 	/* Within the slow round (4 cycles) 600's GPU is seen, its age gone. */
@@ -914,7 +914,7 @@ static void test_tiered_walk(void **state)
 		assert_int_equal(snap_at(&t, &s, up++), GD_SRC_OK);
 		p = proc_by_pid(&s, 600);
 		seen = p->nvidia_fds.ok && p->nvidia_fds.v == 1;
-		assert_true(seen != p->detail_age_s.ok);
+		assert_true(seen != p->detail_uptime_s.ok);
 		gd_snapshot_release(&s);
 		if (seen)
 			break;
@@ -931,7 +931,7 @@ static void test_tiered_walk(void **state)
 	tree_put(&t, "proc/800/wchan", "io_schedule\n");
 	assert_int_equal(snap_at(&t, &s, up++), GD_SRC_OK);
 	assert_string_equal(proc_by_pid(&s, 800)->wchan, "io_schedule");
-	assert_false(proc_by_pid(&s, 800)->detail_age_s.ok);
+	assert_false(proc_by_pid(&s, 800)->detail_uptime_s.ok);
 	gd_snapshot_release(&s);
 
 	/* An exited process leaves the cache; a recycled pid is a new process. */
