@@ -10,7 +10,8 @@
  *   bench_collect serve CYCLES [ROOT]
  *       the same with the tiered process walk of serve, watch and record
  *       (gd_proc_cache_new_tiered): stat and io of every process each
- *       cycle, the rest on the slow round.  Both add the median of the
+ *       cycle, the rest on the slow round; warmed up past the first slow
+ *       round, in which every process is young and read whole.  Both add the median of the
  *       per-cycle CPU times (cpu_ms_median).
  *   bench_collect tiered-diff WARM ROOT...
  *       for tests/scenarios/run.sh: the process table of each ROOT in turn
@@ -150,7 +151,9 @@ static int bench_collect(long cycles, const char *rootpath, bool tiered)
 	c0 = cpu_ms(RUSAGE_SELF, NULL);
 	w0 = now_ms();
 	c1 = c0;
-	for (long i = -1; i < cycles; i++) {
+	/* warm-up, not counted: one cycle (the cache filled), or for the
+	 * tiered walk past its first slow round (every process is young in it) */
+	for (long i = tiered ? -(long)GD_PROC_SLOW_ROUND - 1 : -1; i < cycles; i++) {
 		struct gd_snapshot s;
 		double ci;
 

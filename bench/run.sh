@@ -130,7 +130,7 @@ serve_run() {
 	"$BUILD/gpudoctor" serve --root "$1" --listen 127.0.0.1:0 --interval 1s 2>"$log" &
 	pid=$!
 	for i in $(seq 100); do grep -q '127\.0\.0\.1:[0-9]' "$log" && break; sleep 0.1; done
-	sleep 2   # past the first cycles (the cache filled)
+	sleep 12   # past the first slow round (10 cycles: every process young, read whole)
 	c0=$(awk '{ print $14 + $15 }' "/proc/$pid/stat") n0=$(date +%s.%N)
 	sleep "$SERVE_S"
 	c1=$(awk '{ print $14 + $15 }' "/proc/$pid/stat") n1=$(date +%s.%N)
@@ -208,7 +208,7 @@ fi
 synthetic() {
 	local r=$1 n t c tc sv sf
 	n=$(ls -d "$r"/proc/[0-9]* | wc -l)
-	t=$(ls -d "$r"/proc/[0-9]*/task/[0-9]* 2>/dev/null | wc -l)
+	t=$(find "$r"/proc -mindepth 3 -maxdepth 3 -path '*/task/*' 2>/dev/null | wc -l)
 	echo
 	echo "root $r: $2 (bench/mkroot_procs.py), $n processes, $t threads in task/"
 	printf '%-34s %12s %12s %10s\n' "what" "ms CPU/cycle" "ms wall" "peak RSS KiB"

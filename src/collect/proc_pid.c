@@ -852,7 +852,7 @@ static void collect_cached(int procfd, struct gd_snapshot *s, const char *name, 
 		size_t len;
 		struct gd_err e;
 
-		snprintf(rel, sizeof rel, "%s/io", name);
+		snprintf(rel, sizeof rel, "%.32s/io", name);   /* a pid: digits */
 		rc = gd_proc_read_at(procfd, rel, buf, BUF_CAP, &len);
 		if (rc == -EACCES || rc == -EPERM)
 			ce->denied = true;
@@ -880,7 +880,7 @@ static void collect_one(int procfd, struct gd_snapshot *s, const char *name, uns
 		char rel[40];
 
 		/* one lookup of "<pid>/stat" from /proc, no directory opened */
-		snprintf(rel, sizeof rel, "%s/stat", name);
+		snprintf(rel, sizeof rel, "%.32s/stat", name);   /* a pid: digits */
 		if (gd_proc_read_at(procfd, rel, buf, BUF_CAP, &len) < 0)
 			return;   /* exited between readdir and open */
 	} else {
