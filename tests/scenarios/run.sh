@@ -216,6 +216,7 @@ snap_series() {
 # process table equals the one read whole but for detail_uptime_s (the rules
 # cannot judge otherwise); else the tables go into the snapshots and check
 # must render the same findings.  Appends to $problems; returns 1 then.
+# GD_TIERED_DEBUG=1 prints what the comparison said for each scenario.
 TIERED=$(dirname "$GPUDOCTOR")/bench/bench_collect
 tiered_same() {
 	local tmp=$1 trees=() t out
