@@ -7,6 +7,20 @@
  *       cycle first, not counted), each into a fresh snapshot that is then
  *       released, with one collector context for all of them: what `watch`,
  *       `record` and `serve` do per sample, minus printing.
+ *   bench_collect serve CYCLES [ROOT]
+ *       the same with the tiered process walk of serve, watch and record
+ *       (gd_proc_cache_new_tiered): stat and io of every process each
+ *       cycle, the rest on the slow round; warmed up past the first slow
+ *       round, in which every process is young and read whole.  Both add the median of the
+ *       per-cycle CPU times (cpu_ms_median).
+ *   bench_collect tiered-diff WARM ROOT...
+ *       for tests/scenarios/run.sh: the process table of each ROOT in turn
+ *       (a scenario's t0, t1, ...) read by the tiered walk with one cache,
+ *       after WARM cycles of the first ROOT (so that no process is young
+ *       and most come from the slow round), against the same read whole.
+ *       Prints "same N" when every table is the same but for detail_uptime_s
+ *       (the rules then cannot judge otherwise), else the tiered snapshots
+ *       (host, mounts, procs) as JSON lines, one per ROOT; exit 0.
  *   bench_collect once [ROOT]
  *       one gd_collect_all() with a fresh context: what bench/run.sh traces
  *       (strace) to list the files a cycle reads, for the floor below.
@@ -34,6 +48,7 @@
  * bench/run.sh builds this with the Makefile's flags against libgd.a.
  */
 #include <dirent.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -44,7 +59,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "collect/collect.h"
+#include "model/snapshot_json.h"
 #include "core/root.h"
 #include "model/snapshot.h"
 #include "collect/job_samples.h"
@@ -83,14 +101,14 @@ static void report(long cycles, double cpu, double wall, long rss)
  * ctx_open): NVML opened once for every cycle, GPU jobs' threads sampled
  * from one cycle to the next on the live host only, the processes' cache
  * kept from one cycle to the next. */
-static void ctx_open(struct gd_collect_ctx *ctx, const struct gd_root *root)
+static void ctx_open(struct gd_collect_ctx *ctx, const struct gd_root *root, bool tiered)
 {
 	memset(ctx, 0, sizeof *ctx);
 	ctx->root = root;
 	ctx->nvml_path = getenv("GPUDOCTOR_NVML");
 	ctx->nvml = gd_nvml_open(ctx->nvml_path, 0);
 	ctx->sampler = root->is_host ? gd_job_sampler_new() : NULL;
-	ctx->proc_cache = gd_proc_cache_new();
+	ctx->proc_cache = tiered ? gd_proc_cache_new_tiered(GD_PROC_SLOW_ROUND) : gd_proc_cache_new();
 }
 
 static void ctx_close(struct gd_collect_ctx *ctx)
@@ -100,36 +118,55 @@ static void ctx_close(struct gd_collect_ctx *ctx)
 	gd_nvml_close(ctx->nvml);
 }
 
-static int bench_collect(long cycles, const char *rootpath)
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int bench_collect(long cycles, const char *rootpath, bool tiered)
 {
 	struct gd_root root;
 	struct gd_collect_ctx ctx;
 	struct gd_err err;
 	double c0, w0;
 	long rss = 0;
-	double *per = calloc(gd_ncollectors, sizeof *per);
+	double *per = calloc(gd_ncollectors, sizeof *per), *each = calloc((size_t)cycles, sizeof *each), c1;
 
-	if (!per)
+	if (!per || !each) {
+		free(per);
+		free(each);
 		return 1;
+	}
 
 	gd_err_clear(&err);
 	if (gd_root_open(&root, rootpath, &err) < 0) {
 		fprintf(stderr, "bench_collect: %s\n", err.msg);
 		free(per);
+		free(each);
 		return 1;
 	}
-	ctx_open(&ctx, &root);
+	ctx_open(&ctx, &root, tiered);
 	c0 = cpu_ms(RUSAGE_SELF, NULL);
 	w0 = now_ms();
-	for (long i = -1; i < cycles; i++) {
+	c1 = c0;
+	/* warm-up, not counted: one cycle (the cache filled), or for the
+	 * tiered walk past its first slow round (every process is young in it) */
+	for (long i = tiered ? -(long)GD_PROC_SLOW_ROUND - 1 : -1; i < cycles; i++) {
 		struct gd_snapshot s;
+		double ci;
 
 		if (i == 0) { /* the warm-up cycle is not counted */
-			c0 = cpu_ms(RUSAGE_SELF, NULL);
+			c0 = c1 = cpu_ms(RUSAGE_SELF, NULL);
 			w0 = now_ms();
 		}
 		gd_snapshot_init(&s);
 		gd_collect_all(&ctx, &s);
+		ci = cpu_ms(RUSAGE_SELF, NULL);
+		if (i >= 0)
+			each[i] = ci - c1;
+		c1 = ci;
 		/* gd_collect_all records one source per collector, in order. */
 		for (size_t k = 0; i >= 0 && k < s.sources.n && k < gd_ncollectors; k++) {
 			const struct gd_source *src = GD_VEC_AT(s.sources, struct gd_source, k);
@@ -141,11 +178,94 @@ static int bench_collect(long cycles, const char *rootpath)
 	}
 	c0 = cpu_ms(RUSAGE_SELF, &rss) - c0;
 	report(cycles, c0, now_ms() - w0, rss);
+	qsort(each, (size_t)cycles, sizeof *each, cmp_dbl);
+	printf("cpu_ms_median=%.3f\n", each[cycles / 2]);
+	free(each);
 	for (size_t k = 0; k < gd_ncollectors; k++)
 		printf("source name=%s wall_ms_per_cycle=%.4f\n", gd_collectors[k].name, per[k] / (double)cycles);
 	free(per);
 	ctx_close(&ctx);
 	gd_root_release(&root);
+	return 0;
+}
+
+/* The collectors a process table needs: uptime (ages), mounts (netfs). */
+static void collect_procs(const struct gd_collect_ctx *ctx, struct gd_snapshot *s)
+{
+	static const char *const names[] = { "host", "proc_mounts", "processes" };
+
+	for (size_t k = 0; k < gd_ncollectors; k++)
+		for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+			if (strcmp(gd_collectors[k].name, names[i]) == 0) {
+				struct gd_err err;
+
+				gd_err_clear(&err);
+				gd_collectors[k].collect(ctx, s, &err);
+			}
+}
+
+/* The procs of s as JSON without detail_uptime_s. */
+static json_t *procs_json(const struct gd_snapshot *s)
+{
+	json_t *j = gd_snapshot_to_json(s), *procs = json_incref(json_object_get(j, "procs")), *p;
+	size_t i;
+
+	json_decref(j);
+	json_array_foreach(procs, i, p)
+		json_object_del(p, "detail_uptime_s");
+	return procs;
+}
+
+static int bench_tiered_diff(long warm, char **roots, int nroots)
+{
+	struct gd_collect_ctx tiered = { 0 }, full = { 0 };
+	struct gd_snapshot *snaps = calloc((size_t)nroots, sizeof *snaps);
+	struct gd_root root;
+	struct gd_err err;
+	bool same = true;
+
+	if (!snaps)
+		return 1;
+	tiered.proc_cache = gd_proc_cache_new_tiered(GD_PROC_SLOW_ROUND);
+	for (int k = 0; k < nroots; k++) {
+		struct gd_snapshot whole;
+		json_t *a, *b;
+
+		gd_err_clear(&err);
+		if (gd_root_open(&root, roots[k], &err) < 0) {
+			fprintf(stderr, "bench_collect: %s\n", err.msg);
+			return 1;
+		}
+		tiered.root = full.root = &root;
+		for (long i = 0; k == 0 && i < warm; i++) {
+			struct gd_snapshot w;
+
+			gd_snapshot_init(&w);
+			collect_procs(&tiered, &w);
+			gd_snapshot_release(&w);
+		}
+		gd_snapshot_init(&snaps[k]);
+		collect_procs(&tiered, &snaps[k]);
+		gd_snapshot_init(&whole);
+		collect_procs(&full, &whole);
+		a = procs_json(&snaps[k]);
+		b = procs_json(&whole);
+		if (!json_equal(a, b))
+			same = false;
+		json_decref(a);
+		json_decref(b);
+		gd_snapshot_release(&whole);
+		gd_root_release(&root);
+	}
+	if (same)
+		printf("same %d\n", nroots);
+	for (int k = 0; k < nroots; k++) {
+		if (!same)
+			gd_snapshot_write_line(&snaps[k], stdout);
+		gd_snapshot_release(&snaps[k]);
+	}
+	free(snaps);
+	gd_proc_cache_free(tiered.proc_cache);
 	return 0;
 }
 
@@ -162,7 +282,7 @@ static int bench_once(const char *rootpath)
 		fprintf(stderr, "bench_collect: %s\n", err.msg);
 		return 1;
 	}
-	ctx_open(&ctx, &root);
+	ctx_open(&ctx, &root, false);
 	gd_snapshot_init(&s);
 	gd_collect_all(&ctx, &s);
 	printf("procs=%zu threads=%zu job_threads=%zu\n", s.procs.n, s.threads.n, s.job_threads.n);
@@ -342,13 +462,17 @@ int main(int argc, char **argv)
 
 	if (argc >= 2 && strcmp(argv[1], "once") == 0)
 		return bench_once(argc > 2 ? argv[2] : "/");
+	if (argc > 3 && strcmp(argv[1], "tiered-diff") == 0)
+		return bench_tiered_diff(cycles, argv + 3, argc - 3);
 	if (argc < 3 || cycles <= 0) {
-		fprintf(stderr, "usage: bench_collect collect CYCLES [ROOT] | once [ROOT] | read CYCLES FILE... |\n"
+		fprintf(stderr, "usage: bench_collect collect|serve CYCLES [ROOT] | once [ROOT] | tiered-diff WARM ROOT... | read CYCLES FILE... |\n"
 				"       readlist CYCLES LIST | exec CYCLES CMD [ARG...]\n");
 		return 2;
 	}
 	if (strcmp(argv[1], "collect") == 0)
-		return bench_collect(cycles, argc > 3 ? argv[3] : "/");
+		return bench_collect(cycles, argc > 3 ? argv[3] : "/", false);
+	if (strcmp(argv[1], "serve") == 0)
+		return bench_collect(cycles, argc > 3 ? argv[3] : "/", true);
 	if (strcmp(argv[1], "readlist") == 0 && argc > 3)
 		return bench_readlist(cycles, argv[3]);
 	if (strcmp(argv[1], "read") == 0 && argc > 3)

@@ -9,6 +9,9 @@
 #   BUILD=build bench/job_sampler.sh [RUNS] [SECONDS]
 set -u
 cd "$(dirname "$0")/.." || exit 1
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
+bench_load_start   # the figures below mean little when this says BUSY
 BUILD=${BUILD:-build}
 RUNS=${1:-5}
 SECS=${2:-3}

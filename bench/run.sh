@@ -14,7 +14,18 @@
 # flags, then measures, each over CYCLES cycles:
 #
 #   gd_collect_all         every collector, in one process, one collector
-#                          context for all cycles (as watch, record, serve)
+#                          context for all cycles, every file read every
+#                          cycle (what check's two snapshots read)
+#   ... tiered (serve)     the same with the tiered process walk of serve,
+#                          watch and record (stat and io of every process
+#                          each cycle, the rest on the slow round); median
+#                          of the cycles' CPU times next to the mean
+#   gpudoctor serve        the real exporter on the root at --interval 1s
+#                          for BENCH_SERVE_S seconds (default 20): CPU per
+#                          cycle (utime+stime of /proc/<pid>/stat over the
+#                          run / cycles) and peak RSS (VmHWM); targets on
+#                          the synthetic root: <= 5 ms CPU per cycle,
+#                          <= 8 MiB RSS, within 3x of the stat floor
 #   gpudoctor snapshot     the real binary, one process per sample (start-up
 #                          included: the peak RSS is the binary's own)
 #   read(2) of the cycle's files
@@ -28,6 +39,12 @@
 #                          dominates: the cost of a shell-script collector)
 #   ... + /proc/*/stat     the same plus every process's stat file
 #
+# A third root of 5,000 processes (BENCH_ROOT3=DIR to reuse one, "none" to
+# skip) shows how the tiered cycle grows with the process count.
+# Ratios are stated only on a machine that was idle (bench/lib.sh): the
+# load average at the start is printed, and a ratio is refused when it was
+# above the CPU count or when the floor's wall time was far above its CPU.
+#
 # See bench/README.md.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -35,6 +52,9 @@ BUILD=${BUILD:-build}
 CYCLES=${1:-${BENCH_CYCLES:-1000}}
 EXEC_RUNS=${BENCH_EXEC_RUNS:-50}
 bin=$BUILD/bench/bench_collect
+SERVE_S=${BENCH_SERVE_S:-20}
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
 
 make --no-print-directory -s BUILD="$BUILD" all || { echo "bench: build failed" >&2; exit 1; }
 flags=$(printf 'print-flags:\n\t@echo $(CPPFLAGS_ALL) $(CFLAGS) $(LDFLAGS)\n' |
@@ -89,16 +109,50 @@ floor_rows() {
 	rm -f "$log" "$list"
 }
 
-# ratio LABEL COLLECT_LINE FLOOR_LINE
+# field NAME LINE: the value of NAME=... in a bench_collect line.
+field() { tr ' ' '\n' <<<"$2" | awk -F= -v k="$1" '$1 == k { print $2; exit }'; }
+
+# ratio LABEL COLLECT_LINE FLOOR_LINE: CPU per cycle of the one over the
+# other, refused on a busy machine (bench/lib.sh).
 ratio() {
 	[ -n "$3" ] || return 0
-	awk -v label="$1" -v a="$2" -v b="$3" 'BEGIN {
-		split(a, x, " "); split(b, y, " ")
-		for (i in x) { split(x[i], kv, "="); ca[kv[1]] = kv[2] }
-		for (i in y) { split(y[i], kv, "="); cb[kv[1]] = kv[2] }
-		printf "  %s: cycle / floor of the same files = %.2fx (target <= 2)\n", label,
-		       ca["cpu_ms_per_cycle"] / cb["cpu_ms_per_cycle"]
-	}'
+	printf '  '
+	bench_cpu_ratio "$1" "$(field cpu_ms_per_cycle "$2")" "$(field cpu_ms_per_cycle "$3")" \
+		"$(field wall_ms_per_cycle "$3")"
+}
+
+# serve_run ROOT: gpudoctor serve on ROOT at --interval 1s for SERVE_S
+# seconds; prints "cycles=N cpu_ms_per_cycle=X wall_ms_per_cycle=Y peak_rss_kib=Z".
+serve_run() {
+	local log pid hz c0 c1 n0 n1 i
+	log=$(mktemp)
+	hz=$(getconf CLK_TCK)
+	"$BUILD/gpudoctor" serve --root "$1" --listen 127.0.0.1:0 --interval 1s 2>"$log" &
+	pid=$!
+	for i in $(seq 100); do grep -q '127\.0\.0\.1:[0-9]' "$log" && break; sleep 0.1; done
+	sleep 12   # past the first slow round (10 cycles: every process young, read whole)
+	c0=$(awk '{ print $14 + $15 }' "/proc/$pid/stat") n0=$(date +%s.%N)
+	sleep "$SERVE_S"
+	c1=$(awk '{ print $14 + $15 }' "/proc/$pid/stat") n1=$(date +%s.%N)
+	rss=$(awk '$1 == "VmHWM:" { print $2 }' "/proc/$pid/status")
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	rm -f "$log"
+	awk -v c=$((c1 - c0)) -v hz="$hz" -v w0="$n0" -v w1="$n1" -v rss="$rss" 'BEGIN {
+		n = int(w1 - w0 + 0.5); if (n < 1) n = 1
+		printf "cycles=%d cpu_ms_per_cycle=%.3f wall_ms_per_cycle=%.3f peak_rss_kib=%d\n", n, c * 1000 / hz / n, (w1 - w0) * 1000 / n, rss }'
+}
+
+# targets LABEL SERVE_LINE TIERED_LINE STAT_FLOOR_LINE: issue 29's targets.
+targets() {
+	local cpu rss
+	cpu=$(field cpu_ms_per_cycle "$2") rss=$(field peak_rss_kib "$2")
+	awk -v c="$cpu" -v r="$rss" 'BEGIN {
+		printf "  serve at 1 s: %.2f ms CPU per cycle (target <= 5: %s), peak RSS %.1f MiB (target <= 8: %s)\n",
+			c, c <= 5 ? "met" : "NOT met", r / 1024, r <= 8192 ? "met" : "NOT met" }'
+	printf '  '
+	bench_cpu_ratio "$1: tiered cycle (median) / every process's stat alone (target <= 3)" \
+		"$(field cpu_ms_median "$3")" "$(field cpu_ms_per_cycle "$4")" "$(field wall_ms_per_cycle "$4")"
 }
 
 per_collector() {
@@ -107,14 +161,18 @@ per_collector() {
 		awk '$3 >= 0.0005 { printf "  %-18s %8.3f\n", $2, $3 }'
 }
 
-nprocs=$(ls -d /proc/[0-9]* | wc -l)
+nprocs=$(ls -d /proc/[0-9]* 2>/dev/null | wc -l)
 echo "gpudoctor bench: $CYCLES cycles, $(nproc) CPUs, kernel $(uname -r)"
 echo "(CPU = user + system from getrusage; RSS = ru_maxrss of the measured process(es))"
+bench_load_start
 echo
 echo "root /: this machine, $nprocs processes, $(ls -d /proc/[0-9]*/task/[0-9]* 2>/dev/null | wc -l) threads"
 printf '%-34s %12s %12s %10s\n' "what" "ms CPU/cycle" "ms wall" "peak RSS KiB"
 collect=$(run collect "$CYCLES")
 row "gd_collect_all (in process)" 1 "$(head -n 1 <<<"$collect")"
+tiered1=$(run serve "$CYCLES")
+row "gd_collect_all, tiered (serve)" 1 "$(head -n 1 <<<"$tiered1")"
+echo "  (tiered: median $(field cpu_ms_median "$(sed -n 2p <<<"$tiered1")") ms CPU per cycle)"
 row "gpudoctor snapshot (per process)" 1 "$(run exec "$EXEC_RUNS" "$BUILD/gpudoctor" snapshot)"
 floor_rows /
 floor1=$floor_line
@@ -122,7 +180,8 @@ row "floor: read(2) in process" 1 "$(run read "$CYCLES" "${files[@]}")"
 row "floor: read(2) + /proc/*/stat" 1 "$(run read "$CYCLES" "${files[@]}" '/proc/[0-9]*/stat')"
 row "floor: cat loop" "$CYCLES" "$(run exec 1 sh -c "$loop")"
 row "floor: cat loop + /proc/*/stat" "$CYCLES" "$(run exec 1 sh -c "$loop_pid")"
-ratio "root /" "$(head -n 1 <<<"$collect")" "$floor1"
+ratio "root /: cycle / floor of the same files (target <= 2)" "$(head -n 1 <<<"$collect")" "$floor1"
+ratio "root /: tiered cycle / every-file cycle" "$(head -n 1 <<<"$tiered1")" "$(head -n 1 <<<"$collect")"
 echo
 per_collector "$collect"
 
@@ -145,17 +204,38 @@ if command -v jq >/dev/null 2>&1; then
 			"\(.name)=\(.status) (\(.reason))"')
 	[ -z "$bad" ] || { echo "bench: the synthetic root is not read whole: $bad" >&2; exit 1; }
 fi
-n2=$(ls -d "$root2"/proc/[0-9]* | wc -l)
-t2=$(ls -d "$root2"/proc/[0-9]*/task/[0-9]* 2>/dev/null | wc -l)
-echo
-echo "root $root2: synthetic busy node (bench/mkroot_procs.py), $n2 processes, $t2 threads in task/"
-printf '%-34s %12s %12s %10s\n' "what" "ms CPU/cycle" "ms wall" "peak RSS KiB"
-collect2=$(run collect "$CYCLES" "$root2")
-row "gd_collect_all (in process)" 1 "$(head -n 1 <<<"$collect2")"
-row "gpudoctor snapshot (per process)" 1 "$(run exec "$EXEC_RUNS" "$BUILD/gpudoctor" snapshot --root "$root2")"
-floor_rows "$root2"
-floor2=$floor_line
-row "floor: read(2) + proc/*/stat" 1 "$(run read "$CYCLES" "$root2/proc/[0-9]*/stat")"
-ratio "synthetic root" "$(head -n 1 <<<"$collect2")" "$floor2"
-echo
-per_collector "$collect2"
+# synthetic ROOT LABEL: the rows of one synthetic root.
+synthetic() {
+	local r=$1 n t c tc sv sf
+	n=$(ls -d "$r"/proc/[0-9]* | wc -l)
+	t=$(find "$r"/proc -mindepth 3 -maxdepth 3 -path '*/task/*' 2>/dev/null | wc -l)
+	echo
+	echo "root $r: $2 (bench/mkroot_procs.py), $n processes, $t threads in task/"
+	printf '%-34s %12s %12s %10s\n' "what" "ms CPU/cycle" "ms wall" "peak RSS KiB"
+	c=$(run collect "$CYCLES" "$r")
+	row "gd_collect_all (in process)" 1 "$(head -n 1 <<<"$c")"
+	tc=$(run serve "$CYCLES" "$r")
+	row "gd_collect_all, tiered (serve)" 1 "$(head -n 1 <<<"$tc")"
+	echo "  (tiered: median $(field cpu_ms_median "$(sed -n 2p <<<"$tc")") ms CPU per cycle)"
+	sv=$(serve_run "$r")
+	row "gpudoctor serve --interval 1s" 1 "$sv"
+	row "gpudoctor snapshot (per process)" 1 "$(run exec "$EXEC_RUNS" "$BUILD/gpudoctor" snapshot --root "$r")"
+	floor_rows "$r"
+	sf=$(run read "$CYCLES" "$r/proc/[0-9]*/stat")
+	row "floor: read(2) of proc/*/stat alone" 1 "$sf"
+	ratio "$2: cycle / floor of the same files (target <= 2)" "$(head -n 1 <<<"$c")" "$floor_line"
+	ratio "$2: tiered cycle / every-file cycle" "$(head -n 1 <<<"$tc")" "$(head -n 1 <<<"$c")"
+	targets "$2" "$sv" "$(sed -n 2p <<<"$tc")" "$sf"
+	echo
+	per_collector "$tc"
+}
+synthetic "$root2" "synthetic busy node"
+
+root3=${BENCH_ROOT3:-}
+[ "$root3" = none ] && exit 0
+if [ -z "$root3" ]; then
+	[ -n "$made" ] || { made=$(mktemp -d "${TMPDIR:-/tmp}/gd-bench-root.XXXXXX") && trap 'rm -rf "$made"' EXIT INT TERM; } || exit 1
+	root3=$made/root5k
+	python3 bench/mkroot_procs.py "$root3" 5000 50000 >/dev/null || { echo "bench: mkroot_procs.py 5000 failed" >&2; exit 1; }
+fi
+synthetic "$root3" "synthetic node of 5,000 processes"

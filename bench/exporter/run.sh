@@ -27,6 +27,9 @@ TMP=$(mktemp -d /tmp/gd-bench.XXXXXX)
 PIDS=()
 trap 'kill "${PIDS[@]}" 2>/dev/null; wait 2>/dev/null; rm -rf "$TMP"' EXIT
 HZ=$(getconf CLK_TCK)
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
+bench_load_start   # the figures below mean little when this says BUSY
 
 "$G" serve --listen 127.0.0.1:0 --interval 1s 2>"$TMP/gd.log" &
 PIDS+=($!) GD=$!

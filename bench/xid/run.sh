@@ -21,6 +21,10 @@
 # any mismatch stops the script with a FAIL line and exit 1.  Targets
 # (issue 16): gpudoctor xid at least 3x faster than grep -c, within 1.3x of
 # cat, peak RSS under 32 MiB; on the gzip copy, against zcat | grep -c.
+# Each ratio is of wall times with both CPU times beside it, and is refused
+# (bench/lib.sh) when the load average at the start was above the CPU count
+# or when the baseline's wall time was far above its CPU time (it waited
+# for a CPU, as grep at 3.47 s wall for 0.88 s CPU did in an earlier run).
 set -eu
 cd "$(dirname "$0")/../.."
 G=${GPUDOCTOR:-${BUILD:-build}/gpudoctor}
@@ -33,6 +37,9 @@ trap 'rm -f "$F" "$F.gz" "$F.out" "$F.time" "$F.ref"' EXIT
 [ -x "$G" ] || { echo "build first: make all" >&2; exit 1; }
 command -v /usr/bin/time >/dev/null || { echo "needs GNU time (/usr/bin/time, Debian package time)" >&2; exit 1; }
 
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
+bench_load_start
 python3 bench/xid/gen.py "$F" "$SIZE" "$FORMAT"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 ref() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$F.ref" "$1"; }
@@ -128,9 +135,9 @@ measure() {
 	printf '%-58s %7.2f s %6.2f GB/s %6s s CPU %8s KiB\n' "$name" "$best" \
 		"$(python3 -c "print('%.2f' % ($bytes / max($best, 0.005) / 1e9))")" "$cpu" "$rss"
 	eval "T_$key=$best"
+	eval "C_$key=$cpu"
 	eval "M_$key=$rss"
 }
-ratio() { python3 -c "import sys; print('%.2f' % (float(sys.argv[1]) / max(float(sys.argv[2]), 0.005)))" "$1" "$2"; }
 
 echo
 echo "plain file (best of $RUNS, warm page cache)          wall        rate       CPU   peak RSS"
@@ -139,6 +146,7 @@ measure grep "grep -c 'NVRM: Xid' FILE" "grep -c 'NVRM: Xid' '$F'"
 measure grepe "grep -E -o 'Xid \\(PCI:[^)]*\\): [0-9]+' FILE | sort | uniq -c" "grep -E -o 'Xid \\(PCI:[^)]*\\): [0-9]+' '$F' | sort | uniq -c"
 measure gd "gpudoctor xid --json FILE" "'$G' xid --json '$F'"
 T_gdp=$T_gd
+C_gdp=$C_gd
 M_gdp=$M_gd
 if [ -n "${GPUDOCTOR_BEFORE:-}" ]; then
 	measure gd "gpudoctor xid --json FILE (before: \$GPUDOCTOR_BEFORE)" "'$GPUDOCTOR_BEFORE' xid --json '$F'"
@@ -151,14 +159,18 @@ measure zcat "zcat FILE.gz > /dev/null" "zcat '$F.gz' > /dev/null"
 measure zgrep "zcat FILE.gz | grep -c 'NVRM: Xid'" "zcat '$F.gz' | grep -c 'NVRM: Xid'"
 measure gd "gpudoctor xid --json FILE.gz" "'$G' xid --json '$F.gz'"
 T_gdz=$T_gd
+C_gdz=$C_gd
 M_gdz=$M_gd
 if [ -n "${GPUDOCTOR_BEFORE:-}" ]; then
 	measure gd "gpudoctor xid --json FILE.gz (before)" "'$GPUDOCTOR_BEFORE' xid --json '$F.gz'"
 fi
 
 echo
-echo "gpudoctor xid vs grep -c:            $(ratio "$T_grep" "$T_gdp")x faster (target >= 3)" | sed 's/^/  /'
-echo "gpudoctor xid vs cat:                $(ratio "$T_gdp" "$T_cat")x the time of cat (target <= 1.3)" | sed 's/^/  /'
-echo "gpudoctor xid peak RSS:              $((M_gdp / 1024)) MiB (target < 32)" | sed 's/^/  /'
-echo "gpudoctor xid FILE.gz vs zcat | grep -c: $(ratio "$T_zgrep" "$T_gdz")x faster" | sed 's/^/  /'
-echo "gpudoctor xid FILE.gz vs zcat:       $(ratio "$T_gdz" "$T_zcat")x the time of zcat, peak RSS $((M_gdz / 1024)) MiB" | sed 's/^/  /'
+{
+	bench_ratio "grep -c / gpudoctor xid (how many times faster; target >= 3)" "$T_grep" "$C_grep" "$T_gdp" "$C_gdp"
+	bench_ratio "gpudoctor xid / cat (target <= 1.3)" "$T_gdp" "$C_gdp" "$T_cat" "$C_cat"
+	echo "gpudoctor xid peak RSS: $((M_gdp / 1024)) MiB (target < 32)"
+	bench_ratio "zcat | grep -c / gpudoctor xid FILE.gz (how many times faster)" "$T_zgrep" "$C_zgrep" "$T_gdz" "$C_gdz"
+	bench_ratio "gpudoctor xid FILE.gz / zcat" "$T_gdz" "$C_gdz" "$T_zcat" "$C_zcat"
+	echo "gpudoctor xid FILE.gz peak RSS: $((M_gdz / 1024)) MiB"
+} | sed 's/^/  /'

@@ -86,6 +86,17 @@ extern const size_t gd_nparsers;
  * problem is kept: one that was missing, denied or malformed is read, and
  * reported, every time. */
 struct gd_proc_cache *gd_proc_cache_new(void);
+/* The same for a run that lasts (serve, watch, record): the tiered walk.
+ * Every cycle reads each process's stat (CPU, state, threads) and io; the
+ * rest of its record (status, cgroup, cmdline, namespaces, the fd walk) is
+ * read whole when the process appears, every cycle while it is young
+ * (its first slow_every cycles: a job opens its GPU after it starts), in a
+ * GPU job's tree or in D state, and otherwise once every slow_every cycles,
+ * spread over the cycles by pid.  A record that is not read whole repeats
+ * its last full read, with detail_uptime_s saying when that was (a
+ * constant between full reads: a recording's delta lines do not grow). */
+#define GD_PROC_SLOW_ROUND 10
+struct gd_proc_cache *gd_proc_cache_new_tiered(unsigned slow_every);
 void gd_proc_cache_free(struct gd_proc_cache *c);   /* NULL is fine */
 /* Processes it holds (for tests and the benchmark). */
 size_t gd_proc_cache_size(const struct gd_proc_cache *c);

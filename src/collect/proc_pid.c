@@ -48,6 +48,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -376,8 +377,9 @@ int gd_parse_proc_pid_cgroup(const char *buf, size_t len, struct gd_snapshot *s,
 
 #define CACHE_TTL 8   /* cycles; each entry is re-read after 8 + pid % 8 */
 
-/* The strings an entry keeps, packed into one allocation in this order. */
-enum { S_COMM, S_CMDLINE, S_CGROUP, S_MNTNS, S_NETNS, S_CPUS, NSTR };
+/* The strings an entry keeps, packed into one allocation in this order
+ * (the last two for the tiered walk only). */
+enum { S_COMM, S_CMDLINE, S_CGROUP, S_MNTNS, S_NETNS, S_CPUS, S_NVDEVS, S_NETFS, NSTR };
 
 /* have bits: which of them (and the uid) were read without a problem. */
 #define HAVE_CMDLINE (1u << S_CMDLINE)
@@ -385,14 +387,22 @@ enum { S_COMM, S_CMDLINE, S_CGROUP, S_MNTNS, S_NETNS, S_CPUS, NSTR };
 #define HAVE_MNTNS (1u << S_MNTNS)
 #define HAVE_NETNS (1u << S_NETNS)
 #define HAVE_STATUS (1u << S_CPUS)   /* a kernel thread's uid and Cpus_allowed_list */
+#define HAVE_DETAIL (1u << NSTR)     /* tiered: the whole record below, from a full read */
 
 struct cache_ent {
 	uint64_t pid, starttime;
 	uint64_t seen;      /* the cycle that last listed it */
 	uint64_t refresh;   /* the cycle from which its files are read again */
-	struct gd_u64 uid;  /* HAVE_STATUS */
+	struct gd_u64 uid;  /* HAVE_STATUS; with HAVE_DETAIL any process's */
 	unsigned have;
 	char *blob;         /* NSTR strings, NUL-separated; NULL: none yet */
+	/* The tiered walk (gd_proc_cache_new_tiered): the fields of the last
+	 * full read, when (snapshot uptime) and what it found. */
+	struct gd_u64 nvidia_fds, netfs_fds;
+	double detail_t;       /* uptime of the full read; NAN: unknown */
+	uint64_t born;         /* the cycle it first appeared in */
+	bool job;              /* holds a GPU, or its parent did (a job's tree) */
+	bool denied;           /* its fd or io was refused at the full read */
 };
 
 struct gd_proc_cache {
@@ -402,11 +412,20 @@ struct gd_proc_cache {
 	size_t nnext, capnext;
 	bool sorted;               /* next[] came in pid order */
 	uint64_t cycle;
+	unsigned slow_every;       /* tiered: cycles between full reads; 0: every cycle */
 };
 
 struct gd_proc_cache *gd_proc_cache_new(void)
 {
 	return gd_xcalloc(1, sizeof(struct gd_proc_cache));
+}
+
+struct gd_proc_cache *gd_proc_cache_new_tiered(unsigned slow_every)
+{
+	struct gd_proc_cache *c = gd_proc_cache_new();
+
+	c->slow_every = slow_every;
+	return c;
 }
 
 void gd_proc_cache_free(struct gd_proc_cache *c)
@@ -513,11 +532,17 @@ static struct cache_ent *cache_get(struct gd_proc_cache *c, uint64_t pid, uint64
 	if (!e) {
 		e = gd_xcalloc(1, sizeof *e);
 		e->pid = pid;
+		e->born = c->cycle;
 	}
+	if (e->starttime != starttime)
+		e->born = c->cycle;   /* a recycled pid: a new process */
 	if (!e->blob || e->starttime != starttime || strcmp(ent_str(e, S_COMM), comm) != 0 || c->cycle >= e->refresh) {
 		e->have = 0;
 		e->starttime = starttime;
-		e->refresh = c->cycle + CACHE_TTL + pid % CACHE_TTL;
+		if (c->slow_every)   /* the next cycle that is pid's modulo slow_every */
+			e->refresh = c->cycle + 1 + (pid + c->slow_every - (c->cycle + 1) % c->slow_every) % c->slow_every;
+		else
+			e->refresh = c->cycle + CACHE_TTL + pid % CACHE_TTL;
 		free(e->blob);
 		e->blob = NULL;
 	}
@@ -774,6 +799,71 @@ static bool read_link(int pidfd, const char *rel, char *out, size_t outsz)
 	return n >= 0;
 }
 
+/* The tiered walk: whether the cached record of a process in the previous
+ * cycle's list says it belongs to a GPU job's tree. */
+static bool cache_was_job(const struct gd_proc_cache *c, uint64_t pid)
+{
+	struct cache_ent key = { .pid = pid }, *kp = &key, **found;
+
+	if (!c || !c->n || pid == 0)
+		return false;
+	found = bsearch(&kp, c->v, c->n, sizeof *c->v, cmp_ent);
+	return found && (*found)->job;
+}
+
+/* The tiered walk: whether this cycle must read all of the process's files
+ * (else its stat and io are read and the rest comes from its entry). */
+static bool tiered_full(const struct gd_proc_cache *c, const struct cache_ent *ce, const struct gd_pid_stat *st)
+{
+	if (!ce || !(ce->have & HAVE_DETAIL))
+		return true;   /* new, recycled, exec'ed or due on the slow round */
+	if (ce->job || cache_was_job(c, st->ppid))
+		return true;   /* a GPU job's tree: read whole every cycle */
+	if (c->cycle - ce->born < c->slow_every)
+		return true;   /* young: a job opens its GPU seconds after it starts */
+	return strcmp(st->state, "D") == 0;   /* host.hung_tasks wants it now */
+}
+
+/* The tiered walk's cheap cycle of one process: the record of its last full
+ * read with this cycle's stat and io. */
+static void collect_cached(int procfd, struct gd_snapshot *s, const char *name, unsigned long long pid,
+			   const struct gd_pid_stat *st, struct cache_ent *ce, char *buf, struct tally *t)
+{
+	struct gd_proc *p = GD_PUSH(s, procs, struct gd_proc);
+	char rel[40];
+	int rc;
+
+	stat_to_proc(st, p, s);
+	p->uid = ce->uid;
+	p->nvidia_fds = ce->nvidia_fds;
+	p->netfs_fds = ce->netfs_fds;
+	GD_STRSET(p->cmdline, ent_str(ce, S_CMDLINE));
+	GD_STRSET(p->cgroup, ent_str(ce, S_CGROUP));
+	GD_STRSET(p->mntns, ent_str(ce, S_MNTNS));
+	GD_STRSET(p->netns, ent_str(ce, S_NETNS));
+	GD_STRSET(p->cpus_allowed, ent_str(ce, S_CPUS));
+	GD_STRSET(p->nvidia_devs, ent_str(ce, S_NVDEVS));
+	GD_STRSET(p->netfs_mount, ent_str(ce, S_NETFS));
+	if (s->host.uptime_s.ok && !isnan(ce->detail_t) && s->host.uptime_s.v > ce->detail_t)
+		gd_f64_set(&p->detail_uptime_s, ce->detail_t);
+	if (!(st->flags & GD_PF_KTHREAD)) {
+		/* io every cycle: the rates of cpu.background_hogs and
+		 * io.netfs_stall are taken over the window */
+		size_t len;
+		struct gd_err e;
+
+		snprintf(rel, sizeof rel, "%.32s/io", name);   /* a pid: digits */
+		rc = gd_proc_read_at(procfd, rel, buf, BUF_CAP, &len);
+		if (rc == -EACCES || rc == -EPERM)
+			ce->denied = true;
+		gd_err_clear(&e);
+		if (rc >= 0 && gd_parse_proc_pid_io(buf, len, s, &e) != 0 && e.code != -ENODATA)
+			note_bad(t, pid, "io", &e);
+	}
+	if (ce->denied)
+		t->denied++;
+}
+
 static void collect_one(int procfd, struct gd_snapshot *s, const char *name, unsigned long long pid, char *buf,
 			struct tally *t, struct gd_proc_cache *cache)
 {
@@ -781,28 +871,44 @@ static void collect_one(int procfd, struct gd_snapshot *s, const char *name, uns
 	struct gd_proc *p;
 	struct cache_ent *ce;
 	struct gd_err e;
-	size_t len;
-	bool denied = false, kthread;
+	size_t len, bad_before = t->malformed;
+	bool denied = false, kthread, tiered = cache && cache->slow_every;
 	unsigned have = 0, got = 0;
-	int rc, fe;
-	int pidfd = openat(procfd, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int rc, fe, pidfd = -1;
 
-	if (pidfd < 0)
-		return;   /* exited between readdir and open */
-	if (gd_proc_read_at(pidfd, "stat", buf, BUF_CAP, &len) < 0) {
-		close(pidfd);
-		return;
+	if (tiered) {
+		char rel[40];
+
+		/* one lookup of "<pid>/stat" from /proc, no directory opened */
+		snprintf(rel, sizeof rel, "%.32s/stat", name);   /* a pid: digits */
+		if (gd_proc_read_at(procfd, rel, buf, BUF_CAP, &len) < 0)
+			return;   /* exited between readdir and open */
+	} else {
+		pidfd = openat(procfd, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (pidfd < 0)
+			return;   /* exited between readdir and open */
+		if (gd_proc_read_at(pidfd, "stat", buf, BUF_CAP, &len) < 0) {
+			close(pidfd);
+			return;
+		}
 	}
 	gd_err_clear(&e);
 	if (gd_pid_stat_parse(buf, len, &st, &e) < 0) {
 		note_bad(t, pid, "stat", &e);
-		close(pidfd);
+		if (pidfd >= 0)
+			close(pidfd);
 		return;
 	}
+	ce = cache_get(cache, pid, st.starttime, st.comm);
+	if (tiered && !tiered_full(cache, ce, &st)) {
+		collect_cached(procfd, s, name, pid, &st, ce, buf, t);
+		return;
+	}
+	if (pidfd < 0 && (pidfd = openat(procfd, name, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return;   /* exited meanwhile */
 	p = GD_PUSH(s, procs, struct gd_proc);
 	stat_to_proc(&st, p, s);
 	kthread = (st.flags & GD_PF_KTHREAD) != 0;
-	ce = cache_get(cache, pid, st.starttime, st.comm);
 	if (ce)
 		have = ce->have;
 
@@ -856,13 +962,26 @@ static void collect_one(int procfd, struct gd_snapshot *s, const char *name, uns
 	close(pidfd);
 	if (denied)
 		t->denied++;
-	if (ce && got) {
-		const char *str[NSTR] = { st.comm, p->cmdline, p->cgroup, p->mntns, p->netns, p->cpus_allowed };
+	if (ce && (got || tiered)) {
+		const char *str[NSTR] = { st.comm, p->cmdline, p->cgroup, p->mntns, p->netns, p->cpus_allowed,
+					  p->nvidia_devs, p->netfs_mount };
 
 		ce->have = have | got;
-		if (got & HAVE_STATUS)
+		if ((got & HAVE_STATUS) || tiered)
 			ce->uid = p->uid;
 		ent_store(ce, str);
+	}
+	if (ce && tiered) {
+		/* What the cheap cycles repeat until the next full read; a file
+		 * that did not parse keeps the process on full reads, so it is
+		 * reported every cycle as without the tiers. */
+		ce->nvidia_fds = p->nvidia_fds;
+		ce->netfs_fds = p->netfs_fds;
+		ce->detail_t = s->host.uptime_s.ok ? s->host.uptime_s.v : NAN;
+		ce->denied = denied;
+		ce->job = (p->nvidia_fds.ok && p->nvidia_fds.v > 0) || cache_was_job(cache, st.ppid);
+		if (t->malformed == bad_before)
+			ce->have |= HAVE_DETAIL;
 	}
 }
 

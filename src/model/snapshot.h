@@ -279,7 +279,8 @@
 	X(S256, cpus_allowed, "", LABEL, "Cpus_allowed_list of /proc/<pid>/status, e.g. 0-31,64-95 (absent when longer than this field)") \
 	X(S16, cuda_runtime, "", LABEL, "version of the libcudart it maps, from the file name (12.4.127; 12 for a soname-only file); GPU jobs only") \
 	X(S32, wchan, "", LABEL, "kernel function it sleeps in (/proc/<pid>/wchan); read for processes in D state only") \
-	X(S256, kstack, "", LABEL, "its kernel stack (/proc/<pid>/stack, root only), innermost first, frames joined by \" < \" with their module; D state only")
+	X(S256, kstack, "", LABEL, "its kernel stack (/proc/<pid>/stack, root only), innermost first, frames joined by \" < \" with their module; D state only") \
+	X(F64, detail_uptime_s, "seconds", GAUGE, "uptime at which its fd, status, cgroup, namespace and command-line fields were read, when before this snapshot: serve, watch and record read them on a slower round (absent: read now)")
 
 /* ---- threads[]: per-thread CPU of GPU jobs and their descendants ------ */
 #define GD_THREAD_FIELDS(X) \

@@ -23,7 +23,9 @@
  * share of one core, and (read_bytes+write_bytes) / dt from /proc/<pid>/io.
  * Fires at >= 25% of a core or >= 50 MB/s for one process, or >= 10% of all
  * CPUs for all of them together.  Example: rsync with 170 ticks over 2.0 s at
- * USER_HZ 100 = 85% of a core, 240 MB written = 120 MB/s.
+ * USER_HZ 100 = 85% of a core, 240 MB written = 120 MB/s.  serve, watch and
+ * record read a process's fds on a slower round (collect.h): a hog whose
+ * fds are older than the window carries fds_age_s, its threshold the window.
  *
  * cpu.cgroup_throttled: a CFS quota (docker --cpus, Kubernetes CPU limits)
  * stops every thread of the group for the rest of a period once the quota
@@ -176,6 +178,7 @@ static void hog_finding(struct gd_rule_ctx *rc, struct gd_findings *out, const s
 	struct gd_finding *f = gd_finding_add(rc, out, rc->rule->severity, "pid %llu (%s)", pid, comm);
 	bool io_shown = io_hot || (!isnan(h->io_mbps) && !cpu_hot);
 	char sum[512] = "", who[256];
+	double dt;
 
 	/* who: the process as its names are, never translated */
 	if (h->p->cmdline[0])
@@ -222,6 +225,15 @@ static void hog_finding(struct gd_rule_ctx *rc, struct gd_findings *out, const s
 	if (!isnan(total))
 		gd_finding_ev(f, "background_total_pct", total, "% of all CPUs", th_total);
 	gd_finding_ev(f, "gpu_jobs", (double)njobs, "", NAN);
+	/* serve, watch and record read a process's fds (what makes it a GPU
+	 * job) on a slower round: say how old they are when older than the
+	 * window, as the process may have opened a GPU since. */
+	if (h->p->detail_uptime_s.ok && gd_window_dt(rc->w, &dt) && gd_window_last(rc->w)->host.uptime_s.ok) {
+		double age = gd_window_last(rc->w)->host.uptime_s.v - h->p->detail_uptime_s.v;
+
+		if (age > dt)
+			gd_finding_ev(f, "fds_age_s", age, "s", dt);
+	}
 }
 
 enum gd_verdict gd_rule_cpu_background_hogs(struct gd_rule_ctx *rc, struct gd_findings *out)

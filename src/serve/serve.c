@@ -372,7 +372,7 @@ static void *collector_main(void *arg)
 	ctx.klog_lookback_s = srv->opts->lookback_s;
 	ctx.nvml = gd_nvml_open(ctx.nvml_path, ctx.nvml_timeout_s);
 	ctx.sampler = root.is_host ? gd_job_sampler_new() : NULL;
-	ctx.proc_cache = gd_proc_cache_new();
+	ctx.proc_cache = gd_proc_cache_new_tiered(GD_PROC_SLOW_ROUND);
 	for (size_t i = 0; i < srv->nsnaps; i++)
 		gd_snapshot_init(&ring[i]);
 	for (;;) {

@@ -44,6 +44,8 @@
 #   - 0000-healthy (and 000N-healthy-*, e.g. the 8-GPU baseline, the series
 #     of 0002): no finding of severity warning or critical;
 #   - the snapshots' uptimes rise in order;
+#   - the findings are the same under the tiered process walk of serve,
+#     watch and record (tiered_same below);
 #   - check's exit status matches the worst severity (0 none/info, 1 warning,
 #     2 critical) and the JSON's "exit";
 #   - who each GPU job process is (job_ranks[]) equals expected_ranks.txt,
@@ -207,6 +209,34 @@ snap_series() {
 }
 
 
+# tiered_same TMP: the findings do not change under the tiered process walk
+# of serve, watch and record (issue 29).  bench_collect tiered-diff reads
+# the scenario's trees in order with one tiered cache, after 25 cycles of t0
+# (no process young, most from the slow round), and says "same" when every
+# process table equals the one read whole but for detail_uptime_s (the rules
+# cannot judge otherwise); else the tables go into the snapshots and check
+# must render the same findings.  Appends to $problems; returns 1 then.
+# GD_TIERED_DEBUG=1 prints what the comparison said for each scenario.
+TIERED=$(dirname "$GPUDOCTOR")/bench/bench_collect
+tiered_same() {
+	local tmp=$1 trees=() t out
+	[ -x "$TIERED" ] || { problems+="  no $TIERED to compare the tiered walk (make unit builds it)"; return 1; }
+	for t in "$tmp"/t[0-9]*; do [ -d "$t" ] && trees+=("$t"); done
+	mapfile -t trees < <(printf '%s\n' "${trees[@]}" | sort -V)
+	out=$("$TIERED" tiered-diff 25 "${trees[@]}" 2>&1) ||
+		{ problems+="  bench_collect tiered-diff failed: ${out:0:300}"; return 1; }
+	[ -n "${GD_TIERED_DEBUG:-}" ] && echo "tiered: ${out:0:80}" >&2
+	[[ $out == "same ${#trees[@]}" ]] && return 0
+	printf '%s\n' "$out" | jq -c '.procs' >"$tmp/tiered_procs.jsonl" &&
+		jq -c --slurpfile p "$tmp/tiered_procs.jsonl" '.procs = $p[input_line_number - 1]' "$tmp/s.jsonl" >"$tmp/st.jsonl" &&
+		timeout "$TIMEOUT" "$GPUDOCTOR" check --from "$tmp/st.jsonl" --json "${args[@]}" 2>/dev/null |
+		jq -r "$render" | LC_ALL=C sort >"$tmp/got_tiered.txt"
+	cmp -s "$tmp/got.txt" "$tmp/got_tiered.txt" && return 0
+	problems+="  findings differ under the tiered process walk (serve, watch, record):"$'\n'
+	problems+=$(diff -u --label whole --label tiered "$tmp/got.txt" "$tmp/got_tiered.txt" | sed 's/^/    /')
+	return 1
+}
+
 # run_one DIR: prints "ok NAME" or "FAIL NAME: ..." with details; returns 0/1.
 run_one() {
 	local dir=$1 name rule tmp problems="" rc want jrc args=()
@@ -275,6 +305,7 @@ run_one() {
 	if grep -q 'gd-decoy-secret' "$tmp/s.jsonl" "$tmp/out.json"; then
 		problems+="  a decoy secret of the fixtures' environments is in the snapshot or the report"$'\n'
 	fi
+	tiered_same "$tmp" || problems+=$'\n'
 
 	if [ -n "$problems" ]; then
 		echo "FAIL $name"

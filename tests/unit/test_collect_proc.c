@@ -840,6 +840,109 @@ static void test_cache_churn(void **state)
 	tree_release(&t);
 }
 
+/* ---- the tiered walk (serve, watch, record) ---------------------------- */
+
+/* One cycle of the tiered walk at uptime up. */
+static enum gd_src_status snap_at(struct tree *t, struct gd_snapshot *s, double up)
+{
+	struct gd_err err;
+
+	gd_snapshot_init(s);
+	gd_f64_set(&s->host.uptime_s, up);
+	return run(gd_collect_processes, &t->ctx, s, &err);
+}
+
+static void test_tiered_walk(void **state)
+{
+	struct tree t;
+	struct gd_snapshot s;
+	struct gd_proc *p;
+	char line[512];
+	const char cmd2[] = "stress\0--cpu\0" "1\0";
+	double up = 100;
+	int i;
+
+	(void)state;
+	build_tree(&t);
+	t.ctx.proc_cache = gd_proc_cache_new_tiered(4);
+	/* A process is read whole in its first 4 cycles (young), then on
+	 * the slow round: 600 % 4 == 0, cycles 4, 8, 12... */
+	for (i = 1; i <= 5; i++) {
+		assert_int_equal(snap_at(&t, &s, up++), GD_SRC_OK);
+		assert_true(proc_by_pid(&s, 600)->detail_uptime_s.ok == (i == 5));
+		assert_false(proc_by_pid(&s, 100)->detail_uptime_s.ok);
+		gd_snapshot_release(&s);
+	}
+	/* 600 (sshd, no GPU) starts burning CPU, writing, and opens a GPU;
+	 * the job 100 opens another GPU. */
+	stat_line(line, sizeof line, 600, "sshd", 'R', 1, 0x400100, 90000, 10, 2, 5600, 256);
+	tree_put(&t, "proc/600/stat", line);
+	tree_put(&t, "proc/600/io", "rchar: 9\nwchar: 9\nread_bytes: 0\nwrite_bytes: 777000000\n");
+	put_fd(&t, 600, 9, "/dev/nvidia2");
+	put_fd(&t, 100, 10, "/dev/nvidia5");
+	/* A new process appears, burning. */
+	put_proc(&t, 800, "stress", 1, 0x400100);
+	tree_putn(&t, "proc/800/cmdline", cmd2, sizeof cmd2 - 1);
+	stat_line(line, sizeof line, 800, "stress", 'R', 1, 0x400100, 5000, 0, 1, 7000, 256);
+	tree_put(&t, "proc/800/stat", line);
+
+	/* 600 % 4 == 0: due at cycles 8 and 12; this is cycle 6 */
+	assert_int_equal(snap_at(&t, &s, up++), GD_SRC_OK);
+	p = proc_by_pid(&s, 600);
+	assert_int_equal(p->utime_ticks.v, 90000);   /* stat: every cycle */
+	assert_string_equal(p->state, "R");
+	assert_int_equal(p->write_bytes.v, 777000000);   /* io: every cycle */
+	assert_int_equal(p->nvidia_fds.v, 0);   /* fds: the slow round's */
+	assert_int_equal(p->uid.v, 1000);
+	assert_string_equal(p->cgroup, "/user.slice/job");
+	assert_true(p->detail_uptime_s.ok);
+	assert_true(p->detail_uptime_s.v >= up - 5 && p->detail_uptime_s.v < up - 1);
+	p = proc_by_pid(&s, 100);   /* a GPU job: whole every cycle */
+	assert_int_equal(p->nvidia_fds.v, 2);
+	assert_false(p->detail_uptime_s.ok);
+	assert_false(proc_by_pid(&s, 200)->detail_uptime_s.ok);   /* the job's child */
+	p = proc_by_pid(&s, 800);   /* new: whole at once */
+	assert_int_equal(p->utime_ticks.v, 5000);
+	assert_string_equal(p->cmdline, "stress --cpu 1");
+	assert_false(p->detail_uptime_s.ok);
+	gd_snapshot_release(&s);
+
+	/* Within the slow round (4 cycles) 600's GPU is seen, its age gone. */
+	for (i = 0; i < 4; i++) {
+		bool seen;
+
+		assert_int_equal(snap_at(&t, &s, up++), GD_SRC_OK);
+		p = proc_by_pid(&s, 600);
+		seen = p->nvidia_fds.ok && p->nvidia_fds.v == 1;
+		assert_true(seen != p->detail_uptime_s.ok);
+		gd_snapshot_release(&s);
+		if (seen)
+			break;
+	}
+	assert_true(i < 4);
+
+	/* A process in D state is read whole at once (wchan for host.hung_tasks). */
+	for (i = 0; i < 6; i++) {
+		assert_int_equal(snap_at(&t, &s, up++), GD_SRC_OK);
+		gd_snapshot_release(&s);
+	}
+	stat_line(line, sizeof line, 800, "stress", 'D', 1, 0x400100, 5000, 0, 1, 7000, 256);
+	tree_put(&t, "proc/800/stat", line);
+	tree_put(&t, "proc/800/wchan", "io_schedule\n");
+	assert_int_equal(snap_at(&t, &s, up++), GD_SRC_OK);
+	assert_string_equal(proc_by_pid(&s, 800)->wchan, "io_schedule");
+	assert_false(proc_by_pid(&s, 800)->detail_uptime_s.ok);
+	gd_snapshot_release(&s);
+
+	/* An exited process leaves the cache; a recycled pid is a new process. */
+	rm_tree_at(&t, "proc/600");
+	assert_int_equal(snap_at(&t, &s, up++), GD_SRC_OK);
+	assert_int_equal(gd_proc_cache_size(t.ctx.proc_cache), s.procs.n);
+	gd_snapshot_release(&s);
+	gd_proc_cache_free(t.ctx.proc_cache);
+	tree_release(&t);
+}
+
 /* ---- this machine ------------------------------------------------------ */
 
 static void test_processes_live(void **state)
@@ -895,6 +998,7 @@ int main(void)
 		cmocka_unit_test(test_cache_lifetime_files),
 		cmocka_unit_test(test_cache_problems_and_kthreads),
 		cmocka_unit_test(test_cache_churn),
+		cmocka_unit_test(test_tiered_walk),
 		cmocka_unit_test(test_processes_live),
 	};
 

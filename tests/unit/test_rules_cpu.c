@@ -237,6 +237,30 @@ static void test_hogs_fires(void **state)
 	assert_non_null(strstr(f->remedy, "renice -n 19 -p 200"));
 }
 
+/* serve's tiered walk: the hog's fds read 6 s before a 2 s window's end
+ * are said to be that old; read within the window, nothing is added. */
+static void test_hogs_fds_age(void **state)
+{
+	struct fx *x = *state;
+	struct gd_proc *p;
+
+	hogs_fixture(&x->a, &x->b, true);
+	add_proc2(&x->a, &x->b, 200, 1, "rsync", "rsync -a /data /backup", 170, 240000000);
+	p = GD_VEC_AT(x->b.procs, struct gd_proc, x->b.procs.n - 1);
+	gd_f64_set(&p->detail_uptime_s, x->b.host.uptime_s.v - 6.0);
+	assert_int_equal(run_rule2("cpu.background_hogs", &x->a, &x->b, NULL, &x->out), GD_VERDICT_FIRED);
+	assert_ev(one_finding(&x->out), "fds_age_s", 6.0, 2.0);
+
+	fx_reset(x);
+	hogs_fixture(&x->a, &x->b, true);
+	add_proc2(&x->a, &x->b, 200, 1, "rsync", "rsync -a /data /backup", 170, 240000000);
+	p = GD_VEC_AT(x->b.procs, struct gd_proc, x->b.procs.n - 1);
+	gd_f64_set(&p->detail_uptime_s, x->b.host.uptime_s.v - 1.0);
+	assert_int_equal(run_rule2("cpu.background_hogs", &x->a, &x->b, NULL, &x->out), GD_VERDICT_FIRED);
+	for (size_t i = 0; i < one_finding(&x->out)->nev; i++)
+		assert_string_not_equal(one_finding(&x->out)->ev[i].name, "fds_age_s");
+}
+
 static void test_hogs_no_job(void **state)
 {
 	struct fx *x = *state;
@@ -647,6 +671,7 @@ int main(void)
 		T(test_saturated_unknown),
 		T(test_saturated_edges),
 		T(test_hogs_fires),
+		T(test_hogs_fds_age),
 		T(test_hogs_no_job),
 		T(test_hogs_io_only_and_top5),
 		T(test_hogs_total_only),
