@@ -19,7 +19,8 @@
  * (gd_cuda_stub_file): a program that found it instead of the driver's
  * libcuda.so.1 gets CUDA_ERROR_STUB_LIBRARY and no GPU, so it opens no
  * /dev/nvidia* and NVML does not list it.  That is why, beyond GPU jobs,
- * the maps of processes in a mount namespace other than pid 1's (a
+ * the maps of processes in a mount namespace other than pid 1's (or,
+ * where that cannot be read, gpudoctor's own: proc/self) (a
  * container's, where the missing NVIDIA runtime mounts are the usual
  * cause) are read too, at most STUB_SCAN_CAP of them per cycle, for the
  * stub alone (their libcudart is not a GPU job's and is not recorded).
@@ -234,13 +235,20 @@ static int scan_file(const struct gd_root *r, uint64_t pid, char *buf, struct sc
 	}
 }
 
-/* pid 1's mount namespace ("" when pid 1 is not listed or has none). */
-static const char *host_mntns(const struct gd_snapshot *s)
+/* The host's mount namespace into buf: pid 1's, or, where pid 1's link
+ * cannot be read (a sandbox whose pid 1 is in another user namespace),
+ * gpudoctor's own (proc/self); "" when neither is known. */
+static const char *host_mntns(const struct gd_collect_ctx *ctx, const struct gd_snapshot *s, char *buf, size_t size)
 {
+	buf[0] = '\0';
 	GD_VEC_EACH(s->procs, const struct gd_proc, p)
-		if (p->pid.ok && p->pid.v == 1)
-			return p->mntns;
-	return "";
+		if (p->pid.ok && p->pid.v == 1 && p->mntns[0]) {
+			snprintf(buf, size, "%s", p->mntns);
+			return buf;
+		}
+	if (gd_root_readlink(ctx->root, "proc/self/ns/mnt", buf, size) < 0)
+		buf[0] = '\0';
+	return buf;
 }
 
 /* A user process in another mount namespace than pid 1's: a container's. */
@@ -255,7 +263,8 @@ enum gd_src_status gd_collect_cuda_runtime(const struct gd_collect_ctx *ctx, str
 	size_t jobs = 0, denied = 0, bad = 0, failed = 0, others = 0;
 	char first[GD_ERR_MSG_MAX / 2] = "";
 	char *buf = NULL;
-	const char *host_ns = host_mntns(s);
+	char ns_buf[64];
+	const char *host_ns = host_mntns(ctx, s, ns_buf, sizeof ns_buf);
 
 	for (size_t i = 0; i < s->procs.n; i++) {
 		struct gd_proc *p = GD_VEC_AT(s->procs, struct gd_proc, i);
