@@ -4,10 +4,27 @@
 #
 #   BUILD=build scripts/gpu-validate.sh        (or GPUDOCTOR=path/to/gpudoctor)
 #
-# One short run (< 5 minutes), printing PASS/FAIL/SKIP lines and a summary,
-# exit status 0 when nothing failed.  Outputs (snapshots, check JSON,
-# nvidia-smi's view) go under $OUT when it is set, else a temporary directory.
+# One short run within 8 minutes on one H100 or H200 (GPU_VALIDATE_BUDGET_S,
+# default 470 s: a step that would start past it is not run and counts as a
+# failure, the probe's deadline is cut to what is left), printing PASS/FAIL/
+# SKIP lines and, at the end, a summary: one line per step with its passes,
+# failures and skips and its figure.  Exit status 0 when nothing failed.
+# Everything it writes (snapshots, check JSON, nvidia-smi's view, the
+# programs it builds, the summary as summary.txt) goes under $OUT when it is
+# set, else a temporary directory.
 #
+# Dry run without a GPU, against the fake NVML and libcuda.so.1 of the tests
+# (most GPU checks then fail: the figures are the fakes'; it shows the run
+# and its time):
+#
+#   make all unit; sed 's/^procs = .*/procs =/' tests/scenarios/0001-healthy-8gpu/nvml.ini >/tmp/idle8.ini
+#   OUT=/tmp/gv GPUDOCTOR_NVML=$PWD/build/fake_nvml/libnvidia-ml.so.1 GPUDOCTOR_FAKE_NVML=/tmp/idle8.ini \
+#     GPUDOCTOR_CUDA=$PWD/build/fake_cuda/libcuda.so.1 \
+#     GPUDOCTOR_FAKE_CUDA=$PWD/tests/fake_cuda/scenarios/node8.ini scripts/gpu-validate.sh
+#
+#   0. (when the CUDA toolkit is installed) the probes' PTX through its ptxas
+#      for every architecture it accepts: registers and spills, the figure
+#      to compare with bench/ptx/figures.txt;
 #   1. a snapshot through the real driver: nvml.status ok, nvml.missing empty,
 #      every GPU field gpudoctor reads that an H200 supports present and
 #      plausible (name, 10-100 C, power > 0, clocks <= max, PCIe Gen >= 4
@@ -47,6 +64,8 @@
 #      every probe reports ok, and achieved against expected is printed per
 #      probe, with the compute burns' share of the SKU's datasheet FP32 and
 #      BF16 figures (the number the SKU check for compute waits for).
+#   8. (when the CUDA toolkit is installed) the probe loading the toolkit's
+#      stub libcuda.so: driver.cuda_stub names it.
 #
 # Status: written in a session that was lent no GPU, so it has not been run
 # on real hardware yet; run it where a GPU is lent and report what it prints.
@@ -58,12 +77,45 @@ OUT=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/gpu-validate.XXXXXX")}
 mkdir -p "$OUT"
 PY=$(command -v python3 || command -v python || true)
 pass=0 fail=0 skip=0
+BUDGET_S=${GPU_VALIDATE_BUDGET_S:-470}
+t0=$SECONDS
+CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 
 ok() { echo "PASS $*"; pass=$((pass + 1)); }
 bad() { echo "FAIL $*"; fail=$((fail + 1)); }
 skp() { echo "SKIP $*"; skip=$((skip + 1)); }
+
+# The summary: step NAME opens a step (the counts from here on are its),
+# fig TEXT sets its figure.
+steps=() sp=() sf=() ss=() sfig=() st=()
+step() {
+	steps+=("$1") sp+=("$pass") sf+=("$fail") ss+=("$skip") sfig+=("") st+=("$SECONDS")
+	echo "---- $1 ($(left) s of the budget left)"
+}
+fig() { sfig[${#sfig[@]} - 1]="$*"; }
+left() { echo $((BUDGET_S - (SECONDS - t0))); }
+# need N WHAT: true when N seconds of the budget remain, else a failure
+need() {
+	[ "$(left)" -ge "$1" ] && return 0
+	bad "$2: not run: $(left) s of the ${BUDGET_S} s budget left, it needs $1"
+	return 1
+}
 finish() {
-	echo "$pass passed, $fail failed, $skip skipped (outputs in $OUT)"
+	local n=${#steps[@]} i np nf ns dt
+	{
+		echo
+		echo "summary ($((SECONDS - t0)) s of ${BUDGET_S} s; outputs in $OUT):"
+		for ((i = 0; i < n; i++)); do
+			if ((i + 1 < n)); then
+				np=$((sp[i + 1] - sp[i])) nf=$((sf[i + 1] - sf[i])) ns=$((ss[i + 1] - ss[i])) dt=$((st[i + 1] - st[i]))
+			else
+				np=$((pass - sp[i])) nf=$((fail - sf[i])) ns=$((skip - ss[i])) dt=$((SECONDS - st[i]))
+			fi
+			printf '  %-32s %-4s %4ds %3d pass %2d fail %2d skip  %s\n' "${steps[i]}" \
+				"$( ((nf)) && echo FAIL || { ((np)) && echo PASS || echo SKIP; })" "$dt" "$np" "$nf" "$ns" "${sfig[i]}"
+		done
+		echo "$pass passed, $fail failed, $skip skipped in $((SECONDS - t0)) s (outputs in $OUT)"
+	} | tee "$OUT/summary.txt"
 	[ "$fail" -eq 0 ]
 	exit $?
 }
@@ -71,12 +123,28 @@ finish() {
 [ -x "$G" ] || { bad "setup: $G is not an executable (make all)"; finish; }
 [ -n "$PY" ] || { bad "setup: python3 is needed to read the JSON"; finish; }
 
+# ---- 0. the probes' PTX through the toolkit's ptxas -------------------------
+step "0 ptxas, every architecture"
+if [ -x "$CUDA_HOME/bin/ptxas" ] && [ -r "$here/${BUILD:-build}/gen/base.ptx" ]; then
+	if PTXAS=$CUDA_HOME/bin/ptxas "$here/scripts/ptxas-check.sh" "$here/${BUILD:-build}/gen/base.ptx" \
+		"$here/${BUILD:-build}/gen/tensor.ptx" >"$OUT/ptxas.txt" 2>"$OUT/ptxas.err"; then
+		ok "ptxas accepts the probe kernels for $(sed -n 's/^# architectures: //p' "$OUT/ptxas.txt")"
+	else
+		bad "ptxas rejects a probe kernel: $(head -c 300 "$OUT/ptxas.err")"
+	fi
+	fig "$(grep -vc '^#' "$OUT/ptxas.txt") kernel x arch, max $(awk '!/^#/ && $4 > m { m = $4 } END { print m + 0 }' "$OUT/ptxas.txt") registers, $(awk '!/^#/ { s += $6 + $7 } END { print s + 0 }' "$OUT/ptxas.txt") B spilled"
+else
+	skp "no $CUDA_HOME/bin/ptxas or no $here/${BUILD:-build}/gen/*.ptx (make all)"
+fi
+
 # ---- 1. one snapshot through the real driver -----------------------------
+step "1-2 snapshot, fields, PCI, smi"
 if ! timeout 60 "$G" snapshot >"$OUT/snap.jsonl" 2>"$OUT/snap.err"; then
 	bad "snapshot: exit $? ($(head -c 300 "$OUT/snap.err"))"
 	finish
 fi
 ok "snapshot taken ($(wc -c <"$OUT/snap.jsonl") bytes)"
+fig "$(wc -c <"$OUT/snap.jsonl") bytes; $("$PY" -c 'import json,sys; s=json.loads(open(sys.argv[1]).readline()); n=s.get("nvml",{}); print("%s GPU(s), driver %s" % (n.get("device_count"), n.get("driver_version")))' "$OUT/snap.jsonl" 2>/dev/null)"
 if command -v nvidia-smi >/dev/null 2>&1; then
 	timeout 30 nvidia-smi --query-gpu=pci.bus_id,name,temperature.gpu,power.draw,clocks.max.sm,pcie.link.gen.max,pcie.link.width.max,memory.total,driver_version \
 		--format=csv,noheader,nounits >"$OUT/smi.csv" 2>"$OUT/smi.err" || : >"$OUT/smi.csv"
@@ -150,7 +218,7 @@ for g in gpus:
         res("FAIL", "%s: nvidia-smi comparison failed: %s" % (tag, e)); continue
     for what, good in cmp:
         res("PASS" if good else "FAIL", "%s: same %s as nvidia-smi" % (tag, what))
-# ---- 2. the evidence without NVML
+# ---- 2. the evidence without NVML (in the same Python: step 1's)
 pci = [p for p in snap.get("pci_gpus") or [] if p.get("driver") not in ("vfio-pci", "pci-stub")]
 res("PASS" if len(pci) == len(gpus) else "FAIL", "PCI bus lists %d NVIDIA GPU(s), NVML %d" % (len(pci), len(gpus)))
 for p in pci:
@@ -166,6 +234,7 @@ pass=$((pass + $(grep -c '^PASS' "$OUT/fields.txt"))) fail=$((fail + $(grep -c '
 skip=$((skip + $(grep -c '^SKIP' "$OUT/fields.txt")))
 
 # ---- 3. loads (PyTorch) ---------------------------------------------------
+step "3 loads (PyTorch)"
 # $1: fed or starved; runs ~40 s of training-like steps on GPU 0.
 load() {
 	"$PY" - "$1" <<'PYEOF'
@@ -208,6 +277,7 @@ if ! "$PY" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1
 	skp "CUDA loads: no PyTorch with CUDA here"
 else
 	for mode in fed starved; do
+		need 60 "the $mode load" || continue
 		load "$mode" >"$OUT/load-$mode.log" 2>&1 &
 		lp=$!
 		sleep 15   # CUDA start-up and the first steps
@@ -260,15 +330,18 @@ PYEOF
 fi
 
 # ---- 4. check on the live host -----------------------------------------------
+step "4 check --json"
 timeout 60 "$G" check --json >"$OUT/check.json" 2>"$OUT/check.err"
 rc=$?
 if [ "$rc" -le 2 ] && "$PY" -c 'import json,sys; json.load(open(sys.argv[1]))' "$OUT/check.json" 2>/dev/null; then
 	ok "gpudoctor check: exit $rc, JSON parses; findings: $(check_json check)"
+	fig "exit $rc, findings: $(check_json check | head -c 120)"
 else
 	bad "gpudoctor check: exit $rc or JSON does not parse ($(head -c 300 "$OUT/check.err"))"
 fi
 
 # ---- 5. the exporter with the real driver ----------------------------------------
+step "5 serve /metrics"
 if command -v curl >/dev/null; then
 	"$G" serve --listen 127.0.0.1:0 --interval 1s 2>"$OUT/serve.log" &
 	spid=$!
@@ -297,6 +370,7 @@ if command -v curl >/dev/null; then
 			skp "serve: promtool not installed"
 		fi
 		ok "serve: resident memory with the driver loaded: $(awk '/^VmRSS/ {print $2, $3}' "/proc/$spid/status")"
+		fig "$ngpu GPU series, RSS $(awk '/^VmRSS/ {print $2, $3}' "/proc/$spid/status")"
 	else
 		bad "serve did not answer: $(head -c 300 "$OUT/serve.log")"
 	fi
@@ -307,6 +381,7 @@ else
 fi
 
 # ---- 6. where the job's threads spend their time ---------------------------------
+step "6 thread attribution"
 # main_shares FILE PID: the main thread's sample shares over a snapshot --window pair
 main_shares() {
 	"$PY" - "$1" "$2" <<'PYEOF2'
@@ -355,8 +430,9 @@ snap_under() {
 	wait "$loadpid" 2>/dev/null
 	return 0
 }
-if snap_under cuda_spin; then
+if need 30 "driver-API loop" && snap_under cuda_spin; then
 	shares=$(main_shares "$OUT/cuda_spin.jsonl" "$loadpid")
+	fig "driver-API loop: $(head -n 1 <<<"$shares")"
 	echo "     CUDA driver busy loop, main thread: $shares"
 	cuda=$(sed -n 's/.*cuda=\([0-9]*\)%.*/\1/p' <<<"$shares" | head -n 1)
 	[ "${cuda:-0}" -ge 50 ] && ok "driver-API loop attributed to cuda (${cuda}%)" ||
@@ -366,7 +442,7 @@ if snap_under cuda_spin; then
 else
 	skp "driver-API loop: cannot build ($(head -c 200 "$OUT/cuda_spin.err"))"
 fi
-if "$PY" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+if "$PY" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null && need 40 "thread attribution under PyTorch"; then
 	load starved >"$OUT/load-threads.log" 2>&1 &
 	lp=$!
 	sleep 15
@@ -385,6 +461,7 @@ else
 fi
 
 # ---- 6b. sub-second activity: copies and compute ------------------------------
+step "6b sub-second activity"
 # activity FILE: GPU 0's intervals of the last snapshot of FILE, one line each
 activity() {
 	"$PY" - "$1" <<'PYEOF3'
@@ -444,8 +521,9 @@ int main(void)
 	return 0;
 }
 CEOF
-if snap_under cuda_copy; then
+if need 30 "copy loop" && snap_under cuda_copy; then
 	act=$(activity "$OUT/cuda_copy.jsonl")
+	fig "$(head -n 1 <<<"$act")"
 	echo "     driver-API copy loop, GPU 0's sub-second activity:"
 	sed 's/^/     /' <<<"$act"
 	n=$(sed -n 's/^intervals=\([0-9]*\).*/\1/p' <<<"$act")
@@ -459,6 +537,7 @@ else
 fi
 if "$PY" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
 	for mode in serial overlapped; do
+		need 40 "PyTorch $mode copies" || continue
 		"$PY" - "$mode" >"$OUT/xfer-$mode.log" 2>&1 <<'PYEOF' &
 import sys, time, torch
 mode = sys.argv[1]
@@ -510,13 +589,26 @@ else
 fi
 
 # ---- 7. the probe through the real CUDA driver ------------------------------
+step "7 probe --quick"
 # Runs after the exporter so a GPU left busy by a stuck probe cannot spoil
 # steps 1-5.  --json for the figures; the text report is kept in $OUT.
-if command -v timeout >/dev/null; then
-	timeout -k 10 180 "$G" probe --quick --json -o "$OUT/probe.jsonl" >"$OUT/probe.json" 2>"$OUT/probe.err"
+plimit=$(($(left) - 25))   # the stub step and the summary after it
+[ "$plimit" -gt 180 ] && plimit=180
+if ! command -v timeout >/dev/null; then
+	skp "probe: timeout(1) not installed"
+elif need 60 "probe --quick"; then
+	timeout -k 10 "$plimit" "$G" probe --quick --json -o "$OUT/probe.jsonl" >"$OUT/probe.json" 2>"$OUT/probe.err"
 	prc=$?
+	fig "exit $prc; $("$PY" -c 'import json,sys
+d = json.load(open(sys.argv[1])); r = d.get("probe", [])
+ok = [x for x in r if x["status"] == "ok"]
+best = {}
+for x in ok:
+    if x["probe"] in ("compute_fp32", "compute_bf16", "mem_bandwidth", "h2d"):
+        best[x["probe"]] = max(best.get(x["probe"], 0), x.get("achieved") or 0)
+print("%d/%d rows ok; %s" % (len(ok), len(r), ", ".join("%s %.0f" % kv for kv in sorted(best.items()))))' "$OUT/probe.json" 2>/dev/null)"
 	if [ "$prc" -ge 124 ]; then
-		bad "probe --quick did not finish within 3 minutes (exit $prc): $(tail -c 300 "$OUT/probe.err")"
+		bad "probe --quick did not finish within $plimit s (exit $prc): $(tail -c 300 "$OUT/probe.err")"
 	elif [ "$prc" -eq 3 ]; then
 		bad "probe could not run: $(tail -c 400 "$OUT/probe.err")"
 	elif "$PY" - "$OUT/probe.json" "$OUT/probe.jsonl" <<'PYEOF'
@@ -569,7 +661,19 @@ PYEOF
 	else
 		bad "probe --quick (exit $prc): a probe failed or nothing was measured (see above, $OUT/probe.err)"
 	fi
+fi
+
+# ---- 8. the toolkit's stub libcuda.so, named -----------------------------------
+step "8 the toolkit's stub libcuda"
+if [ -r "$CUDA_HOME/lib64/stubs/libcuda.so" ] && need 15 "the stub"; then
+	timeout 60 "$G" probe --json --only compute_fp32 --gpus 0 --cuda "$CUDA_HOME/lib64/stubs/libcuda.so" \
+		>"$OUT/stub.json" 2>"$OUT/stub.err"
+	srow=$("$PY" -c 'import json,sys
+f = [x for x in json.load(open(sys.argv[1]))["findings"] if x["id"] == "driver.cuda_stub"]
+print(f[0]["summary"] if f else "")' "$OUT/stub.json" 2>/dev/null)
+	[ -n "$srow" ] && ok "driver.cuda_stub: $srow" || bad "driver.cuda_stub did not fire for $CUDA_HOME/lib64/stubs/libcuda.so ($(head -c 200 "$OUT/stub.err"))"
+	fig "${srow:0:70}"
 else
-	skp "probe: timeout(1) not installed"
+	skp "no $CUDA_HOME/lib64/stubs/libcuda.so (the CUDA toolkit)"
 fi
 finish

@@ -899,7 +899,7 @@ int gd_cli_probe(int argc, char **argv)
 	int go_fd = -1, rc, hung_gpu = -1, code, st = 0;
 	bool tty = isatty(STDERR_FILENO), killed = false, interrupted = false, reaped = false;
 	char hung_why[256] = "";
-	bool gpu_work;
+	bool gpu_work, gpu_not_run = false;
 	double started, stop_by = 0;
 
 	if ((rc = parse(argc, argv, &o)) >= 0)
@@ -967,6 +967,22 @@ int gd_cli_probe(int argc, char **argv)
 		shm->ngpus++;
 	}
 	gd_cli_host_init(&r.host, o.root, o.data, o.want);
+	if (gpu_work && !shm->ngpus && (o.want & GD_PROBE_WANT_HOST)) {
+		/* no GPU to probe (no NVML, no libcuda, every GPU skipped): the
+		 * host probes asked for still run; the GPU part is reported as
+		 * not run, with the reason, and the exit status says 3 */
+		char why[400];
+
+		if (!r.prev.gpus.n)
+			snprintf(why, sizeof why, "not run: NVML lists no GPU (%s)",
+				 r.prev.nvml.reason[0] ? r.prev.nvml.reason : r.prev.nvml.status);
+		else
+			snprintf(why, sizeof why, "not run: every GPU was skipped (the probe:gpuN sources say why)");
+		add_source(&r.prev, "probe:gpus", "absent", why);
+		fprintf(stderr, "gpudoctor: %s\n", _("the GPU probes do not run; the host probes do (the report says why)"));
+		gpu_work = false;
+		gpu_not_run = true;
+	}
 	if (!gpu_work) {
 		/* host probes only: no GPU, no child work */
 		shm->ngpus = 0;
@@ -1073,6 +1089,10 @@ int gd_cli_probe(int argc, char **argv)
 		decorate(&r, last);
 		if (shm->fatal[0])
 			add_source(last, "probe:cuda", "failed", shm->fatal);
+		/* which libcuda the probe loaded, and cuInit's error: driver.cuda_stub */
+		GD_STRSET(last->driver.cuda_library, shm->cuda_library);
+		if (shm->cuda_init_error)
+			gd_u64_set(&last->driver.cuda_init_error, (uint64_t)shm->cuda_init_error);
 		GD_VEC_EACH(r.kept.items[0].sources, const struct gd_source, src)
 			if (!strncmp(src->name, "probe:gpu", 9))
 				add_source(last, src->name, src->status, src->reason);
@@ -1090,7 +1110,7 @@ int gd_cli_probe(int argc, char **argv)
 			gd_cli_fail(_("the probe could not run: %s"), shm->fatal);
 		else if (!measured)
 			gd_cli_fail(_("no probe could run on any GPU (the report says why)"));
-		code = report(&r, interrupted, !measured);
+		code = report(&r, interrupted, !measured || gpu_not_run);
 	}
 out_sig:
 	sigaction(SIGINT, &old_int, NULL);

@@ -37,6 +37,15 @@ bool gd_pci_path_of(const char *link, char *out, size_t outsz);
  * torch's "libcudart-9335f6a2.so.12" → "12".  False for any other file. */
 bool gd_cudart_version(struct gd_slice path, char *ver, size_t versz);
 
+/* Whether a mapped file is the CUDA toolkit's stub libcuda (whose every
+ * call answers CUDA_ERROR_STUB_LIBRARY, 34) rather than the driver's: a
+ * libcuda.so* in a directory named stubs (".../lib64/stubs/libcuda.so",
+ * conda's ".../lib/stubs/libcuda.so"), or a file named plain libcuda.so (a
+ * stub copied into a system directory).  The driver's library maps as its
+ * versioned file (libcuda.so.550.54.15): /proc/<pid>/maps resolves the
+ * libcuda.so and libcuda.so.1 links. */
+bool gd_cuda_stub_file(struct gd_slice path);
+
 /* Compares two dotted versions numerically ("12.10" > "12.4"); missing
  * parts count as 0.  Returns <0, 0, >0. */
 int gd_version_cmp(const char *a, const char *b);

@@ -14,6 +14,16 @@
  * buffer reused across them, so a PyTorch process's ~1 MB of maps costs no
  * allocation.  Another user's maps need ptrace-read access (EACCES
  * otherwise): the source is then denied for that process.
+ *
+ * The same pass looks for the CUDA toolkit's stub libcuda.so
+ * (gd_cuda_stub_file): a program that found it instead of the driver's
+ * libcuda.so.1 gets CUDA_ERROR_STUB_LIBRARY and no GPU, so it opens no
+ * /dev/nvidia* and NVML does not list it.  That is why, beyond GPU jobs,
+ * the maps of processes in a mount namespace other than pid 1's (or,
+ * where that cannot be read, gpudoctor's own: proc/self) (a
+ * container's, where the missing NVIDIA runtime mounts are the usual
+ * cause) are read too, at most STUB_SCAN_CAP of them per cycle, for the
+ * stub alone (their libcudart is not a GPU job's and is not recorded).
  */
 #include "collect/collectors.h"
 #include "collect/gpu_host.h"
@@ -30,6 +40,7 @@
 #include "model/jobs.h"
 
 #define BUF_CAP 65536
+#define STUB_SCAN_CAP 256
 
 /* ---- pure helpers (gpu_host.h) -------------------------------------- */
 
@@ -68,6 +79,29 @@ bool gd_cudart_version(struct gd_slice path, char *ver, size_t versz)
 	return true;
 }
 
+bool gd_cuda_stub_file(struct gd_slice path)
+{
+	static const char deleted[] = " (deleted)", lib[] = "libcuda.so", stubs[] = "/stubs/";
+	const char *base;
+	size_t bn;
+
+	path = gd_tok_trim(path);
+	if (path.n >= sizeof deleted - 1 &&
+	    memcmp(path.p + path.n - (sizeof deleted - 1), deleted, sizeof deleted - 1) == 0)
+		path.n -= sizeof deleted - 1;
+	base = memrchr(path.p, '/', path.n);
+	base = base ? base + 1 : path.p;
+	bn = path.n - (size_t)(base - path.p);
+	if (bn < sizeof lib - 1 || memcmp(base, lib, sizeof lib - 1) != 0)
+		return false;
+	if (bn == sizeof lib - 1)
+		return true;   /* plain libcuda.so: the driver's is always versioned */
+	if (base[sizeof lib - 1] != '.')
+		return false;  /* libcuda.sox, not a libcuda.so.N */
+	return (size_t)(base - path.p) >= sizeof stubs - 1 &&
+	       memcmp(base - (sizeof stubs - 1), stubs, sizeof stubs - 1) == 0;
+}
+
 int gd_version_cmp(const char *a, const char *b)
 {
 	while (*a || *b) {
@@ -95,6 +129,8 @@ int gd_version_cmp(const char *a, const char *b)
 
 struct scan {
 	char best[16];       /* newest runtime seen so far */
+	char best_file[256]; /* the file it is in */
+	char stub[256];      /* the toolkit's stub libcuda, when mapped */
 	size_t lineno;       /* lines scanned so far */
 	size_t bad;          /* malformed lines */
 	char why[160];       /* the first of them */
@@ -104,7 +140,7 @@ struct scan {
 static void scan_lines(const char *buf, size_t len, struct scan *sc)
 {
 	struct gd_lines it;
-	struct gd_slice line, f[6];
+	struct gd_slice line, f[6], path;
 
 	gd_lines_init(&it, buf, len);
 	while (gd_tok_line(&it, &line)) {
@@ -124,9 +160,13 @@ static void scan_lines(const char *buf, size_t len, struct scan *sc)
 		if (n < 6)
 			continue;   /* anonymous mapping */
 		/* The path runs to the end of the line and may hold spaces. */
-		if (gd_cudart_version((struct gd_slice){ f[5].p, (size_t)(line.p + line.n - f[5].p) }, ver, sizeof ver) &&
-		    (!sc->best[0] || gd_version_cmp(ver, sc->best) > 0))
+		path = gd_tok_trim((struct gd_slice){ f[5].p, (size_t)(line.p + line.n - f[5].p) });
+		if (gd_cudart_version(path, ver, sizeof ver) && (!sc->best[0] || gd_version_cmp(ver, sc->best) > 0)) {
 			GD_STRSET(sc->best, ver);
+			gd_tok_copy(sc->best_file, sizeof sc->best_file, path);
+		}
+		if (!sc->stub[0] && gd_cuda_stub_file(path))
+			gd_tok_copy(sc->stub, sizeof sc->stub, path);
 	}
 }
 
@@ -139,8 +179,12 @@ int gd_parse_proc_pid_maps(const char *buf, size_t len, struct gd_snapshot *s, s
 	if (gd_tok_is_binary(buf, len))
 		return gd_err_set(err, -EINVAL, _("holds binary data (a NUL byte)"));
 	scan_lines(buf, len, &sc);
-	if (sc.best[0])
+	if (sc.best[0]) {
 		GD_STRSET(p->cuda_runtime, sc.best);
+		GD_STRSET(p->cuda_runtime_file, sc.best_file);
+	}
+	if (sc.stub[0])
+		GD_STRSET(p->cuda_stub, sc.stub);
 	if (sc.bad) {
 		gd_err_set(err, -EINVAL, _("%s (%zu malformed line(s))"), sc.why, sc.bad);
 		return sc.lineno > sc.bad ? 1 : -EINVAL;
@@ -191,24 +235,56 @@ static int scan_file(const struct gd_root *r, uint64_t pid, char *buf, struct sc
 	}
 }
 
+/* The host's mount namespace into buf: pid 1's, or, where pid 1's link
+ * cannot be read (a sandbox whose pid 1 is in another user namespace),
+ * gpudoctor's own (proc/self); "" when neither is known. */
+static const char *host_mntns(const struct gd_collect_ctx *ctx, const struct gd_snapshot *s, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	GD_VEC_EACH(s->procs, const struct gd_proc, p)
+		if (p->pid.ok && p->pid.v == 1 && p->mntns[0]) {
+			snprintf(buf, size, "%s", p->mntns);
+			return buf;
+		}
+	if (gd_root_readlink(ctx->root, "proc/self/ns/mnt", buf, size) < 0)
+		buf[0] = '\0';
+	return buf;
+}
+
+/* A user process in another mount namespace than pid 1's: a container's. */
+static bool in_container(const struct gd_proc *p, const char *host_ns)
+{
+	return host_ns[0] && p->mntns[0] && strcmp(p->mntns, host_ns) != 0 && !(p->kthread.ok && p->kthread.v);
+}
+
 enum gd_src_status gd_collect_cuda_runtime(const struct gd_collect_ctx *ctx, struct gd_snapshot *s,
 					   struct gd_err *err)
 {
-	size_t jobs = 0, denied = 0, bad = 0, failed = 0;
+	size_t jobs = 0, denied = 0, bad = 0, failed = 0, others = 0;
 	char first[GD_ERR_MSG_MAX / 2] = "";
 	char *buf = NULL;
+	char ns_buf[64];
+	const char *host_ns = host_mntns(ctx, s, ns_buf, sizeof ns_buf);
 
 	for (size_t i = 0; i < s->procs.n; i++) {
 		struct gd_proc *p = GD_VEC_AT(s->procs, struct gd_proc, i);
 		struct scan sc = { .best = "" };
+		bool job;
 		int rc;
 
-		if (!p->pid.ok || !gd_proc_is_gpu_job(s, p))
+		if (!p->pid.ok)
 			continue;
-		jobs++;
+		job = gd_proc_is_gpu_job(s, p);
+		if (!job && !(in_container(p, host_ns) && others++ < STUB_SCAN_CAP))
+			continue;
 		if (!buf)
 			buf = gd_xmalloc(BUF_CAP);
 		rc = scan_file(ctx->root, p->pid.v, buf, &sc);
+		if (sc.stub[0])
+			GD_STRSET(p->cuda_stub, sc.stub);
+		if (!job)
+			continue;   /* the stub alone; its errors are not a GPU job's */
+		jobs++;
 		if (rc == -ENOENT || rc == -ESRCH)
 			continue;   /* exited since the process list */
 		if (rc == -EACCES || rc == -EPERM) {
@@ -221,8 +297,10 @@ enum gd_src_status gd_collect_cuda_runtime(const struct gd_collect_ctx *ctx, str
 					 strerror(-rc));
 			continue;
 		}
-		if (sc.best[0])
+		if (sc.best[0]) {
 			GD_STRSET(p->cuda_runtime, sc.best);
+			GD_STRSET(p->cuda_runtime_file, sc.best_file);
+		}
 		if (sc.bad && !bad++ && !first[0])
 			snprintf(first, sizeof first, "/proc/%llu/maps: %s", (unsigned long long)p->pid.v, sc.why);
 	}

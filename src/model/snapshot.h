@@ -278,6 +278,8 @@
 	X(S32, netns, "", LABEL, "network namespace") \
 	X(S256, cpus_allowed, "", LABEL, "Cpus_allowed_list of /proc/<pid>/status, e.g. 0-31,64-95 (absent when longer than this field)") \
 	X(S16, cuda_runtime, "", LABEL, "version of the libcudart it maps, from the file name (12.4.127; 12 for a soname-only file); GPU jobs only") \
+	X(S256, cuda_runtime_file, "", LABEL, "the libcudart file whose version cuda_runtime is, as /proc/<pid>/maps names it") \
+	X(S256, cuda_stub, "", LABEL, "the CUDA toolkit's stub libcuda.so it maps (a stubs/ directory, or a file named plain libcuda.so), instead of the driver's; GPU jobs and processes in a container's mount namespace") \
 	X(S32, wchan, "", LABEL, "kernel function it sleeps in (/proc/<pid>/wchan); read for processes in D state only") \
 	X(S256, kstack, "", LABEL, "its kernel stack (/proc/<pid>/stack, root only), innermost first, frames joined by \" < \" with their module; D state only") \
 	X(F64, detail_uptime_s, "seconds", GAUGE, "uptime at which its fd, status, cgroup, namespace and command-line fields were read, when before this snapshot: serve, watch and record read them on a slower round (absent: read now)")
@@ -591,7 +593,9 @@
 #define GD_DRIVER_FIELDS(X) \
 	X(U64, loaded, "", GAUGE, "1 when /proc/driver/nvidia/version exists, 0 when it does not (absent: not read)") \
 	X(S32, version, "", LABEL, "kernel module version, e.g. 550.54.15") \
-	X(S16, flavor, "", LABEL, "open or proprietary kernel module")
+	X(S16, flavor, "", LABEL, "open or proprietary kernel module") \
+	X(S256, cuda_library, "", LABEL, "probe: the libcuda file the probe loaded (--cuda, GPUDOCTOR_CUDA or libcuda.so.1, links resolved)") \
+	X(U64, cuda_init_error, "", GAUGE, "probe: the CUresult cuInit answered when it failed (34: the toolkit's stub library)")
 
 /* ---- job_log[]: messages of the job's own log (src/offline/joblog.c) --- */
 #define GD_JOB_LOG_FIELDS(X) \

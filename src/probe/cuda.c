@@ -11,7 +11,10 @@
 #include "probe/cuda.h"
 
 #include <dlfcn.h>
+#include <limits.h>
+#include <link.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -97,6 +100,23 @@ const char *gd_cuda_strerror(const struct gd_cuda *cu, CUresult rc, char *buf, s
 	return buf;
 }
 
+/* cu->library becomes the file the dynamic linker loaded: the soname
+ * found through the search path, links resolved (libcuda.so.1 ->
+ * libcuda.so.550.54.15; a stub reached through a link shows as the stub). */
+static void loaded_file(struct gd_cuda *cu)
+{
+	struct link_map *lm = NULL;
+	char real[PATH_MAX];
+
+	/* the stub and the driver live in short paths: a longer one is cut */
+
+	if (dlinfo(cu->lib, RTLD_DI_LINKMAP, &lm) != 0 || !lm || !lm->l_name || !lm->l_name[0])
+		return;
+	if (!realpath(lm->l_name, real))
+		snprintf(real, sizeof real, "%s", lm->l_name);
+	snprintf(cu->library, sizeof cu->library, "%.255s", real);
+}
+
 int gd_cuda_open(struct gd_cuda *cu, const char *path)
 {
 	const char *name = path && path[0] ? path : GD_CUDA_SONAME;
@@ -113,6 +133,7 @@ int gd_cuda_open(struct gd_cuda *cu, const char *path)
 			 e ? e : "dlopen failed");
 		return -1;
 	}
+	loaded_file(cu);
 	for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
 		void *fn = NULL;
 
@@ -129,9 +150,16 @@ int gd_cuda_open(struct gd_cuda *cu, const char *path)
 		return -1;
 	}
 	if ((rc = cu->api.init(0)) != GD_CU_SUCCESS) {
+		cu->init_error = rc;
+		if (rc == GD_CU_ERROR_STUB_LIBRARY) {
+			snprintf(cu->reason, sizeof cu->reason,
+				 "cuInit: %s: %s is the CUDA toolkit's stub library, not the driver's: the container "
+				 "lacks the NVIDIA runtime mounts",
+				 gd_cuda_strerror(cu, rc, eb, sizeof eb), cu->library);
+			return -1;
+		}
 		snprintf(cu->reason, sizeof cu->reason, "cuInit: %s%s", gd_cuda_strerror(cu, rc, eb, sizeof eb),
-			 rc == GD_CU_ERROR_STUB_LIBRARY ? ": the CUDA toolkit's stub was loaded instead of the driver"
-			 : rc == GD_CU_ERROR_NO_DEVICE ? ": the driver sees no CUDA GPU"
+			 rc == GD_CU_ERROR_NO_DEVICE ? ": the driver sees no CUDA GPU"
 			 : rc == GD_CU_ERROR_SYSTEM_NOT_READY ? ": a required driver daemon (fabric manager?) is not running"
 							     : "");
 		/* NVIDIA's libcuda answers NO_DEVICE, not NOT_INITIALIZED, when the

@@ -66,12 +66,14 @@ struct gd_cuda {
 	void *lib;
 	struct gd_cuda_api api;
 	int driver_version;       /* 1000*major + 10*minor; 0 unknown */
-	char library[256];        /* what was loaded, or looked for */
+	char library[256];        /* what was loaded (its file, links resolved), or looked for */
+	int init_error;           /* cuInit's CUresult when it failed; 0 */
 	char reason[512];         /* why it could not be used ("" when it can) */
 };
 
 /* Loads and initialises the driver.  0 on success; -1 with cu->reason set
- * (no library, a symbol missing, cuInit failing with its error name). */
+ * (no library, a symbol missing, cuInit failing with its error name: the
+ * toolkit's stub, answering CUDA_ERROR_STUB_LIBRARY, is named as such). */
 int gd_cuda_open(struct gd_cuda *cu, const char *path);
 void gd_cuda_close(struct gd_cuda *cu);
 

@@ -708,10 +708,13 @@ int gd_probe_child(struct gd_probe_shm *shm)
 	shm->phase_deadline = gd_probe_now() + 60 + shm->budget_s;
 	if (gd_cuda_open(&cu, shm->cuda_path) < 0) {
 		snprintf(shm->fatal, sizeof shm->fatal, "%s", cu.reason);
+		snprintf(shm->cuda_library, sizeof shm->cuda_library, "%s", cu.lib ? cu.library : "");
+		shm->cuda_init_error = cu.init_error;
 		gd_cuda_close(&cu);
 		return 3;
 	}
 	shm->driver_version = cu.driver_version;
+	snprintf(shm->cuda_library, sizeof shm->cuda_library, "%s", cu.library);
 	if (cu.api.device_count(&count) != GD_CU_SUCCESS || count <= 0) {
 		snprintf(shm->fatal, sizeof shm->fatal, "the CUDA driver (%s) counts no device", cu.library);
 		gd_cuda_close(&cu);

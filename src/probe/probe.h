@@ -87,6 +87,8 @@ struct gd_probe_shm {
 	int driver_version;
 	int cuda_devices;
 	char fatal[512];          /* the child could not start: no driver, no device */
+	char cuda_library[256];   /* the libcuda file loaded ("" none) */
+	int cuda_init_error;      /* cuInit's CUresult when it failed (34: the toolkit's stub) */
 	volatile int phase;       /* the child's main thread: GD_PK_SETUP, GD_PK_P2P, NONE */
 	volatile double phase_deadline;
 	volatile int done;

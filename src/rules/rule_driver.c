@@ -34,7 +34,18 @@
  * (libcudart.so.12, pip wheels) gives the major alone: only a newer major
  * is judged.  Statically linked runtimes map nothing and go unseen.
  * Example: runtime 12.8.57 on a driver for CUDA 12.4: warning; 13.0 on it:
- * critical.
+ * critical.  The evidence names the file mapped (cuda_runtime_file).
+ *
+ * driver.cuda_stub: a program loaded the CUDA toolkit's stub libcuda.so
+ * (lib64/stubs/libcuda.so: every call answers CUDA_ERROR_STUB_LIBRARY, 34)
+ * instead of the driver's libcuda.so.1, so it sees no GPU ("CUDA not
+ * available").  Evidence: a process whose /proc/<pid>/maps holds the stub
+ * (proc.cuda_stub), or the probe whose cuInit answered 34
+ * (driver.cuda_init_error, with driver.cuda_library the file it loaded).
+ * The usual cause is a container started without the NVIDIA runtime's
+ * mounts; outside one, LD_LIBRARY_PATH or ld.so.conf naming the stubs
+ * directory.  Example: pid 5120 (python) maps
+ * /usr/local/cuda-13.0/targets/x86_64-linux/lib/stubs/libcuda.so.
  */
 #include "rules/rules.h"
 
@@ -47,6 +58,7 @@
 #include "rules/rule_gpu_pci.h"
 
 #define TH(rc, name) ((rc)->th->v[GD_TH_##name])
+#define CUDA_ERROR_STUB_LIBRARY 34   /* CUresult of every call into the toolkit's stub */
 
 /* "0000:1b:00.0, 0000:43:00.0, ..." of the host's PCI GPUs into buf. */
 static void pci_list(const struct gd_snapshot *s, char *buf, size_t sz)
@@ -374,6 +386,8 @@ enum gd_verdict gd_rule_driver_cuda_too_new(struct gd_rule_ctx *rc, struct gd_fi
 		gd_finding_ev(f, "cuda_runtime_version", (double)(maj * 1000 + (min > 0 ? min : 0) * 10), "",
 			      (double)b->nvml.cuda_driver_version.v);
 		gd_finding_ev_text(f, "cuda_runtime", p->cuda_runtime);
+		if (p->cuda_runtime_file[0])
+			gd_finding_ev_text(f, "cuda_runtime_file", p->cuda_runtime_file);
 		gd_finding_ev(f, "processes", (double)(same + 1), "", NAN);
 		if (b->nvml.driver_version[0])
 			gd_finding_ev_text(f, "driver_version", b->nvml.driver_version);
@@ -389,5 +403,54 @@ next:;
 		return GD_VERDICT_CLEAR;   /* no job maps a shared libcudart */
 	/* TRANSLATORS: %s is the collector's status word (denied, absent) */
 	return gd_rule_unknown(rc, _("the CUDA runtimes of GPU jobs were not read (/proc/<pid>/maps: %s)"),
+			       st[0] ? st : _("not collected"));
+}
+
+/* ---- driver.cuda_stub ---------------------------------------------------------- */
+
+enum gd_verdict gd_rule_driver_cuda_stub(struct gd_rule_ctx *rc, struct gd_findings *out)
+{
+	const struct gd_snapshot *b = gd_window_last(rc->w);
+	size_t fired = 0;
+	const char *st;
+
+	if (!b)
+		return gd_rule_unknown(rc, _("no snapshot"));
+	if (b->driver.cuda_init_error.ok && b->driver.cuda_init_error.v == CUDA_ERROR_STUB_LIBRARY) {
+		const char *lib = b->driver.cuda_library[0] ? b->driver.cuda_library : "libcuda.so.1";
+		struct gd_finding *f = gd_finding_add(rc, out, rc->rule->severity, "probe");
+
+		/* TRANSLATORS: %s is the library file the probe loaded */
+		gd_finding_summary(f, _("the probe loaded %s: this is the CUDA toolkit's stub library, not the driver's: the "
+					"container lacks the NVIDIA runtime mounts"),
+				   lib);
+		gd_finding_ev(f, "cuda_init_error", (double)b->driver.cuda_init_error.v, "", NAN);
+		gd_finding_ev_text(f, "cuda_library", lib);
+		fired++;
+	}
+	GD_VEC_EACH(b->procs, const struct gd_proc, p) {
+		struct gd_finding *f;
+
+		if (!p->cuda_stub[0])
+			continue;
+		f = gd_finding_add(rc, out, rc->rule->severity, "pid %llu (%s)", (unsigned long long)p->pid.v, p->comm);
+		/* TRANSLATORS: pid <pid> (<command>) maps <file> */
+		gd_finding_summary(f, _("pid %llu (%s) maps %s: this is the CUDA toolkit's stub library, not the driver's: "
+					"the container lacks the NVIDIA runtime mounts"),
+				   (unsigned long long)p->pid.v, p->comm, p->cuda_stub);
+		gd_finding_ev_text(f, "cuda_stub", p->cuda_stub);
+		if (p->mntns[0])
+			gd_finding_ev_text(f, "mntns", p->mntns);
+		fired++;
+	}
+	if (fired)
+		return GD_VERDICT_FIRED;
+	if (b->driver.cuda_init_error.ok || b->driver.cuda_library[0])
+		return GD_VERDICT_CLEAR;   /* the probe loaded a driver that is not the stub */
+	st = gpci_source(b, "cuda_runtime");
+	if (strcmp(st, "ok") == 0 || strcmp(st, "partial") == 0)
+		return GD_VERDICT_CLEAR;
+	/* TRANSLATORS: %s is the collector's status word (denied, absent) */
+	return gd_rule_unknown(rc, _("the libraries processes map were not read (/proc/<pid>/maps: %s)"),
 			       st[0] ? st : _("not collected"));
 }

@@ -624,7 +624,9 @@ def proc_files(m, p, t, files):
         files[base + "/ns/mnt"] = Link("mnt:[4026531841]")
         files[base + "/ns/net"] = Link("net:[4026531840]")
     files[base + "/comm"] = p["comm"] + "\n"
-    if any(str(v).startswith("/dev/nvidia") and str(v)[11:12].isdigit() for v in p["fds"].values()):
+    if p.get("maps"):
+        files[base + "/maps"] = p["maps"]
+    elif any(str(v).startswith("/dev/nvidia") and str(v)[11:12].isdigit() for v in p["fds"].values()):
         files[base + "/maps"] = r_maps(m)
     for fd, target in sorted(p["fds"].items()):
         files[base + "/fd/%d" % fd] = Link(target)
@@ -1092,6 +1094,22 @@ def s_driver_cuda_too_new(m):
     m["cudart"] = "/usr/local/cuda-13.0/targets/x86_64-linux/lib/libcudart.so.13.0.48"
 
 
+def s_driver_cuda_stub(m):
+    # a second pod's python found the CUDA toolkit's stub libcuda.so (its
+    # container was started without the NVIDIA runtime): no GPU, no
+    # /dev/nvidia*, NVML does not list it; its maps show the stub
+    stub = "/usr/local/cuda-13.0/targets/x86_64-linux/lib/stubs/libcuda.so"
+    m["procs"][5120] = proc(5120, 4100, "python", "python serve.py --port 8000", 20500, "/kubepods/pod2/app",
+                            ns="job", du=2, ds=1, rss_kb=1048576, nspid=1,
+                            fds={0: "/dev/null", 1: "pipe:[52001]", 2: "pipe:[52001]"})
+    m["procs"][5120]["maps"] = (
+        "55d4c8a00000-55d4c8a01000 r--p 00000000 103:02 2753190                   /usr/bin/python3.11\n"
+        "7f2c4a000000-7f2c4a0c8000 r--p 00000000 103:02 1835123                   "
+        "/usr/local/cuda-13.0/targets/x86_64-linux/lib/libcudart.so.13\n"
+        "7f2c4b000000-7f2c4b010000 r-xp 00000000 103:02 1835901                   %s\n"
+        "7ffd2c5e4000-7ffd2c606000 rw-p 00000000 00:00 0                          [stack]\n") % stub
+
+
 def s_input_bound(m):
     # four loader workers each pegged at ~99% of a core feed GPUs at ~20% (nvml.ini)
     for pid in range(4301, 4305):
@@ -1190,6 +1208,7 @@ SCENARIOS = [
     ("1210-cpu.too_many_workers", s_too_many_workers),
     ("1211-cpu.numa_far_from_gpu", s_numa_far),
     ("1212-net.gpu_nic_far", s_gpu_nic_far),
+    ("1214-driver.cuda_stub", s_driver_cuda_stub),
 ]
 
 

@@ -412,6 +412,8 @@ static void test_maps_parser(void **state)
 	assert_int_equal(parse_lit(gd_parse_proc_pid_maps, MAPS, &s, &err), 0);
 	p = GD_VEC_AT(s.procs, struct gd_proc, 0);
 	assert_string_equal(p->cuda_runtime, "12.4.127");   /* the newest of two */
+	assert_string_equal(p->cuda_runtime_file, "/usr/local/cuda-12.4/lib64/libcudart.so.12.4.127");
+	assert_string_equal(p->cuda_stub, "");
 	gd_snapshot_release(&s);
 
 	gd_snapshot_init(&s);
@@ -427,6 +429,28 @@ static void test_maps_parser(void **state)
 	assert_true(gd_parse_proc_pid_maps("7f-8f r--p 0 0:0 0 /a\0b\n", 24, &s, &err) < 0);
 	assert_contains(err.msg, "binary");
 	gd_snapshot_release(&s);
+}
+
+static bool stub(const char *path)
+{
+	return gd_cuda_stub_file((struct gd_slice){ path, strlen(path) });
+}
+
+static void test_cuda_stub_file(void **state)
+{
+	(void)state;
+	assert_true(stub("/usr/local/cuda-13.0/targets/x86_64-linux/lib/stubs/libcuda.so"));
+	assert_true(stub("/usr/local/cuda/lib64/stubs/libcuda.so (deleted)"));
+	assert_true(stub("/opt/conda/lib/stubs/libcuda.so.1"));   /* a link to the stub named .so.1, resolved */
+	assert_true(stub("/usr/lib/x86_64-linux-gnu/libcuda.so"));  /* the stub copied in: plain name */
+	assert_true(stub("libcuda.so"));
+	assert_false(stub("/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15"));   /* the driver's */
+	assert_false(stub("/usr/local/cuda/compat/libcuda.so.535.261.03"));
+	assert_false(stub("/usr/local/cuda/lib64/stubs/libcudart.so"));
+	assert_false(stub("/usr/local/cuda/lib64/stubs/libcuda.sox"));
+	assert_false(stub("/x/notstubs/libcuda.so.1"));
+	assert_false(stub("/usr/lib/x86_64-linux-gnu/libcudadebugger.so.1"));
+	assert_false(stub(""));
 }
 
 static void add_job_proc(struct gd_snapshot *s, uint64_t pid, uint64_t ppid, uint64_t nvidia_fds)
@@ -464,6 +488,31 @@ static void test_collect_cuda_runtime(void **state)
 	assert_string_equal(GD_VEC_AT(s.procs, struct gd_proc, 1)->cuda_runtime, "");
 	assert_string_equal(GD_VEC_AT(s.procs, struct gd_proc, 2)->cuda_runtime, "12");
 	assert_string_equal(GD_VEC_AT(s.procs, struct gd_proc, 3)->cuda_runtime, "");
+	gd_snapshot_release(&s);
+
+	/* the toolkit's stub: read in a container's mount namespace too, and
+	 * for the stub alone there (its libcudart is not a GPU job's) */
+	tree_put(&t, "proc/7000/maps",
+		 "7f00-7f10 r-xp 00000000 00:31 9 /usr/local/cuda-13.0/targets/x86_64-linux/lib/stubs/libcuda.so\n"
+		 "7f20-7f30 r-xp 00000000 00:31 8 /usr/local/cuda/lib64/libcudart.so.13\n");
+	tree_put(&t, "proc/7001/maps", "7f00-7f10 r-xp 00000000 00:31 9 /usr/local/cuda/lib64/stubs/libcuda.so\n");
+	tree_put(&t, "proc/4242/maps",
+		 "7f00-7f10 r-xp 00000000 00:31 9 /usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15\n");
+	gd_snapshot_init(&s);
+	add_job_proc(&s, 1, 0, 0);
+	GD_STRSET(GD_VEC_AT(s.procs, struct gd_proc, 0)->mntns, "mnt:[4026531841]");
+	add_job_proc(&s, 7000, 1, 0);   /* in a container, no GPU: the stub gave it none */
+	GD_STRSET(GD_VEC_AT(s.procs, struct gd_proc, 1)->mntns, "mnt:[4026532512]");
+	add_job_proc(&s, 7001, 1, 0);   /* on the host, no GPU: not read */
+	GD_STRSET(GD_VEC_AT(s.procs, struct gd_proc, 2)->mntns, "mnt:[4026531841]");
+	add_job_proc(&s, 4242, 1, 4);   /* a GPU job with the driver's libcuda */
+	GD_STRSET(GD_VEC_AT(s.procs, struct gd_proc, 3)->mntns, "mnt:[4026531841]");
+	assert_int_equal(run(gd_collect_cuda_runtime, &t.ctx, &s, &err), GD_SRC_OK);
+	assert_string_equal(GD_VEC_AT(s.procs, struct gd_proc, 1)->cuda_stub,
+			    "/usr/local/cuda-13.0/targets/x86_64-linux/lib/stubs/libcuda.so");
+	assert_string_equal(GD_VEC_AT(s.procs, struct gd_proc, 1)->cuda_runtime, "");
+	assert_string_equal(GD_VEC_AT(s.procs, struct gd_proc, 2)->cuda_stub, "");
+	assert_string_equal(GD_VEC_AT(s.procs, struct gd_proc, 3)->cuda_stub, "");
 	gd_snapshot_release(&s);
 
 	/* a malformed maps file: partial, naming the pid */
@@ -594,6 +643,7 @@ int main(void)
 		cmocka_unit_test(test_collect_nvidia_driver),
 		cmocka_unit_test(test_cudart_version),
 		cmocka_unit_test(test_maps_parser),
+		cmocka_unit_test(test_cuda_stub_file),
 		cmocka_unit_test(test_collect_cuda_runtime),
 		cmocka_unit_test(test_status_cpus_allowed),
 		cmocka_unit_test(test_cpulist),

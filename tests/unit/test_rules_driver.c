@@ -1,6 +1,6 @@
 /*
- * test_rules_driver.c - gpu.missing, gpu.init_failed, driver.not_loaded and
- * driver.cuda_too_new on snapshots built in C: each fires with its evidence,
+ * test_rules_driver.c - gpu.missing, gpu.init_failed, driver.not_loaded,
+ * driver.cuda_too_new and driver.cuda_stub on snapshots built in C: each fires with its evidence,
  * clears on healthy values, says unknown without evidence, and turns at its
  * thresholds.
  */
@@ -339,6 +339,83 @@ static void test_cuda_too_new_major(void **state)
 	assert_contains(f->summary, "up to 12.4");
 }
 
+/* The toolkit's libcudart.so.13 (soname-only: major 13) on a 535 driver
+ * (CUDA 12.2): critical, naming the file mapped. */
+static void test_cuda_too_new_names_file(void **state)
+{
+	struct fx *x = *state;
+	const struct gd_finding *f;
+	struct gd_proc *p;
+
+	nvml_ok(&x->b, 4);
+	GD_STRSET(x->b.nvml.driver_version, "535.261.03");
+	gd_u64_set(&x->b.nvml.cuda_driver_version, 12020);
+	p = add_cuda_proc(&x->b, 4242, "13");
+	GD_STRSET(p->cuda_runtime_file, "/usr/local/cuda-13.0/lib/libcudart.so.13");
+	assert_int_equal(run1("driver.cuda_too_new", x, NULL), GD_VERDICT_FIRED);
+	f = FINDING(x->out, 0);
+	assert_int_equal(f->severity, GD_SEV_CRITICAL);
+	assert_string_equal(ev_get(f, "cuda_runtime_file")->text, "/usr/local/cuda-13.0/lib/libcudart.so.13");
+	assert_contains(f->summary, "535.261.03 supports CUDA up to 12.2");
+}
+
+/* ---- driver.cuda_stub ----------------------------------------------------------- */
+
+static void test_cuda_stub_process(void **state)
+{
+	struct fx *x = *state;
+	const struct gd_finding *f;
+	struct gd_proc *p = GD_PUSH(&x->b, procs, struct gd_proc);
+
+	gd_u64_set(&p->pid, 5120);
+	GD_STRSET(p->comm, "python");
+	GD_STRSET(p->mntns, "mnt:[4026532512]");
+	GD_STRSET(p->cuda_stub, "/usr/local/cuda-13.0/targets/x86_64-linux/lib/stubs/libcuda.so");
+	add_source(&x->b, "cuda_runtime", "ok");
+	assert_int_equal(run1("driver.cuda_stub", x, NULL), GD_VERDICT_FIRED);
+	assert_int_equal(x->out.items.n, 1);
+	f = FINDING(x->out, 0);
+	assert_int_equal(f->severity, GD_SEV_CRITICAL);
+	assert_string_equal(f->subject, "pid 5120 (python)");
+	assert_contains(f->summary, "stubs/libcuda.so: this is the CUDA toolkit's stub library, not the driver's: the "
+				    "container lacks the NVIDIA runtime mounts");
+	assert_string_equal(ev_get(f, "cuda_stub")->text, "/usr/local/cuda-13.0/targets/x86_64-linux/lib/stubs/libcuda.so");
+	/* the healthy baseline: the same process without the stub */
+	gd_findings_release(&x->out);
+	gd_findings_init(&x->out);
+	p->cuda_stub[0] = '\0';
+	assert_int_equal(run1("driver.cuda_stub", x, NULL), GD_VERDICT_CLEAR);
+	assert_int_equal(x->out.items.n, 0);
+}
+
+static void test_cuda_stub_probe(void **state)
+{
+	struct fx *x = *state;
+	const struct gd_finding *f;
+
+	GD_STRSET(x->b.driver.cuda_library, "/usr/local/cuda-13.0/lib/stubs/libcuda.so");
+	gd_u64_set(&x->b.driver.cuda_init_error, 34);
+	assert_int_equal(run1("driver.cuda_stub", x, NULL), GD_VERDICT_FIRED);
+	f = FINDING(x->out, 0);
+	assert_string_equal(f->subject, "probe");
+	assert_contains(f->summary, "the probe loaded /usr/local/cuda-13.0/lib/stubs/libcuda.so: this is the CUDA "
+				    "toolkit's stub library");
+	NEAR(ev_get(f, "cuda_init_error")->value.v, 34, 0);
+	gd_findings_release(&x->out);
+	gd_findings_init(&x->out);
+	/* another cuInit error (no device) is not the stub; a driver that
+	 * initialised is clear; nothing read at all is unknown */
+	gd_u64_set(&x->b.driver.cuda_init_error, 100);
+	assert_int_equal(run1("driver.cuda_stub", x, NULL), GD_VERDICT_CLEAR);
+	gd_snapshot_clear(&x->b);
+	GD_STRSET(x->b.driver.cuda_library, "/usr/lib/x86_64-linux-gnu/libcuda.so.535.261.03");
+	assert_int_equal(run1("driver.cuda_stub", x, NULL), GD_VERDICT_CLEAR);
+	gd_snapshot_clear(&x->b);
+	add_source(&x->b, "cuda_runtime", "denied");
+	assert_int_equal(run1("driver.cuda_stub", x, NULL), GD_VERDICT_UNKNOWN);
+	assert_contains(unknown_reason(&x->out), "denied");
+}
+
 static void test_cuda_too_new_minor_and_edges(void **state)
 {
 	struct fx *x = *state;
@@ -400,6 +477,9 @@ int main(void)
 		T(test_cuda_too_new_major),
 		T(test_cuda_too_new_minor_and_edges),
 		T(test_cuda_too_new_unknown),
+		T(test_cuda_too_new_names_file),
+		T(test_cuda_stub_process),
+		T(test_cuda_stub_probe),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
