@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "core/i18n.h"
+#include "klog/fmlog.h"
 #include "klog/klog.h"
 #include "offline/offline.h"
 #include "offline/ofl.h"
@@ -34,13 +35,13 @@
 
 static const char *const names[GD_OFL_NKINDS] = {
 	"unknown", "snapshot", "nvidia-smi-q", "nvidia-smi-xml", "nvidia-smi-csv", "nvidia-smi", "kernel-log",
-	"lspci", "driver-version", "bug-report", "job-log", "dcgmi",
+	"lspci", "driver-version", "bug-report", "job-log", "dcgmi", "fabricmanager-log",
 };
 
 static const char *const titles[GD_OFL_NKINDS] = {
 	N_("unknown text"), N_("snapshot JSON lines"), "nvidia-smi -q", "nvidia-smi -q -x", "nvidia-smi --query-gpu",
 	"nvidia-smi", N_("kernel log"), "lspci -vv", "/proc/driver/nvidia/version", "nvidia-bug-report.log",
-	N_("job log"), "dcgmi",
+	N_("job log"), "dcgmi", N_("Fabric Manager log"),
 };
 
 const char *gd_ofl_kind_name(enum gd_ofl_kind k)
@@ -82,7 +83,7 @@ static bool q_line(struct gd_slice l)
 
 enum gd_ofl_kind gd_ofl_detect(const char *buf, size_t len)
 {
-	size_t head = len < 65536 ? len : 65536, lines = 0, qlines = 0, klines = 0, pci = 0, fails = 0, lnk = 0, trows = 0,
+	size_t head = len < 65536 ? len : 65536, lines = 0, fml = 0, qlines = 0, klines = 0, pci = 0, fails = 0, lnk = 0, trows = 0,
 	       dcgm = 0;
 	struct gd_lines it;
 	struct gd_slice l;
@@ -126,6 +127,7 @@ enum gd_ofl_kind gd_ofl_detect(const char *buf, size_t len)
 		pci += l.n && l.p[0] != ' ' && l.p[0] != '\t' && lspci_header(l) && ofl_contains(l, "NVIDIA");
 		/* lspci -vv fragments: "LnkSta:" without the device header, in prose too */
 		lnk += has(t.p, t.n, "LnkSta:") || has(t.p, t.n, "LnkCap:");
+		fml += gd_fmlog_is_line(t.p, t.n);
 		if (gd_klog_parse_line(t.p, t.n, &ev) != GD_KLOG_NONE || (t.p[0] == '[' && t.n > 14 && t.p[13] == ']') ||
 		    ofl_contains(t, " kernel: "))
 			klines++;
@@ -138,6 +140,9 @@ enum gd_ofl_kind gd_ofl_detect(const char *buf, size_t len)
 		return GD_OFL_DCGMI;
 	if ((fails && lines <= 4) || trows)
 		return GD_OFL_SMI_TABLE;
+	/* Fabric Manager's log (its messages run over several lines) */
+	if (fml && fml * 4 >= lines)
+		return GD_OFL_FMLOG;
 	if (klines && klines * 4 >= lines)
 		return GD_OFL_KLOG;
 	if (pci || lnk)

@@ -39,6 +39,7 @@ enum gd_ofl_kind {
 	GD_OFL_BUG_REPORT,  /* nvidia-bug-report.log */
 	GD_OFL_JOBLOG,      /* the job's own log: PyTorch, CUDA, NCCL, DataLoader messages */
 	GD_OFL_DCGMI,       /* dcgmi diag, dmon, health */
+	GD_OFL_FMLOG,       /* NVIDIA Fabric Manager's log (fabricmanager.log, its journal lines) */
 	GD_OFL_NKINDS,
 };
 
