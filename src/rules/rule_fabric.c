@@ -103,7 +103,7 @@ static bool nvml_part(struct gd_rule_ctx *rc, const struct gd_snapshot *s, struc
 					 n),
 				   n, list, state_name(first->fabric_state.v));
 	gd_finding_ev(f, "gpus", n, "", NAN);
-	gd_finding_ev(f, "fabric_state", (double)first->fabric_state.v, "", 3);
+	gd_finding_ev(f, "fabric_state", (double)first->fabric_state.v, "", NAN);
 	if (first->fabric_status.ok)
 		gd_finding_ev(f, "fabric_status", (double)first->fabric_status.v, "", 0);
 	*v = GD_VERDICT_FIRED;
@@ -128,7 +128,7 @@ static bool host_part(struct gd_rule_ctx *rc, const struct gd_snapshot *s, struc
 					 fb->nvswitches.v),
 				   (unsigned long long)fb->nvswitches.v, fb->fm_evidence);
 		gd_finding_ev(f, "nvswitches", (double)fb->nvswitches.v, "", NAN);
-		gd_finding_ev(f, "fm_running", 0, "", 1);
+		gd_finding_ev(f, "fm_running", 0, "", NAN);
 		*v = GD_VERDICT_FIRED;
 	}
 	if (fb->fm_log_errors.ok) {
