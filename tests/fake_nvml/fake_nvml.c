@@ -1521,57 +1521,48 @@ nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *m)
 
 /* ---- the NVSwitch fabric ------------------------------------------------------ */
 /* fabric_state (0-3, or an error name the call answers), fabric_status (an
- * error name or a number: the fabric's nvmlReturn_t), fabric_health_mask. */
-static nvmlReturn_t fabric_of(struct section *sec, unsigned int *state, nvmlReturn_t *status, unsigned int *mask)
+ * error name or a number: the fabric's nvmlReturn_t), fabric_health_mask
+ * (mask NULL: the 12.2 struct has none), into either struct's fields. */
+static nvmlReturn_t fabric_of(struct section *sec, unsigned char *uuid, nvmlReturn_t *status, unsigned int *clique,
+			      nvmlGpuFabricState_t *state, unsigned int *mask)
 {
 	struct kv *k = find(sec, "fabric_status");
-	nvmlReturn_t rc = num_u(sec, "fabric_state", 1, state);
+	unsigned int st = 0;
+	nvmlReturn_t rc = num_u(sec, "fabric_state", 1, &st);
 
 	if (rc != NVML_SUCCESS)
 		return rc;
+	memset(uuid, 0x5a, NVML_GPU_FABRIC_UUID_LEN);
 	*status = NVML_SUCCESS;
 	if (k)
 		*status = error_of(k->val) >= 0 ? (nvmlReturn_t)error_of(k->val) : (nvmlReturn_t)strtoul(k->val, NULL, 0);
-	*mask = 0;
-	num_u(sec, "fabric_health_mask", 1, mask);
+	*clique = 1;
+	*state = (nvmlGpuFabricState_t)st;
+	if (mask) {
+		*mask = 0;
+		num_u(sec, "fabric_health_mask", 1, mask);
+	}
 	return NVML_SUCCESS;
 }
 
 #ifndef FAKE_NVML_OLD
 nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device, nvmlGpuFabricInfoV_t *info)
 {
-	unsigned int state = 0, mask = 0;
-	nvmlReturn_t status = NVML_SUCCESS;
 	DEV_PROLOGUE("nvmlDeviceGetGpuFabricInfoV");
 
 	if (!info)
 		return NVML_ERROR_INVALID_ARGUMENT;
 	if (info->version != wanted_version("fabric_version", nvmlGpuFabricInfo_v2))
 		return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
-	if ((rc = fabric_of(sec, &state, &status, &mask)) != NVML_SUCCESS)
-		return rc;
-	memset(info->clusterUuid, 0x5a, sizeof info->clusterUuid);
-	info->status = status;
-	info->cliqueId = 1;
-	info->state = (nvmlGpuFabricState_t)state;
-	info->healthMask = mask;
-	return NVML_SUCCESS;
+	return fabric_of(sec, info->clusterUuid, &info->status, &info->cliqueId, &info->state, &info->healthMask);
 }
 #endif
 
 nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device, nvmlGpuFabricInfo_t *info)
 {
-	unsigned int state = 0, mask = 0;
-	nvmlReturn_t status = NVML_SUCCESS;
 	DEV_PROLOGUE("nvmlDeviceGetGpuFabricInfo");
 
 	if (!info)
 		return NVML_ERROR_INVALID_ARGUMENT;
-	if ((rc = fabric_of(sec, &state, &status, &mask)) != NVML_SUCCESS)
-		return rc;
-	memset(info->clusterUuid, 0x5a, sizeof info->clusterUuid);
-	info->status = status;
-	info->cliqueId = 1;
-	info->state = (nvmlGpuFabricState_t)state;
-	return NVML_SUCCESS;
+	return fabric_of(sec, info->clusterUuid, &info->status, &info->cliqueId, &info->state, NULL);
 }
