@@ -755,7 +755,7 @@ static const char *const triggers[] = {
 	"CUDA", "ECC error", "shared memory", "</torch_", "NVIDIA driver", "busy or unavailable",
 	"illegal memory access", "device-side assert", "misaligned address", "Watchdog caught", "Assertion `",
 	"taking the entire process down", "terminate called", "DataLoader worker", " NCCL ",
-	"ast enqueued", "ast completed",
+	"ast enqueued", "ast completed", "not yet initialized", "SystemNotReady",
 };
 
 bool gd_joblog_messages(const char *buf, size_t len)
