@@ -42,6 +42,7 @@ GD_COLLECTOR_FN(nvidia_driver)   /* nvidia_procfs.c: /proc/driver/nvidia/version
 GD_COLLECTOR_FN(cuda_runtime)    /* proc_pid_maps.c: libcudart mapped by GPU jobs */
 GD_COLLECTOR_FN(klog)            /* klog.c: /dev/kmsg */
 GD_COLLECTOR_FN(edac)            /* klog.c: /sys/devices/system/edac/mc */
+GD_COLLECTOR_FN(fabric)          /* fabric.c: NVSwitches, nv-fabricmanager, its log */
 
 GD_PARSER_FN(proc_uptime)
 GD_PARSER_FN(proc_stat)

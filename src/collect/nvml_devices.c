@@ -458,6 +458,7 @@ static void collect_gpu(struct gd_nvml *nv, struct gd_snapshot *s, unsigned int 
 	collect_pcie(&r, a);
 	gd_gpu_collect_memory_health(&r, a);
 	gd_gpu_collect_nvlink(&r, a);
+	gd_gpu_collect_fabric(&r, a);
 	gd_nv_fields_release(&r);
 	gd_gpu_collect_processes(&r, a);
 	gd_gpu_collect_samples(&r, a);

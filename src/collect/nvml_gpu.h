@@ -99,6 +99,8 @@ int gd_nv_field_nvlink(struct gd_gpu_run *r, unsigned int link, unsigned int slo
 
 void gd_gpu_collect_memory_health(struct gd_gpu_run *r, const struct gd_nvml_api *a);
 void gd_gpu_collect_nvlink(struct gd_gpu_run *r, const struct gd_nvml_api *a);
+/* The GPU's NVSwitch fabric registration (nvml_gpu_health.c). */
+void gd_gpu_collect_fabric(struct gd_gpu_run *r, const struct gd_nvml_api *a);
 void gd_gpu_collect_processes(struct gd_gpu_run *r, const struct gd_nvml_api *a);
 /* nvml_gpu_samples.c: the driver's sub-second utilisation samples */
 void gd_gpu_collect_samples(struct gd_gpu_run *r, const struct gd_nvml_api *a);

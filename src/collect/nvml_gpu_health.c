@@ -406,3 +406,58 @@ void gd_gpu_collect_processes(struct gd_gpu_run *r, const struct gd_nvml_api *a)
 	}
 	free(io.buf);
 }
+
+/* ---- the NVSwitch fabric ----------------------------------------------------- */
+
+static nvmlReturn_t t_fabric_v(const struct gd_nvml_api *a, struct gd_nvml_io *io)
+{
+	memset(&io->s.fabric_v, 0, sizeof io->s.fabric_v);
+	io->s.fabric_v.version = nvmlGpuFabricInfo_v2;
+	return a->fabric_v(io->dev, &io->s.fabric_v);
+}
+
+static nvmlReturn_t t_fabric(const struct gd_nvml_api *a, struct gd_nvml_io *io)
+{
+	memset(&io->s.fabric, 0, sizeof io->s.fabric);
+	return a->fabric(io->dev, &io->s.fabric);
+}
+
+/*
+ * The GPU's registration with the NVSwitch fabric: the versioned call (a
+ * health mask too), else the 12.2 one.  A driver that has the versioned
+ * name but not our struct version (ARGUMENT_VERSION_MISMATCH) is asked the
+ * old call.  NOT_SUPPORTED (a GPU without a fabric, a consumer board) and a
+ * driver without either call leave the fields absent: no fabric to judge.
+ * A state the header does not name is kept as it came.
+ */
+void gd_gpu_collect_fabric(struct gd_gpu_run *r, const struct gd_nvml_api *a)
+{
+	static const char what_v[] = "nvmlDeviceGetGpuFabricInfoV", what[] = "nvmlDeviceGetGpuFabricInfo";
+	struct gd_nvml_io io = IO0;
+	struct gd_gpu *g;
+	int rc;
+
+	if (r->lost || gd_nvml_state(r->nv) == GD_NVML_STUCK)
+		return;
+	if (a->fabric_v) {
+		io.dev = r->dev;
+		rc = gd_nvml_call(r->nv, what_v, (int)r->idx, t_fabric_v, &io);
+		if (rc != NVML_ERROR_ARGUMENT_VERSION_MISMATCH || !a->fabric) {
+			if (!gd_nv_check(r, "fabric_state", what_v, rc))
+				return;
+			g = gd_nv_gpu(r);
+			gd_u64_set(&g->fabric_state, io.s.fabric_v.state);
+			if (io.s.fabric_v.state == NVML_GPU_FABRIC_STATE_COMPLETED)
+				gd_u64_set(&g->fabric_status, (uint64_t)(unsigned)io.s.fabric_v.status);
+			gd_u64_set(&g->fabric_health_mask, io.s.fabric_v.healthMask);
+			return;
+		}
+	}
+	io = IO0;
+	if (!gd_nv_call(r, a->fabric, "fabric_state", what, t_fabric, &io))
+		return;
+	g = gd_nv_gpu(r);
+	gd_u64_set(&g->fabric_state, io.s.fabric.state);
+	if (io.s.fabric.state == NVML_GPU_FABRIC_STATE_COMPLETED)
+		gd_u64_set(&g->fabric_status, (uint64_t)(unsigned)io.s.fabric.status);
+}

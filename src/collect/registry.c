@@ -39,6 +39,7 @@ const struct gd_collector gd_collectors[] = {
 	{ "cgroups", "cgroup v1/v2 cpu and memory files of GPU jobs", gd_collect_cgroups },
 	{ "klog", "/dev/kmsg (Xid, AER, OOM, MCE/EDAC lines inside the look-back)", gd_collect_klog },
 	{ "edac", "/sys/devices/system/edac/mc/mc*/{ce,ue}_count", gd_collect_edac },
+	{ "fabric", "/sys/bus/pci/devices/*/{vendor,class} (NVSwitches), /proc/driver/nvidia-nvswitch/devices, nv-fabricmanager in /proc, /var/log/fabricmanager.log", gd_collect_fabric },
 };
 const size_t gd_ncollectors = N(gd_collectors);
 

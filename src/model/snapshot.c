@@ -119,6 +119,9 @@ GD_TABLE(pci_nic_fields, struct gd_pci_nic, GD_PCI_NIC_FIELDS)
 #define GD_REC struct gd_driver
 GD_TABLE(driver_fields, struct gd_driver, GD_DRIVER_FIELDS)
 #undef GD_REC
+#define GD_REC struct gd_fabric
+GD_TABLE(fabric_fields, struct gd_fabric, GD_FABRIC_FIELDS)
+#undef GD_REC
 #define GD_REC struct gd_job_log
 GD_TABLE(job_log_fields, struct gd_job_log, GD_JOB_LOG_FIELDS)
 #undef GD_REC
@@ -165,6 +168,7 @@ const struct gd_record_desc gd_sections[] = {
 	MANY("pci_gpus", struct gd_pci_gpu, pci_gpus, pci_gpu_fields),
 	MANY("pci_nics", struct gd_pci_nic, pci_nics, pci_nic_fields),
 	ONE("driver", struct gd_driver, driver, driver_fields),
+	ONE("fabric", struct gd_fabric, fabric, fabric_fields),
 	MANY("job_log", struct gd_job_log, job_log, job_log_fields),
 	MANY("probe", struct gd_probe_row, probe, probe_fields),
 };

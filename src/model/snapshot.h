@@ -508,7 +508,16 @@
 	X(U64, nvlink_links, "", GAUGE, "NVLink links that answered") \
 	X(U64, nvlink_up_links, "", GAUGE, "NVLink links active") \
 	X(U64, nvlink_errors, "", COUNTER, "NVLink replay, recovery, CRC and ECC errors, all links") \
-	X(U64, nvml_procs, "", GAUGE, "processes NVML lists on the GPU (compute and graphics, gpu_procs[]); absent: the list could not be read, so which processes use the GPU is not known")
+	X(U64, nvml_procs, "", GAUGE, "processes NVML lists on the GPU (compute and graphics, gpu_procs[]); absent: the list could not be read, so which processes use the GPU is not known") \
+	GD_GPU_FABRIC_FIELDS(X)
+
+/* gpus[]: the GPU's registration with the NVSwitch fabric (nvmlDeviceGetGpuFabricInfoV, else
+ * nvmlDeviceGetGpuFabricInfo; collect/nvml_gpu_health.c).  Absent: the driver lacks both calls,
+ * or the GPU answered NOT_SUPPORTED. */
+#define GD_GPU_FABRIC_FIELDS(X) \
+	X(U64, fabric_state, "", GAUGE, "NVSwitch fabric registration: 0 not supported (no fabric), 1 not started, 2 in progress, 3 completed") \
+	X(U64, fabric_status, "", GAUGE, "the fabric's NVML return code once completed (0 success; else the error that left the GPU out)") \
+	X(U64, fabric_health_mask, "", GAUGE, "the fabric health mask of nvmlGpuFabricInfo_v2 (0: nothing degraded)")
 
 /* ---- gpu_procs[]: processes NVML lists on a GPU, one per GPU and pid ---- */
 #define GD_GPU_PROC_FIELDS(X) \
@@ -597,9 +606,23 @@
 	X(S256, cuda_library, "", LABEL, "probe: the libcuda file the probe loaded (--cuda, GPUDOCTOR_CUDA or libcuda.so.1, links resolved)") \
 	X(U64, cuda_init_error, "", GAUGE, "probe: the CUresult cuInit answered when it failed (34: the toolkit's stub library)")
 
+/* ---- fabric: the NVSwitch fabric and Fabric Manager (collect/fabric.c, --from fabricmanager.log) */
+#define GD_FABRIC_FIELDS(X) \
+	X(U64, nvswitches, "", GAUGE, "NVSwitch PCI functions (vendor 0x10de, class 0x0680) in /sys/bus/pci/devices, else entries of /proc/driver/nvidia-nvswitch/devices; absent: neither readable") \
+	X(U64, fm_running, "", GAUGE, "1 when an nv-fabricmanager process runs, 0 when none does; absent: gpudoctor cannot tell (fm_reason)") \
+	X(S256, fm_evidence, "", LABEL, "how fm_running was seen: the process (pid), its pid file, a systemd unit state") \
+	X(S256, fm_reason, "", LABEL, "why fm_running is absent") \
+	X(S256, fm_log, "", LABEL, "Fabric Manager log read (/var/log/fabricmanager.log, or a --from file)") \
+	X(U64, fm_log_lines, "", GAUGE, "lines of the Fabric Manager log read") \
+	X(U64, fm_log_errors, "", GAUGE, "ERROR and CRITICAL lines of the Fabric Manager log inside the look-back (NVSwitch non-fatal error reports and NV_WARN_NOTHING_TO_DO not counted)") \
+	X(U64, fm_log_fatal, "", GAUGE, "of fm_log_errors, lines that report a fatal error") \
+	X(U64, fm_log_nonfatal, "", GAUGE, "\"detected NVSwitch non-fatal error\" lines inside the look-back") \
+	X(S256, fm_log_last, "", LABEL, "the latest error line (its text after the level)") \
+	X(S32, fm_log_last_time, "", LABEL, "its time stamp as the log writes it (local time: Feb 27 2025 15:10:02)")
+
 /* ---- job_log[]: messages of the job's own log (src/offline/joblog.c) --- */
 #define GD_JOB_LOG_FIELDS(X) \
-	X(S32, kind, "", LABEL, "cuda_oom, ecc_uncorrectable, shm_exhausted, cuda_too_new, devices_busy, no_gpus, app_fault, collective_timeout, collective_progress, job_died, loader_killed, nccl_net, nccl_channel, nccl_ib_disable, nccl_no_ib, nccl_comm, nccl_host, rank_host, nccl_ib_wc, nccl_ib_async, exit_signal; dcgmi_* (what dcgmi diag, dmon, health say: src/offline/dcgmi.c)") \
+	X(S32, kind, "", LABEL, "cuda_oom, ecc_uncorrectable, shm_exhausted, cuda_too_new, devices_busy, no_gpus, cuda_not_ready, app_fault, collective_timeout, collective_progress, job_died, loader_killed, nccl_net, nccl_channel, nccl_ib_disable, nccl_no_ib, nccl_comm, nccl_host, rank_host, nccl_ib_wc, nccl_ib_async, exit_signal; dcgmi_* (what dcgmi diag, dmon, health say: src/offline/dcgmi.c)") \
 	X(S256, file, "", LABEL, "the file the line is in") \
 	X(U64, line, "", LABEL, "its line number in that file (1 = the first)") \
 	X(S64, host, "", LABEL, "host name the line names (NCCL's host:pid:tid prefix)") \
@@ -612,7 +635,7 @@
 	X(F64, ran_s, "seconds", GAUGE, "collective: how long it ran before it timed out") \
 	X(U64, nranks, "", GAUGE, "NCCL communicator: ranks") \
 	X(U64, nnodes, "", GAUGE, "NCCL communicator: nodes (NCCL 2.19 and later)") \
-	X(U64, value, "", GAUGE, "nccl_ib_disable: the value set; cuda_too_new: the driver's CUDA version found (11040 = 11.4); dcgmi_xid: the Xid; dcgmi_health*: DCGM's verdict (1 Warning, 2 Failure)") \
+	X(U64, value, "", GAUGE, "nccl_ib_disable: the value set; cuda_too_new: the driver's CUDA version found (11040 = 11.4); cuda_not_ready: the CUDA error (802); dcgmi_xid: the Xid; dcgmi_health*: DCGM's verdict (1 Warning, 2 Failure)") \
 	X(U64, tried_bytes, "bytes", GAUGE, "out of memory: the allocation that failed") \
 	X(U64, total_bytes, "bytes", GAUGE, "out of memory: the GPU's total capacity") \
 	X(U64, free_bytes, "bytes", GAUGE, "out of memory: free device memory") \
@@ -701,6 +724,7 @@ struct gd_nvml_error { GD_NVML_ERROR_FIELDS(GD_DECLARE) };
 struct gd_pci_gpu { GD_PCI_GPU_FIELDS(GD_DECLARE) };
 struct gd_pci_nic { GD_PCI_NIC_FIELDS(GD_DECLARE) };
 struct gd_driver { GD_DRIVER_FIELDS(GD_DECLARE) };
+struct gd_fabric { GD_FABRIC_FIELDS(GD_DECLARE) };
 struct gd_job_log { GD_JOB_LOG_FIELDS(GD_DECLARE) };
 struct gd_probe_row { GD_PROBE_FIELDS(GD_DECLARE) };
 
@@ -737,6 +761,7 @@ struct gd_snapshot {
 	struct gd_vec pci_gpus;  /* struct gd_pci_gpu */
 	struct gd_vec pci_nics;  /* struct gd_pci_nic */
 	struct gd_driver driver;
+	struct gd_fabric fabric;
 	struct gd_vec job_log;   /* struct gd_job_log */
 	struct gd_vec probe;     /* struct gd_probe_row */
 };

@@ -105,6 +105,9 @@ static const struct sym_row sym_table[] = {
 	OPT(gpm_free, "nvmlGpmSampleFree"),
 	OPT(gpm_get, "nvmlGpmSampleGet"),
 	OPT(gpm_metrics, "nvmlGpmMetricsGet"),
+	/* the NVSwitch fabric state (12.2 header; the versioned call from 12.4) */
+	ALT("fabric", fabric_v, "nvmlDeviceGetGpuFabricInfoV"),
+	ALT("fabric", fabric, "nvmlDeviceGetGpuFabricInfo"),
 };
 
 /* ---- the worker: struct worker is in nvml_worker.h ----------------------- */

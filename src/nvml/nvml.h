@@ -100,6 +100,8 @@ struct gd_nvml_api {
 	GD_NVML_FN(nvmlGpmSampleFree) gpm_free;
 	GD_NVML_FN(nvmlGpmSampleGet) gpm_get;
 	GD_NVML_FN(nvmlGpmMetricsGet) gpm_metrics;
+	GD_NVML_FN(nvmlDeviceGetGpuFabricInfoV) fabric_v;
+	GD_NVML_FN(nvmlDeviceGetGpuFabricInfo) fabric;
 };
 
 /* What one call takes to the worker thread and brings back, by value.  A
@@ -122,6 +124,8 @@ struct gd_nvml_io {
 		nvmlPciInfo_t pci;
 		nvmlViolationTime_t viol;
 		nvmlFieldValue_t field;
+		nvmlGpuFabricInfo_t fabric;
+		nvmlGpuFabricInfoV_t fabric_v;
 	} s;
 	void *buf;
 	unsigned int count;

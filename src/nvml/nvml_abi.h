@@ -336,6 +336,43 @@ typedef struct {
 } nvmlGpmSupport_t;
 #define NVML_GPM_SUPPORT_VERSION 1
 
+/* NVSwitch fabric registration (12.2+ headers: nvmlGpuFabricInfo_t; 12.4+:
+ * the versioned _v2 with a version word first and a health mask last).
+ * state is an unsigned char in both; status is valid once state is
+ * COMPLETED.  The 13.x headers' _v3 adds a health summary byte after the
+ * mask: gpudoctor asks for _v2, which those drivers still take. */
+#define NVML_GPU_FABRIC_UUID_LEN 16
+#define NVML_GPU_FABRIC_STATE_NOT_SUPPORTED 0
+#define NVML_GPU_FABRIC_STATE_NOT_STARTED 1
+#define NVML_GPU_FABRIC_STATE_IN_PROGRESS 2
+#define NVML_GPU_FABRIC_STATE_COMPLETED 3
+typedef unsigned char nvmlGpuFabricState_t;
+
+typedef struct {
+	unsigned char clusterUuid[NVML_GPU_FABRIC_UUID_LEN];
+	nvmlReturn_t status;
+	unsigned int cliqueId;
+	nvmlGpuFabricState_t state;
+} nvmlGpuFabricInfo_t;
+
+typedef struct {
+	unsigned int version;    /* nvmlGpuFabricInfo_v2 */
+	unsigned char clusterUuid[NVML_GPU_FABRIC_UUID_LEN];
+	nvmlReturn_t status;
+	unsigned int cliqueId;
+	nvmlGpuFabricState_t state;
+	unsigned int healthMask;
+} nvmlGpuFabricInfo_v2_t;
+typedef nvmlGpuFabricInfo_v2_t nvmlGpuFabricInfoV_t;
+#define nvmlGpuFabricInfo_v2 NVML_STRUCT_VERSION(GpuFabricInfo, 2)
+
+_Static_assert(sizeof(nvmlGpuFabricInfo_t) == 28, "nvmlGpuFabricInfo_t: 28 bytes (12.2 header)");
+_Static_assert(offsetof(nvmlGpuFabricInfo_t, state) == 24, "nvmlGpuFabricInfo_t.state at 24");
+_Static_assert(sizeof(nvmlGpuFabricInfo_v2_t) == 36, "nvmlGpuFabricInfo_v2_t: 36 bytes (12.4 header)");
+_Static_assert(offsetof(nvmlGpuFabricInfo_v2_t, status) == 20, "nvmlGpuFabricInfo_v2_t.status at 20");
+_Static_assert(offsetof(nvmlGpuFabricInfo_v2_t, healthMask) == 32, "nvmlGpuFabricInfo_v2_t.healthMask at 32");
+_Static_assert(nvmlGpuFabricInfo_v2 == 0x02000024, "nvmlGpuFabricInfo_v2 as nvml.h computes it");
+
 _Static_assert(sizeof(nvmlSample_t) == 16, "nvmlSample_t: 16 bytes");
 _Static_assert(sizeof(nvmlGpmMetric_t) == 40, "nvmlGpmMetric_t: 40 bytes (11.8-13.3 headers)");
 _Static_assert(offsetof(nvmlGpmMetric_t, value) == 8, "nvmlGpmMetric_t.value at 8");
@@ -454,6 +491,9 @@ nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device, nvmlProcessUti
 					     unsigned int *processSamplesCount, unsigned long long lastSeenTimeStamp);
 nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t device, nvmlSamplingType_t type, unsigned long long lastSeenTimeStamp,
 				  nvmlValueType_t *sampleValType, unsigned int *sampleCount, nvmlSample_t *samples);
+
+nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device, nvmlGpuFabricInfoV_t *gpuFabricInfo);
+nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device, nvmlGpuFabricInfo_t *gpuFabricInfo);
 
 nvmlReturn_t nvmlGpmQueryDeviceSupport(nvmlDevice_t device, nvmlGpmSupport_t *gpmSupport);
 nvmlReturn_t nvmlGpmSampleAlloc(nvmlGpmSample_t *gpmSample);

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "core/i18n.h"
+#include "klog/fmlog.h"
 #include "klog/klog.h"
 #include "offline/offline.h"
 #include "offline/ofl.h"
@@ -38,12 +39,14 @@
 static const char *const names[GD_OFL_NKINDS] = {
 	"unknown", "snapshot", "nvidia-smi-q", "nvidia-smi-xml", "nvidia-smi-csv", "nvidia-smi", "kernel-log",
 	"lspci", "driver-version", "bug-report", "job-log", "dcgmi", "df", "ibstat", "nvidia-smi-nvlink",
+	"fabricmanager-log",
 };
 
 static const char *const titles[GD_OFL_NKINDS] = {
 	N_("unknown text"), N_("snapshot JSON lines"), "nvidia-smi -q", "nvidia-smi -q -x", "nvidia-smi --query-gpu",
 	"nvidia-smi", N_("kernel log"), "lspci -vv", "/proc/driver/nvidia/version", "nvidia-bug-report.log",
 	N_("job log"), "dcgmi", "df", "ibstat / ibv_devinfo", "nvidia-smi nvlink",
+	N_("Fabric Manager log"),
 };
 
 const char *gd_ofl_kind_name(enum gd_ofl_kind k)
@@ -127,8 +130,8 @@ static bool klog_look(struct gd_slice t)
 
 enum gd_ofl_kind gd_ofl_detect(const char *buf, size_t len)
 {
-	size_t head = len < 65536 ? len : 65536, lines = 0, qlines = 0, klines = 0, pci = 0, fails = 0, lnk = 0, trows = 0,
-	       dcgm = 0, df = 0, ib = 0, nvl = 0;
+	size_t head = len < 65536 ? len : 65536, lines = 0, fml = 0, qlines = 0, klines = 0, pci = 0, fails = 0, lnk = 0,
+	       trows = 0, dcgm = 0, df = 0, ib = 0, nvl = 0;
 	struct gd_lines it;
 	struct gd_slice l;
 	size_t i = 0;
@@ -174,6 +177,7 @@ enum gd_ofl_kind gd_ofl_detect(const char *buf, size_t len)
 		pci += l.n && l.p[0] != ' ' && l.p[0] != '\t' && lspci_header(l) && ofl_contains(l, "NVIDIA");
 		/* lspci -vv fragments: "LnkSta:" without the device header, in prose too */
 		lnk += has(t.p, t.n, "LnkSta:") || has(t.p, t.n, "LnkCap:");
+		fml += gd_fmlog_is_line(t.p, t.n);
 		{
 			struct gd_slice u = unquote(t);
 
@@ -196,6 +200,9 @@ enum gd_ofl_kind gd_ofl_detect(const char *buf, size_t len)
 		return GD_OFL_DF;
 	if ((fails && lines <= 4) || trows)
 		return GD_OFL_SMI_TABLE;
+	/* Fabric Manager's log (its messages run over several lines) */
+	if (fml && fml * 4 >= lines)
+		return GD_OFL_FMLOG;
 	if (klines && klines * 4 >= lines)
 		return GD_OFL_KLOG;
 	if (pci || lnk)

@@ -19,6 +19,8 @@
  *                                                               cuda_too_new
  *   all CUDA-capable devices are busy or unavailable            devices_busy
  *   No CUDA GPUs are available; no CUDA-capable device is detected  no_gpus
+ *   Error 802: system not yet initialized; CUDA_ERROR_SYSTEM_NOT_READY;
+ *     cudaErrorSystemNotReady (the NVSwitch fabric is not up)    cuda_not_ready
  *   an illegal memory access was encountered; device-side assert triggered;
  *     misaligned address; a kernel's "x.cu:N: ... Assertion `c` failed." app_fault
  *   [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5,
@@ -750,6 +752,13 @@ static bool one_line(struct jl *j, struct gd_slice l, size_t lineno)
 		rec(j, "devices_busy", l, lineno, p);
 		return true;
 	}
+	/* CUDA error 802: the NVSwitch fabric is not set up (Fabric Manager) */
+	if ((p = find(l, "system not yet initialized")) || (p = find(l, "CUDA_ERROR_SYSTEM_NOT_READY")) ||
+	    (p = find(l, "cudaErrorSystemNotReady"))) {
+		if ((r = rec(j, "cuda_not_ready", l, lineno, p)))
+			gd_u64_set(&r->value, 802);
+		return true;
+	}
 	if ((p = find(l, "No CUDA GPUs are available")) || (p = find(l, "no CUDA-capable device is detected"))) {
 		rec(j, "no_gpus", l, lineno, p);
 		return true;
@@ -880,7 +889,8 @@ static const char *const triggers[] = {
 	"CUDA", "ECC error", "shared memory", "</torch_", "NVIDIA driver", "busy or unavailable",
 	"illegal memory access", "device-side assert", "misaligned address", "Watchdog caught", "Assertion `",
 	"taking the entire process down", "terminate called", "DataLoader worker", " NCCL ",
-	"ast enqueued", "ast completed", "NET/IB", "exitcode", ") received by PID ",
+	"ast enqueued", "ast completed", "NET/IB", "exitcode", ") received by PID ", "not yet initialized",
+	"SystemNotReady",
 };
 
 bool gd_joblog_messages(const char *buf, size_t len)

@@ -23,6 +23,7 @@
 #include "collect/klog.h"
 #include "core/i18n.h"
 #include "core/xalloc.h"
+#include "klog/fmlog.h"
 #include "offline/merge.h"
 #include "offline/offline.h"
 #include "offline/ofl.h"
@@ -173,6 +174,8 @@ static int parse_kind(struct load *L, enum gd_ofl_kind kind, const char *buf, si
 		return gd_parse_ibstat(buf, len, t, err);
 	case GD_OFL_NVLINK:
 		return gd_parse_nvlink(buf, len, t, err);
+	case GD_OFL_FMLOG:
+		return gd_parse_fmlog(buf, len, t, err);
 	default:
 		return gd_err_set(err, -EINVAL, _("not a format gpudoctor reads"));
 	}
@@ -223,6 +226,8 @@ static void read_part(struct load *L, enum gd_ofl_kind kind, const char *buf, si
 			}
 		}
 	}
+	if (kind == GD_OFL_FMLOG && !t.fabric.fm_log[0])
+		GD_STRSET(t.fabric.fm_log, L->name);
 	if (rc >= 0)
 		ofl_merge_part(L->o, kind, &t);
 	gd_snapshot_release(&t);

@@ -42,6 +42,7 @@ enum gd_ofl_kind {
 	GD_OFL_DF,          /* df -h (its /dev/shm row) */
 	GD_OFL_IBSTAT,      /* ibstat, ibv_devinfo */
 	GD_OFL_NVLINK,      /* nvidia-smi nvlink -s, -e */
+	GD_OFL_FMLOG,       /* NVIDIA Fabric Manager's log (fabricmanager.log, its journal lines) */
 	GD_OFL_NKINDS,
 };
 

@@ -11,7 +11,8 @@
  * Without the log (klog source denied or absent) the rules say "not
  * evaluated" with the reason and the fix, never "clear".
  *
- * gpu.xid: the Xid summary of src/klog/xid.c, one finding per GPU and code:
+ * gpu.xid: the Xid summary of src/klog/xid.c, one finding per GPU and code
+ *   (an NVSwitch's SXid lines are gpu.nvswitch_errors', rule_fabric.c):
  *   count, first, last, processes, class, bucket, action; context (storm,
  *   secondary Xid 45, after Xid 79, 154's action) sets the severity.
  *   Example: Xid 13 x3 on 0000:5d:00.0 from python (4711): warning.
@@ -78,6 +79,8 @@ enum gd_verdict gd_rule_gpu_xid(struct gd_rule_ctx *rc, struct gd_findings *out)
 		struct gd_finding *f;
 		bool sx = strcmp(e->kind, "sxid") == 0;
 
+		if (sx)
+			continue;   /* an NVSwitch's: gpu.nvswitch_errors (rule_fabric.c) */
 		memset(&fe, 0, sizeof fe);
 		memset(&le, 0, sizeof le);
 		fe.wall_time_s = e->first_wall;

@@ -78,6 +78,8 @@ GD_RULE_FN(gpu_xid)
 GD_RULE_FN(mem_oom_kill)
 GD_RULE_FN(host_memory_errors)
 GD_RULE_FN(host_hung_tasks)
+GD_RULE_FN(gpu_fabric_not_ready)   /* rule_fabric.c */
+GD_RULE_FN(gpu_nvswitch_errors)    /* rule_fabric.c */
 
 /* What the job's own log proves (rule_job.c): the new causes, and the
  * catalogued rules run with the log's messages added to their verdict. */

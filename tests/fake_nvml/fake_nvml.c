@@ -9,7 +9,8 @@
  * only), nvmlDeviceGetPciInfo_v3 (the _v2 stays, to test a fallback inside
  * one row), nvmlSystemGetCudaDriverVersion_v2, nvmlDeviceGetTemperatureV,
  * the clock "event" name (only "throttle"), nvmlDeviceGetRemappedRows and
- * the GPM functions (nvmlGpm*, from the 12.0 header on).
+ * the GPM functions (nvmlGpm*, from the 12.0 header on) and
+ * nvmlDeviceGetGpuFabricInfoV (the 12.2 nvmlDeviceGetGpuFabricInfo stays).
  * The signatures come from src/nvml/nvml_abi.h, so the compiler checks that
  * the fake and gpudoctor agree.
  *
@@ -78,6 +79,13 @@
  *   load.lost = 1                   ; hang too: the GPU is lost, or that call
  *   load.hang = nvmlDeviceGetPowerUsage ; hangs, only while PATH is not empty
  *                                   ; (a GPU lost and back: the soak test)
+ *   fabric_state = 2                ; nvmlDeviceGetGpuFabricInfo(V): 0 not supported,
+ *   fabric_status = UNKNOWN         ; 1 not started, 2 in progress, 3 completed (or an
+ *   fabric_health_mask = 0          ; error name: the call answers it); the status (an
+ *                                   ; error name or number) and the V call's mask; no
+ *                                   ; fabric_state: NOT_SUPPORTED.  [nvml] fabric_version
+ *                                   ; = the struct version the V call wants (default
+ *                                   ; nvmlGpuFabricInfo_v2; the old build has no V)
  *   procs_file = PATH               ; the compute processes are PATH's "pid:bytes
  *                                   ; ..." (as procs), read at every call; no
  *                                   ; file or an empty one: none (a test
@@ -1513,3 +1521,51 @@ nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *m)
 	return NVML_SUCCESS;
 }
 #endif
+
+/* ---- the NVSwitch fabric ------------------------------------------------------ */
+/* fabric_state (0-3, or an error name the call answers), fabric_status (an
+ * error name or a number: the fabric's nvmlReturn_t), fabric_health_mask
+ * (mask NULL: the 12.2 struct has none), into either struct's fields. */
+static nvmlReturn_t fabric_of(struct section *sec, unsigned char *uuid, nvmlReturn_t *status, unsigned int *clique,
+			      nvmlGpuFabricState_t *state, unsigned int *mask)
+{
+	struct kv *k = find(sec, "fabric_status");
+	unsigned int st = 0;
+	nvmlReturn_t rc = num_u(sec, "fabric_state", 1, &st);
+
+	if (rc != NVML_SUCCESS)
+		return rc;
+	memset(uuid, 0x5a, NVML_GPU_FABRIC_UUID_LEN);
+	*status = NVML_SUCCESS;
+	if (k)
+		*status = error_of(k->val) >= 0 ? (nvmlReturn_t)error_of(k->val) : (nvmlReturn_t)strtoul(k->val, NULL, 0);
+	*clique = 1;
+	*state = (nvmlGpuFabricState_t)st;
+	if (mask) {
+		*mask = 0;
+		num_u(sec, "fabric_health_mask", 1, mask);
+	}
+	return NVML_SUCCESS;
+}
+
+#ifndef FAKE_NVML_OLD
+nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device, nvmlGpuFabricInfoV_t *info)
+{
+	DEV_PROLOGUE("nvmlDeviceGetGpuFabricInfoV");
+
+	if (!info)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	if (info->version != wanted_version("fabric_version", nvmlGpuFabricInfo_v2))
+		return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+	return fabric_of(sec, info->clusterUuid, &info->status, &info->cliqueId, &info->state, &info->healthMask);
+}
+#endif
+
+nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device, nvmlGpuFabricInfo_t *info)
+{
+	DEV_PROLOGUE("nvmlDeviceGetGpuFabricInfo");
+
+	if (!info)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	return fabric_of(sec, info->clusterUuid, &info->status, &info->cliqueId, &info->state, NULL);
+}

@@ -78,6 +78,7 @@
 #include "collect/proc_pid.h"
 #include "core/printable.h"
 #include "core/redact.h"
+#include "klog/fmlog.h"
 #include "collect/job_rank.h"
 #include "model/snapshot.h"
 #include "model/snapshot_json.h"
@@ -180,7 +181,8 @@ static void fuzz_kstack(const uint8_t *data, size_t size)
 #define TARGET_ENVIRON (gd_nparsers + 8)
 #define TARGET_REDACT (gd_nparsers + 9)
 #define TARGET_KSTACK (gd_nparsers + 10)
-#define NTARGETS (gd_nparsers + 11)
+#define TARGET_FMLOG (gd_nparsers + 11)
+#define NTARGETS (gd_nparsers + 12)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -203,6 +205,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	printf("%zu proc/<pid>/environ\n", (size_t)TARGET_ENVIRON);
 	printf("%zu command line redaction\n", (size_t)TARGET_REDACT);
 	printf("%zu proc/<pid>/stack\n", (size_t)TARGET_KSTACK);
+	printf("%zu fabricmanager.log\n", (size_t)TARGET_FMLOG);
 	fflush(stdout);
 	exit(0);
 }
@@ -361,6 +364,8 @@ static void fuzz_ipmi(const uint8_t *data, size_t size)
 }
 
 static const struct gd_parser zoneinfo = { "proc/zoneinfo", gd_parse_proc_zoneinfo };
+/* Fabric Manager's log (klog/fmlog.c), offline and live */
+static const struct gd_parser fmlog = { "fabricmanager.log", gd_parse_fmlog };
 /* An answer of the Prometheus query API (src/fleet/prom.c): a failure
  * always says why, and a success holds no more than the limit. */
 static void fuzz_prom(const uint8_t *data, size_t size)
@@ -514,6 +519,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_redact(data, size);
 	else if (target == TARGET_KSTACK)
 		fuzz_kstack(data, size);
+	else if (target == TARGET_FMLOG)
+		fuzz_parser(&fmlog, data, size);
 	else if (target == TARGET_SKU)
 		fuzz_sku(data, size);
 	else

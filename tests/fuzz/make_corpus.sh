@@ -224,6 +224,10 @@ NLEOF
 		seed "$idx" "$name" "new" "$tmp/s"
 		printf '[<ffffffffc33d41c2>] uvm_spin_loop+0xb2/0xe0 [nvidia_uvm]\n[<ffffffffc3418ab3>] wait_for_entry_with_spin+0x63/0x170 [nvidia_uvm]\n[<ffffffffffffffff>] 0xffffffffffffffff\n' >"$tmp/s"
 		seed "$idx" "$name" "old" "$tmp/s" ;;
+	fabricmanager.log)
+		# real Fabric Manager logs and journal lines (tests/offline/real/MANIFEST.md)
+		seeds_of "$idx" "$name" tests/offline/real/fabric/fabricmanager-*.log \
+			tests/offline/real/fabric/journal-fm-version-mismatch.txt ;;
 	*)
 		echo "make_corpus: no sample known for target $idx ($name)" >&2 ;;
 	esac

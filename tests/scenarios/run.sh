@@ -41,7 +41,7 @@
 #     regex such as ^nvml$, in an optional file allow_sources);
 #   - the rendered findings equal expected.txt;
 #   - 1xxx-<id>: rule <id> fired (its dir name says which rule it is for);
-#   - 0000-healthy (and 000N-healthy-*, e.g. the 8-GPU baseline, the series
+#   - 0000-healthy (and 00NN-healthy-*, e.g. the 8-GPU baseline, the series
 #     of 0002): no finding of severity warning or critical;
 #   - the snapshots' uptimes rise in order;
 #   - the findings are the same under the tiered process walk of serve,
@@ -266,7 +266,7 @@ run_one() {
 	if [ -n "$jrc" ] && [ "$jrc" != "$rc" ]; then
 		problems+="  JSON exit $jrc differs from the exit status $rc"$'\n'
 	fi
-	if [[ $name == 000[0-9]-healthy* ]]; then
+	if [[ $name == 00[0-9][0-9]-healthy* ]]; then
 		if grep -qE '^(warning|critical) ' "$tmp/got.txt"; then
 			problems+="  the healthy host has warnings or critical findings"$'\n'
 		fi

@@ -481,7 +481,45 @@ static void test_struct_version_fallback(void **state)
 	F(gpu(&s, 0)->temp_c, 47);
 	assert_int_equal(f->cur.calls("nvmlDeviceGetMemoryInfo_v2") - v2, 1);
 	assert_int_equal(f->cur.calls("nvmlDeviceGetMemoryInfo") - v1, 1);
+	U(gpu(&s, 0)->fabric_state, 3);     /* nvmlDeviceGetGpuFabricInfo after the V call's mismatch */
+	U(gpu(&s, 0)->fabric_status, 0);
+	assert_false(gpu(&s, 0)->fabric_health_mask.ok);
 	assert_int_equal(s.nvml_errors.n, 0);
+	gd_snapshot_release(&s);
+}
+
+/* The fabric states: the V call with its mask; NOT_SUPPORTED absent and
+ * silent; a denied answer an nvml_errors row; the old driver's 12.2 call. */
+static void test_fabric_states(void **state)
+{
+	struct fakes *f = *state;
+	struct gd_snapshot s;
+	struct gd_err err;
+	unsigned int old_calls = f->old.calls("nvmlDeviceGetGpuFabricInfo");
+	const struct gd_nvml_error *e;
+
+	assert_int_equal(collect(FAKE, SCEN("fabric"), 0, &s, &err), GD_SRC_PARTIAL);
+	assert_int_equal(s.gpus.n, 5);
+	U(gpu(&s, 0)->fabric_state, 3);
+	U(gpu(&s, 0)->fabric_status, 0);
+	U(gpu(&s, 0)->fabric_health_mask, 0x10);
+	U(gpu(&s, 1)->fabric_state, 2);
+	assert_false(gpu(&s, 1)->fabric_status.ok);   /* only once completed */
+	U(gpu(&s, 2)->fabric_state, 3);
+	U(gpu(&s, 2)->fabric_status, 999);
+	assert_false(gpu(&s, 3)->fabric_state.ok);
+	assert_null(error_for(&s, 3, "fabric_state"));
+	assert_false(gpu(&s, 4)->fabric_state.ok);
+	assert_non_null(e = error_for(&s, 4, "fabric_state"));
+	assert_string_equal(e->status, "denied");
+	assert_non_null(strstr(e->reason, "nvmlDeviceGetGpuFabricInfoV"));
+	gd_snapshot_release(&s);
+	assert_int_equal(collect(FAKE_OLD, SCEN("fabric"), 0, &s, &err), GD_SRC_PARTIAL);
+	U(gpu(&s, 1)->fabric_state, 2);
+	U(gpu(&s, 2)->fabric_status, 999);
+	assert_false(gpu(&s, 0)->fabric_health_mask.ok);
+	assert_null(strstr(s.nvml.missing, "Fabric"));
+	assert_true(f->old.calls("nvmlDeviceGetGpuFabricInfo") > old_calls);
 	gd_snapshot_release(&s);
 }
 
@@ -640,6 +678,7 @@ int main(void)
 		cmocka_unit_test(test_insufficient_size),
 		cmocka_unit_test(test_old_symbols),
 		cmocka_unit_test(test_struct_version_fallback),
+		cmocka_unit_test(test_fabric_states),
 		cmocka_unit_test(test_driver_not_loaded),
 		cmocka_unit_test(test_version_mismatch),
 		cmocka_unit_test(test_no_library),
