@@ -125,7 +125,7 @@ enum gd_ofl_kind gd_ofl_detect(const char *buf, size_t len)
 		qlines += q_line(ofl_chomp(l)) || (t.n > 16 && strncmp(t.p, "GPU 0000", 8) == 0);
 		pci += l.n && l.p[0] != ' ' && l.p[0] != '\t' && lspci_header(l) && ofl_contains(l, "NVIDIA");
 		/* lspci -vv fragments: "LnkSta:" without the device header, in prose too */
-		lnk += has(t.p, t.n, "LnkSta:") || has(t.p, t.n, "LnkCap:");
+		lnk += has(t.p, t.n, "LnkSta:") || has(t.p, t.n, "LnkCap:") || has(t.p, t.n, "ACSCtl:");
 		if (gd_klog_parse_line(t.p, t.n, &ev) != GD_KLOG_NONE || (t.p[0] == '[' && t.n > 14 && t.p[13] == ']') ||
 		    ofl_contains(t, " kernel: "))
 			klines++;
