@@ -34,13 +34,13 @@
 
 static const char *const names[GD_OFL_NKINDS] = {
 	"unknown", "snapshot", "nvidia-smi-q", "nvidia-smi-xml", "nvidia-smi-csv", "nvidia-smi", "kernel-log",
-	"lspci", "driver-version", "bug-report", "job-log", "dcgmi",
+	"lspci", "driver-version", "bug-report", "job-log", "dcgmi", "nvidia-smi-topo",
 };
 
 static const char *const titles[GD_OFL_NKINDS] = {
 	N_("unknown text"), N_("snapshot JSON lines"), "nvidia-smi -q", "nvidia-smi -q -x", "nvidia-smi --query-gpu",
 	"nvidia-smi", N_("kernel log"), "lspci -vv", "/proc/driver/nvidia/version", "nvidia-bug-report.log",
-	N_("job log"), "dcgmi",
+	N_("job log"), "dcgmi", "nvidia-smi topo -m",
 };
 
 const char *gd_ofl_kind_name(enum gd_ofl_kind k)
@@ -104,6 +104,9 @@ enum gd_ofl_kind gd_ofl_detect(const char *buf, size_t len)
 		return GD_OFL_SMI_TABLE;
 	if (has(buf, head, "NVRM version:"))
 		return GD_OFL_DRIVER;
+	/* the matrix's legend, or its header's affinity columns */
+	if (has(buf, head, "GPU0") && (has(buf, head, "CPU Affinity") || has(buf, head, "PIX  = Connection traversing")))
+		return GD_OFL_TOPO;
 	gd_lines_init(&it, buf, head);
 	while (gd_tok_line(&it, &l) && lines < 400) {
 		struct gd_klog_event ev;
@@ -261,6 +264,8 @@ enum gd_ofl_kind ofl_cmd_kind(struct gd_slice cmd)
 {
 	if (ofl_contains(cmd, "dcgmi "))
 		return GD_OFL_DCGMI;
+	if (ofl_contains(cmd, "nvidia-smi topo"))
+		return GD_OFL_TOPO;
 	if (ofl_contains(cmd, "--query-gpu") || ofl_contains(cmd, "--query-compute-apps"))
 		return GD_OFL_SMI_CSV;
 	if (ofl_contains(cmd, "nvidia-smi -q -x") || ofl_contains(cmd, "nvidia-smi -x") ||

@@ -39,6 +39,7 @@ enum gd_ofl_kind {
 	GD_OFL_BUG_REPORT,  /* nvidia-bug-report.log */
 	GD_OFL_JOBLOG,      /* the job's own log: PyTorch, CUDA, NCCL, DataLoader messages */
 	GD_OFL_DCGMI,       /* dcgmi diag, dmon, health */
+	GD_OFL_TOPO,        /* nvidia-smi topo -m */
 	GD_OFL_NKINDS,
 };
 
@@ -57,6 +58,8 @@ int gd_parse_nvsmi_csv(const char *buf, size_t len, struct gd_snapshot *s, struc
 int gd_parse_dcgmi(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err);
 int gd_parse_nvsmi_table(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err);
 int gd_parse_lspci(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err);
+/* nvidia-smi topo -m: the GPU rows of the matrix into pci_topo[] (smi_topo.c). */
+int gd_parse_nvsmi_topo(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err);
 /* The job's own log (joblog.c): job_log[] records, lines numbered from 1. */
 int gd_parse_joblog(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err);
 /* True when a line of buf is a line of a job's log (a message, or a

@@ -292,6 +292,7 @@ enum gd_verdict gd_rule_gpu_p2p_acs_redirect(struct gd_rule_ctx *rc, struct gd_f
 	size_t *marks;
 	char (*between)[160];
 	char topo[200];
+	size_t ntopo;
 
 	if (!b)
 		return gd_rule_unknown(rc, _("no snapshot"));
@@ -334,9 +335,10 @@ enum gd_verdict gd_rule_gpu_p2p_acs_redirect(struct gd_rule_ctx *rc, struct gd_f
 	if (t.unread)
 		return gd_rule_unknown(rc, _("the config space of %zu bridge(s) on the paths between GPUs was not read "
 					     "(%s first)"), t.unread, t.first_unread);
-	if (!t.pairs && topo_pcie_pairs(b, topo, sizeof topo))
-		return gd_rule_unknown(rc, _("nvidia-smi topo -m shows PCIe peer paths (%s) but not the ACS control of "
-					     "their bridges: sudo lspci -vvv shows it"), topo);
+	if (!t.pairs && (ntopo = topo_pcie_pairs(b, topo, sizeof topo)))
+		return gd_rule_unknown(rc, _("nvidia-smi topo -m shows %zu PCIe peer path(s) (%s%s) but not the ACS "
+					     "control of their bridges: sudo lspci -vvv shows it"), ntopo, topo,
+				       ntopo > 4 ? ", ..." : "");
 	if (!t.pairs && !gpci_seen(b) && !b->pci_bridges.n)
 		return gd_rule_unknown(rc, _("no PCI evidence (/sys/bus/pci/devices not read)"));
 	return GD_VERDICT_CLEAR;
