@@ -126,7 +126,7 @@ static void read_bridge(const struct gd_root *r, const char *bdf, struct gd_snap
 	GD_STRSET(b->pci_bus_id, bdf);
 	GD_STRSET(b->source, "sysfs");
 	snprintf(rel, sizeof rel, DEVICES "/%s/config", bdf);
-	rc = gd_root_read(r, rel, &buf, &len, CONFIG_MAX);
+	rc = gd_root_read(r, rel, &buf, &len, 2 * CONFIG_MAX);   /* room for the NUL and the end */
 	if (rc == -ENOENT)
 		return;   /* no config file in this tree: not read */
 	if (rc < 0) {

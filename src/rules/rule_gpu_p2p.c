@@ -40,6 +40,7 @@
 
 struct end {
 	char name[64];          /* "gpu0 (0000:43:00.0)", "mlx5_0 (0000:3b:00.0)" */
+	char shortname[32];     /* "gpu0", "mlx5_0" */
 	char bdf[32];
 	const char *path;
 	bool gpu;
@@ -47,6 +48,31 @@ struct end {
 	uint64_t numa;
 	bool has_peer;
 };
+
+/* What a redirecting bridge stands between. */
+struct hit {
+	char below[160];        /* the devices under it on the paths ("gpu1 (0000:43:00.0)") */
+	char peers[160];        /* their peers across it ("gpu0, gpu2, mlx5_0") */
+	size_t pairs;
+	size_t mark;            /* the last pair counted */
+};
+
+/* Appends name to a ", "-separated list unless it is there; "..." once full. */
+static void list_add(char *list, size_t size, const char *name)
+{
+	size_t used = strlen(list);
+	char key[72];
+
+	snprintf(key, sizeof key, "%s", name);
+	if (strstr(list, key) || (used >= 3 && strcmp(list + used - 3, "...") == 0))
+		return;
+	if (used + strlen(name) + 6 >= size) {
+		if (used + 6 < size)
+			snprintf(list + used, size - used, ", ...");
+		return;
+	}
+	snprintf(list + used, size - used, "%s%s", used ? ", " : "", name);
+}
 
 struct tally {
 	size_t pairs;           /* pairs judged */
@@ -104,6 +130,10 @@ static size_t ends_of(const struct gd_snapshot *b, struct end *e, size_t max)
 		else
 			snprintf(e[n].name, sizeof e[n].name, "gpu at %s", g->pci_bus_id);
 		GD_STRSET(e[n].bdf, g->pci_bus_id);
+		if (ng && ng->index.ok)
+			snprintf(e[n].shortname, sizeof e[n].shortname, "gpu%llu", (unsigned long long)ng->index.v);
+		else
+			GD_STRSET(e[n].shortname, g->pci_bus_id);
 		e[n].path = g->pci_path;
 		e[n].gpu = true;
 		e[n].numa_ok = g->numa_node.ok;
@@ -116,6 +146,7 @@ static size_t ends_of(const struct gd_snapshot *b, struct end *e, size_t max)
 		memset(&e[n], 0, sizeof e[n]);
 		snprintf(e[n].name, sizeof e[n].name, "%.24s (%.24s)", c->rdma_device, c->pci_bus_id);
 		GD_STRSET(e[n].bdf, c->pci_bus_id);
+		GD_STRSET(e[n].shortname, c->rdma_device);
 		e[n].path = c->pci_path;
 		e[n].numa_ok = c->numa_node.ok;
 		e[n].numa = c->numa_node.v;
@@ -124,12 +155,12 @@ static size_t ends_of(const struct gd_snapshot *b, struct end *e, size_t max)
 	return n;
 }
 
-/* The bridges of path after offset off: each one's record is judged, and
- * a redirecting one gets the pair added to its list (marks[i] per bridge). */
-static void walk(const struct gd_snapshot *b, const char *path, size_t off, size_t pair_mark, size_t *marks,
-		 char (*between)[160], const struct end *x, const struct end *y, struct tally *t)
+/* The bridges of x's path after offset off (the side of the pair that is
+ * x's): each one's record is judged, and a redirecting one notes the pair. */
+static void walk(const struct gd_snapshot *b, const struct end *x, size_t off, const struct end *y, size_t pair_mark,
+		 struct hit *hits, struct tally *t)
 {
-	const char *p = path + off;
+	const char *p = x->path + off;
 
 	while (*p) {
 		size_t n = strcspn(p, "/");
@@ -144,15 +175,13 @@ static void walk(const struct gd_snapshot *b, const char *path, size_t off, size
 				if (!t->short_read++)
 					t->first_short = br;
 			} else if (redirects(br)) {
-				size_t i = (size_t)(br - (const struct gd_pci_bridge *)b->pci_bridges.items);
+				struct hit *h = &hits[br - (const struct gd_pci_bridge *)b->pci_bridges.items];
 
-				if (marks[i] != pair_mark) {
-					size_t used = strlen(between[i]);
-
-					marks[i] = pair_mark;
-					if (used + 8 < sizeof between[i])
-						snprintf(between[i] + used, sizeof between[i] - used, "%s%s and %s",
-							 used ? "; " : "", x->name, y->name);
+				list_add(h->below, sizeof h->below, x->name);
+				list_add(h->peers, sizeof h->peers, y->shortname);
+				if (h->mark != pair_mark) {
+					h->mark = pair_mark;
+					h->pairs++;
 				}
 			}
 		}
@@ -161,24 +190,25 @@ static void walk(const struct gd_snapshot *b, const char *path, size_t off, size
 }
 
 static void report_bridge(struct gd_rule_ctx *rc, struct gd_findings *out, const struct gd_pci_bridge *br,
-			  const char *between)
+			  const struct hit *h)
 {
 	char bits[96], cap[96];
 	struct gd_finding *f;
 
 	gd_acs_bits_text(br->acs_ctl.v & GD_ACS_REDIRECT, bits, sizeof bits);
 	f = gd_finding_add(rc, out, rc->rule->severity, "bridge %s", br->pci_bus_id[0] ? br->pci_bus_id : "?");
-	/* TRANSLATORS: PCIe bridge <address>, on the path between <gpu0 (..) and gpu1 (..)>, has ACS <ReqRedir+
-	 * CmpltRedir+> enabled */
-	gd_finding_summary(f, _("PCIe bridge %s, on the path between %s, has ACS %s enabled: their peer-to-peer "
-				"traffic (GPU to GPU, GPUDirect RDMA) is sent up through the CPU's root complex, which "
-				"is slower, and NCCL may hang."), br->pci_bus_id, between, bits);
+	/* TRANSLATORS: PCIe bridge <address>, above <gpu1 (0000:43:00.0)>, has ACS <ReqRedir+ CmpltRedir+> enabled:
+	 * its peer-to-peer traffic with <gpu0, gpu2, mlx5_0> ... */
+	gd_finding_summary(f, _("PCIe bridge %s, above %s, has ACS %s enabled: its peer-to-peer traffic with %s (GPU "
+				"to GPU, GPUDirect RDMA) is sent up through the CPU's root complex, which is slower, and "
+				"NCCL may hang."), br->pci_bus_id, h->below, bits, h->peers);
 	gd_finding_ev_text(f, "acs_ctl", bits);
 	gd_finding_ev(f, "acs_ctl_bits", (double)br->acs_ctl.v, "", NAN);
 	if (br->acs_cap.ok) {
 		gd_acs_bits_text(br->acs_cap.v, cap, sizeof cap);
 		gd_finding_ev_text(f, "acs_cap", cap);
 	}
+	gd_finding_ev(f, "peer_pairs", (double)h->pairs, "", NAN);
 	gd_finding_ev_text(f, "source", br->source);
 	gd_finding_remedy(f, _("Disable ACS redirection on this port: in the BIOS (PCIe ACS control: disabled), or "
 			       "as root after each boot with setpci -s %s ECAP_ACS+6.w=0000; NCCL_P2P_DISABLE=1 is "
@@ -289,8 +319,7 @@ enum gd_verdict gd_rule_gpu_p2p_acs_redirect(struct gd_rule_ctx *rc, struct gd_f
 	struct end e[MAX_ENDS];
 	struct tally t = { 0 };
 	size_t ne, nb, fired = 0, pair_mark = 0;
-	size_t *marks;
-	char (*between)[160];
+	struct hit *hits;
 	char topo[200];
 	size_t ntopo;
 
@@ -298,8 +327,7 @@ enum gd_verdict gd_rule_gpu_p2p_acs_redirect(struct gd_rule_ctx *rc, struct gd_f
 		return gd_rule_unknown(rc, _("no snapshot"));
 	ne = ends_of(b, e, MAX_ENDS);
 	nb = b->pci_bridges.n;
-	marks = nb ? gd_xcalloc(nb, sizeof *marks) : NULL;
-	between = nb ? gd_xcalloc(nb, sizeof *between) : NULL;
+	hits = nb ? gd_xcalloc(nb, sizeof *hits) : NULL;
 	for (size_t i = 0; i < ne; i++) {
 		for (size_t j = i + 1; j < ne; j++) {
 			size_t xo, yo, shared;
@@ -312,17 +340,16 @@ enum gd_verdict gd_rule_gpu_p2p_acs_redirect(struct gd_rule_ctx *rc, struct gd_f
 			e[i].has_peer = e[j].has_peer = true;
 			t.pairs++;
 			pair_mark++;
-			walk(b, e[i].path, xo, pair_mark, marks, between, &e[i], &e[j], &t);
-			walk(b, e[j].path, yo, pair_mark, marks, between, &e[i], &e[j], &t);
+			walk(b, &e[i], xo, &e[j], pair_mark, hits, &t);
+			walk(b, &e[j], yo, &e[i], pair_mark, hits, &t);
 		}
 	}
 	for (size_t i = 0; i < nb; i++)
-		if (between[i][0]) {
-			report_bridge(rc, out, GD_VEC_AT(b->pci_bridges, const struct gd_pci_bridge, i), between[i]);
+		if (hits[i].pairs) {
+			report_bridge(rc, out, GD_VEC_AT(b->pci_bridges, const struct gd_pci_bridge, i), &hits[i]);
 			fired++;
 		}
-	free(marks);
-	free(between);
+	free(hits);
 	fired += report_iommu(rc, out, b, e, ne);
 	if (!fired && !t.pairs)
 		fired += report_unplaced(rc, out, b);
