@@ -87,8 +87,10 @@ void gd_acs_bits_text(uint64_t v, char *out, size_t outsz)
 		if (!(v & (1u << i)))
 			continue;
 		n = snprintf(out + used, outsz - used, "%s%s+", used ? " " : "", words[i]);
-		if (n < 0 || (size_t)n >= outsz - used)
+		if (n < 0 || (size_t)n >= outsz - used) {
+			out[used] = '\0';   /* whole words only */
 			return;
+		}
 		used += (size_t)n;
 	}
 }

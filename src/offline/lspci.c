@@ -289,11 +289,11 @@ static bool acs_line(struct gd_snapshot *s, struct gd_slice tl, size_t lineno, b
 	ctl = gd_tok_eq(k, "ACSCtl");
 	if (!ctl && !gd_tok_eq(k, "ACSCap"))
 		return false;
-	t->parsed++;
 	if (!acs_words(v, &bits)) {
 		gd_tok_tally_skip(t, lineno, ctl ? _("ACSCtl without SrcValid+/- ... words") : _("ACSCap without SrcValid+/- ... words"));
 		return true;
 	}
+	t->parsed++;
 	if (!b && !headed && ctl) {
 		b = GD_PUSH(s, pci_bridges, struct gd_pci_bridge);
 		GD_STRSET(b->source, "lspci");

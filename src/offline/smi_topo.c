@@ -115,13 +115,14 @@ int gd_parse_nvsmi_topo(const char *buf, size_t len, struct gd_snapshot *s, stru
 			legend(s, first, (struct gd_slice){ f[0].p, f[0].n - 1 }, f[1]);
 			continue;
 		}
-		if (n >= 2 && is_gpu(f[0]) && !link_word(f[1]) && !(f[1].n == 1 && f[1].p[0] == 'X')) {
+		/* a header: GPU0 then another device or the affinity columns */
+		if (gd_tok_eq(f[0], "GPU0") && (n == 1 || is_gpu(f[1]) || gd_tok_eq(f[1], "CPU") || gd_tok_prefix(f[1], "NIC") ||
+						 gd_tok_prefix(f[1], "mlx"))) {
 			ncols = header_cols(f, n, cols);   /* a header (a new matrix) */
 			continue;
 		}
 		if (!ncols || n < 2 || !is_gpu(f[0]))
 			continue;
-		t.parsed++;
 		if (n < ncols + 1) {
 			gd_tok_tally_skip(&t, it.lineno, _("a row with fewer cells than the header has devices"));
 			continue;
@@ -137,6 +138,7 @@ int gd_parse_nvsmi_topo(const char *buf, size_t len, struct gd_snapshot *s, stru
 			}
 		}
 		rows++;
+		t.parsed++;
 		for (size_t i = 0; i < ncols; i++) {
 			struct gd_pci_topo *c;
 			uint64_t node;
