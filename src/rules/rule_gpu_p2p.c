@@ -79,6 +79,7 @@ struct tally {
 	size_t unread, short_read;
 	const struct gd_pci_bridge *first_short;
 	char first_unread[32];
+	char unread_seen[1024];  /* "|bdf|" of each unread bridge counted */
 };
 
 static size_t shared_prefix(const char *x, const char *y, size_t *xoff, size_t *yoff)
@@ -169,8 +170,15 @@ static void walk(const struct gd_snapshot *b, const struct end *x, size_t off, c
 		if (n && strncmp(p, "pci", 3) != 0) {
 			br = bridge_of(b, p, n);
 			if (!br || !br->config_bytes.ok) {
-				if (!t->unread++)
-					snprintf(t->first_unread, sizeof t->first_unread, "%.*s", (int)(n < 31 ? n : 31), p);
+				char key[40];
+
+				snprintf(key, sizeof key, "|%.*s|", (int)(n < 32 ? n : 32), p);
+				if (!strstr(t->unread_seen, key)) {
+					if (strlen(t->unread_seen) + strlen(key) < sizeof t->unread_seen)
+						strcat(t->unread_seen, key);
+					if (!t->unread++)
+						snprintf(t->first_unread, sizeof t->first_unread, "%.*s", (int)(n < 31 ? n : 31), p);
+				}
 			} else if (br->config_bytes.v < 0x104) {
 				if (!t->short_read++)
 					t->first_short = br;
