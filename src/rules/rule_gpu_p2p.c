@@ -269,7 +269,7 @@ static bool report_unplaced(struct gd_rule_ctx *rc, struct gd_findings *out, con
 static bool report_iommu(struct gd_rule_ctx *rc, struct gd_findings *out, const struct gd_snapshot *b,
 			 const struct end *e, size_t ne)
 {
-	char list[256] = "", type[16] = "";
+	char list[256] = "", type[16] = "", one[96];
 	size_t n = 0;
 	struct gd_finding *f;
 
@@ -282,9 +282,8 @@ static bool report_iommu(struct gd_rule_ctx *rc, struct gd_findings *out, const 
 				continue;
 			if (!n++)
 				GD_STRSET(type, m->type);
-			if (strlen(list) + strlen(e[i].name) + 24 < sizeof list)
-				snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s group %llu",
-					 list[0] ? ", " : "", e[i].name, (unsigned long long)m->group.v);
+			snprintf(one, sizeof one, "%.63s group %llu", e[i].name, (unsigned long long)m->group.v);
+			list_add(list, sizeof list, one);
 		}
 	}
 	if (!n)
