@@ -194,12 +194,11 @@ enum gd_src_status gd_collect_pci_acs(const struct gd_collect_ctx *ctx, struct g
 {
 	struct gd_dirlist devs;
 	struct tally t = { 0 };
-	int rc = gd_dirlist_read(ctx->root, DEVICES, &devs);
+	int st = gd_pci_list(ctx->root, &devs, err);
 
-	if (rc < 0) {
+	if (st) {
 		gd_dirlist_release(&devs);
-		gd_err_set(err, rc, "/" DEVICES ": %s", rc == -ENOENT ? _("no PCI bus in sysfs") : strerror(-rc));
-		return gd_src_status_of_errno(rc);
+		return (enum gd_src_status)st;
 	}
 	for (size_t i = 0; i < devs.n; i++) {
 		const char *bdf = devs.names[i];
