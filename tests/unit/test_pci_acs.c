@@ -12,6 +12,8 @@
 
 #include "collect/pci_acs.h"
 #include "offline/offline.h"
+#include "output/output.h"
+#include "rules/window.h"
 
 #define CFG(name) GD_SRCDIR "/tests/unit/data/pci-config/" name
 
@@ -363,6 +365,35 @@ static void test_rule(void **state)
 	gd_snapshot_release(&s);
 }
 
+/* /metrics: the ACS registers per bridge, labelled by address and source only. */
+static void test_prom(void **state)
+{
+	struct gd_snapshot s;
+	const struct gd_snapshot *snaps[1] = { &s };
+	struct gd_window w = { snaps, 1 };
+	struct gd_findings none;
+	struct gd_report r = { &w, &none, false, "test", 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	(void)state;
+	two_gpus(&s, GD_ACS_RR | GD_ACS_CR, 4096);
+	GD_STRSET(GD_VEC_AT(s.pci_bridges, struct gd_pci_bridge, 0)->reason, "a reason");
+	gd_findings_init(&none);
+	m = open_memstream(&buf, &len);
+	assert_non_null(m);
+	gd_out_prom(m, &r);
+	assert_int_equal(fclose(m), 0);
+	if (!strstr(buf, "gpudoctor_pci_bridges_acs_ctl{pci_bus_id=\"0000:41:00.0\",source=\"sysfs\"} 12"))
+		fail_msg("no acs_ctl of 0000:41:00.0 in:\n%s", buf);
+	assert_null(strstr(buf, "a reason"));
+	assert_null(strstr(buf, "pci_topo"));
+	free(buf);
+	gd_findings_release(&none);
+	gd_snapshot_release(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -374,6 +405,7 @@ int main(void)
 		cmocka_unit_test(test_topo),
 		cmocka_unit_test(test_topo_malformed),
 		cmocka_unit_test(test_rule),
+		cmocka_unit_test(test_prom),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
