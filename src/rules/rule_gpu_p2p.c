@@ -19,7 +19,9 @@
  * share, on both sides (the downstream ports of a common switch, or each
  * side's root port and switch ports when they meet at the host bridge).
  * Pairs known to sit on different NUMA nodes under different host bridges
- * are left out: their traffic crosses the CPU interconnect anyway (SYS).
+ * are left out: their traffic crosses the CPU interconnect anyway (SYS);
+ * so are two GPUs that both have NVLinks up (their P2P takes NVLink; a
+ * GPU and a NIC still meet on PCIe).
  * Evidence: pci_bridges[] (sys_bus_pci_acs.c, lspci -vvv), pci_iommu[],
  * and nvidia-smi topo -m (pci_topo[]) when no bridge was read.
  */
@@ -44,6 +46,7 @@ struct end {
 	char bdf[32];
 	const char *path;
 	bool gpu;
+	bool nvlink;            /* NVML counts NVLinks up: GPU-to-GPU traffic takes them */
 	bool numa_ok;
 	uint64_t numa;
 	bool has_peer;
@@ -137,6 +140,7 @@ static size_t ends_of(const struct gd_snapshot *b, struct end *e, size_t max)
 			GD_STRSET(e[n].shortname, g->pci_bus_id);
 		e[n].path = g->pci_path;
 		e[n].gpu = true;
+		e[n].nvlink = ng && ng->nvlink_up_links.ok && ng->nvlink_up_links.v > 0;
 		e[n].numa_ok = g->numa_node.ok;
 		e[n].numa = g->numa_node.v;
 		n++;
@@ -339,8 +343,8 @@ enum gd_verdict gd_rule_gpu_p2p_acs_redirect(struct gd_rule_ctx *rc, struct gd_f
 		for (size_t j = i + 1; j < ne; j++) {
 			size_t xo, yo, shared;
 
-			if (!e[i].gpu && !e[j].gpu)
-				continue;
+			if ((!e[i].gpu && !e[j].gpu) || (e[i].nvlink && e[j].nvlink))
+				continue;   /* two NICs; two GPUs that talk over NVLink */
 			shared = shared_prefix(e[i].path, e[j].path, &xo, &yo);
 			if (!shared && e[i].numa_ok && e[j].numa_ok && e[i].numa != e[j].numa)
 				continue;   /* across sockets: SYS, the interconnect anyway */
