@@ -38,6 +38,7 @@ GD_COLLECTOR_FN(job_ranks)       /* job_rank.c: who each GPU job process is (a f
 GD_COLLECTOR_FN(dev_shm)         /* dev_shm.c */
 GD_COLLECTOR_FN(cgroups)         /* cgroup.c */
 GD_COLLECTOR_FN(pci)             /* sys_bus_pci.c: NVIDIA GPUs and NICs on the PCI bus */
+GD_COLLECTOR_FN(pci_acs)         /* sys_bus_pci_acs.c: ACS of the bridges above them, IOMMU groups */
 GD_COLLECTOR_FN(nvidia_driver)   /* nvidia_procfs.c: /proc/driver/nvidia/version */
 GD_COLLECTOR_FN(cuda_runtime)    /* proc_pid_maps.c: libcudart mapped by GPU jobs */
 GD_COLLECTOR_FN(klog)            /* klog.c: /dev/kmsg */

@@ -32,6 +32,13 @@ int gd_pci_aer_total(const char *buf, size_t len, const char *key, uint64_t *out
  * not point into devices/. */
 bool gd_pci_path_of(const char *link, char *out, size_t outsz);
 
+struct gd_root;
+struct gd_dirlist;
+/* Lists /sys/bus/pci/devices under the root into devs (released by the
+ * caller either way).  Returns 0, or the status of the failure with err
+ * set ("no PCI bus in sysfs"). */
+int gd_pci_list(const struct gd_root *r, struct gd_dirlist *devs, struct gd_err *err);
+
 /* The version in a mapped file's name when it is a CUDA runtime:
  * ".../libcudart.so.12.4.127" → "12.4.127", "libcudart.so.12" → "12",
  * torch's "libcudart-9335f6a2.so.12" → "12".  False for any other file. */

@@ -12,6 +12,7 @@ const struct gd_collector gd_collectors[] = {
 	{ "nvml", "libnvidia-ml.so.1 (NVML)", gd_collect_nvml },
 	{ "gpu_activity", "NVML GPM metrics or PCIe throughput of GPUs in use, every 100 ms between snapshots", gd_collect_gpu_activity },
 	{ "pci", "/sys/bus/pci/devices/* (NVIDIA GPUs, NICs)", gd_collect_pci },
+	{ "pci_acs", "/sys/bus/pci/devices/*/config of the bridges above GPUs and NICs (ACS), their iommu_group", gd_collect_pci_acs },
 	{ "nvidia_driver", "/proc/driver/nvidia/version", gd_collect_nvidia_driver },
 	{ "host", "/proc/uptime, /proc/sys/kernel/{hostname,osrelease}", gd_collect_host },
 	{ "proc_stat", "/proc/stat", gd_collect_proc_stat },

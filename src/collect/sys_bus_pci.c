@@ -320,17 +320,27 @@ static void read_nic(const struct gd_root *r, const char *bdf, uint64_t cls, str
 	read_path(r, bdf, n->pci_path, sizeof n->pci_path);
 }
 
+int gd_pci_list(const struct gd_root *r, struct gd_dirlist *devs, struct gd_err *err)
+{
+	int rc = gd_dirlist_read(r, DEVICES, devs);
+
+	if (rc < 0) {
+		gd_err_set(err, rc, "/" DEVICES ": %s", rc == -ENOENT ? _("no PCI bus in sysfs") : strerror(-rc));
+		return (int)gd_src_status_of_errno(rc);
+	}
+	return 0;
+}
+
 enum gd_src_status gd_collect_pci(const struct gd_collect_ctx *ctx, struct gd_snapshot *s, struct gd_err *err)
 {
 	struct gd_dirlist devs;
 	struct tally t = { 0 };
 	size_t unreadable = 0;
-	int rc = gd_dirlist_read(ctx->root, DEVICES, &devs);
+	int st = gd_pci_list(ctx->root, &devs, err);
 
-	if (rc < 0) {
+	if (st) {
 		gd_dirlist_release(&devs);
-		gd_err_set(err, rc, "/" DEVICES ": %s", rc == -ENOENT ? _("no PCI bus in sysfs") : strerror(-rc));
-		return gd_src_status_of_errno(rc);
+		return (enum gd_src_status)st;
 	}
 	for (size_t i = 0; i < devs.n; i++) {
 		const char *bdf = devs.names[i];

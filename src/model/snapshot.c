@@ -116,6 +116,15 @@ GD_TABLE(pci_gpu_fields, struct gd_pci_gpu, GD_PCI_GPU_FIELDS)
 #define GD_REC struct gd_pci_nic
 GD_TABLE(pci_nic_fields, struct gd_pci_nic, GD_PCI_NIC_FIELDS)
 #undef GD_REC
+#define GD_REC struct gd_pci_bridge
+GD_TABLE(pci_bridge_fields, struct gd_pci_bridge, GD_PCI_BRIDGE_FIELDS)
+#undef GD_REC
+#define GD_REC struct gd_pci_iommu
+GD_TABLE(pci_iommu_fields, struct gd_pci_iommu, GD_PCI_IOMMU_FIELDS)
+#undef GD_REC
+#define GD_REC struct gd_pci_topo
+GD_TABLE(pci_topo_fields, struct gd_pci_topo, GD_PCI_TOPO_FIELDS)
+#undef GD_REC
 #define GD_REC struct gd_driver
 GD_TABLE(driver_fields, struct gd_driver, GD_DRIVER_FIELDS)
 #undef GD_REC
@@ -167,6 +176,9 @@ const struct gd_record_desc gd_sections[] = {
 	MANY("nvml_errors", struct gd_nvml_error, nvml_errors, nvml_error_fields),
 	MANY("pci_gpus", struct gd_pci_gpu, pci_gpus, pci_gpu_fields),
 	MANY("pci_nics", struct gd_pci_nic, pci_nics, pci_nic_fields),
+	MANY("pci_bridges", struct gd_pci_bridge, pci_bridges, pci_bridge_fields),
+	MANY("pci_iommu", struct gd_pci_iommu, pci_iommu, pci_iommu_fields),
+	MANY("pci_topo", struct gd_pci_topo, pci_topo, pci_topo_fields),
 	ONE("driver", struct gd_driver, driver, driver_fields),
 	ONE("fabric", struct gd_fabric, fabric, fabric_fields),
 	MANY("job_log", struct gd_job_log, job_log, job_log_fields),

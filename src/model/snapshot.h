@@ -598,6 +598,33 @@
 	X(U64, numa_node, "", LABEL, "NUMA node of the slot (absent: -1)") \
 	X(S256, pci_path, "", LABEL, "the bridges above it from the host bridge down")
 
+/* ---- P2P paths (sys_bus_pci_acs.c, lspci, nvidia-smi topo -m): ACS, IOMMU --- */
+/* pci_bridges[]: the bridges above GPUs and NICs, and their ACS registers
+ * (FACTS.md 7.2: extended capability 0x000D, control at +6). */
+#define GD_PCI_BRIDGE_FIELDS(X) \
+	X(S32, pci_bus_id, "", LABEL, "PCI address dddd:bb:dd.f of the bridge (a root port or a switch port); absent: an ACSCtl line pasted without its device") \
+	X(S16, source, "", LABEL, "sysfs (its config file) or lspci (lspci -vvv's ACSCap/ACSCtl lines)") \
+	X(U64, config_bytes, "bytes", GAUGE, "bytes of its config space read (64: an unprivileged read, 256: no extended space, 4096: all); absent: not read") \
+	X(U64, acs_cap, "", GAUGE, "ACS capability register: the controls it has (bit 2 ReqRedir, 3 CmpltRedir); absent: no ACS capability, or not read") \
+	X(U64, acs_ctl, "", GAUGE, "ACS control register: the controls in force (bit 0 SrcValid, 1 TransBlk, 2 ReqRedir, 3 CmpltRedir, 4 UpstreamFwd, 5 EgressCtrl, 6 DirectTrans)") \
+	X(U64, secondary_bus, "", LABEL, "lspci: the first bus behind it (Bus: secondary=)") \
+	X(U64, subordinate_bus, "", LABEL, "lspci: the last bus behind it (Bus: subordinate=)") \
+	X(S64, reason, "", LABEL, "why its config space was not read (an error)")
+
+/* pci_iommu[]: the IOMMU group of each GPU and NIC and its domain type. */
+#define GD_PCI_IOMMU_FIELDS(X) \
+	X(S32, pci_bus_id, "", LABEL, "PCI address of the GPU or NIC") \
+	X(U64, group, "", LABEL, "its IOMMU group (iommu_group link); absent: no IOMMU for it") \
+	X(S16, type, "", LABEL, "the group's domain type: identity (passthrough), DMA or DMA-FQ (translated), blocked; absent: the kernel has no type file")
+
+/* pci_topo[]: nvidia-smi topo -m, one cell of the matrix (a row GPU, a column device). */
+#define GD_PCI_TOPO_FIELDS(X) \
+	X(S32, a, "", LABEL, "the row: GPU0") \
+	X(S32, b, "", LABEL, "the column: GPU1, NIC0, mlx5_0") \
+	X(S32, b_device, "", LABEL, "the column's device when it is a NIC (the NIC Legend's mlx5_0); else absent") \
+	X(S16, link, "", LABEL, "X, NV# (NVLink), PIX, PXB, PHB, NODE, SYS (SOC on old drivers)") \
+	X(U64, a_numa_node, "", LABEL, "the row's NUMA Affinity column (absent: N/A or not printed)")
+
 /* ---- driver: the NVIDIA kernel module (/proc/driver/nvidia/version) ---- */
 #define GD_DRIVER_FIELDS(X) \
 	X(U64, loaded, "", GAUGE, "1 when /proc/driver/nvidia/version exists, 0 when it does not (absent: not read)") \
@@ -723,6 +750,9 @@ struct gd_gpu_activity { GD_GPU_ACTIVITY_FIELDS(GD_DECLARE) };
 struct gd_nvml_error { GD_NVML_ERROR_FIELDS(GD_DECLARE) };
 struct gd_pci_gpu { GD_PCI_GPU_FIELDS(GD_DECLARE) };
 struct gd_pci_nic { GD_PCI_NIC_FIELDS(GD_DECLARE) };
+struct gd_pci_bridge { GD_PCI_BRIDGE_FIELDS(GD_DECLARE) };
+struct gd_pci_iommu { GD_PCI_IOMMU_FIELDS(GD_DECLARE) };
+struct gd_pci_topo { GD_PCI_TOPO_FIELDS(GD_DECLARE) };
 struct gd_driver { GD_DRIVER_FIELDS(GD_DECLARE) };
 struct gd_fabric { GD_FABRIC_FIELDS(GD_DECLARE) };
 struct gd_job_log { GD_JOB_LOG_FIELDS(GD_DECLARE) };
@@ -760,6 +790,9 @@ struct gd_snapshot {
 	struct gd_vec nvml_errors; /* struct gd_nvml_error */
 	struct gd_vec pci_gpus;  /* struct gd_pci_gpu */
 	struct gd_vec pci_nics;  /* struct gd_pci_nic */
+	struct gd_vec pci_bridges; /* struct gd_pci_bridge */
+	struct gd_vec pci_iommu; /* struct gd_pci_iommu */
+	struct gd_vec pci_topo;  /* struct gd_pci_topo */
 	struct gd_driver driver;
 	struct gd_fabric fabric;
 	struct gd_vec job_log;   /* struct gd_job_log */

@@ -39,14 +39,14 @@
 static const char *const names[GD_OFL_NKINDS] = {
 	"unknown", "snapshot", "nvidia-smi-q", "nvidia-smi-xml", "nvidia-smi-csv", "nvidia-smi", "kernel-log",
 	"lspci", "driver-version", "bug-report", "job-log", "dcgmi", "df", "ibstat", "nvidia-smi-nvlink",
-	"fabricmanager-log",
+	"fabricmanager-log", "nvidia-smi-topo",
 };
 
 static const char *const titles[GD_OFL_NKINDS] = {
 	N_("unknown text"), N_("snapshot JSON lines"), "nvidia-smi -q", "nvidia-smi -q -x", "nvidia-smi --query-gpu",
 	"nvidia-smi", N_("kernel log"), "lspci -vv", "/proc/driver/nvidia/version", "nvidia-bug-report.log",
 	N_("job log"), "dcgmi", "df", "ibstat / ibv_devinfo", "nvidia-smi nvlink",
-	N_("Fabric Manager log"),
+	N_("Fabric Manager log"), "nvidia-smi topo -m",
 };
 
 const char *gd_ofl_kind_name(enum gd_ofl_kind k)
@@ -152,6 +152,9 @@ enum gd_ofl_kind gd_ofl_detect(const char *buf, size_t len)
 		return GD_OFL_SMI_TABLE;
 	if (has(buf, head, "NVRM version:"))
 		return GD_OFL_DRIVER;
+	/* the matrix's legend, or its header's affinity columns */
+	if (has(buf, head, "GPU0") && (has(buf, head, "CPU Affinity") || has(buf, head, "PIX  = Connection traversing")))
+		return GD_OFL_TOPO;
 	gd_lines_init(&it, buf, head);
 	while (gd_tok_line(&it, &l) && lines < 400) {
 		struct gd_klog_event ev;
@@ -176,7 +179,7 @@ enum gd_ofl_kind gd_ofl_detect(const char *buf, size_t len)
 		qlines += q_line(ofl_chomp(l)) || (t.n > 16 && strncmp(t.p, "GPU 0000", 8) == 0);
 		pci += l.n && l.p[0] != ' ' && l.p[0] != '\t' && lspci_header(l) && ofl_contains(l, "NVIDIA");
 		/* lspci -vv fragments: "LnkSta:" without the device header, in prose too */
-		lnk += has(t.p, t.n, "LnkSta:") || has(t.p, t.n, "LnkCap:");
+		lnk += has(t.p, t.n, "LnkSta:") || has(t.p, t.n, "LnkCap:") || has(t.p, t.n, "ACSCtl:");
 		fml += gd_fmlog_is_line(t.p, t.n);
 		{
 			struct gd_slice u = unquote(t);
@@ -355,6 +358,8 @@ enum gd_ofl_kind ofl_cmd_kind(struct gd_slice cmd)
 	if (gd_tok_prefix(cmd, "df ") || gd_tok_eq(cmd, "df") || ofl_contains(cmd, "sudo df ") ||
 	    ofl_contains(cmd, "| df "))
 		return GD_OFL_DF;
+	if (ofl_contains(cmd, "nvidia-smi topo"))
+		return GD_OFL_TOPO;
 	if (ofl_contains(cmd, "--query-gpu") || ofl_contains(cmd, "--query-compute-apps"))
 		return GD_OFL_SMI_CSV;
 	if (ofl_contains(cmd, "nvidia-smi nvlink"))

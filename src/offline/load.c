@@ -176,6 +176,8 @@ static int parse_kind(struct load *L, enum gd_ofl_kind kind, const char *buf, si
 		return gd_parse_nvlink(buf, len, t, err);
 	case GD_OFL_FMLOG:
 		return gd_parse_fmlog(buf, len, t, err);
+	case GD_OFL_TOPO:
+		return gd_parse_nvsmi_topo(buf, len, t, err);
 	default:
 		return gd_err_set(err, -EINVAL, _("not a format gpudoctor reads"));
 	}

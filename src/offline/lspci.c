@@ -23,10 +23,24 @@
  * are one record without a bus id: "a PCIe device", which one is not said.
  * LnkSta's "(downgraded)" marks are kept (link_downgraded), so a fragment
  * without LnkCap still says its width is below what the device can do.
+ *
+ * Bridges (gpu.p2p_acs_redirect, FACTS.md 7.2): a "PCI bridge" header's
+ * "Bus: primary=00, secondary=02, subordinate=05" and, as root, its
+ *
+ *             Capabilities: [148 v1] Access Control Services
+ *                     ACSCap: SrcValid+ TransBlk+ ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-
+ *                     ACSCtl: SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-
+ *
+ * go to pci_bridges[] (source lspci); each GPU below bridges gets the
+ * path of bridges above it (pci_path, outermost first) from their bus
+ * ranges.  ACSCtl lines with no device above them (`lspci -vvv | grep
+ * ACSCtl`) are bridges without an address.  An ACS word that is not
+ * "Name+" or "Name-" is skipped with its line number.
  */
 #include <errno.h>
 #include <stddef.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -161,6 +175,91 @@ static uint64_t class_of(struct gd_slice rest)
 	return 0;
 }
 
+/* "SrcValid+ TransBlk- ReqRedir+ ...": the bits marked '+' (pci_acs.h);
+ * false when a word is not Name+ / Name- of ACS. */
+static bool acs_words(struct gd_slice v, uint64_t *bits)
+{
+	static const char *const words[] = { "SrcValid", "TransBlk", "ReqRedir", "CmpltRedir",
+					     "UpstreamFwd", "EgressCtrl", "DirectTrans" };
+	struct gd_slice f[16];
+	size_t n = gd_tok_split(v, f, 16), known = 0;
+
+	*bits = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct gd_slice w = f[i];
+		size_t k;
+		char sign;
+
+		if (w.n < 2)
+			return false;
+		sign = w.p[w.n - 1];
+		w.n--;
+		if (sign != '+' && sign != '-')
+			return false;
+		for (k = 0; k < sizeof words / sizeof words[0]; k++)
+			if (gd_tok_eq(w, words[k]))
+				break;
+		if (k == sizeof words / sizeof words[0])
+			continue;   /* a newer pciutils' word: not one of the seven */
+		known++;
+		if (sign == '+')
+			*bits |= 1u << k;
+	}
+	return known > 0;
+}
+
+/* "Bus: primary=00, secondary=02, subordinate=05, sec-latency=0" */
+static void bus_range(struct gd_slice v, struct gd_pci_bridge *b)
+{
+	static const char *const keys[2] = { "secondary=", "subordinate=" };
+	struct gd_u64 *dst[2] = { &b->secondary_bus, &b->subordinate_bus };
+
+	for (int i = 0; i < 2; i++) {
+		const char *at = memmem(v.p, v.n, keys[i], strlen(keys[i]));
+		unsigned x;
+
+		if (at && sscanf(at + strlen(keys[i]), "%2x", &x) == 1)
+			gd_u64_set(dst[i], x);
+	}
+}
+
+/* The path of bridges above each GPU, from the bus ranges of the bridges
+ * of its domain: the widest range first ("pci0000:00/0000:00:03.0/0000:02:00.0"). */
+static void gpu_paths(struct gd_snapshot *s)
+{
+	GD_VEC_EACH(s->pci_gpus, struct gd_pci_gpu, g) {
+		const struct gd_pci_bridge *chain[16];
+		size_t n = 0, used;
+		unsigned bus;
+
+		if (g->pci_path[0] || strlen(g->pci_bus_id) != 12 || sscanf(g->pci_bus_id + 5, "%2x", &bus) != 1)
+			continue;
+		GD_VEC_EACH(s->pci_bridges, const struct gd_pci_bridge, b) {
+			if (n < 16 && b->secondary_bus.ok && b->subordinate_bus.ok && strlen(b->pci_bus_id) == 12 &&
+			    strncmp(b->pci_bus_id, g->pci_bus_id, 4) == 0 && b->secondary_bus.v <= bus &&
+			    bus <= b->subordinate_bus.v)
+				chain[n++] = b;
+		}
+		if (!n)
+			continue;
+		for (size_t i = 1; i < n; i++)   /* widest (outermost) first */
+			for (size_t j = i; j > 0; j--) {
+				const struct gd_pci_bridge *x = chain[j - 1], *y = chain[j];
+
+				if (x->subordinate_bus.v - x->secondary_bus.v >= y->subordinate_bus.v - y->secondary_bus.v)
+					break;
+				chain[j - 1] = y;
+				chain[j] = x;
+			}
+		used = (size_t)snprintf(g->pci_path, sizeof g->pci_path, "pci%.4s:%.2s", chain[0]->pci_bus_id,
+					chain[0]->pci_bus_id + 5);
+		for (size_t i = 0; i < n && used < sizeof g->pci_path; i++)
+			used += (size_t)snprintf(g->pci_path + used, sizeof g->pci_path - used, "/%s", chain[i]->pci_bus_id);
+		if (used >= sizeof g->pci_path)
+			g->pci_path[0] = '\0';
+	}
+}
+
 /* The record of a fragment without a device header ("a PCIe device"). */
 static struct gd_pci_gpu *unnamed(struct gd_snapshot *s)
 {
@@ -170,14 +269,51 @@ static struct gd_pci_gpu *unnamed(struct gd_snapshot *s)
 	return p ? p : GD_PUSH(s, pci_gpus, struct gd_pci_gpu);
 }
 
+/* An ACSCap/ACSCtl line, or a bridge's "Bus:" line: into the bridge whose
+ * header is above it, or (ACSCtl with no header at all) a bridge without
+ * an address.  True when the line was one of them. */
+static bool acs_line(struct gd_snapshot *s, struct gd_slice tl, size_t lineno, bool headed, size_t bridge,
+		     struct gd_tok_tally *t)
+{
+	struct gd_slice k, v;
+	struct gd_pci_bridge *b = bridge < s->pci_bridges.n ? GD_VEC_AT(s->pci_bridges, struct gd_pci_bridge, bridge) : NULL;
+	bool ctl;
+	uint64_t bits;
+
+	if (!gd_tok_kv(tl, ':', &k, &v))
+		return false;
+	if (gd_tok_eq(k, "Bus") && b) {
+		bus_range(v, b);
+		return true;
+	}
+	ctl = gd_tok_eq(k, "ACSCtl");
+	if (!ctl && !gd_tok_eq(k, "ACSCap"))
+		return false;
+	if (!acs_words(v, &bits)) {
+		gd_tok_tally_skip(t, lineno, ctl ? _("ACSCtl without SrcValid+/- ... words") : _("ACSCap without SrcValid+/- ... words"));
+		return true;
+	}
+	t->parsed++;
+	if (!b && !headed && ctl) {
+		b = GD_PUSH(s, pci_bridges, struct gd_pci_bridge);
+		GD_STRSET(b->source, "lspci");
+	}
+	if (!b)
+		return true;   /* ACS of a function that is not a bridge */
+	gd_u64_set(ctl ? &b->acs_ctl : &b->acs_cap, bits);
+	return true;
+}
+
 int gd_parse_lspci(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err)
 {
 	struct gd_tok_tally t = { 0, 0, 0, NULL };
 	struct gd_pci_gpu *cur = NULL;
 	struct gd_lines it;
 	struct gd_slice line;
-	size_t devices = 0, links = 0;
+	size_t devices = 0, links = 0, acs = 0;
 	bool other = false; /* under the header of a device that is not an NVIDIA GPU */
+	bool headed = false; /* under a device header (any device) */
+	size_t bridge = SIZE_MAX; /* pci_bridges[] index of the bridge whose header is above */
 	int rc;
 
 	gd_lines_init(&it, buf, len);
@@ -199,6 +335,15 @@ int gd_parse_lspci(const char *buf, size_t len, struct gd_snapshot *s, struct gd
 			cur = NULL;
 			devices++;
 			t.parsed++;
+			headed = true;
+			bridge = SIZE_MAX;
+			if (gd_tok_prefix(rest, "PCI bridge")) {
+				struct gd_pci_bridge *b = GD_PUSH(s, pci_bridges, struct gd_pci_bridge);
+
+				GD_STRSET(b->pci_bus_id, bus);
+				GD_STRSET(b->source, "lspci");
+				bridge = s->pci_bridges.n - 1;
+			}
 			other = !class_of(rest) || !ofl_contains(rest, "NVIDIA");
 			if (other)
 				continue;
@@ -225,6 +370,12 @@ int gd_parse_lspci(const char *buf, size_t len, struct gd_snapshot *s, struct gd
 		if (line.p[0] != ' ' && line.p[0] != '\t') {
 			cur = NULL; /* prose between devices, or after them */
 			other = false;
+			headed = false;
+			bridge = SIZE_MAX;
+		}
+		if (acs_line(s, tl, it.lineno, headed, bridge, &t)) {
+			acs++;
+			continue;
 		}
 		/* a fragment: link lines without a device header above them */
 		if (!cur && !other && lk)
@@ -258,9 +409,10 @@ int gd_parse_lspci(const char *buf, size_t len, struct gd_snapshot *s, struct gd
 				gd_u64_set(&cur->numa_node, n);
 		}
 	}
-	if (!devices && !links)
+	if (!devices && !links && !acs)
 		return gd_err_set(err, -EINVAL, _("no PCI device line (\"3b:00.0 3D controller: ...\") and no LnkCap/LnkSta "
-				    "line: not lspci output"));
+				    "or ACSCtl line: not lspci output"));
+	gpu_paths(s);
 	rc = gd_tok_tally_result(&t, "lspci", err);
 	return rc < 0 && s->pci_gpus.n ? 1 : rc;
 }

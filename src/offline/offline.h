@@ -43,6 +43,7 @@ enum gd_ofl_kind {
 	GD_OFL_IBSTAT,      /* ibstat, ibv_devinfo */
 	GD_OFL_NVLINK,      /* nvidia-smi nvlink -s, -e */
 	GD_OFL_FMLOG,       /* NVIDIA Fabric Manager's log (fabricmanager.log, its journal lines) */
+	GD_OFL_TOPO,        /* nvidia-smi topo -m */
 	GD_OFL_NKINDS,
 };
 
@@ -69,6 +70,8 @@ int gd_parse_ibstat(const char *buf, size_t len, struct gd_snapshot *s, struct g
 int gd_parse_nvlink(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err);
 int gd_parse_nvsmi_table(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err);
 int gd_parse_lspci(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err);
+/* nvidia-smi topo -m: the GPU rows of the matrix into pci_topo[] (smi_topo.c). */
+int gd_parse_nvsmi_topo(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err);
 /* The job's own log (joblog.c): job_log[] records, lines numbered from 1. */
 int gd_parse_joblog(const char *buf, size_t len, struct gd_snapshot *s, struct gd_err *err);
 /* True when a line of buf is a line of a job's log (a message, or a

@@ -71,6 +71,11 @@ static const struct policy policies[] = {
 	{ "cgroups", EXPORT, { "path", "version", "self", NULL }, { { NULL, NULL } } },
 	/* Operators and dashboards know a GPU as gpu (its index) and model. */
 	{ "gpus", EXPORT, { "index", "uuid", "pci_bus_id", "name", NULL }, { { "index", "gpu" }, { "name", "model" } } },
+	/* the ACS registers of the bridges above GPUs and NICs (gpu.p2p_acs_redirect):
+	 * the reason a config space was not read is for the rule, not a label */
+	{ "pci_bridges", EXPORT, { "pci_bus_id", "source", NULL }, { { NULL, NULL } } },
+	/* nvidia-smi topo -m: offline evidence only */
+	{ "pci_topo", SKIP, { NULL }, { { NULL, NULL } } },
 	/* gpudoctor probe's results (serve --probe-results FILE) */
 	{ "probe", EXPORT, { "gpu", "probe", "peer", "unit", "status", NULL }, { { NULL, NULL } } },
 };

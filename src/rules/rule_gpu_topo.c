@@ -177,6 +177,72 @@ static enum topo_level level_of(const struct gd_pci_gpu *g, const struct gd_pci_
 	return T_NODE;
 }
 
+/* nvidia-smi topo -m's words, nearest first (SOC is read as SYS). */
+static int topo_rank(const char *link)
+{
+	static const char *const words[] = { "PIX", "PXB", "PHB", "NODE", "SYS" };
+
+	for (int i = 0; i < 5; i++)
+		if (strcmp(link, words[i]) == 0)
+			return i;
+	return -1;
+}
+
+/* net.gpu_nic_far from nvidia-smi topo -m (pci_topo[]): a GPU row whose
+ * nearest NIC column is SYS.  Returns the number of findings, or -1 when
+ * the matrix has no NIC column. */
+static int gpu_nic_far_topo(struct gd_rule_ctx *rc, struct gd_findings *out, const struct gd_snapshot *b)
+{
+	size_t nics = 0;
+	int fired = 0;
+	char seen_nics[512] = "";
+
+	GD_VEC_EACH(b->pci_topo, const struct gd_pci_topo, c) {
+		char key[40];
+
+		if (strncmp(c->b, "GPU", 3) == 0)
+			continue;
+		snprintf(key, sizeof key, "|%s|", c->b);
+		if (!strstr(seen_nics, key) && strlen(seen_nics) + strlen(key) < sizeof seen_nics) {
+			strcat(seen_nics, key);
+			nics++;
+		}
+	}
+	if (!nics)
+		return -1;
+	for (size_t i = 0; i < b->pci_topo.n; i++) {
+		const struct gd_pci_topo *row = GD_VEC_AT(b->pci_topo, const struct gd_pci_topo, i), *best = NULL;
+		char subject[40];
+		struct gd_finding *f;
+		bool first = true;
+
+		for (size_t j = 0; j < i; j++)   /* each GPU row once */
+			first &= strcmp(GD_VEC_AT(b->pci_topo, const struct gd_pci_topo, j)->a, row->a) != 0;
+		if (!first)
+			continue;
+		GD_VEC_EACH(b->pci_topo, const struct gd_pci_topo, c) {
+			if (strcmp(c->a, row->a) != 0 || strncmp(c->b, "GPU", 3) == 0 || topo_rank(c->link) < 0)
+				continue;
+			if (!best || topo_rank(c->link) < topo_rank(best->link))
+				best = c;
+		}
+		if (!best || strcmp(best->link, "SYS") != 0)
+			continue;
+		snprintf(subject, sizeof subject, "gpu%s", row->a + 3);
+		f = gd_finding_add(rc, out, rc->rule->severity, "%s", subject);
+		/* TRANSLATORS: <gpu4> reaches its nearest RDMA NIC, <mlx5_0>, only across the CPU interconnect (SYS in
+		 * nvidia-smi topo -m) */
+		gd_finding_summary(f, _("%s reaches its nearest RDMA NIC, %s, only across the CPU interconnect (SYS in "
+					"nvidia-smi topo -m): GPUDirect RDMA is slow or off for it."), subject,
+				   best->b_device[0] ? best->b_device : best->b);
+		gd_finding_ev_text(f, "distance", "SYS");
+		gd_finding_ev_text(f, "nearest_rdma", best->b_device[0] ? best->b_device : best->b);
+		gd_finding_ev(f, "rdma_nics", (double)nics, "", NAN);
+		fired++;
+	}
+	return fired;
+}
+
 enum gd_verdict gd_rule_net_gpu_nic_far(struct gd_rule_ctx *rc, struct gd_findings *out)
 {
 	const struct gd_snapshot *b = gd_window_last(rc->w);
@@ -184,10 +250,16 @@ enum gd_verdict gd_rule_net_gpu_nic_far(struct gd_rule_ctx *rc, struct gd_findin
 
 	if (!b)
 		return gd_rule_unknown(rc, _("no snapshot"));
-	if (!gpci_seen(b))
-		return gd_rule_unknown(rc, _("no PCI evidence (/sys/bus/pci/devices not read)"));
 	GD_VEC_EACH(b->pci_nics, const struct gd_pci_nic, n)
 		rdma += n->rdma_device[0] != '\0';
+	if (!rdma && b->pci_topo.n) {
+		int t = gpu_nic_far_topo(rc, out, b);
+
+		if (t >= 0)
+			return t ? GD_VERDICT_FIRED : GD_VERDICT_CLEAR;
+	}
+	if (!gpci_seen(b))
+		return gd_rule_unknown(rc, _("no PCI evidence (/sys/bus/pci/devices not read)"));
 	if (!rdma || !gpci_host_gpus(b))
 		return GD_VERDICT_CLEAR;   /* nothing to pair */
 	nodes = numa_nodes(b);

@@ -74,6 +74,7 @@ GD_RULE_FN(cpu_input_bound)
 GD_RULE_FN(cpu_too_many_workers)
 GD_RULE_FN(cpu_numa_far_from_gpu)
 GD_RULE_FN(net_gpu_nic_far)
+GD_RULE_FN(gpu_p2p_acs_redirect)   /* rule_gpu_p2p.c */
 GD_RULE_FN(gpu_xid)
 GD_RULE_FN(mem_oom_kill)
 GD_RULE_FN(host_memory_errors)

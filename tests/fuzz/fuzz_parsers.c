@@ -80,6 +80,8 @@
 #include "core/redact.h"
 #include "klog/fmlog.h"
 #include "collect/job_rank.h"
+#include "collect/pci_acs.h"
+#include "offline/offline.h"
 #include "model/snapshot.h"
 #include "model/snapshot_json.h"
 #include "rules/thresholds.h"
@@ -170,6 +172,29 @@ static void fuzz_kstack(const uint8_t *data, size_t size)
 	free(out);
 }
 
+/* A bridge's config space (sys_bus_pci_acs.c): the ACS capability is
+ * found, absent, or the list is said to be malformed; never a read past
+ * len (ASan). */
+static void fuzz_pci_config(const uint8_t *data, size_t size)
+{
+	uint8_t *cfg = malloc(size ? size : 1);
+	uint16_t cap = 0, ctl = 0;
+	struct gd_err err;
+	int rc;
+
+	if (!cfg)
+		abort();
+	if (size)
+		memcpy(cfg, data, size);
+	gd_err_clear(&err);
+	rc = gd_pci_acs_find(cfg, size, &cap, &ctl, &err);
+	if (rc > 1 || (rc < 0 && !err.msg[0]))
+		abort();
+	free(cfg);
+}
+
+static const struct gd_parser nvsmi_topo = { "offline nvidia-smi topo -m", gd_parse_nvsmi_topo };
+
 #define TARGET_SERIES (gd_nparsers)
 #define TARGET_THRESHOLDS (gd_nparsers + 1)
 #define TARGET_HTTP (gd_nparsers + 2)
@@ -182,7 +207,9 @@ static void fuzz_kstack(const uint8_t *data, size_t size)
 #define TARGET_REDACT (gd_nparsers + 9)
 #define TARGET_KSTACK (gd_nparsers + 10)
 #define TARGET_FMLOG (gd_nparsers + 11)
-#define NTARGETS (gd_nparsers + 12)
+#define TARGET_PCI_CONFIG (gd_nparsers + 12)
+#define TARGET_TOPO (gd_nparsers + 13)
+#define NTARGETS (gd_nparsers + 14)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -206,6 +233,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	printf("%zu command line redaction\n", (size_t)TARGET_REDACT);
 	printf("%zu proc/<pid>/stack\n", (size_t)TARGET_KSTACK);
 	printf("%zu fabricmanager.log\n", (size_t)TARGET_FMLOG);
+	printf("%zu pci config space\n", (size_t)TARGET_PCI_CONFIG);
+	printf("%zu offline nvidia-smi topo -m\n", (size_t)TARGET_TOPO);
 	fflush(stdout);
 	exit(0);
 }
@@ -523,6 +552,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_parser(&fmlog, data, size);
 	else if (target == TARGET_SKU)
 		fuzz_sku(data, size);
+	else if (target == TARGET_PCI_CONFIG)
+		fuzz_pci_config(data, size);
+	else if (target == TARGET_TOPO)
+		fuzz_parser(&nvsmi_topo, data, size);
 	else
 		fuzz_environ(data, size);
 	return 0;

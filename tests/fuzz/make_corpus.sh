@@ -152,11 +152,13 @@ while read -r idx name; do
 	offline\ *)
 		# the offline fixtures (tests/offline), by the kind each target reads
 		case $name in
+		*"topo -m") set -- tests/offline/real/topo-m/*.txt ;;
 		*"-q -x") set -- tests/offline/0016-*/q.xml ;;
 		*"-q") set -- tests/offline/0002-*/smi.txt tests/offline/0011-*/q.txt tests/offline/0202-*/*.txt ;;
 		*csv) set -- tests/offline/0017-*/q.csv tests/offline/0018-*/paste.txt ;;
 		*table) set -- tests/offline/0014-*/nvidia-smi.txt tests/offline/0020-*/nvidia-smi.out ;;
-		*lspci) set -- tests/offline/0008-*/lspci.txt tests/offline/0206-*/*.txt tests/offline/0208-*/*.txt ;;
+		*lspci) set -- tests/offline/0008-*/lspci.txt tests/offline/0206-*/*.txt tests/offline/0208-*/*.txt \
+			tests/offline/0461-*/*.txt tests/offline/0464-*/*.txt ;;
 		*"job log") set -- tests/offline/0100-*/sglang-1693.log tests/offline/0105-*/gdr-net-16.log \
 			tests/offline/0111-*/nccl-tests-373.log tests/offline/0103-*/pytorch-16417.log ;;
 		*dcgmi) set -- tests/offline/0225-*/*.txt tests/offline/0227-*/*.txt tests/offline/0234-*/*.txt \
@@ -218,6 +220,9 @@ NLEOF
 		seeds_of "$idx" "$name" tests/probe/host_ipmi/lovoo-ipmi_exporter-18.txt \
 			tests/probe/host_ipmi/ateodorescu-home-assistant-addons-38-joined.txt \
 			tests/probe/host_ipmi/openbmc-phosphor-host-ipmid-167-zero.txt ;;
+	pci\ config\ space)
+		# real config spaces of bridges (pciutils' test dumps, tests/unit/data/pci-config)
+		seeds_of "$idx" "$name" tests/unit/data/pci-config/*.bin ;;
 	proc/\<pid\>/stack)
 		# a new kernel's (addresses hidden) and an old one's, with module frames (issue 27)
 		printf '[<0>] __schedule+0x2d2/0x870\n[<0>] os_acquire_mutex+0x1c/0x30 [nvidia]\n[<0>] nvidia_ioctl+0x1c4/0x820 [nvidia]\n' >"$tmp/s"
