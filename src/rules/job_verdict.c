@@ -453,9 +453,14 @@ static size_t slow_link_node(const struct gd_jv_input *in, const char **names, s
 }
 
 /* Whether row names a slow rank: slow in at least half (sustained) of the
- * steps it was judged, in two episodes or more, or slow now. */
-static bool is_slow(const struct gd_jv_row *row, bool now, const struct gd_jv_params *par)
+ * steps it was judged, in two episodes or more, or slow now.  Slow mostly
+ * on the weaker evidence, it must also have been slow min_steps + 1 judged
+ * steps in a row (longest): a rank held back stays held, a healthy rank on
+ * a crowded host is caught asleep at scattered steps. */
+static bool is_slow(const struct gd_jv_row *row, bool now, size_t longest, const struct gd_jv_params *par)
 {
+	if (2 * row->weak_steps > row->slow_steps && longest < par->min_steps + 1)
+		return now;
 	return (row->slow_steps >= par->min_steps && (double)row->slow_steps >= par->sustained * (double)row->judged) ||
 	       row->episodes >= 2 || now;
 }
@@ -467,11 +472,12 @@ void gd_jv_judge(const struct gd_jv_input *in, struct gd_jv *v)
 	const char **names = gd_xreallocarray(NULL, n + 1, sizeof *names);
 	size_t *node = gd_xreallocarray(NULL, n + 1, sizeof *node);
 	/* per step and node: ranks with a W sample, and those waiting */
-	size_t *known = NULL, *waiting = NULL;
+	size_t *known = NULL, *waiting = NULL, *trace = NULL;
 	bool *slow = gd_xcalloc(T + 1, sizeof *slow), *judged = gd_xcalloc(T + 1, sizeof *judged);
 	bool *stuck_mask = gd_xcalloc((n + 1) * (T + 1), sizeof *stuck_mask), *cul_steps = gd_xcalloc(T + 1, sizeof *cul_steps);
 	bool *slow_mask = gd_xcalloc((n + 1) * (T + 1), sizeof *slow_mask);
 	bool *ongoing = gd_xcalloc(n + 1, sizeof *ongoing), *own = NULL;
+	size_t *longest = gd_xcalloc(n + 1, sizeof *longest);
 	double *med = gd_xreallocarray(NULL, (n + 1) * (T + 1), sizeof *med);
 	size_t nslow = 0, nstuck = 0, link_node;
 	double worst = 0;
@@ -486,6 +492,7 @@ void gd_jv_judge(const struct gd_jv_input *in, struct gd_jv *v)
 		node[i] = node_index(names, &nn, in->ranks[i].node);
 	known = gd_xcalloc((nn + 1) * (T + 1), sizeof *known);
 	waiting = gd_xcalloc((nn + 1) * (T + 1), sizeof *waiting);
+	trace = gd_xcalloc((nn + 1) * (T + 1), sizeof *trace);
 	for (size_t t = 0; t < T; t++) {
 		size_t k = 0, w = 0;
 
@@ -495,6 +502,7 @@ void gd_jv_judge(const struct gd_jv_input *in, struct gd_jv *v)
 			if (!isfinite(p->wait))
 				continue;
 			known[node[i] * T + t]++;
+			trace[node[i] * T + t] += p->wait >= par->wait_weak / 2;
 			k++;
 			if (p->wait >= par->wait_hi) {
 				waiting[node[i] * T + t]++;
@@ -518,17 +526,16 @@ void gd_jv_judge(const struct gd_jv_input *in, struct gd_jv *v)
 		const struct gd_jv_rank *r = &in->ranks[i];
 		struct gd_jv_row *row = &v->rows[i];
 		bool was_seen = false;
-		size_t run = 0, strong_run = 0;
-		bool *strong = gd_xcalloc(T + 1, sizeof *strong);
+		size_t run = 0, strong_run = 0, slow_run = 0;
+		bool *strong = gd_xcalloc(T + 1, sizeof *strong), *cand = gd_xcalloc(T + 1, sizeof *cand);
 
 		row->wait = mean_of(r->p, T, offsetof(struct gd_jv_point, wait));
 		row->sm = mean_of(r->p, T, offsetof(struct gd_jv_point, sm));
 		row->cpu = mean_of(r->p, T, offsetof(struct gd_jv_point, cpu));
 		for (size_t t = 0; t < T; t++) {
 			const struct gd_jv_point *p = &r->p[t];
-			size_t ok = 0, wt = 0;
+			size_t ok = 0, wt = 0, tr = 0;
 			double m = med[i * T + t];
-			bool weak;
 			const char *why;
 
 			slow[t] = judged[t] = false;
@@ -542,22 +549,23 @@ void gd_jv_judge(const struct gd_jv_input *in, struct gd_jv *v)
 					continue;
 				ok += known[x * T + t];
 				wt += waiting[x * T + t];
+				tr += trace[x * T + t];
 			}
 			if (nn == 1 && isfinite(p->wait)) {
 				ok--;
 				wt -= p->wait >= par->wait_hi;
+				tr -= p->wait >= par->wait_weak / 2;
 			}
 			if (!ok)
 				goto next;
 			judged[t] = true;
 			row->judged++;
 			strong[t] = (double)wt >= par->others_share * (double)ok || (isfinite(m) && m >= par->wait_hi);
-			/* the others wait less: r must not wait at all, and be held elsewhere */
-			weak = !strong[t] && isfinite(m) && m >= par->wait_weak && isfinite(p->wait) &&
-			       p->wait <= par->weak_ratio * m && p->seen && (p->state == 'S' || own[node[i]]);
-			if (getenv("JVDBG"))
-				fprintf(stderr, "DBG r%ld t%zu w=%.2f m=%.2f st=%c strong=%d weak=%d own=%d ok=%zu wt=%zu\n", r->rank, t, p->wait, m, p->state ? p->state : '-', strong[t], weak, own[node[i]], ok, wt);
-			if (!strong[t] && !weak)
+			/* the others wait less: r must not wait at all (judged by its runs below) */
+			cand[t] = !strong[t] && isfinite(m) && m >= par->wait_weak &&
+				  (double)tr >= par->others_share * (double)ok && isfinite(p->wait) &&
+				  p->wait < par->wait_lo && p->wait <= par->weak_ratio * m && p->seen;
+			if (!strong[t])
 				goto next;
 			why = strong[t] ? stuck_why(p, was_seen, par) : NULL;
 			if (why) {
@@ -567,7 +575,6 @@ void gd_jv_judge(const struct gd_jv_input *in, struct gd_jv *v)
 			} else if (isfinite(p->wait) && p->wait < par->wait_lo) {
 				slow[t] = slow_mask[i * T + t] = true;
 				row->slow_steps++;
-				row->weak_steps += weak;
 			}
 next:
 			if (p->seen)
@@ -575,6 +582,42 @@ next:
 			if (!p->seen && p->node_up && was_seen)
 				row->gone = true;
 		}
+		/* the weaker evidence: a run of min_steps + 1 judged steps or more
+		 * where r does not wait while the others wait a little, and
+		 * evidence that it is held elsewhere: its main thread asleep
+		 * outside NCCL at half of them or more (min_steps + 1 at
+		 * least), or its node's own
+		 * slowing finding (a healthy rank on a crowded host is caught
+		 * asleep at scattered steps, a rank held back stays held) */
+		for (size_t t = 0; t < T;) {
+			size_t u = t, len = 0, asleep = 0;
+
+			if (!cand[t]) {
+				t++;
+				continue;
+			}
+			for (; u < T && (cand[u] || !judged[u]); u++)
+				if (cand[u]) {
+					len++;
+					asleep += r->p[u].state == 'S';
+				}
+			if (len >= par->min_steps + 1 && ((asleep >= par->min_steps + 1 && 2 * asleep >= len) || own[node[i]]))
+				for (size_t k = t; k < u; k++)
+					if (cand[k]) {
+						slow[k] = slow_mask[i * T + k] = true;
+						row->slow_steps++;
+						row->weak_steps++;
+					}
+			t = u;
+		}
+		for (size_t t = 0; t < T; t++) {
+			if (!judged[t])
+				continue;
+			slow_run = slow_mask[i * T + t] ? slow_run + 1 : 0;
+			if (slow_run > longest[i])
+				longest[i] = slow_run;
+		}
+		free(cand);
 		/* stuck: the last min_steps judged steps */
 		for (size_t t = T; t-- > 0;) {
 			if (!judged[t])
@@ -604,7 +647,7 @@ next:
 	for (size_t i = 0; i < n; i++) {
 		const struct gd_jv_row *row = &v->rows[i];
 
-		nslow += !row->stuck_why && is_slow(row, ongoing[i], par);
+		nslow += !row->stuck_why && is_slow(row, ongoing[i], longest[i], par);
 	}
 	if (v->conflicts.n) {
 		v->kind = GD_JV_CONFLICT;
@@ -619,7 +662,7 @@ next:
 		v->kind = GD_JV_SLOW;
 		v->rule = "job.slow_rank";
 		for (size_t i = 0; i < n; i++) {
-			if (is_slow(&v->rows[i], ongoing[i], par))
+			if (is_slow(&v->rows[i], ongoing[i], longest[i], par))
 				*(size_t *)gd_vec_push(&v->culprits, sizeof(size_t)) = i;
 		}
 	} else if ((link_node = slow_link_node(in, names, nn, &v->slow_links, &v->median_link_rtt_s, &worst)) < nn) {
@@ -699,12 +742,14 @@ next:
 	free(node);
 	free(known);
 	free(waiting);
+	free(trace);
 	free(slow);
 	free(judged);
 	free(stuck_mask);
 	free(slow_mask);
 	free(cul_steps);
 	free(ongoing);
+	free(longest);
 	free(own);
 	free(med);
 }

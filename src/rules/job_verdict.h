@@ -11,13 +11,16 @@
  *                     nodes with a sample (the other ranks, for a one-node
  *                     job) have W >= wait_hi (0.5), or their median M does
  *   r is slow         W(r) < wait_lo (0.2) while the others wait; or, when
- *                     the others wait less (M >= wait_weak, 0.1, and W(r) at
- *                     most weak_ratio (1/4) of M), with evidence of its own
- *                     that it is held elsewhere: its main thread off a CPU
- *                     outside NCCL at that step (state S: waiting for its
- *                     loader, a file), or its node has a finding (not net.*,
- *                     not job.waiting_for_peers) that at most a third of
- *                     the job's nodes have (thermal, input bound, CPU quota)
+ *                     the others wait less (M >= wait_weak, 0.1, 2/3 of them
+ *                     at wait_weak / 2 or more, and W(r) at most weak_ratio
+ *                     (1/4) of M) for min_steps + 1 judged steps in a row or
+ *                     more, with evidence of its own that it is held
+ *                     elsewhere: its main thread asleep outside NCCL (state
+ *                     S: waiting for its loader, a file) at half of that
+ *                     run's steps and at min_steps + 1 at least, or its node
+ *                     has a slowing finding (GPU clocks, PCIe, CPU quota or
+ *                     heat, input bound, swapping) that at most a third of
+ *                     the job's nodes have
  *   r is stuck        the others wait while r's process is gone (no longer
  *                     reported while its node still is), stopped (state T),
  *                     in D state, its GPU lost, or making no progress (its
