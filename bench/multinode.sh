@@ -104,14 +104,18 @@ for t in $(seq 1 "$TRIALS"); do
 done
 
 summary() {
-	local sorted med max
+	local sorted med max k
+	local -A shown=()
 	echo "bed: $N ranks on $N network namespaces, scrape $BED_SCRAPE, fleet --step $BED_STEP --range ${BED_RANGE:-20s}, $TRIALS trials ($(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg | tr ' ' /) at the end, $LOAD0 at the start)"
 	for k in "${KINDS[@]}"; do
+		[ -n "${shown[$k]:-}" ] && continue
+		shown[$k]=1
 		printf '  %-12s %d of %d right\n' "$k" "${by_kind_right[$k]:-0}" "${by_kind_n[$k]:-0}"
 	done
 	if [ ${#times[@]} -gt 0 ]; then
 		for k in "${KINDS[@]}"; do
-			[ -n "${by_kind_times[$k]:-}" ] || continue
+			[ -n "${by_kind_times[$k]:-}" ] && [ -n "${shown[$k]:-}" ] || continue
+			shown[$k]=
 			printf '  %-12s time to verdict: %s s\n' "$k" "${by_kind_times[$k]# }"
 		done
 	fi
