@@ -1,6 +1,6 @@
 /*
  * job.c - the queries of `gpudoctor fleet --prometheus URL --job ID`
- * (job.h).  One pass of five queries, whatever the job's size; INFO is the
+ * (job.h).  One pass of six queries, whatever the job's size; INFO is the
  * job's ranks, R the range, S the step, M the --match matchers:
  *
  *   INFO   gpudoctor_job_rank_info{M,exported_job="ID"}
