@@ -37,11 +37,12 @@ POLL=${POLL:-2}
 STEP_MS=${STEP_MS:-30}
 read -r -a KINDS <<<"${KINDS:-none cpu_quota loader gpu_throttle tbf stop kill}"
 bed_need
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg | tr ' ' /)
 bed_up "$N"
 now() { date +%s.%N; }
 
 right=0 faults=0 healthy=0 false_culprits=0 times=()
-declare -A by_kind_right=() by_kind_n=()
+declare -A by_kind_right=() by_kind_n=() by_kind_times=()
 for t in $(seq 1 "$TRIALS"); do
 	kind=${KINDS[$(( (t - 1) % ${#KINDS[@]} ))]}
 	node=$((RANDOM % N))
@@ -88,12 +89,13 @@ for t in $(seq 1 "$TRIALS"); do
 			right=$((right + 1))
 			by_kind_right[$kind]=$(( ${by_kind_right[$kind]:-0} + 1 ))
 			times+=("$took")
+			by_kind_times[$kind]+=" $(printf '%.1f' "$took")"
 			res="right in ${took%.*}.$(echo "$took" | cut -d. -f2 | cut -c1) s ($verdict)"
 		else
 			res="WRONG: got ${got:-nothing} ($verdict), want $want"
 		fi
 	fi
-	printf 'trial %2d  %-12s node %d  %s\n' "$t" "$kind" "$node" "$res"
+	printf 'trial %2d  %-12s node %d  %s  (load %s)\n' "$t" "$kind" "$node" "$res" "$(cut -d' ' -f1 /proc/loadavg)"
 	bed_job_stop
 	if [ "$kind" = gpu_throttle ]; then
 		bed_nvml_ini "$node"
@@ -102,11 +104,21 @@ for t in $(seq 1 "$TRIALS"); do
 done
 
 summary() {
-	local sorted med max
-	echo "bed: $N ranks on $N network namespaces, scrape $BED_SCRAPE, fleet --step $BED_STEP, $TRIALS trials ($(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg))"
+	local sorted med max k
+	local -A shown=()
+	echo "bed: $N ranks on $N network namespaces, scrape $BED_SCRAPE, fleet --step $BED_STEP --range ${BED_RANGE:-20s}, $TRIALS trials ($(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg | tr ' ' /) at the end, $LOAD0 at the start)"
 	for k in "${KINDS[@]}"; do
+		[ -n "${shown[$k]:-}" ] && continue
+		shown[$k]=1
 		printf '  %-12s %d of %d right\n' "$k" "${by_kind_right[$k]:-0}" "${by_kind_n[$k]:-0}"
 	done
+	if [ ${#times[@]} -gt 0 ]; then
+		for k in "${KINDS[@]}"; do
+			[ -n "${by_kind_times[$k]:-}" ] && [ -n "${shown[$k]:-}" ] || continue
+			shown[$k]=
+			printf '  %-12s time to verdict: %s s\n' "$k" "${by_kind_times[$k]# }"
+		done
+	fi
 	if [ "$faults" -gt 0 ]; then
 		printf 'localisation accuracy: %d of %d fault trials (%.1f%%)\n' "$right" "$faults" "$(echo "100 * $right / $faults" | bc -l)"
 	fi

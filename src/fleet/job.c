@@ -1,6 +1,6 @@
 /*
  * job.c - the queries of `gpudoctor fleet --prometheus URL --job ID`
- * (job.h).  One pass of five queries, whatever the job's size; INFO is the
+ * (job.h).  One pass of six queries, whatever the job's size; INFO is the
  * job's ranks, R the range, S the step, M the --match matchers:
  *
  *   INFO   gpudoctor_job_rank_info{M,exported_job="ID"}
@@ -20,6 +20,11 @@
  *   findings instant max by (instance, rule, severity, subject)
  *                   (max_over_time(gpudoctor_finding{M}[R]))
  *                   and on(instance) last_over_time(INFO[R])
+ *   links    instant max by (instance, local, peer)
+ *                   (avg_over_time(gpudoctor_job_link_rtt_seconds{M}[R])
+ *                    and on(instance, pid) last_over_time(INFO[R]))
+ *                   (a link's far node: the node with a link from that
+ *                   address)
  * up is kept at the steps where the node had a rank of the job in the 5
  * minutes before (Prometheus' lookback): a rank gone while its node is
  * still scraped is seen for those 5 minutes, enough for job.rank_stuck
@@ -63,6 +68,7 @@ void gd_fleet_job_release(struct gd_fleet_job *j)
 	free(j->pts);
 	gd_vec_release(&j->findings);
 	gd_vec_release(&j->seen_jobs);
+	gd_vec_release(&j->links);
 	gd_jv_release(&j->verdict);
 	memset(j, 0, sizeof *j);
 }
@@ -103,6 +109,8 @@ void gd_fleet_job_judge(struct gd_fleet_job *j)
 	in.n = j->n;
 	in.findings = j->findings.items;
 	in.nfindings = j->findings.n;
+	in.links = j->links.items;
+	in.nlinks = j->links.n;
 	gd_jv_params_default(&in.par);
 	gd_jv_judge(&in, &j->verdict);
 }
@@ -381,6 +389,23 @@ int gd_fleet_job_run(struct gd_prom *p, const struct gd_fleet_opts *o, const cha
 		gd_strlcpy(f->rule, gd_prom_label(&res.s[i], "rule"), sizeof f->rule);
 		gd_strlcpy(f->subject, gd_prom_label(&res.s[i], "subject"), sizeof f->subject);
 		f->critical = strcmp(gd_prom_label(&res.s[i], "severity"), "critical") == 0;
+	}
+	gd_prom_result_release(&res);
+
+	snprintf(e, EXPR_MAX,
+		 "max by (instance, local, peer) (avg_over_time(gpudoctor_job_link_rtt_seconds{%.*s}[%s]) and on(instance, pid) %s)",
+		 (int)strlen(m) - (m[0] != 0), m, r, info_r);
+	if ((rv = gd_prom_query(p, "links", e, &res, err)) < 0)
+		goto out;
+	for (size_t i = 0; i < res.n; i++) {
+		struct gd_jv_link *l = gd_vec_push(&j->links, sizeof *l);
+
+		memset(l, 0, sizeof *l);
+		gd_strlcpy(l->node, gd_prom_label(&res.s[i], "instance"), sizeof l->node);
+		l->rtt_s = res.s[i].v;
+		for (size_t k = 0; k < res.n && !l->peer_node[0]; k++)
+			if (strcmp(gd_prom_label(&res.s[k], "local"), gd_prom_label(&res.s[i], "peer")) == 0)
+				gd_strlcpy(l->peer_node, gd_prom_label(&res.s[k], "instance"), sizeof l->peer_node);
 	}
 	gd_prom_result_release(&res);
 	gd_fleet_job_judge(j);

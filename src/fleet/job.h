@@ -28,6 +28,7 @@ struct gd_fleet_job {
 	struct gd_jv_point *pts;    /* n x nsteps; ranks[i].p points into it */
 	struct gd_vec findings;     /* struct gd_jv_finding: the job's nodes' findings in the range */
 	struct gd_vec seen_jobs;    /* char[128]: the job ids seen, when none matched */
+	struct gd_vec links;        /* struct gd_jv_link: the TCP links between its nodes, mean RTT over the range */
 	size_t nodes;
 	struct gd_jv verdict;
 };

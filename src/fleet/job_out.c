@@ -58,6 +58,8 @@ static const char *status_of(const struct gd_fleet_job *j, size_t i, char *buf, 
 		snprintf(buf, size, "%s", _("rank number conflict"));
 	else if (r->culprit && r->stuck_why)
 		snprintf(buf, size, _("STUCK: %s"), _(r->stuck_why));
+	else if (r->culprit && r->link_rtt_s > 0)
+		snprintf(buf, size, _("SLOW LINK: %.0f ms round trip"), 1e3 * r->link_rtt_s);
 	else if (r->culprit && r->period_s > 0)
 		snprintf(buf, size, _("SLOW: %zu times %.0f s, every %.0f s"), r->episodes, r->episode_s, r->period_s);
 	else if (r->culprit)
@@ -188,10 +190,16 @@ static void verdict_line(const struct gd_fleet_job *j, char *buf, size_t size)
 		const struct gd_jv_row *r = &v->rows[*GD_VEC_AT(v->culprits, size_t, 0)];
 		char x[32];
 
-		snprintf(buf, size,
-			 _("job.slow_rank warning: %s holds the job back: it waits %s in NCCL while the other ranks wait %s "
-			   "(median)"),
-			 who, pct(r->wait, x, sizeof x), pct(v->others_wait, w, sizeof w));
+		if (v->slow_link)
+			snprintf(buf, size,
+				 _("job.slow_rank warning: %s holds the job back: its node's links are slow (%zu of the job's "
+				   "TCP links, all to or from it, up to %.0f ms round trip against %.1f ms for the median link)"),
+				 who, v->slow_links, 1e3 * r->link_rtt_s, 1e3 * v->median_link_rtt_s);
+		else
+			snprintf(buf, size,
+				 _("job.slow_rank warning: %s holds the job back: it waits %s in NCCL while the other ranks wait "
+				   "%s (median)"),
+				 who, pct(r->wait, x, sizeof x), pct(v->others_wait, w, sizeof w));
 		len = strlen(buf);
 		if (r->period_s > 0)
 			snprintf(buf + len, size - len, _("; slow %zu times for %.0f s, every %.0f s"), r->episodes, r->episode_s,
@@ -386,12 +394,17 @@ json_t *gd_fleet_job_json(const struct gd_fleet_job *j, const struct gd_prom *p,
 		json_object_set_new(x, "wait", num(row->wait));
 		json_object_set_new(x, "period_s", row->period_s > 0 ? json_real(row->period_s) : json_null());
 		json_object_set_new(x, "episode_s", row->episode_s > 0 ? json_real(row->episode_s) : json_null());
+		json_object_set_new(x, "link_rtt_s", row->link_rtt_s > 0 ? json_real(row->link_rtt_s) : json_null());
+		json_object_set_new(x, "weak_steps", json_integer((json_int_t)row->weak_steps));
 		json_array_append_new(a, x);
 	}
 	json_object_set_new(vd, "culprits", a);
 	json_object_set_new(vd, "whole_node", json_boolean(v->whole_node));
 	json_object_set_new(vd, "others_wait", num(v->others_wait));
 	json_object_set_new(vd, "waiting_share", num(v->waiting_share));
+	json_object_set_new(vd, "slow_link", json_boolean(v->slow_link));
+	json_object_set_new(vd, "slow_links", json_integer((json_int_t)v->slow_links));
+	json_object_set_new(vd, "median_link_rtt_s", num(v->median_link_rtt_s));
 	a = json_array();
 	GD_VEC_EACH(v->causes, const struct gd_jv_finding, f)
 		json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:s}", "node", f->node, "rule", f->rule, "subject", f->subject,

@@ -24,7 +24,10 @@
  * job_ranks[] is its own two families: gpudoctor_job_rank_info (who each
  * GPU job process is in its job, labels only) and
  * gpudoctor_job_rank_identity_success (whether it could be read).
- * Left out: threads[] and job_threads[] (per thread), gpu_samples[], job_sockets[], nic_irqs[] (IRQs x CPUs; the rule
+ * job_sockets[] is exported as gpudoctor_job_link_rtt_seconds{pid, local,
+ * peer}: the largest round trip per process and pair of addresses (ports
+ * left out, so one series per link, not per connection).
+ * Left out: threads[] and job_threads[] (per thread), gpu_samples[], the rest of job_sockets[], nic_irqs[] (IRQs x CPUs; the rule
  * cpu.irq_imbalance judges them), sources[] (exported as
  * gpudoctor_collector_*), and every process except GPU jobs (and their
  * descendants) and the GD_PROM_TOP_PROCS background processes that took
@@ -675,6 +678,69 @@ static void job_ranks(FILE *out, const struct gd_snapshot *s)
 	}
 }
 
+/* addr ("10.0.0.1:29500", "[fe80::1]:29500") without its port, into buf. */
+static void addr_host(const char *addr, char *buf, size_t size)
+{
+	const char *colon = strrchr(addr, ':');
+	size_t len = colon && (addr[0] != '[' || colon[-1] == ']') ? (size_t)(colon - addr) : strlen(addr);
+
+	snprintf(buf, size, "%.*s", (int)(len < size ? len : size - 1), addr);
+}
+
+/* The round trip of each GPU job's TCP links to other hosts (job_sockets[]:
+ * established, not loopback): per process and pair of addresses the largest
+ * smoothed RTT, so that `fleet --job` can find the node every slow link of
+ * a job touches (a shaped or failing NIC slows the connections to it and
+ * from it). */
+static void job_links(FILE *out, const struct gd_snapshot *s)
+{
+	bool head = false;
+
+	GD_VEC_EACH(s->job_sockets, const struct gd_job_socket, js) {
+		char local[64], peer[64];
+		uint64_t rtt = 0;
+		bool first = true;
+
+		if (!js->pid.ok || !js->rtt_us.ok || !(js->state.ok && js->state.v == 1) || !js->local[0] || !js->peer[0] ||
+		    strncmp(js->peer, "127.", 4) == 0 || strncmp(js->peer, "[::1]", 5) == 0 ||
+		    strncmp(js->peer, "[::ffff:127.", 12) == 0)
+			continue;
+		addr_host(js->local, local, sizeof local);
+		addr_host(js->peer, peer, sizeof peer);
+		/* once per (pid, local, peer): the first socket of the pair prints the largest */
+		GD_VEC_EACH(s->job_sockets, const struct gd_job_socket, q) {
+			char l2[64], p2[64];
+
+			if (!q->pid.ok || q->pid.v != js->pid.v || !q->rtt_us.ok || !(q->state.ok && q->state.v == 1))
+				continue;
+			addr_host(q->local, l2, sizeof l2);
+			addr_host(q->peer, p2, sizeof p2);
+			if (strcmp(l2, local) != 0 || strcmp(p2, peer) != 0)
+				continue;
+			if (q < js) {
+				first = false;
+				break;
+			}
+			if (q->rtt_us.v > rtt)
+				rtt = q->rtt_us.v;
+		}
+		if (!first)
+			continue;
+		if (!head)
+			fputs("# HELP gpudoctor_job_link_rtt_seconds largest smoothed round trip (tcpi_rtt) of a GPU job's "
+			      "established TCP connections from a local address to a far one\n"
+			      "# TYPE gpudoctor_job_link_rtt_seconds gauge\n", out);
+		head = true;
+		fprintf(out, "gpudoctor_job_link_rtt_seconds{pid=\"%" PRIu64 "\",local=\"", js->pid.v);
+		gd_prom_label_value(out, local);
+		fputs("\",peer=\"", out);
+		gd_prom_label_value(out, peer);
+		fputs("\"} ", out);
+		print_value(out, (double)rtt / 1e6);
+		fputc('\n', out);
+	}
+}
+
 /* The GPM figures of each sampled GPU (gpu_activity[], source gpm) averaged
  * over the last interval, one series per GPU and figure, label gpu only:
  * SM activity next to utilisation tells a busy GPU from one thin kernel. */
@@ -739,6 +805,7 @@ void gd_out_prom(FILE *out, const struct gd_report *r)
 	job_main_threads(out, r->w);
 	job_rank_waits(out, r->w);
 	job_ranks(out, last);
+	job_links(out, last);
 	gpu_activity_means(out, last);
 	findings(out, r->findings);
 	collectors(out, last);

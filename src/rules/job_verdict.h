@@ -9,8 +9,18 @@
  * NCCL threads' samples that wait in NCCL:
  *   the others wait   at least 2/3 (others_share) of the ranks on the other
  *                     nodes with a sample (the other ranks, for a one-node
- *                     job) have W >= wait_hi (0.5)
- *   r is slow         W(r) < wait_lo (0.2) while the others wait
+ *                     job) have W >= wait_hi (0.5), or their median M does
+ *   r is slow         W(r) < wait_lo (0.2) while the others wait; or, when
+ *                     the others wait less (M >= wait_weak, 0.1, 2/3 of them
+ *                     at wait_weak / 2 or more, and W(r) at most weak_ratio
+ *                     (1/4) of M) for min_steps + 1 judged steps in a row or
+ *                     more, with evidence of its own that it is held
+ *                     elsewhere: its main thread asleep outside NCCL (state
+ *                     S: waiting for its loader, a file) at half of that
+ *                     run's steps and at min_steps + 1 at least, or its node
+ *                     has a slowing finding (GPU clocks, PCIe, CPU quota or
+ *                     heat, input bound, swapping) that at most a third of
+ *                     the job's nodes have
  *   r is stuck        the others wait while r's process is gone (no longer
  *                     reported while its node still is), stopped (state T),
  *                     in D state, its GPU lost, or making no progress (its
@@ -23,6 +33,17 @@
  *                     or more (named with their period when the starts are
  *                     regular: the longest gap at most 1.5 x the shortest);
  *                     not when more than a third of the ranks would be named
+ *                     or, sooner, slow at each of the last min_steps + 1
+ *                     steps it was judged, the others waiting for it
+ *                     (M >= wait_hi) at each
+ *   a slow link       none of those, and the TCP connections between the
+ *                     job's nodes (links[]) that are slow (a round trip of
+ *                     link_rtt, 10 ms, or more and at least link_ratio (4)
+ *                     times the median link's) all touch one node, at least
+ *                     two of them: its ranks are job.slow_rank's culprits
+ *                     (a shaped or failing NIC slows the connections to it
+ *                     and from it; the two ends of one link cannot be told
+ *                     apart)
  *   no rank stands out  none of those, and in at least half of the steps
  *                     2/3 of all ranks wait: the network or the collective
  *   healthy           otherwise: nothing is said
@@ -64,8 +85,17 @@ struct gd_jv_finding {
 	bool critical;
 };
 
+/* A TCP connection of the job between two nodes: the node whose rank holds
+ * it, the node its far end is on ("" when no node of the job has that
+ * address), and its largest smoothed round trip over the range. */
+struct gd_jv_link {
+	char node[128], peer_node[128];
+	double rtt_s;
+};
+
 struct gd_jv_params {
 	double wait_hi, wait_lo, others_share, sustained, idle;
+	double wait_weak, weak_ratio, link_rtt_s, link_ratio;
 	size_t min_steps;
 };
 
@@ -76,6 +106,8 @@ struct gd_jv_input {
 	size_t n;
 	const struct gd_jv_finding *findings;
 	size_t nfindings;
+	const struct gd_jv_link *links;
+	size_t nlinks;
 	struct gd_jv_params par;
 };
 
@@ -99,6 +131,8 @@ struct gd_jv_row {            /* per rank, in the order of the input */
 	double wait, sm, cpu;     /* means over the steps with a sample; NAN none */
 	char state;               /* the last known state letter, or 0 */
 	size_t judged, slow_steps, stuck_steps, episodes;
+	size_t weak_steps;        /* of slow_steps, those judged on the weaker evidence */
+	double link_rtt_s;        /* a slow link's culprit: its slowest link's round trip; 0 none */
 	double period_s, episode_s;  /* slow periodically: start to start, mean length; 0 none */
 	const char *stuck_why;    /* GD_JV_* of its last stuck step, or NULL */
 	bool culprit, conflict, gone;
@@ -123,6 +157,9 @@ struct gd_jv {
 	char missing_ranks[256];  /* "12-15, 40" (cut with "..." when long) */
 	char missing_nodes[256];  /* node ranks with none of their ranks seen */
 	bool whole_node;          /* the culprits are every seen rank of one node */
+	bool slow_link;           /* SLOW: named by its links (link_rtt_s, slow_links, median_link_rtt_s) */
+	size_t slow_links;
+	double median_link_rtt_s;
 	struct gd_vec conflicts;  /* struct gd_jv_conflict */
 	struct gd_vec causes;     /* struct gd_jv_finding: the culprits' nodes' own findings,
 				     or (COLLECTIVE) every node's net.* findings */

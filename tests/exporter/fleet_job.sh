@@ -12,7 +12,7 @@
 #   netjob    every rank waits: no rank stands out, net.rdma_unused cited
 #   perjob    rank 5 slow 30 s every 150 s: named with its period
 # and an id that matches nothing, which lists the ids seen.  The verdict
-# must be exactly that, the queries five (one pass, not one per rank).
+# must be exactly that, the queries six (one pass, not one per rank).
 set -u
 . "$(dirname "$0")/lib.bash"
 need prometheus
@@ -44,7 +44,7 @@ jqe '[.verdict.culprits[] | .subject] == ["node0002:9835/rank 5"]' "slowjob culp
 jqe '.verdict.others_wait > 0.59 and .verdict.others_wait < 0.61' "slowjob: the others' waiting"
 jqe '[.verdict.causes[] | .rule] == ["gpu.thermal_throttle"]' "slowjob: only its node's finding is the cause"
 jqe '.ranks_seen == 8 and .nodes == 4 and .verdict.missing == 0' "slowjob ranks" '.'
-jqe '.cost.queries == 5 and .cost.samples > 0' "slowjob: not one pass of five queries" '.cost'
+jqe '.cost.queries == 6 and .cost.samples > 0' "slowjob: not one pass of six queries" '.cost'
 jqe '[.ranks[] | select(.rank == 5) | .status] == ["SLOW: 41 of 41 steps"]' "slowjob table" '.ranks'
 
 fj okjob --match job=gpudoctor

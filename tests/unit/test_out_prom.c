@@ -483,6 +483,46 @@ static void test_job_rank_waits(void **state)
 	gd_snapshot_release(&b);
 }
 
+/* The job's TCP links for fleet --job: per process and pair of addresses
+ * (ports left out) the largest RTT of its established connections; not
+ * loopback, not a connection being set up. */
+static void sock(struct gd_snapshot *s, uint64_t pid, const char *local, const char *peer, uint64_t state, uint64_t rtt_us)
+{
+	struct gd_job_socket *js = GD_PUSH(s, job_sockets, struct gd_job_socket);
+
+	gd_u64_set(&js->pid, pid);
+	gd_u64_set(&js->state, state);
+	GD_STRSET(js->local, local);
+	GD_STRSET(js->peer, peer);
+	gd_u64_set(&js->rtt_us, rtt_us);
+}
+
+static void test_job_links(void **state)
+{
+	struct gd_snapshot s;
+	char *text;
+
+	(void)state;
+	gd_snapshot_init(&s);
+	gd_f64_set(&s.host.uptime_s, 10);
+	sock(&s, 77, "10.0.0.3:41000", "10.0.0.4:29600", 1, 300);
+	sock(&s, 77, "10.0.0.3:41002", "10.0.0.4:29601", 1, 412000);   /* the same pair: the largest counts */
+	sock(&s, 77, "10.0.0.3:29600", "10.0.0.2:52000", 1, 250);
+	sock(&s, 77, "127.0.0.1:5000", "127.0.0.1:29500", 1, 20);      /* loopback */
+	sock(&s, 77, "10.0.0.3:41004", "10.0.0.9:29600", 2, 900000);   /* syn-sent */
+	sock(&s, 77, "[fe80::1]:41006", "[fe80::2]:29600", 1, 1000);
+	text = render(NULL, &s, NULL);
+	assert_has(text, "# TYPE gpudoctor_job_link_rtt_seconds gauge\n");
+	assert_has(text, "gpudoctor_job_link_rtt_seconds{pid=\"77\",local=\"10.0.0.3\",peer=\"10.0.0.4\"} 0.412\n");
+	assert_has(text, "gpudoctor_job_link_rtt_seconds{pid=\"77\",local=\"10.0.0.3\",peer=\"10.0.0.2\"} 0.00025\n");
+	assert_has(text, "gpudoctor_job_link_rtt_seconds{pid=\"77\",local=\"[fe80::1]\",peer=\"[fe80::2]\"} 0.001\n");
+	assert_lacks(text, "peer=\"127.0.0.1\"");
+	assert_lacks(text, "peer=\"10.0.0.9\"");
+	assert_lacks(text, "0.0003\n");
+	free(text);
+	gd_snapshot_release(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -497,6 +537,7 @@ int main(void)
 		cmocka_unit_test(test_gpu_activity_means),
 		cmocka_unit_test(test_job_ranks),
 		cmocka_unit_test(test_job_rank_waits),
+		cmocka_unit_test(test_job_links),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
