@@ -165,8 +165,10 @@ static void page_meta(FILE *out, const struct html_ctx *c, const struct gd_html_
 		fputs("</span>", out);
 	}
 	fputs(" &#183; ", out);
-	fprintf(out, _("the last %.0f min, %zu samples; refreshed every %.0f s"), (c->ta.t1 - c->ta.t0) / 60.0,
-		c->t->samples, pg->refresh_s);
+	if (c->ta.t1 - c->ta.t0 < 120)
+		fprintf(out, _("the last %.0f s; refreshed every %.0f s"), c->ta.t1 - c->ta.t0, pg->refresh_s);
+	else
+		fprintf(out, _("the last %.0f min; refreshed every %.0f s"), (c->ta.t1 - c->ta.t0) / 60.0, pg->refresh_s);
 	fputs(" &#183; <a href=\"/metrics\">/metrics</a> &#183; <a href=\"/findings\">/findings</a> &#183; ", out);
 	fprintf(out, "<a href=\"%s\">%s</a>", pg->other_href, pg->other_label);
 }

@@ -21,7 +21,18 @@ rm -f "$art"/*.png
 # the hot GPU of the thermal scenario, and gpu3 lost
 sed '/^\[gpu3\]/a lost = 1' tests/scenarios/1101-gpu.thermal_throttle/t1.nvml.ini >"$TMP/nvml.ini"
 export GPUDOCTOR_NVML=$FAKE GPUDOCTOR_FAKE_NVML=$TMP/nvml.ini
-start_serve p --root "$FIX/healthy" --interval 0.5s
+# the fixture host, its uptime moving on as a real one's does
+cp -a "$FIX/healthy" "$TMP/tree"
+(
+	t=1000
+	while [ -d "$TMP/tree/proc" ]; do
+		echo "$t.00 8000.00" >"$TMP/tree/proc/uptime.new" && mv "$TMP/tree/proc/uptime.new" "$TMP/tree/proc/uptime"
+		t=$((t + 1))
+		sleep 0.5
+	done
+) &
+PIDS+=($!)
+start_serve p --root "$TMP/tree" --interval 0.5s
 U=http://$ADDR_p
 
 # the HTTP side first: one response, its fields, nothing of the request echoed
@@ -44,6 +55,29 @@ grep -q '<script' "$TMP/bad" && die "the unknown ?lang= is echoed: $(cat "$TMP/b
 	die "the gzip-encoded page does not decode to the page"
 echo "ok: GET / is one HTML response under a Content-Security-Policy; a bad ?lang= is refused, not echoed"
 
+curl -s -m 5 -o /dev/null "$U/?lang=zh_CN"
+for i in $(seq 50); do
+	curl -s -m 5 -D "$TMP/hz" -o "$TMP/page-zh.html" "$U/?lang=zh_CN"
+	grep -q 'data-exit=' "$TMP/page-zh.html" && break
+	sleep 0.1
+done
+grep -qi '^content-language: zh-CN' "$TMP/hz" && grep -q '<html lang="zh-CN">' "$TMP/page-zh.html" ||
+	die "/?lang=zh_CN is not the Chinese page"
+
+# --no-page: / is not served, /metrics is
+start_serve n --root "$FIX/healthy" --interval 0.5s --no-page
+[ "$(curl -s -m 5 -o /dev/null -w '%{http_code}' "http://$ADDR_n/")" = 404 ] || die "--no-page still serves /"
+curl -sf -m 5 "http://$ADDR_n/metrics" | grep -q '^gpudoctor_up 1' || die "--no-page: /metrics is not served"
+echo "ok: --no-page: / is 404, /metrics served"
+
+# The sanitizer pass of make check (GD_HTML_CHECKED, the plain build's
+# artifacts) drew and served both pages above; the browser is not what it
+# tests, and the plain pass ran it.
+if [ -n "${GD_HTML_CHECKED:-}" ] && [ "$(dirname "$GD_HTML_CHECKED")" != "$(dirname "$art")" ]; then
+	echo "ok: the page drawn and served under this build; checked in chromium by the plain pass"
+	exit 0
+fi
+
 # one browser for every check
 prof=$TMP/chromium
 timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --hide-scrollbars \
@@ -51,7 +85,8 @@ timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-f
 	--user-data-dir="$prof" about:blank 2>"$TMP/chromium.err" &
 PIDS+=($!)
 for i in $(seq 200); do
-	[ -s "$prof/DevToolsActivePort" ] && [ "$(wc -l <"$prof/DevToolsActivePort")" -ge 2 ] && break
+	# two lines: the port, and the browser's path (no newline after it)
+	[ -n "$(sed -n 2p "$prof/DevToolsActivePort" 2>/dev/null)" ] && break
 	sleep 0.1
 done
 [ -s "$prof/DevToolsActivePort" ] || die "chromium did not start: $(grep -v dbus "$TMP/chromium.err" | tail -3)"
@@ -60,9 +95,4 @@ timeout 120 python3 tests/exporter/page_cdp.py "$ws" "$U" "$art" 2 || die "the p
 for f in page-en-1280x800 page-en-390x844 page-zh_CN-1280x800 page-zh_CN-390x844 page-noscript-1280x800; do
 	[ "$(head -c 4 "$art/$f.png" | od -An -c | tr -d ' ')" = '211PNG' ] || die "no screenshot $f.png"
 done
-
-# --no-page: / is not served, /metrics is
-start_serve n --root "$FIX/healthy" --interval 0.5s --no-page
-[ "$(curl -s -m 5 -o /dev/null -w '%{http_code}' "http://$ADDR_n/")" = 404 ] || die "--no-page still serves /"
-curl -sf -m 5 "http://$ADDR_n/metrics" | grep -q '^gpudoctor_up 1' || die "--no-page: /metrics is not served"
-echo "ok: the page in chromium at 1280x800 and 390x844, en and zh_CN, script on and off; --no-page serves no page; screenshots in $art"
+echo "ok: the page in chromium at 1280x800 and 390x844, en and zh_CN, script on and off; screenshots in $art"

@@ -10,7 +10,8 @@ For each language (en, zh_CN) at 1280x800 and 390x844: loads BASE_URL/
 utilisation chart gpuHOT's line is in colour and a healthy GPU's grey, that
 nothing logs an error (a blocked script or fetch would), that the page does
 not overflow the width, and takes a screenshot; then waits for the page's
-script to fetch and swap it and checks that its data time advanced.  With
+script to fetch and swap it (in English) and checks that its data time
+advanced.  With
 script disabled: the findings are there, and the <noscript> refresh reloads
 the page with newer data.  Waits are bounded, never judged.
 """
@@ -190,6 +191,8 @@ def main():
                 fail(f"{tag}: no findings table")
             shot(f"page-{lang}-{w}x{h}")
             print(f"ok: {tag}: gpu{hot} in the verdict and in colour, {rows} findings, {sw} px wide")
+        if lang != "en":
+            continue
         # the script fetches the page again and swaps it: newer data, the same window
         t0 = data_time()
         for _ in range(150):
@@ -199,9 +202,6 @@ def main():
         else:
             fail(f"{lang}: the page's data time did not advance ({t0}) by its script")
         print(f"ok: {lang}: the script swapped the page in, data time {t0:.1f} -> {data_time():.1f}")
-        bad = errors()
-        if bad:
-            fail(f"{lang}: errors logged: {bad[:3]}")
 
     # script off: the findings are there and the meta refresh reloads it
     b.call("Emulation.setScriptExecutionDisabled", {"value": True})
