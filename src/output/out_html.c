@@ -519,6 +519,7 @@ void gd_out_html_page(FILE *out, const struct gd_timeline *t, const struct gd_ht
 		return;
 	}
 	c->out = out;
+	c->live = pg != NULL;
 	toggle_css(out, c);
 	if (pg)
 		fprintf(out, "</head><body data-refresh=\"%.0f\">\n", pg->refresh_s);
