@@ -40,6 +40,14 @@ static void why_add(struct html_gpu *g, const char *s)
 #define ACC_RAW 4096
 #define ACC_FINE (4 * HBINS)
 
+/* A bin of the sliding ring, compact (28 bytes, not gd_env_bin's 48): its
+ * times relative to the bin's start, in float (a bin is seconds wide). */
+struct ring_bin {
+	float min, max, sum;
+	float dtmin, dtmax, dtsum;  /* seconds after the bin's start: of min, of max, summed */
+	uint32_t n;
+};
+
 struct gd_tl_acc {
 	const struct gd_thresholds *th;
 	struct gd_envs es;
@@ -54,7 +62,7 @@ struct gd_tl_acc {
 	 * allocated on its first value; es is then unused */
 	size_t nring;
 	double bw;
-	struct gd_env_bin **ring;
+	struct ring_bin **ring;
 	long long *ring_b;        /* per slot: the bin it holds, -1 none */
 	uint32_t *ring_n;         /* per slot: sample times in it */
 	long long b_last;         /* the newest bin */
@@ -162,8 +170,8 @@ static bool ring_time(struct gd_tl_acc *a, double t)
 
 static void ring_add(struct gd_tl_acc *a, size_t s, double v)
 {
-	struct gd_env_bin *b;
-	double t = a->t1;
+	struct ring_bin *b;
+	float dt;
 
 	if (a->slot < 0 || s >= ACC_NSERIES || !isfinite(v))
 		return;
@@ -172,17 +180,17 @@ static void ring_add(struct gd_tl_acc *a, size_t s, double v)
 		return;
 	}
 	b = &a->ring[s][a->slot];
+	dt = (float)(a->t1 - (double)a->ring_b[a->slot] * a->bw);
 	if (!b->n || v < b->min) {
 		b->min = (float)v;
-		b->tmin = t;
+		b->dtmin = dt;
 	}
 	if (!b->n || v > b->max) {
 		b->max = (float)v;
-		b->tmax = t;
+		b->dtmax = dt;
 	}
-	b->min_first = b->tmin <= b->tmax;
-	b->sum += v;
-	b->tsum += t;
+	b->sum += (float)v;
+	b->dtsum += dt;
 	b->n++;
 }
 
@@ -423,9 +431,22 @@ static bool ring_finish(const struct gd_tl_acc *a, const size_t *map, size_t nou
 		if (a->ring_b[slot] != first + (long long)k)
 			continue;
 		nt += a->ring_n[slot];
-		for (size_t j = 0; j < nout; j++)
-			if (a->ring[map[j]])
-				c->env.bins[j * nb + k] = a->ring[map[j]][slot];
+		for (size_t j = 0; j < nout; j++) {
+			const struct ring_bin *r = a->ring[map[j]] ? &a->ring[map[j]][slot] : NULL;
+			struct gd_env_bin *e = &c->env.bins[j * nb + k];
+			double bt = (double)(first + (long long)k) * a->bw;
+
+			if (!r || !r->n)
+				continue;
+			e->min = r->min;
+			e->max = r->max;
+			e->sum = r->sum;
+			e->n = r->n;
+			e->tmin = bt + r->dtmin;
+			e->tmax = bt + r->dtmax;
+			e->tsum = (double)r->n * bt + r->dtsum;
+			e->min_first = e->tmin <= e->tmax;
+		}
 	}
 	c->dt = nt > 1 ? (fmin(a->t1, t1) - fmax(a->t0, t0)) / (double)(nt - 1) : a->bw;
 	if (!(c->dt > 0))
