@@ -22,6 +22,11 @@
  * which reads the environment too), and the main thread holds the lock
  * for its own messages.  Until the first such document exists, the answer
  * is the process's language with a field saying so (http.c).
+ *
+ * The node page (GET /, page.c) is drawn the same way: by the collector
+ * thread, only while a request asked for it in the last minute, once per
+ * cycle, published as a reference-counted block per language (pages[]);
+ * its history is sliding min/max envelopes (gd_page), none with --no-page.
  */
 #ifndef GD_SERVE_SERVE_H
 #define GD_SERVE_SERVE_H
