@@ -97,7 +97,7 @@ gzsz=$(curl -s -H 'Accept-Encoding: gzip' "http://$GA/metrics" | wc -c)
 nzsz=$(curl -s -H 'Accept-Encoding: gzip' "http://$NA/metrics" | wc -c)
 gser=$(curl -s "http://$GA/metrics" | grep -vc '^#') nser=$(curl -s "http://$NA/metrics" | grep -vc '^#')
 printf '%s\n' "machine: $(nproc) CPUs, $(uname -r), $(ls /proc | grep -c '^[0-9]') processes; USER_HZ $HZ; load $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%s\n' "node page: ${PAGE_EVERY:+opened every $PAGE_EVERY s}${PAGE_EVERY:-never opened}"
+if [ -n "${PAGE_EVERY:-}" ]; then echo "node page: opened every $PAGE_EVERY s"; else echo "node page: never opened"; fi
 printf '%-34s %14s %14s\n' "" "gpudoctor" "node_exporter"
 awk -v hz=$HZ -v n="$STEADY" -v g=$((g1 - g0)) -v e=$((n1 - n0)) \
 	'BEGIN {printf "%-34s %14.2f %14.2f\n", "steady: CPU ms per scrape (1/s)", g/hz/n*1000, e/hz/n*1000}'
