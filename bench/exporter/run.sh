@@ -17,6 +17,9 @@
 #           Accept-Encoding: gzip, as Prometheus scrapes (both compress).
 # CPU is utime+stime of /proc/<pid>/stat over the phase; RSS is VmRSS (and
 # the peak, VmHWM) of /proc/<pid>/status at the end.
+# PAGE_EVERY=2 (seconds): a browser's worth of GET / (the node page, with
+# Accept-Encoding: gzip, as a browser fetches it) every 2 s through both
+# phases, as a page left open does; unset, the page is never opened.
 set -u
 cd "$(dirname "$0")/../.."
 G=${GPUDOCTOR:-$PWD/${BUILD:-build}/gpudoctor}
@@ -54,6 +57,13 @@ for try in 1 2 3; do
 	[ -n "${NA:-}" ] && break
 done
 [ -n "${GA:-}" ] && [ -n "${NA:-}" ] || { echo "could not start both exporters"; cat "$TMP"/*.log; exit 1; }
+if [ -n "${PAGE_EVERY:-}" ]; then
+	while :; do
+		curl -s -m 5 -H 'Accept-Encoding: gzip' -o /dev/null "http://$GA/"
+		sleep "$PAGE_EVERY"
+	done &
+	PIDS+=($!)
+fi
 sleep 3  # gpudoctor fills its window
 
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
@@ -89,7 +99,8 @@ gsz=$(curl -s "http://$GA/metrics" | wc -c) nsz=$(curl -s "http://$NA/metrics" |
 gzsz=$(curl -s -H 'Accept-Encoding: gzip' "http://$GA/metrics" | wc -c)
 nzsz=$(curl -s -H 'Accept-Encoding: gzip' "http://$NA/metrics" | wc -c)
 gser=$(curl -s "http://$GA/metrics" | grep -vc '^#') nser=$(curl -s "http://$NA/metrics" | grep -vc '^#')
-printf '%s\n' "machine: $(nproc) CPUs, $(uname -r), $(ls /proc | grep -c '^[0-9]') processes; USER_HZ $HZ"
+printf '%s\n' "machine: $(nproc) CPUs, $(uname -r), $(ls /proc | grep -c '^[0-9]') processes; USER_HZ $HZ; load $(cut -d' ' -f1-3 /proc/loadavg)"
+if [ -n "${PAGE_EVERY:-}" ]; then echo "node page: opened every $PAGE_EVERY s"; else echo "node page: never opened"; fi
 printf '%-34s %14s %14s\n' "" "gpudoctor" "node_exporter"
 awk -v hz=$HZ -v n="$STEADY" -v g=$((g1 - g0)) -v e=$((n1 - n0)) \
 	'BEGIN {printf "%-34s %14.2f %14.2f\n", "steady: CPU ms per scrape (1/s)", g/hz/n*1000, e/hz/n*1000}'

@@ -46,6 +46,8 @@ struct opts {
 	const char *listen;
 	const char *probe_results;
 	const char *user;              /* serve: --user */
+	double page_window_s;          /* serve --page-window; 0: the default */
+	bool no_page;                  /* serve --no-page */
 	const char *from[MAX_FROM];
 	size_t nfrom;
 	double window_s;
@@ -64,7 +66,7 @@ struct opts {
 };
 
 enum { OPT_ROOT = 256, OPT_CONFIG, OPT_SET, OPT_NO_COLOR, OPT_VERSION, OPT_NVML, OPT_NVML_TIMEOUT, OPT_LOOKBACK, OPT_LISTEN,
-       OPT_MAX_SIZE, OPT_MAX_AGE, OPT_FULL_EVERY, OPT_PROBE_RESULTS,
+       OPT_MAX_SIZE, OPT_MAX_AGE, OPT_FULL_EVERY, OPT_PROBE_RESULTS, OPT_PAGE_WINDOW, OPT_NO_PAGE,
        OPT_USER };
 
 #define IS(cmd, name) (strcmp((cmd), (name)) == 0)
@@ -85,6 +87,8 @@ static const struct option long_opts[] = {
 	{ "listen", required_argument, NULL, OPT_LISTEN },
 	{ "probe-results", required_argument, NULL, OPT_PROBE_RESULTS },
 	{ "user", required_argument, NULL, OPT_USER },
+	{ "page-window", required_argument, NULL, OPT_PAGE_WINDOW },
+	{ "no-page", no_argument, NULL, OPT_NO_PAGE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "nvml", required_argument, NULL, OPT_NVML },
@@ -123,6 +127,8 @@ static bool allowed(const char *cmd, int opt)
 	case OPT_LISTEN:
 	case OPT_PROBE_RESULTS:
 	case OPT_USER:
+	case OPT_PAGE_WINDOW:
+	case OPT_NO_PAGE:
 		return IS(cmd, "serve");
 	default:
 		return true;
@@ -209,6 +215,15 @@ static int parse_args(int argc, char **argv, struct opts *o, const char ***sets,
 			break;
 		case OPT_USER:
 			o->user = optarg;
+			break;
+		case OPT_PAGE_WINDOW:
+			if (gd_duration_parse(optarg, &o->page_window_s, &err) < 0)
+				return gd_cli_fail("--page-window: %s", err.msg);
+			if (o->page_window_s < 10 || o->page_window_s > 86400)
+				return gd_cli_fail(_("--page-window %s: between 10s and 1d"), optarg);
+			break;
+		case OPT_NO_PAGE:
+			o->no_page = true;
 			break;
 		case 'i':
 			if (gd_duration_parse(optarg, &o->interval_s, &err) < 0)
@@ -551,7 +566,7 @@ static int cmd_serve(const struct opts *o)
 {
 	struct gd_serve_opts so = { o->listen, o->root, o->interval_s, o->window_s, &o->th,
 				    o->nvml_path ? o->nvml_path : getenv("GPUDOCTOR_NVML"), o->nvml_timeout_s,
-				    o->lookback_s, o->probe_results, o->user };
+				    o->lookback_s, o->probe_results, o->user, o->page_window_s, o->no_page };
 	struct gd_err err;
 
 	if (!o->window_given && so.window_s < so.interval_s)

@@ -331,6 +331,12 @@ void gd_html_strip(struct html_ctx *c)
 
 	fputs("<figure class=\"stripfig\"><figcaption>", out);
 	/* a message of ours, no markup in it: written as it is (its apostrophe too) */
+	if (c->live)
+		fputs(_("Each GPU over the last minutes: how busy at full clock (the lower of utilisation and SM clock as a "
+			"share of its maximum: dark is idle or slowed), its stalls marked beneath in orange, black where "
+			"the GPU was lost.  A row links to the GPU's details."),
+		      out);
+	else
 	fputs(_("Each GPU over the whole recording: how busy at full clock (the lower of utilisation and SM clock as a "
 		"share of its maximum: dark is idle or slowed), its stalls marked beneath in orange, black where the GPU "
 		"was lost.  A row links to the GPU's details."),

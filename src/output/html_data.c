@@ -40,6 +40,14 @@ static void why_add(struct html_gpu *g, const char *s)
 #define ACC_RAW 4096
 #define ACC_FINE (4 * HBINS)
 
+/* A bin of the sliding ring, compact (28 bytes, not gd_env_bin's 48): its
+ * times relative to the bin's start, in float (a bin is seconds wide). */
+struct ring_bin {
+	float min, max, sum;
+	float dtmin, dtmax, dtsum;  /* seconds after the bin's start: of min, of max, summed */
+	uint32_t n;
+};
+
 struct gd_tl_acc {
 	const struct gd_thresholds *th;
 	struct gd_envs es;
@@ -49,6 +57,16 @@ struct gd_tl_acc {
 	double t0, t1, offset;
 	size_t nt;
 	bool oom;
+	/* sliding (gd_tl_acc_new_sliding): per series a ring of nring bins of
+	 * width bw, slot b % nring holding bin b (ring_b), each series
+	 * allocated on its first value; es is then unused */
+	size_t nring;
+	double bw;
+	struct ring_bin **ring;
+	long long *ring_b;        /* per slot: the bin it holds, -1 none */
+	uint32_t *ring_n;         /* per slot: sample times in it */
+	long long b_last;         /* the newest bin */
+	long long slot;           /* the current sample's slot, -1: ignored */
 };
 
 struct gd_tl_acc *gd_tl_acc_new(const struct gd_thresholds *th)
@@ -72,12 +90,108 @@ struct gd_tl_acc *gd_tl_acc_new(const struct gd_thresholds *th)
 	return a;
 }
 
+struct gd_tl_acc *gd_tl_acc_new_sliding(const struct gd_thresholds *th, double span_s, size_t nbins)
+{
+	struct gd_tl_acc *a;
+
+	if (!(span_s > 0) || nbins < 2)
+		return NULL;
+	a = calloc(1, sizeof *a);
+	if (!a)
+		return NULL;
+	a->nring = nbins;
+	a->bw = span_s / (double)(nbins - 1);
+	a->ring = calloc(ACC_NSERIES, sizeof *a->ring);
+	a->ring_b = malloc(nbins * sizeof *a->ring_b);
+	a->ring_n = calloc(nbins, sizeof *a->ring_n);
+	if (!a->ring || !a->ring_b || !a->ring_n) {
+		gd_tl_acc_free(a);
+		return NULL;
+	}
+	for (size_t i = 0; i < nbins; i++)
+		a->ring_b[i] = -1;
+	a->b_last = -1;
+	a->slot = -1;
+	a->th = th;
+	a->t0 = a->t1 = a->offset = NAN;
+	for (unsigned i = 0; i < GD_EP_MAX_GPUS; i++) {
+		a->gpu[i].idx = i;
+		a->gpu[i].smmax = a->gpu[i].slow = a->gpu[i].limit = a->gpu[i].mem_total_gib = NAN;
+		a->text[i].umin = a->text[i].smmin = INFINITY;
+		a->text[i].tmax = a->text[i].pmax = -INFINITY;
+	}
+	return a;
+}
+
 void gd_tl_acc_free(struct gd_tl_acc *a)
 {
 	if (!a)
 		return;
-	gd_envs_release(&a->es);
+	if (a->nring) {
+		for (size_t s = 0; a->ring && s < ACC_NSERIES; s++)
+			free(a->ring[s]);
+		free(a->ring);
+		free(a->ring_b);
+		free(a->ring_n);
+	} else {
+		gd_envs_release(&a->es);
+	}
 	free(a);
+}
+
+/* Sliding: starts a sample at t, clearing the slots of the bins it moves
+ * past; false when t is older than the ring (the sample is ignored). */
+static bool ring_time(struct gd_tl_acc *a, double t)
+{
+	long long b = (long long)floor(t / a->bw);
+
+	a->slot = -1;
+	if (b < 0 || b <= a->b_last - (long long)a->nring)
+		return false;
+	if (b > a->b_last) {
+		long long from = a->b_last < 0 || b - a->b_last > (long long)a->nring ? b - (long long)a->nring + 1
+										    : a->b_last + 1;
+
+		for (long long x = from; x <= b; x++) {
+			size_t k = (size_t)(x % (long long)a->nring);
+
+			a->ring_b[k] = x;
+			a->ring_n[k] = 0;
+			for (size_t s = 0; s < ACC_NSERIES; s++)
+				if (a->ring[s])
+					memset(&a->ring[s][k], 0, sizeof a->ring[s][k]);
+		}
+		a->b_last = b;
+	}
+	a->slot = (long long)(b % (long long)a->nring);
+	a->ring_n[a->slot]++;
+	return true;
+}
+
+static void ring_add(struct gd_tl_acc *a, size_t s, double v)
+{
+	struct ring_bin *b;
+	float dt;
+
+	if (a->slot < 0 || s >= ACC_NSERIES || !isfinite(v))
+		return;
+	if (!a->ring[s] && !(a->ring[s] = calloc(a->nring, sizeof *a->ring[s]))) {
+		a->oom = true;
+		return;
+	}
+	b = &a->ring[s][a->slot];
+	dt = (float)(a->t1 - (double)a->ring_b[a->slot] * a->bw);
+	if (!b->n || v < b->min) {
+		b->min = (float)v;
+		b->dtmin = dt;
+	}
+	if (!b->n || v > b->max) {
+		b->max = (float)v;
+		b->dtmax = dt;
+	}
+	b->sum += (float)v;
+	b->dtsum += dt;
+	b->n++;
 }
 
 const struct gd_tl_gpu *gd_tl_acc_gpu(const struct gd_tl_acc *a, unsigned idx)
@@ -92,7 +206,9 @@ uint64_t gd_tl_acc_seen(const struct gd_tl_acc *a)
 
 static void env_add(struct gd_tl_acc *a, size_t s, double v)
 {
-	if (!gd_envs_add(&a->es, s, v))
+	if (a->nring)
+		ring_add(a, s, v);
+	else if (!gd_envs_add(&a->es, s, v))
 		a->oom = true;
 }
 
@@ -133,7 +249,10 @@ bool gd_tl_acc_add(struct gd_tl_acc *a, const struct gd_snapshot *prev, const st
 	a->nt++;
 	if (!isfinite(a->offset) && s->host.wall_time_s.ok)
 		a->offset = s->host.wall_time_s.v - t;
-	if (!gd_envs_time(&a->es, t)) {
+	if (a->nring) {
+		if (!ring_time(a, t))
+			return !a->oom;
+	} else if (!gd_envs_time(&a->es, t)) {
 		a->oom = true;
 		return false;
 	}
@@ -285,6 +404,57 @@ static void mark_outliers(struct html_ctx *c, const int *pos)
 	}
 }
 
+/* Sliding: the envelope of the bins the ring holds, oldest first, over
+ * exactly their span (the strip maps bins to x as the time axis does). */
+static bool ring_finish(const struct gd_tl_acc *a, const size_t *map, size_t nout, struct html_ctx *c)
+{
+	long long first = a->b_last - (long long)a->nring + 1, b0;
+	size_t nb, nt = 0;
+	double t0, t1;
+
+	if (a->b_last < 0) {
+		c->dt = 1;
+		gd_time_axis(0, 0, false, 0, 10, &c->ta);
+		return gd_env_init(&c->env, nout, 1, 0, 0);
+	}
+	b0 = (long long)floor(a->t0 / a->bw);
+	if (first < b0)
+		first = b0;
+	nb = (size_t)(a->b_last - first + 1);
+	t0 = (double)first * a->bw;
+	t1 = (double)(a->b_last + 1) * a->bw;
+	if (!gd_env_init(&c->env, nout, nb, t0, t1))
+		return false;
+	for (size_t k = 0; k < nb; k++) {
+		size_t slot = (size_t)((first + (long long)k) % (long long)a->nring);
+
+		if (a->ring_b[slot] != first + (long long)k)
+			continue;
+		nt += a->ring_n[slot];
+		for (size_t j = 0; j < nout; j++) {
+			const struct ring_bin *r = a->ring[map[j]] ? &a->ring[map[j]][slot] : NULL;
+			struct gd_env_bin *e = &c->env.bins[j * nb + k];
+			double bt = (double)(first + (long long)k) * a->bw;
+
+			if (!r || !r->n)
+				continue;
+			e->min = r->min;
+			e->max = r->max;
+			e->sum = r->sum;
+			e->n = r->n;
+			e->tmin = bt + r->dtmin;
+			e->tmax = bt + r->dtmax;
+			e->tsum = (double)r->n * bt + r->dtsum;
+			e->min_first = e->tmin <= e->tmax;
+		}
+	}
+	c->dt = nt > 1 ? (fmin(a->t1, t1) - fmax(a->t0, t0)) / (double)(nt - 1) : a->bw;
+	if (!(c->dt > 0))
+		c->dt = a->bw;
+	gd_time_axis(t0, t1, isfinite(a->offset), a->offset, 10, &c->ta);
+	return true;
+}
+
 bool gd_html_gather(struct html_ctx *c, const struct gd_timeline *t)
 {
 	const struct gd_tl_acc *a = t->acc;
@@ -310,10 +480,18 @@ bool gd_html_gather(struct html_ctx *c, const struct gd_timeline *t)
 	}
 	for (unsigned m = 0; m < HS_N; m++)
 		map[c->ngpu * GS_N + m] = ACC_HS(m);
-	c->dt = a->nt > 1 ? (t1 - t0) / (double)(a->nt - 1) : 1;
-	gd_time_axis(t0, t1, isfinite(a->offset), a->offset, 10, &c->ta);
-	if (a->oom || !gd_envs_finish(&a->es, map, c->ngpu * GS_N + HS_N, HBINS, t0, t1, &c->env))
-		return false;
+	if (a->nring) {
+		if (a->oom || !ring_finish(a, map, c->ngpu * GS_N + HS_N, c))
+			return false;
+		for (size_t k = 0; k < c->ngpu; k++)  /* lost before the span: from its start */
+			if (c->gpu[k].lost && c->gpu[k].lost_at < c->ta.t0)
+				c->gpu[k].lost_at = c->ta.t0;
+	} else {
+		c->dt = a->nt > 1 ? (t1 - t0) / (double)(a->nt - 1) : 1;
+		gd_time_axis(t0, t1, isfinite(a->offset), a->offset, 10, &c->ta);
+		if (a->oom || !gd_envs_finish(&a->es, map, c->ngpu * GS_N + HS_N, HBINS, t0, t1, &c->env))
+			return false;
+	}
 	mark_outliers(c, pos);
 	return true;
 }

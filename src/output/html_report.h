@@ -68,6 +68,7 @@ struct html_ctx {
 	uint64_t seen;           /* NVML indices present */
 	size_t nhl;
 	double dt;               /* typical sample interval */
+	bool live;               /* serve's page: the last minutes, not a recording */
 };
 
 /* Fills everything but out from the timeline; false when out of memory. */

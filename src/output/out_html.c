@@ -113,6 +113,7 @@ static const char css[] =
 	"ul.odd{margin:4px 0;padding-left:18px}"
 	".muted{color:var(--muted)}.meta{color:var(--muted);margin:0 0 6px}"
 	"@media (max-width:900px){body{padding:8px}td,th{padding:2px 3px}}"
+	"@media (max-width:600px){table{display:block;overflow-x:auto}.legend{position:static}}"
 	"@media print{body{max-width:none;padding:0;font-size:10pt}.legend,input.tog{display:none}"
 	"figure{break-inside:avoid}svg.chart{border:0}h2{break-after:avoid}"
 	"*{-webkit-print-color-adjust:exact;print-color-adjust:exact}a{color:inherit;text-decoration:none}}";
@@ -120,7 +121,7 @@ static const char css[] =
 /* The legend's checkboxes: gpuN hidden everywhere when its box is off. */
 static void toggle_css(FILE *out, const struct html_ctx *c)
 {
-	fputs("<style>", out);
+	fputs("<style id=\"togcss\">", out);
 	for (size_t k = 0; k < c->ngpu; k++) {
 		unsigned i = c->gpu[k].idx;
 
@@ -136,6 +137,40 @@ static void no_cause(FILE *out)
 	fputs("<p>", out);
 	gd_html_escape(out, _("No stall cause found among the rules that could be evaluated."));
 	fputs("</p>\n", out);
+}
+
+/* The page's line under its title: how old the data is, the span drawn,
+ * and where the same is in other forms. */
+static void page_meta(FILE *out, const struct html_ctx *c, const struct gd_html_page *pg,
+		      const struct gd_snapshot *last)
+{
+	char when[40];
+
+	if (last->host.wall_time_s.ok) {
+		time_t tt = (time_t)last->host.wall_time_s.v;
+		struct tm tm;
+
+		if (!localtime_r(&tt, &tm) || !strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm))
+			snprintf(when, sizeof when, "?");
+		fprintf(out, "<span class=\"data\" data-time=\"%.3f\" data-cycle=\"%llu\">", last->host.wall_time_s.v,
+			(unsigned long long)pg->cycle);
+		fprintf(out, _("data of %s"), when);
+		fprintf(out, "</span> <span id=\"age\" data-time=\"%.3f\" hidden>(", last->host.wall_time_s.v);
+		/* TRANSLATORS: the age of the node page's data, counted by its script; %s is a number */
+		fprintf(out, _("%s s ago"), "<b>0</b>");
+		fputs(")</span>", out);
+	} else {
+		fprintf(out, "<span class=\"data\" data-cycle=\"%llu\">", (unsigned long long)pg->cycle);
+		fprintf(out, _("data of cycle %llu"), (unsigned long long)pg->cycle);
+		fputs("</span>", out);
+	}
+	fputs(" &#183; ", out);
+	if (c->ta.t1 - c->ta.t0 < 120)
+		fprintf(out, _("the last %.0f s; refreshed every %.0f s"), c->ta.t1 - c->ta.t0, pg->refresh_s);
+	else
+		fprintf(out, _("the last %.0f min; refreshed every %.0f s"), (c->ta.t1 - c->ta.t0) / 60.0, pg->refresh_s);
+	fputs(" &#183; <a href=\"/metrics\">/metrics</a> &#183; <a href=\"/findings\">/findings</a> &#183; ", out);
+	fprintf(out, "<a href=\"%s\">%s</a>", pg->other_href, pg->other_label);
 }
 
 static void verdict(FILE *out, const struct html_ctx *c)
@@ -259,7 +294,7 @@ static void gpu_table(FILE *out, struct html_ctx *c)
 	}
 	fputs("</table></section>\n", out);
 }
-static void findings_table(FILE *out, const struct gd_findings *f)
+static void findings_table(FILE *out, const struct gd_findings *f, bool live)
 {
 	char val[64], th[64];
 
@@ -268,7 +303,7 @@ static void findings_table(FILE *out, const struct gd_findings *f)
 					     N_("remedy") };
 
 	fputs("<section id=\"findings\"><h2>", out);
-	fprintf(out, _("Findings over the whole recording (%zu)"), f->items.n);
+	fprintf(out, live ? _("Active findings (%zu)") : _("Findings over the whole recording (%zu)"), f->items.n);
 	fputs("</h2>\n", out);
 	if (!f->items.n) {
 		no_cause(out);
@@ -382,7 +417,77 @@ static void episodes_table(FILE *out, const struct gd_episodes *e)
 	fputs("</table></section>\n", out);
 }
 
+/* The rank identity of the GPU jobs (snapshot job_ranks): who each GPU
+ * process is in its distributed job. */
+static void ranks_table(FILE *out, const struct gd_snapshot *last)
+{
+	/* TRANSLATORS: the headings of the node page's table of GPU job processes */
+	static const char *const heads[] = { "pid", N_("status"), N_("job"), N_("launcher"), N_("rank"),
+					     N_("local rank"), N_("world size"), N_("node rank"), "GPUs" };
+	char n[4][24];
+
+	fputs("<section id=\"ranks\"><h2>", out);
+	fprintf(out, _("GPU job processes (%zu)"), last->job_ranks.n);
+	fputs("</h2>\n", out);
+	if (!last->job_ranks.n) {
+		fputs("<p class=\"muted\">", out);
+		gd_html_escape(out, _("No process holds a GPU context, or NVML lists none."));
+		fputs("</p></section>\n", out);
+		return;
+	}
+	fputs("<table class=\"ranks\"><tr>", out);
+	th_row(out, heads, sizeof heads / sizeof heads[0]);
+	GD_VEC_EACH(last->job_ranks, const struct gd_job_rank, r) {
+		const struct gd_u64 *v[4] = { &r->rank, &r->local_rank, &r->world_size, &r->node_rank };
+
+		for (size_t i = 0; i < 4; i++)
+			if (v[i]->ok)
+				snprintf(n[i], sizeof n[i], "%llu", (unsigned long long)v[i]->v);
+			else
+				snprintf(n[i], sizeof n[i], "-");
+		fprintf(out, "<tr data-pid=\"%llu\"><td>%llu</td><td>", (unsigned long long)r->pid.v,
+			(unsigned long long)r->pid.v);
+		gd_html_escape(out, r->status);
+		if (r->reason[0]) {
+			fputs(" <span class=\"muted\">", out);
+			gd_html_escape(out, r->reason);
+			fputs("</span>", out);
+		}
+		fputs("</td><td>", out);
+		gd_html_escape(out, r->job);
+		fputs("</td><td>", out);
+		gd_html_escape(out, r->launcher);
+		fprintf(out, "</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>", n[0], n[1], n[2], n[3]);
+		gd_html_escape(out, r->gpus);
+		fputs("</td></tr>\n", out);
+	}
+	fputs("</table></section>\n", out);
+}
+
+/* The node page's script: every data-refresh seconds it fetches the page
+ * again and swaps its <main> (the legend's boxes, outside it, keep their
+ * state), and counts the data's age each second.  Without script the
+ * page's <noscript> meta refresh reloads it whole.  From or to a short
+ * page (being drawn, withdrawn: page.c) it reloads the whole page.  A
+ * constant: nothing of a request or a snapshot is in it. */
+const char gd_html_page_script[] =
+	"(function(){var b=document.body,R=1000*(+b.dataset.refresh||5);"
+	"function age(){var e=document.getElementById('age');if(!e)return;"
+	"var s=Math.round(Date.now()/1000-(+e.dataset.time));e.hidden=!(s>=0&&s<86400);"
+	"e.querySelector('b').textContent=s}"
+	"function swap(){fetch(location.href,{cache:'no-store'}).then(function(r){return r.text()})"
+	".then(function(h){var d=new DOMParser().parseFromString(h,'text/html'),m=d.querySelector('main'),"
+	"t=d.getElementById('togcss'),o=document.getElementById('togcss');if(!m)return;"
+	"if(!t||!o){location.reload();return}document.querySelector('main').replaceWith(m);o.replaceWith(t);"
+	"b.dataset.swaps=(+b.dataset.swaps||0)+1;age()}).catch(function(){})}"
+	"setInterval(age,1000);setInterval(swap,R);age()})();";
+
 void gd_out_html(FILE *out, const struct gd_timeline *t)
+{
+	gd_out_html_page(out, t, NULL);
+}
+
+void gd_out_html_page(FILE *out, const struct gd_timeline *t, const struct gd_html_page *pg)
 {
 	const struct gd_window *w = t->w;
 	const struct gd_snapshot *last = gd_window_last(w);
@@ -391,9 +496,12 @@ void gd_out_html(FILE *out, const struct gd_timeline *t)
 
 	/* the page's language: the browser picks the Chinese glyphs for zh-CN */
 	fprintf(out, "<!DOCTYPE html>\n<html lang=\"%s\"><head><meta charset=\"utf-8\">"
-		     "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>",
+		     "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">",
 		strcmp(gd_i18n_lang(), "zh_CN") == 0 ? "zh-CN" : "en");
-	gd_html_escape(out, _("gpudoctor report"));
+	if (pg)
+		fprintf(out, "<noscript><meta http-equiv=\"refresh\" content=\"%.0f\"></noscript>", pg->refresh_s);
+	fputs("<title>", out);
+	gd_html_escape(out, pg ? _("gpudoctor: the node's diagnosis") : _("gpudoctor report"));
 	if (last && last->host.hostname[0]) {
 		fputs(": ", out);
 		gd_html_escape(out, last->host.hostname);
@@ -411,12 +519,16 @@ void gd_out_html(FILE *out, const struct gd_timeline *t)
 		return;
 	}
 	c->out = out;
+	c->live = pg != NULL;
 	toggle_css(out, c);
-	fputs("</head><body>\n", out);
+	if (pg)
+		fprintf(out, "</head><body data-refresh=\"%.0f\">\n", pg->refresh_s);
+	else
+		fputs("</head><body>\n", out);
 	for (size_t k = 0; k < c->ngpu; k++)
 		fprintf(out, "<input type=\"checkbox\" class=\"tog\" id=\"tog%u\" checked>", c->gpu[k].idx);
 	fputs("\n<main>\n<h1>", out);
-	gd_html_escape(out, _("gpudoctor report"));
+	gd_html_escape(out, pg ? _("gpudoctor: the node's diagnosis") : _("gpudoctor report"));
 	if (last->host.hostname[0]) {
 		fputs(" &#8212; ", out);
 		gd_html_escape(out, last->host.hostname);
@@ -425,12 +537,15 @@ void gd_out_html(FILE *out, const struct gd_timeline *t)
 	fprintf(out, P_("%zu GPU", "%zu GPUs", c->ngpu), c->ngpu);
 	fputs(" &#183; ", out);
 	/* TRANSLATORS: the samples of the recording, its first and last instant and its length in seconds */
+	if (pg)
+		page_meta(out, c, pg, last);
+	else
 	fprintf(out, c->ta.clock ? _("%zu samples from %s to %s (%.0f s, local time)") : _("%zu samples from %s to %s (%.0f s)"),
 		t->samples, gd_time_point(&c->ta, c->ta.t0, a, sizeof a), gd_time_point(&c->ta, c->ta.t1, b, sizeof b),
 		c->ta.t1 - c->ta.t0);
 	fputs(" &#183; ", out);
 	fprintf(out, _("kernel %s"), esc(e, sizeof e, last->host.kernel[0] ? last->host.kernel : "?"));
-	if (t->origin) {
+	if (t->origin && !pg) {
 		fputs(" &#183; ", out);
 		fprintf(out, _("from %s"), esc(e, sizeof e, t->origin));
 	}
@@ -474,8 +589,13 @@ void gd_out_html(FILE *out, const struct gd_timeline *t)
 	if (c->ngpu)
 		gpu_table(out, c);
 	episodes_table(out, t->episodes);
-	findings_table(out, t->findings);
-	fputs("</main></body></html>\n", out);
+	if (pg)
+		ranks_table(out, last);
+	findings_table(out, t->findings, pg != NULL);
+	fputs("</main>", out);
+	if (pg)
+		fprintf(out, "<script>%s</script>", gd_html_page_script);
+	fputs("</body></html>\n", out);
 	gd_html_ctx_release(c);
 	free(c);
 }

@@ -32,6 +32,11 @@ struct gd_tl_gpu {
 };
 
 struct gd_tl_acc *gd_tl_acc_new(const struct gd_thresholds *th);
+/* The same over a sliding span (serve's page): only the last span_s
+ * seconds, in nbins bins of span_s / (nbins - 1) each, kept per series used
+ * (nbins * 28 bytes a series, whatever the run's length); NULL when out of
+ * memory or span_s <= 0.  Samples must come in time order. */
+struct gd_tl_acc *gd_tl_acc_new_sliding(const struct gd_thresholds *th, double span_s, size_t nbins);
 void gd_tl_acc_free(struct gd_tl_acc *a);
 /* Adds s (prev: the snapshot before it, NULL for the first); false when out
  * of memory (what came before stays). */
@@ -55,6 +60,19 @@ struct gd_timeline {
 /* One self-contained HTML document: no network, inline CSS and SVG, no
  * script.  Every string from a snapshot is HTML-escaped. */
 void gd_out_html(FILE *out, const struct gd_timeline *t);
+/* serve's node page (GET /): the report's document over the last minutes
+ * (acc sliding, episodes and findings of now) with the data's time and
+ * age, links to /metrics, /findings and the other language, the GPU job
+ * processes' rank identity, a <noscript> meta refresh and
+ * gd_html_page_script, which fetches the page again and swaps its <main>. */
+struct gd_html_page {
+	double refresh_s;
+	unsigned long long cycle;  /* the exporter's collection cycle */
+	const char *other_href;    /* the page in the other language: a constant */
+	const char *other_label;   /* its name, HTML */
+};
+void gd_out_html_page(FILE *out, const struct gd_timeline *t, const struct gd_html_page *pg);
+extern const char gd_html_page_script[];
 /* The report for a terminal: per-GPU summary, episodes with their cause and
  * period, then the findings as `check` prints them. */
 void gd_out_timeline_text(FILE *out, const struct gd_timeline *t, bool color);

@@ -7,6 +7,9 @@
  *                   ?lang=zh_CN (zh, zh-CN) or ?lang=en: its summaries and
  *                   remedies in that language (below), an unknown one 400
  *   GET /healthz    "ok" (200), or why not (503: no sample yet, or stale)
+ *   GET /           the node's page (page.c; ?lang= as /findings), unless
+ *                   --no-page; HTML under a Content-Security-Policy that
+ *                   lets it fetch nothing but itself
  *
  * HEAD is answered like GET without the body; any other method gets 405
  * with an Allow header, any other path 404; a malformed request 400 (414,
@@ -76,7 +79,7 @@
 #define IN_START 2048
 #define TIMEOUT_S 10.0
 #define LINGER_S 1.0
-#define HDR_MAX 640               /* a response's status line and fields */
+#define HDR_MAX 1024              /* a response's status line and fields */
 /* epoll keys: a connection's is its generation (high 32 bits) and slot, so
  * that an event left from a connection closed in the same batch (evicted by
  * a newcomer in its slot) is not taken for the newcomer's */
@@ -86,6 +89,12 @@
 static const char ct_metrics[] = "text/plain; version=0.0.4; charset=utf-8";
 static const char ct_text[] = "text/plain; charset=utf-8";
 static const char ct_json[] = "application/json";
+static const char ct_html[] = "text/html; charset=utf-8";
+/* the page: inline style and script of its own, fetches of itself only */
+static const char html_fields[] =
+	"Content-Security-Policy: default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
+	"connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'\r\n"
+	"X-Content-Type-Options: nosniff\r\nReferrer-Policy: no-referrer\r\n";
 
 /* A connection; its address and last activity are in its slot of the
  * table (the same index in gd_http.tab). */
@@ -127,7 +136,7 @@ struct reply {
 	const char *type;
 	char *body;
 	size_t len;
-	bool owned, allow;
+	bool owned, allow, html;
 	bool gzip, vary;          /* Content-Encoding: gzip; Vary: Accept-Encoding */
 	const char *lang;         /* Content-Language, or NULL (a request without ?lang) */
 	const char *lang_note;    /* X-Gpudoctor-Lang: why not the language asked for, or NULL */
@@ -269,6 +278,19 @@ static struct reply findings(struct gd_server *srv, const struct gd_http_req *q)
 	return r;
 }
 
+static struct reply page(struct gd_server *srv, const struct gd_http_req *q)
+{
+	char asked[40];
+	const char *want = NULL;
+	struct reply r = { .type = ct_html, .owned = true, .vary = true, .html = true };
+	int got = query_param(q->query, q->query_len, "lang", asked, sizeof asked);
+
+	if (got != 0 && !(want = got > 0 ? lang_of(asked) : NULL))
+		return text(400, "lang: not a language gpudoctor speaks; use lang=zh_CN or lang=en\n");
+	r.body = gd_http_page(srv, want, q->gzip, &r.code, &r.len, &r.gzip, &r.lang);
+	return r;
+}
+
 static struct reply healthz(struct gd_server *srv)
 {
 	double age;
@@ -308,7 +330,10 @@ static struct reply route(struct gd_server *srv, const struct gd_http_req *q)
 		return findings(srv, q);
 	if (path_is(q, "/healthz"))
 		return healthz(srv);
-	return text(404, "not found: try /metrics, /findings or /healthz\n");
+	if (path_is(q, "/") && !srv->opts->no_page)
+		return page(srv, q);
+	return text(404, srv->opts->no_page ? "not found: try /metrics, /findings or /healthz\n"
+					    : "not found: try /, /metrics, /findings or /healthz\n");
 }
 
 /* The Date field (RFC 9110 §5.6.7), without the locale's names. */
@@ -334,11 +359,12 @@ static void conn_set_reply(struct conn *c, struct reply r, bool head_only)
 	c->hdr = gd_xmalloc(HDR_MAX);
 	n = snprintf(c->hdr, HDR_MAX,
 		     "HTTP/1.1 %u %s\r\nDate: %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
-		     "Cache-Control: no-store\r\n%s%s%s%s%s%s%s%s%s%s\r\n",
+		     "Cache-Control: no-store\r\n%s%s%s%s%s%s%s%s%s%s%s\r\n",
 		     r.code, reason(r.code), date, r.type, r.len, r.allow ? "Allow: GET, HEAD\r\n" : "",
 		     r.gzip ? "Content-Encoding: gzip\r\n" : "", r.vary ? "Vary: Accept-Encoding\r\n" : "",
 		     r.lang ? "Content-Language: " : "", r.lang ? r.lang : "", r.lang ? "\r\n" : "",
 		     r.lang_note ? "X-Gpudoctor-Lang: " : "", r.lang_note ? r.lang_note : "", r.lang_note ? "\r\n" : "",
+		     r.html ? html_fields : "",
 		     c->close_after ? "Connection: close\r\n" : c->minor == 0 ? "Connection: keep-alive\r\n" : "");
 	c->hdr_len = (size_t)n < HDR_MAX ? (size_t)n : HDR_MAX - 1;
 	c->body = r.body;

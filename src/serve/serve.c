@@ -57,7 +57,7 @@ double gd_serve_mono_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void published_free(struct gd_published *p)
+void gd_published_free(struct gd_published *p)
 {
 	if (!p)
 		return;
@@ -100,7 +100,7 @@ void gd_serve_release(struct gd_server *srv, struct gd_published *p)
 	last = --p->refs == 0;
 	pthread_mutex_unlock(&srv->lock);
 	if (last)
-		published_free(p);
+		gd_published_free(p);
 }
 
 struct gd_published *gd_serve_acquire_alt(struct gd_server *srv, double *age_s, bool *missing)
@@ -140,7 +140,7 @@ static void publish_to(struct gd_server *srv, struct gd_published *p, bool alt)
 		last = --old->refs == 0;
 	pthread_mutex_unlock(&srv->lock);
 	if (last)
-		published_free(old);
+		gd_published_free(old);
 }
 
 static void publish(struct gd_server *srv, struct gd_published *p)
@@ -260,6 +260,7 @@ static struct gd_published *render(struct gd_server *srv, const struct gd_window
 		abort();
 	}
 	gd_out_prom(m, &r);
+	gd_page_track(srv->page, srv, w, &f);
 	write_stalls(m, srv);
 	gd_finding_tracks_update(&srv->ftrack, &f, gd_window_last(w), gd_serve_mono_now());
 	gd_finding_tracks_write(m, &srv->ftrack);
@@ -323,7 +324,7 @@ static void render_alt(struct gd_server *srv, const struct gd_window *w)
 	publish_to(srv, p, true);
 }
 
-enum wake { WAKE_TIME, WAKE_STOP, WAKE_ALT };
+enum wake { WAKE_TIME, WAKE_STOP, WAKE_ALT, WAKE_PAGE };
 
 /* Waits until the monotonic time `until`, a stop, or a request for the
  * other language that found no rendering of it (the kick is taken). */
@@ -333,7 +334,7 @@ static enum wake wait_until(struct gd_server *srv, double until)
 	enum wake why = WAKE_TIME;
 
 	pthread_mutex_lock(&srv->lock);
-	while (!srv->stop && !srv->alt_kick && gd_serve_mono_now() < until)
+	while (!srv->stop && !srv->alt_kick && !srv->page_kick && gd_serve_mono_now() < until)
 		if (pthread_cond_timedwait(&srv->wake, &srv->lock, &ts) == ETIMEDOUT)
 			break;
 	if (srv->stop) {
@@ -341,6 +342,9 @@ static enum wake wait_until(struct gd_server *srv, double until)
 	} else if (srv->alt_kick) {
 		srv->alt_kick = false;
 		why = WAKE_ALT;
+	} else if (srv->page_kick) {
+		srv->page_kick = false;
+		why = WAKE_PAGE;
 	}
 	pthread_mutex_unlock(&srv->lock);
 	return why;
@@ -407,9 +411,14 @@ static void *collector_main(void *arg)
 		srv->rss_bytes = rss;
 		pthread_mutex_unlock(&srv->lock);
 		render_alt(srv, &w);
-		/* a request for the other language is answered from this window */
-		while ((why = wait_until(srv, t0 + srv->interval_s)) == WAKE_ALT)
-			render_alt(srv, &w);
+		gd_page_cycle(srv, &w, srv->cycles, false);
+		/* a request for the other language, or for a page not drawn, is
+		 * answered from this window */
+		while ((why = wait_until(srv, t0 + srv->interval_s)) == WAKE_ALT || why == WAKE_PAGE)
+			if (why == WAKE_ALT)
+				render_alt(srv, &w);
+			else
+				gd_page_cycle(srv, &w, srv->cycles, true);
 		if (why == WAKE_STOP)
 			break;
 	}
@@ -508,6 +517,9 @@ int gd_serve_run(const struct gd_serve_opts *o, struct gd_err *err)
 	if (gd_i18n_use(srv.alt_lang) < 0)
 		srv.alt_missing = true;
 	gd_i18n_use(srv.lang);
+	atomic_init(&srv.page_asked_ms[0], 0);
+	atomic_init(&srv.page_asked_ms[1], 0);
+	gd_page_stale_formats(&srv);
 	srv.interval_s = o->interval_s;
 	srv.deadline_s = fmax(3 * o->interval_s, o->interval_s + 2);
 	srv.nsnaps = (size_t)lround(o->window_s / o->interval_s) + 1;
@@ -542,6 +554,7 @@ int gd_serve_run(const struct gd_serve_opts *o, struct gd_err *err)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&srv.wake, &ca);
 	pthread_condattr_destroy(&ca);
+	srv.page = gd_page_new(o);  /* the collector thread's, freed here after it */
 	if (pthread_create(&tid, NULL, collector_main, &srv) != 0) {
 		close(fd);
 		rc = gd_err_set(err, -EAGAIN, _("cannot start the collector thread"));
@@ -553,6 +566,9 @@ int gd_serve_run(const struct gd_serve_opts *o, struct gd_err *err)
 		pthread_mutex_lock(&srv.i18n_lock);
 		fprintf(stderr, _("gpudoctor: serving http://%s/metrics (interval %gs, window %gs, %zu snapshots)\n"),
 			shown, o->interval_s, (double)(srv.nsnaps - 1) * o->interval_s, srv.nsnaps);
+		if (srv.page)
+			fprintf(stderr, _("gpudoctor: the node's page: http://%s/ (the last %g s)\n"), shown,
+				o->page_window_s > 0 ? o->page_window_s : GD_SERVE_PAGE_WINDOW_S);
 		pthread_mutex_unlock(&srv.i18n_lock);
 		do {
 			struct timespec tick = { 1, 0 };
@@ -581,9 +597,12 @@ int gd_serve_run(const struct gd_serve_opts *o, struct gd_err *err)
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		return rc;
 	}
-	published_free(srv.cur);
-	published_free(srv.alt);
+	gd_published_free(srv.cur);
+	gd_published_free(srv.alt);
+	gd_published_free(srv.pages[0]);
+	gd_published_free(srv.pages[1]);
 out:
+	gd_page_free(srv.page);
 	pthread_cond_destroy(&srv.wake);
 	pthread_mutex_destroy(&srv.i18n_lock);
 	pthread_mutex_destroy(&srv.lock);

@@ -22,6 +22,11 @@
  * which reads the environment too), and the main thread holds the lock
  * for its own messages.  Until the first such document exists, the answer
  * is the process's language with a field saying so (http.c).
+ *
+ * The node page (GET /, page.c) is drawn the same way: by the collector
+ * thread, only while a request asked for it in the last minute, once per
+ * cycle, published as a reference-counted block per language (pages[]);
+ * its history is sliding min/max envelopes (gd_page), none with --no-page.
  */
 #ifndef GD_SERVE_SERVE_H
 #define GD_SERVE_SERVE_H
@@ -51,7 +56,12 @@ struct gd_serve_opts {
 	double lookback_s;        /* --lookback; 0: the default */
 	const char *probe_results; /* --probe-results: a gpudoctor probe -o file, or NULL */
 	const char *user;         /* --user: the user it becomes after binding, or NULL */
+	double page_window_s;     /* --page-window: the span the page draws; 0: the default */
+	bool no_page;             /* --no-page: no GET /, no history kept */
 };
+
+/* The span the node page (GET /, page.c) draws by default. */
+#define GD_SERVE_PAGE_WINDOW_S 600.0
 
 /* One collection cycle's rendered result; never changed once published. */
 struct gd_published {
@@ -145,7 +155,37 @@ struct gd_server {
 	struct gd_stall_track stall[64];  /* by NVML index; the collector thread's own */
 	struct gd_finding_tracks ftrack;  /* the collector thread's own */
 	struct gd_uncaused uncaused[64];  /* by NVML index, as stall[] */
+	/* the node page (page.c): [0] in lang, [1] in alt_lang */
+	struct gd_page *page;     /* the collector thread's own; NULL with --no-page */
+	struct gd_published *pages[2];   /* html in metrics, its gzip in metrics_gz; under lock */
+	uint64_t page_cycle[2];   /* the cycle each was drawn in (under lock) */
+	bool page_kick;           /* a request found no page: draw it now (under lock) */
+	_Atomic long long page_asked_ms[2];  /* monotonic ms of the latest request; 0: none */
+	char page_stale_msg[2][200], page_wait_msg[2][120], page_none_msg[2][160];  /* set before the threads */
 };
+
+void gd_published_free(struct gd_published *p);
+
+/* page.c: the node page.  gd_page_new: its history (NULL with --no-page);
+ * gd_page_track: adds the cycle's newest snapshot of w and its findings f
+ * (after the stall counters moved); gd_page_cycle: draws the pages asked
+ * for that this cycle has not drawn (kicked: only those missing), drops
+ * those nobody asked for lately; gd_page_stale_formats: the HTTP thread's
+ * messages in both languages (before the threads: it switches gettext). */
+struct gd_page;
+struct gd_window;
+struct gd_page *gd_page_new(const struct gd_serve_opts *o);
+void gd_page_free(struct gd_page *pg);
+void gd_page_track(struct gd_page *pg, const struct gd_server *srv, const struct gd_window *w,
+		   const struct gd_findings *f);
+void gd_page_cycle(struct gd_server *srv, const struct gd_window *w, uint64_t cycle, bool kicked);
+void gd_page_stale_formats(struct gd_server *srv);
+/* The body of GET / in language want ("en", "zh_CN"; NULL: the process's):
+ * the latest page (gzip-encoded when gzip and it can be: *gzipped), a page
+ * saying it is being drawn, or (503) the withdrawn state; sets *code and
+ * *lang (a Content-Language). */
+char *gd_http_page(struct gd_server *srv, const char *want, bool gzip, unsigned *code, size_t *len, bool *gzipped,
+		   const char **lang);
 
 /* Runs until SIGINT or SIGTERM.  0 after a clean stop; negative with err
  * set when it cannot start (address in use, bad --listen, no root). */

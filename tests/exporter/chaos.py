@@ -26,7 +26,7 @@ import sys
 import threading
 import time
 
-PATHS = ["/metrics", "/findings", "/healthz"]
+PATHS = ["/metrics", "/findings", "/healthz", "/"]
 STATUS_RE = re.compile(rb"^HTTP/1\.1 (\d{3}) [^\r\n]*$")
 IO_TIMEOUT = 15.0
 
@@ -173,6 +173,12 @@ def check(req, resp):
                 json.loads(body)
             except ValueError as e:
                 raise Violation("/findings body not JSON: %s" % e)
+    elif path == "/":
+        # the node page, the page being drawn, or (503) the withdrawn state
+        if code not in (200, 503) or h.get("content-type") != "text/html; charset=utf-8":
+            raise Violation("/: %d %r" % (code, h.get("content-type")))
+        if not head and not gz and not body.startswith(b"<!DOCTYPE html>"):
+            raise Violation("/ body %r" % body[:60])
     else:
         if code not in (200, 503):
             raise Violation("/healthz: %d" % code)
@@ -194,7 +200,7 @@ class Worker(threading.Thread):
         m = rng.choice(methods)
         if rng.random() < 0.05:
             m = rng.choice(["POST", "DELETE", "OPTIONS"])
-        p = rng.choice(PATHS) if rng.random() < 0.93 else rng.choice(["/", "/nope", "/metrics/x"])
+        p = rng.choice(PATHS) if rng.random() < 0.93 else rng.choice(["/nope", "/metrics/x", "/x/.."])
         if rng.random() < 0.1:
             p += "?x=%d" % rng.randrange(1000)
         return m, p, rng.random() < 0.5

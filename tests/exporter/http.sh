@@ -38,7 +38,7 @@ for m in POST PUT DELETE PATCH OPTIONS; do
 	[ "$(code -X $m "$U/metrics")" = 405 ] || die "$m /metrics is not 405"
 done
 curl -s -m 5 -D - -o /dev/null -X POST -d x=1 "$U/metrics" | grep -qi '^allow: GET, HEAD' || die "405 without Allow"
-for p in / /metric /metrics/x /../etc/passwd "/findings?x=1&y=%00"; do
+for p in /metric /metrics/x /../etc/passwd /index.html "/findings?x=1&y=%00"; do
 	c=$(code "$U$p")
 	case $p in /findings*) [ "$c" = 200 ] || die "GET $p: $c" ;; *) [ "$c" = 404 ] || die "GET $p is $c, not 404" ;; esac
 done

@@ -37,6 +37,10 @@ if [ -z "$stale" ]; then
 fi
 curl -s -m 2 "$U/healthz" | grep -q '^stale: the last sample is' || die "/healthz does not say why"
 [ "$(curl -s -o /dev/null -m 2 -w '%{http_code}' "$U/findings")" = 503 ] || die "/findings still served when stale"
+# the node page shows the withdrawn state /healthz reports, not old findings
+[ "$(curl -s -o "$TMP/page" -m 2 -w '%{http_code}' "$U/")" = 503 ] || die "the page at / still served when stale"
+grep -q 'stale: the last sample is' "$TMP/page" && ! grep -q 'data-exit=' "$TMP/page" ||
+	die "the page at / does not show the withdrawn state: $(head -c 300 "$TMP/page")"
 m=$(curl -sf -m 2 "$U/metrics") || die "/metrics must still answer when stale"
 grep -q '^gpudoctor_up 0$' <<<"$m" || die "gpudoctor_up is not 0 when stale"
 mz=$(curl -sf -m 2 --compressed "$U/metrics") || die "gzip /metrics must still answer when stale"
