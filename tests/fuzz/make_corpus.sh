@@ -158,7 +158,7 @@ while read -r idx name; do
 		*csv) set -- tests/offline/0017-*/q.csv tests/offline/0018-*/paste.txt ;;
 		*table) set -- tests/offline/0014-*/nvidia-smi.txt tests/offline/0020-*/nvidia-smi.out ;;
 		*lspci) set -- tests/offline/0008-*/lspci.txt tests/offline/0206-*/*.txt tests/offline/0208-*/*.txt \
-			tests/offline/0461-*/*.txt tests/offline/0464-*/*.txt ;;
+			tests/offline/0511-*/*.txt tests/offline/0514-*/*.txt ;;
 		*"job log") set -- tests/offline/0100-*/sglang-1693.log tests/offline/0105-*/gdr-net-16.log \
 			tests/offline/0111-*/nccl-tests-373.log tests/offline/0103-*/pytorch-16417.log ;;
 		*dcgmi) set -- tests/offline/0225-*/*.txt tests/offline/0227-*/*.txt tests/offline/0234-*/*.txt \
@@ -223,6 +223,12 @@ NLEOF
 	pci\ config\ space)
 		# real config spaces of bridges (pciutils' test dumps, tests/unit/data/pci-config)
 		seeds_of "$idx" "$name" tests/unit/data/pci-config/*.bin ;;
+	command\ line\ redaction)
+		# made-up secrets in the shapes redact.c knows (never this machine's
+		# own command lines): flags with values, key=value, URLs with users
+		printf 'python\0train.py\0--api-key\0sk-FAKE0123456789\0--wandb-key=abcd\0--data\0s3://u:p@bucket/x\0' >"$tmp/r1"
+		printf 'Atorchrun --nproc 8 train.py --token hf_FAKE --password=hunter2 AWS_SECRET_ACCESS_KEY=x https://user:pw@host/ ' >"$tmp/r2"
+		seeds_of "$idx" "$name" "$tmp/r1" "$tmp/r2" ;;
 	proc/\<pid\>/stack)
 		# a new kernel's (addresses hidden) and an old one's, with module frames (issue 27)
 		printf '[<0>] __schedule+0x2d2/0x870\n[<0>] os_acquire_mutex+0x1c/0x30 [nvidia]\n[<0>] nvidia_ioctl+0x1c4/0x820 [nvidia]\n' >"$tmp/s"
