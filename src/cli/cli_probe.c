@@ -980,6 +980,9 @@ int gd_cli_probe(int argc, char **argv)
 			snprintf(why, sizeof why, "not run: every GPU was skipped (the probe:gpuN sources say why)");
 		add_source(&r.prev, "probe:gpus", "absent", why);
 		fprintf(stderr, "gpudoctor: %s\n", _("the GPU probes do not run; the host probes do (the report says why)"));
+		GD_VEC_EACH(r.prev.sources, const struct gd_source, src)
+			if (!strncmp(src->name, "probe:gpu", 9) && strcmp(src->name, "probe:gpus"))
+				fprintf(stderr, "gpudoctor: %s: %s\n", src->name + 6, src->reason);
 		gpu_work = false;
 		gpu_not_run = true;
 	}

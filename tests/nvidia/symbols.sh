@@ -26,9 +26,11 @@ grep '^FAIL' <<<"$out" && fail=1
 # The names of our tables that 535.261.03 does not export, and why each
 # may be absent (docs/nvidia-symbols.md):
 #   nvmlDeviceGetTemperatureV   12.8 header (R570): falls back to nvmlDeviceGetTemperature
+#   nvmlDeviceGetGpuFabricInfoV R550: falls back to nvmlDeviceGetGpuFabricInfo (issue 27)
 #   nvmlDeviceGetNumaNodeId     newer than 535: optional, reported missing; numa_node from sysfs
 #   cuEventElapsedTime_v2       CUDA 12.8: the plain cuEventElapsedTime is tried first
 want_absent="cuda cuEventElapsedTime_v2
+nvml nvmlDeviceGetGpuFabricInfoV
 nvml nvmlDeviceGetNumaNodeId
 nvml nvmlDeviceGetTemperatureV"
 got_absent=$(awk '$3 == "absent" { print $1, $2 }' <<<"$out" | LC_ALL=C sort)

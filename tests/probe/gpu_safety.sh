@@ -22,7 +22,12 @@ jq -e '[.probe[].gpu] | unique == [0,1,2,3,4,5,6]' "$T/out" >/dev/null && ok "--
 	bad "--force probed $(jq -c '[.probe[].gpu] | unique' "$T/out")"
 probe --gpus 1
 expect_rc 3
-grep -q 'no GPU to probe' "$T/err" && grep -q 'gpu1: busy' "$T/err" && ok "only a busy GPU: exit 3 with why" || { bad "busy only"; show; }
+# the host probes still run (issue 28 item 8); the GPU part is not run, and why
+grep -q 'the GPU probes do not run' "$T/err" && grep -q 'gpu1: busy' "$T/err" && ok "only a busy GPU: exit 3 with why" || { bad "busy only"; show; }
+probe --gpus 1 --only compute_fp32
+expect_rc 3
+grep -q 'no GPU to probe' "$T/err" && grep -q 'gpu1: busy' "$T/err" && ok "only a busy GPU, GPU probes only: exit 3 with why" ||
+	{ bad "busy only, GPU probes only"; show; }
 
 # gpu6's burn kernel never finishes: deadline 1 s past the burn's length
 # (--duration 5s: 2 s burns, so the burn's own allowance is 4 s)
