@@ -526,8 +526,15 @@ void gd_jv_judge(const struct gd_jv_input *in, struct gd_jv *v)
 		const struct gd_jv_rank *r = &in->ranks[i];
 		struct gd_jv_row *row = &v->rows[i];
 		bool was_seen = false;
-		size_t run = 0, strong_run = 0, slow_run = 0;
+		size_t run = 0, strong_run = 0, slow_run = 0, last_seen = 0;
 		bool *strong = gd_xcalloc(T + 1, sizeof *strong), *cand = gd_xcalloc(T + 1, sizeof *cand);
+
+		/* a process is gone only past its last sample: a rank missing from
+		 * one scrape and back at the next is not gone (a scrape that
+		 * missed it, a cycle that could not read it) */
+		for (size_t t = 0; t < T; t++)
+			if (r->p[t].seen)
+				last_seen = t + 1;
 
 		row->wait = mean_of(r->p, T, offsetof(struct gd_jv_point, wait));
 		row->sm = mean_of(r->p, T, offsetof(struct gd_jv_point, sm));
@@ -567,7 +574,7 @@ void gd_jv_judge(const struct gd_jv_input *in, struct gd_jv *v)
 				  p->wait < par->wait_lo && p->wait <= par->weak_ratio * m && p->seen;
 			if (!strong[t])
 				goto next;
-			why = strong[t] ? stuck_why(p, was_seen, par) : NULL;
+			why = strong[t] ? stuck_why(p, was_seen && t >= last_seen, par) : NULL;
 			if (why) {
 				stuck_mask[i * T + t] = true;
 				row->stuck_steps++;
@@ -579,7 +586,7 @@ void gd_jv_judge(const struct gd_jv_input *in, struct gd_jv *v)
 next:
 			if (p->seen)
 				was_seen = true;
-			if (!p->seen && p->node_up && was_seen)
+			if (!p->seen && p->node_up && was_seen && t >= last_seen)
 				row->gone = true;
 		}
 		/* the weaker evidence: a run of min_steps + 1 judged steps or more
