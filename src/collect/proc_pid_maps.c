@@ -44,16 +44,24 @@
 
 /* ---- pure helpers (gpu_host.h) -------------------------------------- */
 
-bool gd_cudart_version(struct gd_slice path, char *ver, size_t versz)
+/* A maps line's path, trimmed, without the kernel's " (deleted)" mark. */
+static struct gd_slice mapped_path(struct gd_slice path)
 {
 	static const char deleted[] = " (deleted)";
-	const char *base;
-	size_t i;
 
 	path = gd_tok_trim(path);
 	if (path.n >= sizeof deleted - 1 &&
 	    memcmp(path.p + path.n - (sizeof deleted - 1), deleted, sizeof deleted - 1) == 0)
 		path.n -= sizeof deleted - 1;
+	return path;
+}
+
+bool gd_cudart_version(struct gd_slice path, char *ver, size_t versz)
+{
+	const char *base;
+	size_t i;
+
+	path = mapped_path(path);
 	base = memrchr(path.p, '/', path.n);
 	base = base ? base + 1 : path.p;
 	path.n -= (size_t)(base - path.p);
@@ -81,14 +89,11 @@ bool gd_cudart_version(struct gd_slice path, char *ver, size_t versz)
 
 bool gd_cuda_stub_file(struct gd_slice path)
 {
-	static const char deleted[] = " (deleted)", lib[] = "libcuda.so", stubs[] = "/stubs/";
+	static const char lib[] = "libcuda.so", stubs[] = "/stubs/";
 	const char *base;
 	size_t bn;
 
-	path = gd_tok_trim(path);
-	if (path.n >= sizeof deleted - 1 &&
-	    memcmp(path.p + path.n - (sizeof deleted - 1), deleted, sizeof deleted - 1) == 0)
-		path.n -= sizeof deleted - 1;
+	path = mapped_path(path);
 	base = memrchr(path.p, '/', path.n);
 	base = base ? base + 1 : path.p;
 	bn = path.n - (size_t)(base - path.p);

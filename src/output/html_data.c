@@ -69,6 +69,20 @@ struct gd_tl_acc {
 	long long slot;           /* the current sample's slot, -1: ignored */
 };
 
+/* What both kinds of accumulator start with: no time yet, no GPU seen. */
+static struct gd_tl_acc *acc_start(struct gd_tl_acc *a, const struct gd_thresholds *th)
+{
+	a->th = th;
+	a->t0 = a->t1 = a->offset = NAN;
+	for (unsigned i = 0; i < GD_EP_MAX_GPUS; i++) {
+		a->gpu[i].idx = i;
+		a->gpu[i].smmax = a->gpu[i].slow = a->gpu[i].limit = a->gpu[i].mem_total_gib = NAN;
+		a->text[i].umin = a->text[i].smmin = INFINITY;
+		a->text[i].tmax = a->text[i].pmax = -INFINITY;
+	}
+	return a;
+}
+
 struct gd_tl_acc *gd_tl_acc_new(const struct gd_thresholds *th)
 {
 	struct gd_tl_acc *a = calloc(1, sizeof *a);
@@ -79,15 +93,7 @@ struct gd_tl_acc *gd_tl_acc_new(const struct gd_thresholds *th)
 		free(a);
 		return NULL;
 	}
-	a->th = th;
-	a->t0 = a->t1 = a->offset = NAN;
-	for (unsigned i = 0; i < GD_EP_MAX_GPUS; i++) {
-		a->gpu[i].idx = i;
-		a->gpu[i].smmax = a->gpu[i].slow = a->gpu[i].limit = a->gpu[i].mem_total_gib = NAN;
-		a->text[i].umin = a->text[i].smmin = INFINITY;
-		a->text[i].tmax = a->text[i].pmax = -INFINITY;
-	}
-	return a;
+	return acc_start(a, th);
 }
 
 struct gd_tl_acc *gd_tl_acc_new_sliding(const struct gd_thresholds *th, double span_s, size_t nbins)
@@ -112,15 +118,7 @@ struct gd_tl_acc *gd_tl_acc_new_sliding(const struct gd_thresholds *th, double s
 		a->ring_b[i] = -1;
 	a->b_last = -1;
 	a->slot = -1;
-	a->th = th;
-	a->t0 = a->t1 = a->offset = NAN;
-	for (unsigned i = 0; i < GD_EP_MAX_GPUS; i++) {
-		a->gpu[i].idx = i;
-		a->gpu[i].smmax = a->gpu[i].slow = a->gpu[i].limit = a->gpu[i].mem_total_gib = NAN;
-		a->text[i].umin = a->text[i].smmin = INFINITY;
-		a->text[i].tmax = a->text[i].pmax = -INFINITY;
-	}
-	return a;
+	return acc_start(a, th);
 }
 
 void gd_tl_acc_free(struct gd_tl_acc *a)
