@@ -31,6 +31,18 @@ GPUDOCTOR_NVML=$FAKE GPUDOCTOR_FAKE_NVML=$TMP/healthy.ini start_serve healthy --
 
 S=$TMP/slurm
 mkdir -p "$S/munge" "$S/state" "$S/spool"
+# step WHAT: where the test is, for the watchdog below.  The runner's limit
+# kills it silently (one CI run under ASan hit it with nothing printed), so
+# at 150 s the watchdog prints the step and the daemons' last lines first.
+step() { echo "$*" >"$S/step"; }
+step "starting munged"
+(
+	sleep 150
+	echo "slurm_real: still at '$(cat "$S/step" 2>/dev/null)' after 150 s; helper calls: $(wc -l <"$S/calls" 2>/dev/null)" >&2
+	tail -n 8 "$S/d.log" "$S/ctld.log" "$S/munge/log" >&2 2>/dev/null
+	ps -o pid,stat,etime,wchan:20,args --ppid $$ >&2 2>/dev/null
+) &
+WATCHDOG=$!
 chmod 700 "$S/munge"
 head -c 1024 /dev/urandom >"$S/munge/key"
 chmod 600 "$S/munge/key"
@@ -85,13 +97,16 @@ EOF2
 export SLURM_CONF=$S/slurm.conf
 stop_slurm() {
 	local f
+	pkill -P "$WATCHDOG" 2>/dev/null; kill "$WATCHDOG" 2>/dev/null; wait "$WATCHDOG" 2>/dev/null
 	for f in "$S/d.pid" "$S/ctld.pid"; do [ -s "$f" ] && kill "$(cat "$f")" 2>/dev/null; done
 	sleep 0.5
 	cleanup
 }
 trap stop_slurm EXIT
-slurmctld -i || die "slurmctld did not start: $(tail -n 20 "$S/ctld.log")"
-slurmd || die "slurmd did not start: $(tail -n 20 "$S/d.log")"
+step "starting slurmctld"
+timeout 30 slurmctld -i || die "slurmctld did not start: $(tail -n 20 "$S/ctld.log")"
+step "starting slurmd"
+timeout 30 slurmd || die "slurmd did not start: $(tail -n 20 "$S/d.log")"
 
 state() { scontrol show node "$node" 2>/dev/null | sed -n 's/.*State=\([^ ]*\).*/\1/p' | head -n 1; }
 reason() { sinfo -h -R -n "$node" -o '%E' 2>/dev/null | head -n 1; }
@@ -110,11 +125,13 @@ drained_by_us() { [ "$(reason)" = "gpu.lost gpu0 [gpudoctor]" ]; }
 is_idle() { case $(state) in IDLE) return 0 ;; esac; return 1; }
 
 # 1. the health check drains the node for the lost GPU
+step "1: the health check drains"
 until_true 30 drained_by_us || die "the node was not drained by the health check: state $(state), reason '$(reason)'; $(logs)"
 short=$(sinfo -h -R -n "$node" -o '%20E' | sed 's/ *$//')
 [ "$short" = "gpu.lost gpu0 [gpudo" ] || die "sinfo -R shows '$short'"
 
 # 2. an admin's drain is left alone while the GPU stays lost
+step "2: an admin's drain"
 scontrol update NodeName="$node" State=RESUME
 scontrol update NodeName="$node" State=DRAIN Reason="maintenance until Tuesday"
 n0=$(wc -l <"$S/calls")
@@ -122,6 +139,7 @@ until_true 20 eval '[ "$(wc -l <"$S/calls")" -ge $((n0 + 3)) ]' || die "the heal
 [ "$(reason)" = "maintenance until Tuesday" ] || die "the admin's drain was replaced: '$(reason)'"
 
 # 3. healthy again: our drain is resumed, the admin's is not
+step "3: healthy again"
 echo "$ADDR_healthy" >"$S/serve"
 n0=$(wc -l <"$S/calls")
 until_true 20 eval '[ "$(wc -l <"$S/calls")" -ge $((n0 + 3)) ]' || die "the health check stopped running; $(logs)"
@@ -133,6 +151,7 @@ grep -q ' prolog$' "$S/calls" || die "the prolog never ran"
 
 # 4. lost again with a job at the door: the prolog drains and the job does
 # not run here (Slurm requeues it and holds it)
+step "4: the prolog"
 echo "$ADDR_faulty" >"$S/serve"
 sed -i 's/^HealthCheckInterval=.*/HealthCheckInterval=0/' "$S/slurm.conf"
 scontrol reconfigure
