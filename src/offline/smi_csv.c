@@ -11,8 +11,10 @@
  * command line, so a paste whose first line is the command
  * ("$ nvidia-smi --query-gpu=index,name,... --format=csv,noheader") is read
  * with those names; headerless CSV without it is rejected with that advice.
- * [N/A] and [Not Supported] leave the field absent; unknown columns are
- * ignored.  Clock-event reasons come as the hex mask
+ * [N/A] and [Not Supported] leave the field absent.  Fields of nvidia-smi
+ * that no rule reads are known and not stored; a column of any other name
+ * (a newer driver's field, a typo) is ignored with a note: the part reads
+ * as partial, naming the first header that has such columns.  Clock-event reasons come as the hex mask
  * (clocks_event_reasons.active, clocks_throttle_reasons.active) or one
  * Active/Not Active column per reason.
  */
@@ -462,6 +464,35 @@ static bool header_line(struct gd_slice line, struct header *h)
 	return true;
 }
 
+/* The columns of h that are no nvidia-smi field gpudoctor knows, into
+ * names ("a, b, ..."; cut at its size), their count into *n and the header's
+ * line into *line when there is one. */
+static void unknown_note(const struct header *h, size_t lineno, char *names, size_t sz, size_t *line, size_t *n)
+{
+	size_t len = 0;
+
+	*n = 0;
+	for (size_t i = 0; i < h->n; i++) {
+		struct gd_slice k = h->names[i];
+		int w;
+
+		if (h->map[i])
+			continue;
+		for (size_t j = 0; j < k.n; j++)
+			if (k.p[j] == ' ' || k.p[j] == '[')
+				k.n = j;
+		if (!k.n)
+			continue;
+		(*n)++;
+		if (len + 1 >= sz)
+			continue;
+		w = snprintf(names + len, sz - len, "%s%.*s", len ? ", " : "", (int)(k.n > 48 ? 48 : k.n), k.p);
+		len = w < 0 ? len : len + (size_t)w >= sz ? sz - 1 : len + (size_t)w;
+	}
+	if (*n)
+		*line = lineno;
+}
+
 /* The next line worth reading, trimmed; false at the end. */
 static bool next_line(struct gd_lines *it, struct gd_slice *line)
 {
@@ -537,6 +568,8 @@ int gd_parse_nvsmi_csv(const char *buf, size_t len, struct gd_snapshot *s, struc
 	struct gd_lines it;
 	struct header h;
 	bool any_gpu_cols = false, known;
+	char unknown[200] = "";
+	size_t unknown_line = 0, nunknown = 0;
 	int rc;
 
 	memset(&h, 0, sizeof h);
@@ -563,6 +596,8 @@ int gd_parse_nvsmi_csv(const char *buf, size_t len, struct gd_snapshot *s, struc
 		}
 		if (header_line(line, &h2)) {
 			h = h2;
+			if (!h.apps && !unknown_line)
+				unknown_note(&h, it.lineno, unknown, sizeof unknown, &unknown_line, &nunknown);
 			continue;
 		}
 		if (time_line(line) || (h.n > 1 && !memchr(line.p, ',', line.n)))
@@ -608,6 +643,12 @@ int gd_parse_nvsmi_csv(const char *buf, size_t len, struct gd_snapshot *s, struc
 		gd_err_clear(err);
 		rc = 0;
 	}
+	if (rc == 0 && nunknown && any_gpu_cols)
+		rc = nunknown == 1
+			     ? gd_err_set(err, 1, _("line %zu: a column gpudoctor does not know was ignored: %s"),
+					  unknown_line, unknown)
+			     : gd_err_set(err, 1, _("line %zu: %zu columns gpudoctor does not know were ignored: %s"),
+					  unknown_line, nunknown, unknown);
 	return rc;
 }
 

@@ -48,6 +48,9 @@ $(grep '^refused' <<<"$out")"
 GPUDOCTOR_NVML=/nonexistent "$G" check --json --from "$tmp/all.csv" >"$tmp/all.json" 2>"$tmp/all.err"
 rc=$?
 { [ $rc -le 2 ] && jq -e '.findings' "$tmp/all.json" >/dev/null; } || bad "a CSV of all $n names: exit $rc: $(head -c 300 "$tmp/all.err")"
+# every one of them is a name the reader knows: none ignored with the note
+# that a column of an unknown name gets
+! grep -q 'does not know' "$tmp/all.err" || bad "a real field name is unknown to the CSV reader: $(grep -m1 'does not know' "$tmp/all.err")"
 echo "$n field names of nvidia-smi 535.261.03 read or ignored, none refused"
 
 # 3. the failure without a driver, as the binary prints it

@@ -641,6 +641,20 @@ static void test_csv(void **state)
 	gd_snapshot_clear(&s);
 	assert_true(parse_lit(gd_parse_nvsmi_csv, "0, 71\n1, 33\n", &s, &err) < 0);
 	assert_non_null(strstr(err.msg, "header"));
+	gd_snapshot_clear(&s);
+	/* columns of no nvidia-smi field gpudoctor knows (a newer driver's, a
+	 * typo): the rest is read, the part is partial and the note names them;
+	 * a known field no rule reads (gom.current) is no such column */
+	assert_int_equal(parse_lit(gd_parse_nvsmi_csv,
+				   "index, temperature.gpu, gom.current, gpu.frobnicate, pwr.draw [W]\n0, 71, [N/A], 3, 120 W\n",
+				   &s, &err), 1);
+	assert_string_equal(err.msg, "line 1: 2 columns gpudoctor does not know were ignored: gpu.frobnicate, pwr.draw");
+	assert_int_equal(s.gpus.n, 1);
+	assert_true(gpu_at(&s, 0)->temp_c.v == 71);
+	assert_false(gpu_at(&s, 0)->power_w.ok);
+	gd_snapshot_clear(&s);
+	assert_int_equal(parse_lit(gd_parse_nvsmi_csv, "index, gpu.frobnicate\n0, 3\n", &s, &err), 1);
+	assert_string_equal(err.msg, "line 1: a column gpudoctor does not know was ignored: gpu.frobnicate");
 	gd_snapshot_release(&s);
 }
 
