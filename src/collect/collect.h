@@ -98,6 +98,18 @@ struct gd_proc_cache *gd_proc_cache_new(void);
 #define GD_PROC_SLOW_ROUND 10
 struct gd_proc_cache *gd_proc_cache_new_tiered(unsigned slow_every);
 void gd_proc_cache_free(struct gd_proc_cache *c);   /* NULL is fine */
+/* A tiered cache also keeps what each GPU-job thread was blocked in
+ * (job_threads' syscall and wchan) from one cycle to the next.  A thread
+ * whose schedstat shows it was not scheduled since (the same timeslices and
+ * run time) is blocked in the same call, so its two files are not read
+ * again; a thread that ran is read, and every thread at least once per
+ * slow round.  job_threads calls _begin once per cycle, then for each
+ * thread _reuse (true: syscall and wchan filled from the last read) or,
+ * after reading them, _keep.  A plain cache or NULL keeps nothing. */
+struct gd_job_thread;
+void gd_proc_cache_threads_begin(struct gd_proc_cache *c);
+bool gd_proc_cache_thread_reuse(struct gd_proc_cache *c, struct gd_job_thread *jt);
+void gd_proc_cache_thread_keep(struct gd_proc_cache *c, const struct gd_job_thread *jt);
 /* Processes it holds (for tests and the benchmark). */
 size_t gd_proc_cache_size(const struct gd_proc_cache *c);
 

@@ -431,6 +431,7 @@ enum gd_src_status gd_collect_job_threads(const struct gd_collect_ctx *ctx, stru
 	}
 	free(marks);
 	qsort(kinds, nk, sizeof *kinds, pid_kind_cmp);
+	gd_proc_cache_threads_begin(ctx->proc_cache);
 	for (size_t i = 0; i < s->threads.n; i++) {
 		const struct gd_thread *th = GD_VEC_AT(s->threads, struct gd_thread, i);
 		struct pid_kind key, *k;
@@ -460,6 +461,9 @@ enum gd_src_status gd_collect_job_threads(const struct gd_collect_ctx *ctx, stru
 			GD_STRSET(jt->syscall, "running");
 			continue;
 		}
+		/* not scheduled since the last cycle: the same wait (serve, watch, record) */
+		if (gd_proc_cache_thread_reuse(ctx->proc_cache, jt))
+			continue;
 		snprintf(rel, sizeof rel, "proc/%llu/task/%llu/syscall", pid, tid);
 		read_one(ctx, s, rel, gd_parse_proc_pid_task_syscall, buf, &t);
 		snprintf(rel, sizeof rel, "proc/%llu/task/%llu/wchan", pid, tid);
@@ -470,6 +474,7 @@ enum gd_src_status gd_collect_job_threads(const struct gd_collect_ctx *ctx, stru
 			if (w.n && !gd_tok_eq(w, "0"))
 				gd_tok_copy(jt->wchan, sizeof jt->wchan, w);
 		}
+		gd_proc_cache_thread_keep(ctx->proc_cache, jt);
 	}
 	free(kinds);
 	if (t.malformed) {

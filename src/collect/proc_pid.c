@@ -413,6 +413,17 @@ struct gd_proc_cache {
 	bool sorted;               /* next[] came in pid order */
 	uint64_t cycle;
 	unsigned slow_every;       /* tiered: cycles between full reads; 0: every cycle */
+	/* GPU jobs' threads' waits (tiered only): last cycle's, sorted by tid,
+	 * and this cycle's as job_threads lists them */
+	struct thread_wait *tw, *twnext;
+	size_t ntw, captw, ntwnext, captwnext;
+};
+
+struct thread_wait {
+	uint64_t pid, tid, timeslices, run_ns;
+	uint64_t read_cycle;   /* when syscall and wchan were read */
+	char syscall[sizeof(((struct gd_job_thread *)0)->syscall)];
+	char wchan[sizeof(((struct gd_job_thread *)0)->wchan)];
 };
 
 struct gd_proc_cache *gd_proc_cache_new(void)
@@ -438,7 +449,80 @@ void gd_proc_cache_free(struct gd_proc_cache *c)
 	}
 	free(c->v);
 	free(c->next);
+	free(c->tw);
+	free(c->twnext);
 	free(c);
+}
+
+static int cmp_tw(const void *a, const void *b)
+{
+	const struct thread_wait *x = a, *y = b;
+
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+void gd_proc_cache_threads_begin(struct gd_proc_cache *c)
+{
+	struct thread_wait *t;
+	size_t tc;
+
+	if (!c || !c->slow_every)
+		return;
+	t = c->tw;
+	tc = c->captw;
+	c->tw = c->twnext;
+	c->ntw = c->ntwnext;
+	c->captw = c->captwnext;
+	c->twnext = t;
+	c->captwnext = tc;
+	c->ntwnext = 0;
+	if (c->ntw > 1)
+		qsort(c->tw, c->ntw, sizeof *c->tw, cmp_tw);
+}
+
+static void tw_push(struct gd_proc_cache *c, const struct gd_job_thread *jt, uint64_t read_cycle)
+{
+	struct thread_wait *w;
+
+	if (c->ntwnext == c->captwnext) {
+		c->captwnext = c->captwnext ? 2 * c->captwnext : 256;
+		c->twnext = gd_xreallocarray(c->twnext, c->captwnext, sizeof *c->twnext);
+	}
+	w = &c->twnext[c->ntwnext++];
+	w->pid = jt->pid.v;
+	w->tid = jt->tid.v;
+	w->timeslices = jt->timeslices.v;
+	w->run_ns = jt->run_ns.v;
+	w->read_cycle = read_cycle;
+	GD_STRSET(w->syscall, jt->syscall);
+	GD_STRSET(w->wchan, jt->wchan);
+}
+
+bool gd_proc_cache_thread_reuse(struct gd_proc_cache *c, struct gd_job_thread *jt)
+{
+	struct thread_wait key, *w;
+
+	if (!c || !c->slow_every || !c->ntw || !jt->pid.ok || !jt->tid.ok || !jt->timeslices.ok || !jt->run_ns.ok)
+		return false;
+	key.tid = jt->tid.v;
+	w = bsearch(&key, c->tw, c->ntw, sizeof *c->tw, cmp_tw);
+	/* the same thread, not scheduled since, and read within a slow round */
+	if (!w || w->pid != jt->pid.v || w->timeslices != jt->timeslices.v || w->run_ns != jt->run_ns.v ||
+	    c->cycle - w->read_cycle >= c->slow_every)
+		return false;
+	GD_STRSET(jt->syscall, w->syscall);
+	GD_STRSET(jt->wchan, w->wchan);
+	tw_push(c, jt, w->read_cycle);
+	return true;
+}
+
+void gd_proc_cache_thread_keep(struct gd_proc_cache *c, const struct gd_job_thread *jt)
+{
+	/* only a whole read: a denied syscall is read, and counted, every cycle */
+	if (!c || !c->slow_every || !jt->pid.ok || !jt->tid.ok || !jt->timeslices.ok || !jt->run_ns.ok ||
+	    !jt->syscall[0])
+		return;
+	tw_push(c, jt, c->cycle);
 }
 
 size_t gd_proc_cache_size(const struct gd_proc_cache *c)

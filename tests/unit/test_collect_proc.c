@@ -943,6 +943,71 @@ static void test_tiered_walk(void **state)
 	tree_release(&t);
 }
 
+/* The tiered cache's job-thread waits: a thread that was not scheduled
+ * since the last cycle (schedstat unchanged) keeps the system call and
+ * wchan read then, so a changed syscall file is not seen until the thread
+ * runs or the slow round comes; a plain cache reads them every cycle. */
+static const char *main_syscall(struct tree *t, struct gd_snapshot *s, double up)
+{
+	struct gd_err err;
+	const char *sc = NULL;
+
+	assert_int_equal(snap_at(t, s, up), GD_SRC_OK);
+	assert_int_equal(run(gd_collect_threads, &t->ctx, s, &err), GD_SRC_OK);
+	assert_int_equal(run(gd_collect_job_threads, &t->ctx, s, &err), GD_SRC_OK);
+	GD_VEC_EACH(s->job_threads, struct gd_job_thread, jt)
+		if (jt->tid.v == 100) {
+			sc = jt->syscall;
+			assert_string_equal(jt->wchan, strcmp(sc, "futex") == 0 ? "futex_wait_queue" : "do_sys_poll");
+		}
+	assert_non_null(sc);
+	return sc;
+}
+
+static void test_tiered_thread_waits(void **state)
+{
+	static const char futex[] = "202 0x7f00 0x80 0x0 0x0 0x0 0x0 0x7ffd00 0x7f10\n",
+			  poll[] = "7 0x7f00 0x1 0x3e8 0x0 0x0 0x0 0x7ffd00 0x7f10\n";
+	struct tree t;
+	struct gd_snapshot s;
+	double up = 100;
+	int i;
+
+	(void)state;
+	for (int tiered = 1; tiered >= 0; tiered--) {
+		build_tree(&t);
+		t.ctx.proc_cache = tiered ? gd_proc_cache_new_tiered(4) : gd_proc_cache_new();
+		tree_put(&t, "proc/100/task/100/schedstat", "5000000 200000 40\n");
+		tree_put(&t, "proc/100/task/100/syscall", futex);
+		tree_put(&t, "proc/100/task/100/wchan", "futex_wait_queue");
+		assert_string_equal(main_syscall(&t, &s, up++), "futex");
+		gd_snapshot_release(&s);
+		/* not scheduled since: the same wait (tiered), read again (plain) */
+		tree_put(&t, "proc/100/task/100/syscall", poll);
+		tree_put(&t, "proc/100/task/100/wchan", "do_sys_poll");
+		assert_string_equal(main_syscall(&t, &s, up++), tiered ? "futex" : "poll");
+		gd_snapshot_release(&s);
+		/* it ran: read again */
+		tree_put(&t, "proc/100/task/100/schedstat", "5100000 200000 41\n");
+		assert_string_equal(main_syscall(&t, &s, up++), "poll");
+		gd_snapshot_release(&s);
+		/* a wait that changed without a timeslice (cannot happen, but the
+		 * slow round bounds what a stale read could cost): seen within 4 */
+		tree_put(&t, "proc/100/task/100/syscall", futex);
+		tree_put(&t, "proc/100/task/100/wchan", "futex_wait_queue");
+		for (i = 0; i < 4; i++) {
+			bool seen = strcmp(main_syscall(&t, &s, up++), "futex") == 0;
+
+			gd_snapshot_release(&s);
+			if (seen)
+				break;
+		}
+		assert_true(tiered ? i > 0 && i < 4 : i == 0);
+		gd_proc_cache_free(t.ctx.proc_cache);
+		tree_release(&t);
+	}
+}
+
 /* ---- this machine ------------------------------------------------------ */
 
 static void test_processes_live(void **state)
@@ -999,6 +1064,7 @@ int main(void)
 		cmocka_unit_test(test_cache_problems_and_kthreads),
 		cmocka_unit_test(test_cache_churn),
 		cmocka_unit_test(test_tiered_walk),
+		cmocka_unit_test(test_tiered_thread_waits),
 		cmocka_unit_test(test_processes_live),
 	};
 
