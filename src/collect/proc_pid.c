@@ -419,6 +419,20 @@ struct gd_proc_cache {
 	size_t ntw, captw, ntwnext, captwnext;
 };
 
+/* Double buffers: next (b, its count nb) becomes the current (a, na), the
+ * old current's storage the next, empty. */
+#define FLIP(a, na, capa, b, nb, capb)                                                                            \
+	do {                                                                                                      \
+		__typeof__(a) t_ = (a);                                                                           \
+		size_t tc_ = (capa);                                                                              \
+		(a) = (b);                                                                                        \
+		(na) = (nb);                                                                                      \
+		(capa) = (capb);                                                                                  \
+		(b) = t_;                                                                                         \
+		(capb) = tc_;                                                                                     \
+		(nb) = 0;                                                                                         \
+	} while (0)
+
 struct thread_wait {
 	uint64_t pid, tid, timeslices, run_ns;
 	uint64_t read_cycle;   /* when syscall and wchan were read */
@@ -463,19 +477,9 @@ static int cmp_tw(const void *a, const void *b)
 
 void gd_proc_cache_threads_begin(struct gd_proc_cache *c)
 {
-	struct thread_wait *t;
-	size_t tc;
-
 	if (!c || !c->slow_every)
 		return;
-	t = c->tw;
-	tc = c->captw;
-	c->tw = c->twnext;
-	c->ntw = c->ntwnext;
-	c->captw = c->captwnext;
-	c->twnext = t;
-	c->captwnext = tc;
-	c->ntwnext = 0;
+	FLIP(c->tw, c->ntw, c->captw, c->twnext, c->ntwnext, c->captwnext);
 	if (c->ntw > 1)
 		qsort(c->tw, c->ntw, sizeof *c->tw, cmp_tw);
 }
@@ -577,9 +581,6 @@ static void cache_begin(struct gd_proc_cache *c)
 /* Drops the entries this cycle did not list; next[] becomes v[]. */
 static void cache_end(struct gd_proc_cache *c)
 {
-	struct cache_ent **t;
-	size_t tc;
-
 	if (!c)
 		return;
 	for (size_t i = 0; i < c->n; i++)
@@ -589,14 +590,7 @@ static void cache_end(struct gd_proc_cache *c)
 		}
 	if (!c->sorted)
 		qsort(c->next, c->nnext, sizeof *c->next, cmp_ent);
-	t = c->v;
-	tc = c->cap;
-	c->v = c->next;
-	c->n = c->nnext;
-	c->cap = c->capnext;
-	c->next = t;
-	c->capnext = tc;
-	c->nnext = 0;
+	FLIP(c->v, c->n, c->cap, c->next, c->nnext, c->capnext);
 }
 
 /* The entry of this process, its have bits cleared when it is new, its pid
