@@ -110,6 +110,15 @@ struct gd_job_thread;
 void gd_proc_cache_threads_begin(struct gd_proc_cache *c);
 bool gd_proc_cache_thread_reuse(struct gd_proc_cache *c, struct gd_job_thread *jt);
 void gd_proc_cache_thread_keep(struct gd_proc_cache *c, const struct gd_job_thread *jt);
+/* And what a process's maps showed (cuda_runtime, its file, cuda_stub):
+ * the cuda_runtime collector scans a process's maps (a PyTorch process's
+ * are about 1 MB) while it is young, then once per slow round; in between
+ * _maps fills p from the last whole scan (true) and _maps_keep records
+ * one.  Keyed by pid and start time; an exec or the slow round drops it.
+ * A plain cache or NULL keeps nothing. */
+struct gd_proc;
+bool gd_proc_cache_maps(const struct gd_proc_cache *c, uint64_t pid, uint64_t starttime, struct gd_proc *p);
+void gd_proc_cache_maps_keep(struct gd_proc_cache *c, uint64_t pid, uint64_t starttime, const struct gd_proc *p);
 /* Processes it holds (for tests and the benchmark). */
 size_t gd_proc_cache_size(const struct gd_proc_cache *c);
 

@@ -388,6 +388,7 @@ enum { S_COMM, S_CMDLINE, S_CGROUP, S_MNTNS, S_NETNS, S_CPUS, S_NVDEVS, S_NETFS,
 #define HAVE_NETNS (1u << S_NETNS)
 #define HAVE_STATUS (1u << S_CPUS)   /* a kernel thread's uid and Cpus_allowed_list */
 #define HAVE_DETAIL (1u << NSTR)     /* tiered: the whole record below, from a full read */
+#define HAVE_MAPS (1u << (NSTR + 1)) /* tiered: maps scanned whole, what it found in maps */
 
 struct cache_ent {
 	uint64_t pid, starttime;
@@ -403,6 +404,7 @@ struct cache_ent {
 	uint64_t born;         /* the cycle it first appeared in */
 	bool job;              /* holds a GPU, or its parent did (a job's tree) */
 	bool denied;           /* its fd or io was refused at the full read */
+	char *maps;            /* HAVE_MAPS: "runtime\0file\0stub\0"; NULL: none of them */
 };
 
 struct gd_proc_cache {
@@ -459,6 +461,7 @@ void gd_proc_cache_free(struct gd_proc_cache *c)
 		return;
 	for (size_t i = 0; i < c->n; i++) {
 		free(c->v[i]->blob);
+		free(c->v[i]->maps);
 		free(c->v[i]);
 	}
 	free(c->v);
@@ -529,6 +532,60 @@ void gd_proc_cache_thread_keep(struct gd_proc_cache *c, const struct gd_job_thre
 	tw_push(c, jt, c->cycle);
 }
 
+static int cmp_ent(const void *a, const void *b);
+
+/* The tiered cache's entry of a process listed this cycle, NULL if none. */
+static struct cache_ent *tiered_ent(const struct gd_proc_cache *c, uint64_t pid, uint64_t starttime)
+{
+	struct cache_ent key = { .pid = pid }, *kp = &key, **found;
+
+	if (!c || !c->slow_every || !c->n)
+		return NULL;
+	found = bsearch(&kp, c->v, c->n, sizeof *c->v, cmp_ent);
+	if (!found || (*found)->starttime != starttime || (*found)->seen != c->cycle)
+		return NULL;
+	return *found;
+}
+
+bool gd_proc_cache_maps(const struct gd_proc_cache *c, uint64_t pid, uint64_t starttime, struct gd_proc *p)
+{
+	const struct cache_ent *e = tiered_ent(c, pid, starttime);
+	const char *m;
+
+	/* young: a job maps its CUDA runtime at its first CUDA call */
+	if (!e || !(e->have & HAVE_MAPS) || c->cycle - e->born < c->slow_every)
+		return false;
+	if ((m = e->maps) != NULL) {
+		GD_STRSET(p->cuda_runtime, m);
+		m += strlen(m) + 1;
+		GD_STRSET(p->cuda_runtime_file, m);
+		m += strlen(m) + 1;
+		GD_STRSET(p->cuda_stub, m);
+	}
+	return true;
+}
+
+void gd_proc_cache_maps_keep(struct gd_proc_cache *c, uint64_t pid, uint64_t starttime, const struct gd_proc *p)
+{
+	struct cache_ent *e = tiered_ent(c, pid, starttime);
+	size_t a, b, d;
+
+	if (!e)
+		return;
+	free(e->maps);
+	e->maps = NULL;
+	e->have |= HAVE_MAPS;
+	if (!p->cuda_runtime[0] && !p->cuda_stub[0])
+		return;
+	a = strlen(p->cuda_runtime) + 1;
+	b = strlen(p->cuda_runtime_file) + 1;
+	d = strlen(p->cuda_stub) + 1;
+	e->maps = gd_xmalloc(a + b + d);
+	memcpy(e->maps, p->cuda_runtime, a);
+	memcpy(e->maps + a, p->cuda_runtime_file, b);
+	memcpy(e->maps + a + b, p->cuda_stub, d);
+}
+
 size_t gd_proc_cache_size(const struct gd_proc_cache *c)
 {
 	return c ? c->n : 0;
@@ -586,6 +643,7 @@ static void cache_end(struct gd_proc_cache *c)
 	for (size_t i = 0; i < c->n; i++)
 		if (c->v[i]->seen != c->cycle) {
 			free(c->v[i]->blob);
+			free(c->v[i]->maps);
 			free(c->v[i]);
 		}
 	if (!c->sorted)
@@ -623,6 +681,8 @@ static struct cache_ent *cache_get(struct gd_proc_cache *c, uint64_t pid, uint64
 			e->refresh = c->cycle + CACHE_TTL + pid % CACHE_TTL;
 		free(e->blob);
 		e->blob = NULL;
+		free(e->maps);
+		e->maps = NULL;
 	}
 	e->seen = c->cycle;
 	if (c->nnext == c->capnext) {

@@ -282,13 +282,21 @@ enum gd_src_status gd_collect_cuda_runtime(const struct gd_collect_ctx *ctx, str
 		job = gd_proc_is_gpu_job(s, p);
 		if (!job && !(in_container(p, host_ns) && others++ < STUB_SCAN_CAP))
 			continue;
+		/* serve, watch, record: the last whole scan, within a slow round */
+		if (p->starttime_ticks.ok && gd_proc_cache_maps(ctx->proc_cache, p->pid.v, p->starttime_ticks.v, p)) {
+			jobs += job;
+			continue;
+		}
 		if (!buf)
 			buf = gd_xmalloc(BUF_CAP);
 		rc = scan_file(ctx->root, p->pid.v, buf, &sc);
 		if (sc.stub[0])
 			GD_STRSET(p->cuda_stub, sc.stub);
-		if (!job)
+		if (!job) {
+			if (rc == 0 && !sc.bad && p->starttime_ticks.ok)
+				gd_proc_cache_maps_keep(ctx->proc_cache, p->pid.v, p->starttime_ticks.v, p);
 			continue;   /* the stub alone; its errors are not a GPU job's */
+		}
 		jobs++;
 		if (rc == -ENOENT || rc == -ESRCH)
 			continue;   /* exited since the process list */
@@ -308,6 +316,8 @@ enum gd_src_status gd_collect_cuda_runtime(const struct gd_collect_ctx *ctx, str
 		}
 		if (sc.bad && !bad++ && !first[0])
 			snprintf(first, sizeof first, "/proc/%llu/maps: %s", (unsigned long long)p->pid.v, sc.why);
+		else if (!sc.bad && p->starttime_ticks.ok)
+			gd_proc_cache_maps_keep(ctx->proc_cache, p->pid.v, p->starttime_ticks.v, p);
 	}
 	free(buf);
 	if (denied && denied == jobs) {

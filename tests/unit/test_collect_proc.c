@@ -1008,6 +1008,61 @@ static void test_tiered_thread_waits(void **state)
 	}
 }
 
+/* The tiered cache's maps: read every cycle while the process is young,
+ * then once per slow round; a plain cache reads them every cycle. */
+static const char *job_runtime(struct tree *t, struct gd_snapshot *s, double up)
+{
+	struct gd_err err;
+
+	assert_int_equal(snap_at(t, s, up), GD_SRC_OK);
+	assert_int_equal(run(gd_collect_cuda_runtime, &t->ctx, s, &err), GD_SRC_OK);
+	return proc_by_pid(s, 100)->cuda_runtime;
+}
+
+static void test_tiered_maps(void **state)
+{
+	static const char m124[] = "7f2c4a000000-7f2c4a0c8000 r-xp 00000000 103:02 1835123 "
+				   "/usr/local/cuda-12.4/lib64/libcudart.so.12.4.127\n",
+			  m128[] = "7f2c4a000000-7f2c4a0c8000 r-xp 00000000 103:02 1835124 "
+				   "/usr/local/cuda-12.8/lib64/libcudart.so.12.8.90\n";
+	struct tree t;
+	struct gd_snapshot s;
+	double up = 100;
+	int i;
+
+	(void)state;
+	for (int tiered = 1; tiered >= 0; tiered--) {
+		build_tree(&t);
+		t.ctx.proc_cache = tiered ? gd_proc_cache_new_tiered(4) : gd_proc_cache_new();
+		tree_put(&t, "proc/100/maps", "");
+		/* young: read every cycle (a job maps its runtime at its first CUDA call) */
+		assert_string_equal(job_runtime(&t, &s, up++), "");
+		gd_snapshot_release(&s);
+		tree_put(&t, "proc/100/maps", m124);
+		assert_string_equal(job_runtime(&t, &s, up++), "12.4.127");
+		gd_snapshot_release(&s);
+		for (i = 0; i < 4; i++) {
+			assert_string_equal(job_runtime(&t, &s, up++), "12.4.127");
+			gd_snapshot_release(&s);
+		}
+		/* grown up: the last scan stands until the slow round (4 cycles) */
+		tree_put(&t, "proc/100/maps", m128);
+		for (i = 0; i < 5; i++) {
+			bool seen = strcmp(job_runtime(&t, &s, up++), "12.8.90") == 0;
+
+			if (!seen)
+				assert_string_equal(proc_by_pid(&s, 100)->cuda_runtime_file,
+						    "/usr/local/cuda-12.4/lib64/libcudart.so.12.4.127");
+			gd_snapshot_release(&s);
+			if (seen)
+				break;
+		}
+		assert_true(tiered ? i > 0 && i < 5 : i == 0);
+		gd_proc_cache_free(t.ctx.proc_cache);
+		tree_release(&t);
+	}
+}
+
 /* ---- this machine ------------------------------------------------------ */
 
 static void test_processes_live(void **state)
@@ -1065,6 +1120,7 @@ int main(void)
 		cmocka_unit_test(test_cache_churn),
 		cmocka_unit_test(test_tiered_walk),
 		cmocka_unit_test(test_tiered_thread_waits),
+		cmocka_unit_test(test_tiered_maps),
 		cmocka_unit_test(test_processes_live),
 	};
 
