@@ -405,6 +405,10 @@ struct cache_ent {
 	bool job;              /* holds a GPU, or its parent did (a job's tree) */
 	bool denied;           /* its fd or io was refused at the full read */
 	char *maps;            /* HAVE_MAPS: "runtime\0file\0stub\0"; NULL: none of them */
+	/* its io counters as the cheap cycle last read them, at CPU time io_cpu */
+	struct gd_u64 io[4];
+	uint64_t io_cpu;
+	bool io_ok;
 };
 
 struct gd_proc_cache {
@@ -985,18 +989,38 @@ static void collect_cached(int procfd, struct gd_snapshot *s, const char *name, 
 	if (s->host.uptime_s.ok && !isnan(ce->detail_t) && s->host.uptime_s.v > ce->detail_t)
 		gd_f64_set(&p->detail_uptime_s, ce->detail_t);
 	if (!(st->flags & GD_PF_KTHREAD)) {
-		/* io every cycle: the rates of cpu.background_hogs and
-		 * io.netfs_stall are taken over the window */
+		/* io when the process ran: the rates of cpu.background_hogs and
+		 * io.netfs_stall are taken over the window.  One that was not on
+		 * a CPU for a tick since the counters were read did next to no
+		 * I/O, and its counters stand until it runs or its full read (a
+		 * process in D is read whole) */
+		uint64_t cpu = st->utime + st->stime;
+		struct gd_u64 *io[4] = { &p->rchar_bytes, &p->wchar_bytes, &p->read_bytes, &p->write_bytes };
 		size_t len;
 		struct gd_err e;
 
-		snprintf(rel, sizeof rel, "%.32s/io", name);   /* a pid: digits */
-		rc = gd_proc_read_at(procfd, rel, buf, BUF_CAP, &len);
-		if (rc == -EACCES || rc == -EPERM)
-			ce->denied = true;
-		gd_err_clear(&e);
-		if (rc >= 0 && gd_parse_proc_pid_io(buf, len, s, &e) != 0 && e.code != -ENODATA)
-			note_bad(t, pid, "io", &e);
+		if (ce->io_ok && ce->io_cpu == cpu) {
+			for (int i = 0; i < 4; i++)
+				*io[i] = ce->io[i];
+		} else {
+			snprintf(rel, sizeof rel, "%.32s/io", name);   /* a pid: digits */
+			rc = gd_proc_read_at(procfd, rel, buf, BUF_CAP, &len);
+			if (rc == -EACCES || rc == -EPERM)
+				ce->denied = true;
+			gd_err_clear(&e);
+			ce->io_ok = false;
+			if (rc >= 0) {
+				rc = gd_parse_proc_pid_io(buf, len, s, &e);
+				if (rc != 0 && e.code != -ENODATA)
+					note_bad(t, pid, "io", &e);
+				else if (rc == 0) {
+					for (int i = 0; i < 4; i++)
+						ce->io[i] = *io[i];
+					ce->io_cpu = cpu;
+					ce->io_ok = true;
+				}
+			}
+		}
 	}
 	if (ce->denied)
 		t->denied++;

@@ -860,7 +860,7 @@ static void test_tiered_walk(void **state)
 	char line[512];
 	const char cmd2[] = "stress\0--cpu\0" "1\0";
 	double up = 100;
-	int i;
+	int i, n;
 
 	(void)state;
 	build_tree(&t);
@@ -920,6 +920,30 @@ static void test_tiered_walk(void **state)
 			break;
 	}
 	assert_true(i < 4);
+
+	/* io between full reads: read when the process ran (its CPU time
+	 * moved), else the counters of its last read stand */
+	for (i = 0; i < 6; i++) {
+		assert_int_equal(snap_at(&t, &s, up++), GD_SRC_OK);
+		gd_snapshot_release(&s);
+	}
+	tree_put(&t, "proc/800/io", "rchar: 9\nwchar: 9\nread_bytes: 0\nwrite_bytes: 778000000\n");
+	for (i = 0, n = 0; i < 4; i++) {
+		assert_int_equal(snap_at(&t, &s, up++), GD_SRC_OK);
+		p = proc_by_pid(&s, 800);
+		if (p->detail_uptime_s.ok) {   /* not its full read */
+			assert_int_equal(p->write_bytes.v, 400);
+			n++;
+		}
+		gd_snapshot_release(&s);
+	}
+	assert_int_equal(n, 3);
+	stat_line(line, sizeof line, 800, "stress", 'R', 1, 0x400100, 5001, 0, 1, 7000, 256);
+	tree_put(&t, "proc/800/stat", line);
+	tree_put(&t, "proc/800/io", "rchar: 9\nwchar: 9\nread_bytes: 0\nwrite_bytes: 779000000\n");
+	assert_int_equal(snap_at(&t, &s, up++), GD_SRC_OK);
+	assert_int_equal(proc_by_pid(&s, 800)->write_bytes.v, 779000000);
+	gd_snapshot_release(&s);
 
 	/* A process in D state is read whole at once (wchan for host.hung_tasks). */
 	for (i = 0; i < 6; i++) {
