@@ -17,8 +17,10 @@
 #                          context for all cycles, every file read every
 #                          cycle (what check's two snapshots read)
 #   ... tiered (serve)     the same with the tiered process walk of serve,
-#                          watch and record (stat and io of every process
-#                          each cycle, the rest on the slow round); median
+#                          watch and record (stat of every process each
+#                          cycle, io when it ran, a GPU job's threads'
+#                          syscall and wchan when they ran, maps and the
+#                          rest on the slow round); median
 #                          of the cycles' CPU times next to the mean
 #   gpudoctor serve        the real exporter on the root at --interval 1s
 #                          for BENCH_SERVE_S seconds (default 20): CPU per

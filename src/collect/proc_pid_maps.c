@@ -293,7 +293,8 @@ enum gd_src_status gd_collect_cuda_runtime(const struct gd_collect_ctx *ctx, str
 		if (sc.stub[0])
 			GD_STRSET(p->cuda_stub, sc.stub);
 		if (!job) {
-			if (rc == 0 && !sc.bad && p->starttime_ticks.ok)
+			/* no maps file (a root without one): nothing mapped, kept */
+			if ((rc == 0 || rc == -ENOENT) && !sc.bad && p->starttime_ticks.ok)
 				gd_proc_cache_maps_keep(ctx->proc_cache, p->pid.v, p->starttime_ticks.v, p);
 			continue;   /* the stub alone; its errors are not a GPU job's */
 		}
