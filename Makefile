@@ -167,6 +167,12 @@ test: deps
 	$(MAKE) --no-print-directory check
 
 # ASan + UBSan: every suite but docs and fuzz again, in their own build tree.
+# Left out: e2e/multinode, the bed of 8 serves, 8 ranks and a Prometheus on
+# this machine's CPUs, which asserts that the healthy nodes see nothing of
+# their own; under the sanitizers' CPU cost the bed saturates 2 CPUs and
+# every node rightly reports cpu.saturated (2 of 3 runs here).  The code it
+# drives runs under ASan in e2e/job_fleet (serve's per-rank series, record,
+# fleet --job over recordings) and exporter/fleet_job (fleet --job).
 # float-cast-overflow is not part of GCC's "undefined": a double out of an
 # integer's range (a server's -20 or 1e308 GPUs) cast to it is caught too.
 check: deps
@@ -175,7 +181,8 @@ check: deps
 	  LDFLAGS="-fsanitize=address,undefined,float-cast-overflow" all unit
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  GD_HTML_CHECKED=$(abspath $(BUILD))/artifacts/html \
-	  BUILD=build-asan GD_SUITES="unit scenarios offline timeline e2e exporter probe nvidia" tests/run.sh
+	  BUILD=build-asan GD_SUITES="unit scenarios offline timeline e2e exporter probe nvidia" \
+	  GD_LEAVE_OUT="e2e/multinode" tests/run.sh
 
 # Rewrites the golden files (expected.txt of tests/scenarios and tests/offline)
 # from the code under test: never part of make test; review the diff it prints.
