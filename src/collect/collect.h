@@ -89,8 +89,9 @@ struct gd_proc_cache *gd_proc_cache_new(void);
 /* The same for a run that lasts (serve, watch, record): the tiered walk.
  * Every cycle reads each process's stat (CPU, state, threads), and its io
  * when its CPU time moved since the io was read (one that did not run did
- * next to no I/O: its counters stand); the rest of its record (status, cgroup, cmdline, namespaces, the fd walk) is
- * read whole when the process appears, every cycle while it is young
+ * next to no I/O: its counters stand); the rest of its record (status,
+ * cgroup, cmdline, namespaces, the fd walk) is read whole when the
+ * process appears, every cycle while it is young
  * (its first slow_every cycles: a job opens its GPU after it starts), in a
  * GPU job's tree or in D state, and otherwise once every slow_every cycles,
  * spread over the cycles by pid.  A record that is not read whole repeats

@@ -389,6 +389,7 @@ enum { S_COMM, S_CMDLINE, S_CGROUP, S_MNTNS, S_NETNS, S_CPUS, S_NVDEVS, S_NETFS,
 #define HAVE_STATUS (1u << S_CPUS)   /* a kernel thread's uid and Cpus_allowed_list */
 #define HAVE_DETAIL (1u << NSTR)     /* tiered: the whole record below, from a full read */
 #define HAVE_MAPS (1u << (NSTR + 1)) /* tiered: maps scanned whole, what it found in maps */
+#define NIO 4                        /* io counters kept: rchar, wchar, read_bytes, write_bytes */
 
 struct cache_ent {
 	uint64_t pid, starttime;
@@ -406,7 +407,7 @@ struct cache_ent {
 	bool denied;           /* its fd or io was refused at the full read */
 	char *maps;            /* HAVE_MAPS: "runtime\0file\0stub\0"; NULL: none of them */
 	/* its io counters as the cheap cycle last read them, at CPU time io_cpu */
-	struct gd_u64 io[4];
+	struct gd_u64 io[NIO];
 	uint64_t io_cpu;
 	bool io_ok;
 };
@@ -966,6 +967,25 @@ static bool tiered_full(const struct gd_proc_cache *c, const struct cache_ent *c
 	return strcmp(st->state, "D") == 0;   /* host.hung_tasks wants it now */
 }
 
+/* The io counters a cache entry keeps (gd_parse_proc_pid_io's). */
+static struct gd_u64 *io_field(struct gd_proc *p, size_t i)
+{
+	struct gd_u64 *f[NIO] = { &p->rchar_bytes, &p->wchar_bytes, &p->read_bytes, &p->write_bytes };
+
+	return f[i];
+}
+
+/* The counters of p as ce's last read of them, at CPU time cpu (ok: read
+ * whole; else read them again next cycle).  Both the cheap cycle and the
+ * full read keep them, so a counter never steps back to an older read. */
+static void io_keep(struct cache_ent *ce, struct gd_proc *p, uint64_t cpu, bool ok)
+{
+	for (size_t i = 0; i < NIO; i++)
+		ce->io[i] = *io_field(p, i);
+	ce->io_cpu = cpu;
+	ce->io_ok = ok;
+}
+
 /* The tiered walk's cheap cycle of one process: the record of its last full
  * read with this cycle's stat and io. */
 static void collect_cached(int procfd, struct gd_snapshot *s, const char *name, unsigned long long pid,
@@ -995,31 +1015,21 @@ static void collect_cached(int procfd, struct gd_snapshot *s, const char *name, 
 		 * I/O, and its counters stand until it runs or its full read (a
 		 * process in D is read whole) */
 		uint64_t cpu = st->utime + st->stime;
-		struct gd_u64 *io[4] = { &p->rchar_bytes, &p->wchar_bytes, &p->read_bytes, &p->write_bytes };
 		size_t len;
 		struct gd_err e;
 
 		if (ce->io_ok && ce->io_cpu == cpu) {
-			for (int i = 0; i < 4; i++)
-				*io[i] = ce->io[i];
+			for (size_t i = 0; i < NIO; i++)
+				*io_field(p, i) = ce->io[i];
 		} else {
 			snprintf(rel, sizeof rel, "%.32s/io", name);   /* a pid: digits */
 			rc = gd_proc_read_at(procfd, rel, buf, BUF_CAP, &len);
 			if (rc == -EACCES || rc == -EPERM)
 				ce->denied = true;
 			gd_err_clear(&e);
-			ce->io_ok = false;
-			if (rc >= 0) {
-				rc = gd_parse_proc_pid_io(buf, len, s, &e);
-				if (rc != 0 && e.code != -ENODATA)
-					note_bad(t, pid, "io", &e);
-				else if (rc == 0) {
-					for (int i = 0; i < 4; i++)
-						ce->io[i] = *io[i];
-					ce->io_cpu = cpu;
-					ce->io_ok = true;
-				}
-			}
+			if (rc >= 0 && (rc = gd_parse_proc_pid_io(buf, len, s, &e)) != 0 && e.code != -ENODATA)
+				note_bad(t, pid, "io", &e);
+			io_keep(ce, p, cpu, rc == 0);
 		}
 	}
 	if (ce->denied)
@@ -1036,7 +1046,7 @@ static void collect_one(int procfd, struct gd_snapshot *s, const char *name, uns
 	size_t len, bad_before = t->malformed;
 	bool denied = false, kthread, tiered = cache && cache->slow_every;
 	unsigned have = 0, got = 0;
-	int rc, fe, pidfd = -1;
+	int rc, fe, pidfd = -1, io_rc = -1;
 
 	if (tiered) {
 		char rel[40];
@@ -1081,8 +1091,8 @@ static void collect_one(int procfd, struct gd_snapshot *s, const char *name, uns
 		got |= HAVE_STATUS;
 	}
 	if (!kthread) {
-		rc = read_parse(pidfd, pid, "io", gd_parse_proc_pid_io, s, buf, t);
-		if (rc == -EACCES || rc == -EPERM)
+		io_rc = read_parse(pidfd, pid, "io", gd_parse_proc_pid_io, s, buf, t);
+		if (io_rc == -EACCES || io_rc == -EPERM)
 			denied = true;
 	}
 	if (have & HAVE_CGROUP)
@@ -1142,6 +1152,7 @@ static void collect_one(int procfd, struct gd_snapshot *s, const char *name, uns
 		ce->detail_t = s->host.uptime_s.ok ? s->host.uptime_s.v : NAN;
 		ce->denied = denied;
 		ce->job = (p->nvidia_fds.ok && p->nvidia_fds.v > 0) || cache_was_job(cache, st.ppid);
+		io_keep(ce, p, st.utime + st.stime, !kthread && io_rc == 0);
 		if (t->malformed == bad_before)
 			ce->have |= HAVE_DETAIL;
 	}

@@ -14,9 +14,10 @@
  * [N/A] and [Not Supported] leave the field absent.  Fields of nvidia-smi
  * that no rule reads are known and not stored; a column of any other name
  * (a newer driver's field, a typo) is ignored with a note: the part reads
- * as partial, naming the first header that has such columns.  Clock-event reasons come as the hex mask
- * (clocks_event_reasons.active, clocks_throttle_reasons.active) or one
- * Active/Not Active column per reason.
+ * as partial, naming the first header that has such columns.  Clock-event
+ * reasons come as the hex mask (clocks_event_reasons.active,
+ * clocks_throttle_reasons.active) or one Active/Not Active column per
+ * reason.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -133,15 +134,21 @@ const char *gd_nvsmi_csv_names(size_t i)
 	return i < sizeof cols / sizeof cols[0] ? cols[i].names : NULL;
 }
 
-/* Finds the column description of a query name ("memory.used [MiB]"). */
-static const struct col *col_find(struct gd_slice name, bool families)
+/* A header's column name without its unit: "memory.used [MiB]" -> "memory.used". */
+static struct gd_slice bare_name(struct gd_slice name)
 {
 	for (size_t i = 0; i < name.n; i++)
 		if (name.p[i] == ' ' || name.p[i] == '[') {
 			name.n = i;
 			break;
 		}
-	name = gd_tok_trim(name);
+	return gd_tok_trim(name);
+}
+
+/* Finds the column description of a query name ("memory.used [MiB]"). */
+static const struct col *col_find(struct gd_slice name, bool families)
+{
+	name = bare_name(name);
 	for (int family = 0; family < (families ? 2 : 1); family++)
 		for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
 			const char *p = cols[i].names;
@@ -473,14 +480,11 @@ static void unknown_note(const struct header *h, size_t lineno, char *names, siz
 
 	*n = 0;
 	for (size_t i = 0; i < h->n; i++) {
-		struct gd_slice k = h->names[i];
+		struct gd_slice k = bare_name(h->names[i]);
 		int w;
 
 		if (h->map[i])
 			continue;
-		for (size_t j = 0; j < k.n; j++)
-			if (k.p[j] == ' ' || k.p[j] == '[')
-				k.n = j;
 		if (!k.n)
 			continue;
 		(*n)++;
