@@ -40,19 +40,36 @@ static void why_add(struct html_gpu *g, const char *s)
 #define ACC_RAW 4096
 #define ACC_FINE (4 * HBINS)
 
-/* A bin of the sliding ring, compact (28 bytes, not gd_env_bin's 48): its
- * times relative to the bin's start, in float (a bin is seconds wide). */
+/* A bin of the sliding ring, compact (8 bytes, not gd_env_bin's 48: the
+ * history serve keeps whether the page is opened or not).  The values as
+ * half floats of v / RING_SCALE: 11 significant bits (0.05%, below a
+ * pixel of any chart) from 0.004 to 4.2 million (a host's 400 GB/s in
+ * MB/s), clamped beyond; when the minimum and the maximum came as
+ * sixteenths of the bin's width (a bin is seconds wide: under a pixel of
+ * the window); the mean time of its samples is the slot's, shared by the
+ * series (they are sampled together). */
+#define RING_SCALE 64.0
+#define RING_MAX_N 127
+#define RING_F16_MAX 65504.0
 struct ring_bin {
-	float min, max, sum;
-	float dtmin, dtmax, dtsum;  /* seconds after the bin's start: of min, of max, summed */
-	uint32_t n;
+	_Float16 min, max, mean;    /* v / RING_SCALE */
+	uint8_t n : 7;              /* samples, at most RING_MAX_N (more: the extremes still count) */
+	uint8_t min_first : 1;      /* the minimum came first (or with the maximum) */
+	uint8_t dt;                 /* sixteenths of the width after the bin's start: min << 4 | max */
+};
+
+_Static_assert(sizeof(struct ring_bin) == 8, "a ring bin is 8 bytes");
+
+/* What the accumulator keeps per GPU, allocated when the GPU is first seen. */
+struct acc_gpu {
+	struct html_gpu h;
+	struct gd_tl_gpu text;
 };
 
 struct gd_tl_acc {
 	const struct gd_thresholds *th;
 	struct gd_envs es;
-	struct html_gpu gpu[GD_EP_MAX_GPUS];   /* by NVML index */
-	struct gd_tl_gpu text[GD_EP_MAX_GPUS];
+	struct acc_gpu *gpu[GD_EP_MAX_GPUS];   /* by NVML index, NULL until seen */
 	uint64_t seen;
 	double t0, t1, offset;
 	size_t nt;
@@ -65,6 +82,7 @@ struct gd_tl_acc {
 	struct ring_bin **ring;
 	long long *ring_b;        /* per slot: the bin it holds, -1 none */
 	uint32_t *ring_n;         /* per slot: sample times in it */
+	float *ring_dt;           /* per slot: their seconds after the bin's start, summed */
 	long long b_last;         /* the newest bin */
 	long long slot;           /* the current sample's slot, -1: ignored */
 };
@@ -74,13 +92,25 @@ static struct gd_tl_acc *acc_start(struct gd_tl_acc *a, const struct gd_threshol
 {
 	a->th = th;
 	a->t0 = a->t1 = a->offset = NAN;
-	for (unsigned i = 0; i < GD_EP_MAX_GPUS; i++) {
-		a->gpu[i].idx = i;
-		a->gpu[i].smmax = a->gpu[i].slow = a->gpu[i].limit = a->gpu[i].mem_total_gib = NAN;
-		a->text[i].umin = a->text[i].smmin = INFINITY;
-		a->text[i].tmax = a->text[i].pmax = -INFINITY;
-	}
 	return a;
+}
+
+/* GPU k's record, made on its first sight; NULL when out of memory. */
+static struct acc_gpu *acc_gpu(struct gd_tl_acc *a, unsigned k)
+{
+	struct acc_gpu *g = a->gpu[k];
+
+	if (g)
+		return g;
+	if (!(g = calloc(1, sizeof *g))) {
+		a->oom = true;
+		return NULL;
+	}
+	g->h.idx = k;
+	g->h.smmax = g->h.slow = g->h.limit = g->h.mem_total_gib = NAN;
+	g->text.umin = g->text.smmin = INFINITY;
+	g->text.tmax = g->text.pmax = -INFINITY;
+	return a->gpu[k] = g;
 }
 
 struct gd_tl_acc *gd_tl_acc_new(const struct gd_thresholds *th)
@@ -110,7 +140,8 @@ struct gd_tl_acc *gd_tl_acc_new_sliding(const struct gd_thresholds *th, double s
 	a->ring = calloc(ACC_NSERIES, sizeof *a->ring);
 	a->ring_b = malloc(nbins * sizeof *a->ring_b);
 	a->ring_n = calloc(nbins, sizeof *a->ring_n);
-	if (!a->ring || !a->ring_b || !a->ring_n) {
+	a->ring_dt = calloc(nbins, sizeof *a->ring_dt);
+	if (!a->ring || !a->ring_b || !a->ring_n || !a->ring_dt) {
 		gd_tl_acc_free(a);
 		return NULL;
 	}
@@ -131,9 +162,12 @@ void gd_tl_acc_free(struct gd_tl_acc *a)
 		free(a->ring);
 		free(a->ring_b);
 		free(a->ring_n);
+		free(a->ring_dt);
 	} else {
 		gd_envs_release(&a->es);
 	}
+	for (unsigned i = 0; i < GD_EP_MAX_GPUS; i++)
+		free(a->gpu[i]);
 	free(a);
 }
 
@@ -155,6 +189,7 @@ static bool ring_time(struct gd_tl_acc *a, double t)
 
 			a->ring_b[k] = x;
 			a->ring_n[k] = 0;
+			a->ring_dt[k] = 0;
 			for (size_t s = 0; s < ACC_NSERIES; s++)
 				if (a->ring[s])
 					memset(&a->ring[s][k], 0, sizeof a->ring[s][k]);
@@ -163,13 +198,15 @@ static bool ring_time(struct gd_tl_acc *a, double t)
 	}
 	a->slot = (long long)(b % (long long)a->nring);
 	a->ring_n[a->slot]++;
+	a->ring_dt[a->slot] += (float)(t - (double)b * a->bw);
 	return true;
 }
 
 static void ring_add(struct gd_tl_acc *a, size_t s, double v)
 {
 	struct ring_bin *b;
-	float dt;
+	double x;
+	unsigned q;
 
 	if (a->slot < 0 || s >= ACC_NSERIES || !isfinite(v))
 		return;
@@ -178,23 +215,27 @@ static void ring_add(struct gd_tl_acc *a, size_t s, double v)
 		return;
 	}
 	b = &a->ring[s][a->slot];
-	dt = (float)(a->t1 - (double)a->ring_b[a->slot] * a->bw);
-	if (!b->n || v < b->min) {
-		b->min = (float)v;
-		b->dtmin = dt;
+	x = fmax(-RING_F16_MAX, fmin(RING_F16_MAX, v / RING_SCALE));
+	q = (unsigned)fmin(15, fmax(0, floor((a->t1 - (double)a->ring_b[a->slot] * a->bw) / a->bw * 16)));
+	if (!b->n || x < (double)b->min) {
+		b->min = (_Float16)x;
+		b->dt = (uint8_t)((b->dt & 0x0f) | q << 4);
+		b->min_first = !b->n;
 	}
-	if (!b->n || v > b->max) {
-		b->max = (float)v;
-		b->dtmax = dt;
+	if (!b->n || x > (double)b->max) {
+		b->max = (_Float16)x;
+		b->dt = (uint8_t)((b->dt & 0xf0) | q);
+		b->min_first = 1;
 	}
-	b->sum += (float)v;
-	b->dtsum += dt;
-	b->n++;
+	if (b->n < RING_MAX_N) {
+		b->n++;
+		b->mean = (_Float16)((double)b->mean + (x - (double)b->mean) / b->n);
+	}
 }
 
 const struct gd_tl_gpu *gd_tl_acc_gpu(const struct gd_tl_acc *a, unsigned idx)
 {
-	return idx < GD_EP_MAX_GPUS && (a->seen >> idx & 1) ? &a->text[idx] : NULL;
+	return idx < GD_EP_MAX_GPUS && (a->seen >> idx & 1) ? &a->gpu[idx]->text : NULL;
 }
 
 uint64_t gd_tl_acc_seen(const struct gd_tl_acc *a)
@@ -235,8 +276,12 @@ bool gd_tl_acc_add(struct gd_tl_acc *a, const struct gd_snapshot *prev, const st
 
 	GD_VEC_EACH(s->gpus, const struct gd_gpu, g)
 		if (g->index.ok && g->index.v < GD_EP_MAX_GPUS) {
+			struct acc_gpu *x = acc_gpu(a, (unsigned)g->index.v);
+
+			if (!x)
+				return false;
 			a->seen |= 1ull << g->index.v;
-			text_add(&a->text[g->index.v], g);
+			text_add(&x->text, g);
 		}
 	if (!s->host.uptime_s.ok)
 		return !a->oom;
@@ -262,7 +307,7 @@ bool gd_tl_acc_add(struct gd_tl_acc *a, const struct gd_snapshot *prev, const st
 		if (!g->index.ok || g->index.v >= GD_EP_MAX_GPUS)
 			continue;
 		k = (unsigned)g->index.v;
-		hg = &a->gpu[k];
+		hg = &a->gpu[k]->h;    /* made above */
 		here |= 1ull << k;
 		hg->seen_yet = true;
 		if (g->lost.ok && g->lost.v) {
@@ -311,9 +356,9 @@ bool gd_tl_acc_add(struct gd_tl_acc *a, const struct gd_snapshot *prev, const st
 	}
 	/* a GPU seen before that NVML no longer lists has fallen off too */
 	for (unsigned k = 0; k < GD_EP_MAX_GPUS; k++) {
-		struct html_gpu *hg = &a->gpu[k];
+		struct html_gpu *hg = a->gpu[k] ? &a->gpu[k]->h : NULL;
 
-		if ((here >> k & 1) || !hg->seen_yet)
+		if ((here >> k & 1) || !hg || !hg->seen_yet)
 			continue;
 		env_add(a, ACC_GS(k, GS_LOST), 1);
 		if (!hg->lost)
@@ -432,18 +477,18 @@ static bool ring_finish(const struct gd_tl_acc *a, const size_t *map, size_t nou
 		for (size_t j = 0; j < nout; j++) {
 			const struct ring_bin *r = a->ring[map[j]] ? &a->ring[map[j]][slot] : NULL;
 			struct gd_env_bin *e = &c->env.bins[j * nb + k];
-			double bt = (double)(first + (long long)k) * a->bw;
+			double bt = (double)(first + (long long)k) * a->bw, sixteenth = a->bw / 16;
 
 			if (!r || !r->n)
 				continue;
-			e->min = r->min;
-			e->max = r->max;
-			e->sum = r->sum;
+			e->min = (float)((double)r->min * RING_SCALE);
+			e->max = (float)((double)r->max * RING_SCALE);
+			e->sum = (double)r->mean * RING_SCALE * r->n;
 			e->n = r->n;
-			e->tmin = bt + r->dtmin;
-			e->tmax = bt + r->dtmax;
-			e->tsum = (double)r->n * bt + r->dtsum;
-			e->min_first = e->tmin <= e->tmax;
+			e->tmin = bt + ((r->dt >> 4) + 0.5) * sixteenth;
+			e->tmax = bt + ((r->dt & 0x0f) + 0.5) * sixteenth;
+			e->tsum = (double)r->n * (bt + (double)a->ring_dt[slot] / (double)a->ring_n[slot]);
+			e->min_first = r->min_first;
 		}
 	}
 	c->dt = nt > 1 ? (fmin(a->t1, t1) - fmax(a->t0, t0)) / (double)(nt - 1) : a->bw;
@@ -471,7 +516,7 @@ bool gd_html_gather(struct html_ctx *c, const struct gd_timeline *t)
 		if (!(c->seen >> i & 1))
 			continue;
 		pos[i] = (int)c->ngpu;
-		c->gpu[c->ngpu] = a->gpu[i];
+		c->gpu[c->ngpu] = a->gpu[i]->h;
 		for (unsigned m = 0; m < GS_N; m++)
 			map[c->ngpu * GS_N + m] = ACC_GS(i, m);
 		c->ngpu++;

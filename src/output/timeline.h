@@ -34,8 +34,9 @@ struct gd_tl_gpu {
 struct gd_tl_acc *gd_tl_acc_new(const struct gd_thresholds *th);
 /* The same over a sliding span (serve's page): only the last span_s
  * seconds, in nbins bins of span_s / (nbins - 1) each, kept per series used
- * (nbins * 28 bytes a series, whatever the run's length); NULL when out of
- * memory or span_s <= 0.  Samples must come in time order. */
+ * (nbins * 8 bytes a series, values as half floats: 0.05%, whatever the
+ * run's length); NULL when out of memory or span_s <= 0.  Samples must
+ * come in time order. */
 struct gd_tl_acc *gd_tl_acc_new_sliding(const struct gd_thresholds *th, double span_s, size_t nbins);
 void gd_tl_acc_free(struct gd_tl_acc *a);
 /* Adds s (prev: the snapshot before it, NULL for the first); false when out

@@ -5,7 +5,7 @@
  *
  * What it keeps (the collector thread's own, struct gd_page): the series it
  * draws as sliding min/max envelopes (gd_tl_acc_new_sliding: PAGE_BINS bins
- * over the window, per series used: 28 bytes a bin, about 8 KB a series,
+ * over the window, per series used: 8 bytes a bin, 2.4 KB a series,
  * whatever the uptime; no snapshot is kept beyond serve's window), and the
  * stall episodes of that span (at most PAGE_EPISODES; an episode is two or
  * more consecutive stalled samples of a GPU holding a job's context, as

@@ -6,7 +6,10 @@
  * spike is gone), a one-sample dip inside it survives to the bottom, the
  * bins line up with the time axis, a GPU lost inside the span is marked at
  * its sample and one lost before it at the span's start, and a sample
- * older than the ring is ignored.
+ * older than the ring is ignored.  The ring's compact bins (half floats,
+ * sixteenths of a bin for the times) keep a value to 0.05%, from a GPU's
+ * watts to a host's 400 GB/s, and which of the minimum and maximum came
+ * first.
  */
 #include "testutil.h"
 
@@ -115,6 +118,74 @@ static void sliding_keeps_the_span(void **state)
 	free(c);
 }
 
+/* Two samples a bin: power and PCIe throughput as given, util down then up. */
+static void sliding_bins_keep_values(void **state)
+{
+	struct gd_tl_acc *a = gd_tl_acc_new_sliding(NULL, SPAN, BINS);
+	struct gd_snapshot s[2];
+	struct gd_findings f;
+	struct gd_episodes e;
+	struct html_ctx *c = calloc(1, sizeof *c);
+	const double watts[] = { 412.37, 0.5, 699.9, 87.25 };
+	const uint64_t kbps[] = { 400000000, 1, 25000, 1000000000000ull };   /* 400 GB/s; past the clamp */
+	double lo, hi, mean;
+	uint64_t n;
+	size_t s_pow, s_pcie, s_util;
+	const struct gd_env_bin *b;
+
+	(void)state;
+	assert_non_null(a);
+	assert_non_null(c);
+	gd_findings_init(&f);
+	gd_episodes_init(&e);
+	gd_snapshot_init(&s[0]);
+	gd_snapshot_init(&s[1]);
+	for (int i = 0; i < 4; i++) {
+		struct gd_gpu *g;
+
+		gd_snapshot_release(&s[i % 2]);
+		gd_snapshot_init(&s[i % 2]);
+		gd_f64_set(&s[i % 2].host.uptime_s, 2000 + i);   /* bins 2 s wide: 0-1, 2-3 */
+		g = gd_vec_push(&s[i % 2].gpus, sizeof *g);
+		gd_u64_set(&g->index, 0);
+		gd_f64_set(&g->power_w, watts[i]);
+		gd_u64_set(&g->pcie_tx_kbps, kbps[i]);
+		gd_u64_set(&g->util_gpu_pct, i == 0 ? 90 : i == 1 ? 10 : i == 2 ? 10 : 90);
+		assert_true(gd_tl_acc_add(a, NULL, &s[i % 2]));
+	}
+	gather(a, &s[1], c, &f, &e);
+	s_pow = html_gs(c, 0, GS_POWER);
+	s_pcie = html_gs(c, 0, GS_PCIE);
+	s_util = html_gs(c, 0, GS_UTIL);
+	assert_true(gd_env_range(&c->env, s_pow, &lo, &hi, &n));
+	assert_int_equal(n, 4);
+	assert_true(fabs(lo - 0.5) <= 0.5 * 5e-4);
+	assert_true(fabs(hi - 699.9) <= 699.9 * 5e-4);
+	mean = gd_env_mean(&c->env, s_pow);
+	assert_true(fabs(mean - (412.37 + 0.5 + 699.9 + 87.25) / 4) <= 300 * 1e-3);
+	assert_true(gd_env_range(&c->env, s_pcie, &lo, &hi, &n));
+	assert_true(fabs(lo - 0.001) <= 0.001 * 0.02);   /* 1 kB/s, below the half float's normal range */
+	assert_true(hi >= 4.19e6 && hi <= 4.2e6);         /* a billion MB/s clamps at 4.19 million */
+	/* the first bin (90 then 10): the maximum first; the second (10 then 90): the minimum */
+	for (size_t k = 0, seen = 0; k < c->env.nbins; k++) {
+		b = gd_env_bin(&c->env, s_util, k);
+		if (!b || !b->n)
+			continue;
+		assert_int_equal(b->n, 2);
+		assert_true(b->min_first == (seen == 1));
+		assert_true(seen ? b->tmin < b->tmax : b->tmax < b->tmin);
+		assert_true(b->tsum / b->n > c->env.t0 && b->tsum / b->n < c->env.t1);
+		seen++;
+	}
+	gd_html_ctx_release(c);
+	gd_snapshot_release(&s[0]);
+	gd_snapshot_release(&s[1]);
+	gd_findings_release(&f);
+	gd_episodes_release(&e);
+	gd_tl_acc_free(a);
+	free(c);
+}
+
 static void sliding_refuses_nonsense(void **state)
 {
 	(void)state;
@@ -127,6 +198,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(sliding_keeps_the_span),
+		cmocka_unit_test(sliding_bins_keep_values),
 		cmocka_unit_test(sliding_refuses_nonsense),
 	};
 
