@@ -100,6 +100,8 @@ struct gd_proc_cache *gd_proc_cache_new(void);
 #define GD_PROC_SLOW_ROUND 10
 struct gd_proc_cache *gd_proc_cache_new_tiered(unsigned slow_every);
 void gd_proc_cache_free(struct gd_proc_cache *c);   /* NULL is fine */
+/* Whether c is a tiered cache (false for a plain one or NULL). */
+bool gd_proc_cache_tiered(const struct gd_proc_cache *c);
 /* A tiered cache also keeps what each GPU-job thread was blocked in
  * (job_threads' syscall and wchan) from one cycle to the next.  A thread
  * whose schedstat shows it was not scheduled since (the same timeslices and
@@ -112,6 +114,23 @@ struct gd_job_thread;
 void gd_proc_cache_threads_begin(struct gd_proc_cache *c);
 bool gd_proc_cache_thread_reuse(struct gd_proc_cache *c, struct gd_job_thread *jt);
 void gd_proc_cache_thread_keep(struct gd_proc_cache *c, const struct gd_job_thread *jt);
+/* And each GPU-job thread's stat (comm, state, CPU ticks).  The threads
+ * collector reads a thread's schedstat first; one whose schedstat is the
+ * same as last cycle's, to the nanosecond, did not run and did not wait for
+ * a CPU, so its stat is as read then: not read again, but within a slow
+ * round.  Per cycle: _tasks_begin, then per thread _task_reuse (true: th
+ * filled from the last read) or, after reading stat, _task_keep; job_threads
+ * then takes the schedstat of this cycle from _task_sched (true: buf holds
+ * it, as read) instead of reading it again.  A plain cache or NULL keeps
+ * nothing (every _task_ call false). */
+#define GD_SCHEDSTAT_CAP 96
+struct gd_thread;
+void gd_proc_cache_tasks_begin(struct gd_proc_cache *c);
+bool gd_proc_cache_task_reuse(struct gd_proc_cache *c, uint64_t pid, uint64_t tid, const char *sched, size_t n,
+			      struct gd_thread *th);
+void gd_proc_cache_task_keep(struct gd_proc_cache *c, const struct gd_thread *th, const char *sched, size_t n);
+bool gd_proc_cache_task_sched(struct gd_proc_cache *c, uint64_t pid, uint64_t tid, char *buf, size_t cap,
+			      size_t *len);
 /* And what a process's maps showed (cuda_runtime, its file, cuda_stub):
  * the cuda_runtime collector scans a process's maps (a PyTorch process's
  * are about 1 MB) while it is young, then once per slow round; in between

@@ -388,13 +388,22 @@ struct jt_tally {
 	char first_bad[GD_ERR_MSG_MAX / 2];
 };
 
-/* Reads rel into buf and runs parse over it for the last job_threads[]
- * record; a missing file (exited thread, kernel without the file) leaves
- * the fields absent. */
+/* Runs parse over rel's len bytes in buf for the last job_threads[] record. */
+static void parse_one(struct gd_snapshot *s, const char *rel, gd_parse_fn parse, const char *buf, size_t len,
+		      struct jt_tally *t)
+{
+	struct gd_err e;
+
+	gd_err_clear(&e);
+	if (parse(buf, len, s, &e) < 0 && !t->malformed++)
+		snprintf(t->first_bad, sizeof t->first_bad, "/%.80s: %.160s", rel, e.msg);
+}
+
+/* Reads rel into buf and parses it (parse_one); a missing file (exited
+ * thread, kernel without the file) leaves the fields absent. */
 static void read_one(const struct gd_collect_ctx *ctx, struct gd_snapshot *s, const char *rel, gd_parse_fn parse,
 		     char *buf, struct jt_tally *t)
 {
-	struct gd_err e;
 	size_t len;
 	int rc = gd_proc_read_small(ctx->root, rel, buf, SMALL_CAP, &len);
 
@@ -403,9 +412,7 @@ static void read_one(const struct gd_collect_ctx *ctx, struct gd_snapshot *s, co
 			t->denied++;
 		return;
 	}
-	gd_err_clear(&e);
-	if (parse(buf, len, s, &e) < 0 && !t->malformed++)
-		snprintf(t->first_bad, sizeof t->first_bad, "/%.80s: %.160s", rel, e.msg);
+	parse_one(s, rel, parse, buf, len, t);
 }
 
 enum gd_src_status gd_collect_job_threads(const struct gd_collect_ctx *ctx, struct gd_snapshot *s, struct gd_err *err)
@@ -454,7 +461,10 @@ enum gd_src_status gd_collect_job_threads(const struct gd_collect_ctx *ctx, stru
 		GD_STRSET(jt->state, th->state);
 		GD_STRSET(jt->role, gd_thread_role(th->comm, tid == pid, k->loader));
 		snprintf(rel, sizeof rel, "proc/%llu/task/%llu/schedstat", pid, tid);
-		read_one(ctx, s, rel, gd_parse_proc_pid_task_schedstat, buf, &t);
+		if (gd_proc_cache_task_sched(ctx->proc_cache, pid, tid, buf, sizeof buf, &n))
+			parse_one(s, rel, gd_parse_proc_pid_task_schedstat, buf, n, &t);   /* read by the threads collector */
+		else
+			read_one(ctx, s, rel, gd_parse_proc_pid_task_schedstat, buf, &t);
 		if (th->state[0] == 'R') {
 			/* on a CPU (or about to be): no system call to wait in, no
 			 * wchan; two reads saved per busy thread */

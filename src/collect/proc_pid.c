@@ -424,6 +424,12 @@ struct gd_proc_cache {
 	 * and this cycle's as job_threads lists them */
 	struct thread_wait *tw, *twnext;
 	size_t ntw, captw, ntwnext, captwnext;
+	/* GPU jobs' threads' stat and schedstat (tiered only): last cycle's,
+	 * sorted by tid, and this cycle's as the threads collector reads them
+	 * (sorted by tid on the first lookup) */
+	struct thread_stat *ts, *tsnext;
+	size_t nts, capts, ntsnext, captsnext;
+	bool tsnext_sorted;
 };
 
 /* Double buffers: next (b, its count nb) becomes the current (a, na), the
@@ -447,6 +453,15 @@ struct thread_wait {
 	char wchan[sizeof(((struct gd_job_thread *)0)->wchan)];
 };
 
+struct thread_stat {
+	uint64_t pid, tid, utime, stime;
+	uint64_t read_cycle;   /* when stat was read */
+	char comm[sizeof(((struct gd_thread *)0)->comm)];
+	char state[sizeof(((struct gd_thread *)0)->state)];
+	char sched[GD_SCHEDSTAT_CAP];   /* this cycle's schedstat, as read */
+	size_t nsched;
+};
+
 struct gd_proc_cache *gd_proc_cache_new(void)
 {
 	return gd_xcalloc(1, sizeof(struct gd_proc_cache));
@@ -458,6 +473,11 @@ struct gd_proc_cache *gd_proc_cache_new_tiered(unsigned slow_every)
 
 	c->slow_every = slow_every;
 	return c;
+}
+
+bool gd_proc_cache_tiered(const struct gd_proc_cache *c)
+{
+	return c && c->slow_every;
 }
 
 void gd_proc_cache_free(struct gd_proc_cache *c)
@@ -473,6 +493,8 @@ void gd_proc_cache_free(struct gd_proc_cache *c)
 	free(c->next);
 	free(c->tw);
 	free(c->twnext);
+	free(c->ts);
+	free(c->tsnext);
 	free(c);
 }
 
@@ -490,6 +512,100 @@ void gd_proc_cache_threads_begin(struct gd_proc_cache *c)
 	FLIP(c->tw, c->ntw, c->captw, c->twnext, c->ntwnext, c->captwnext);
 	if (c->ntw > 1)
 		qsort(c->tw, c->ntw, sizeof *c->tw, cmp_tw);
+}
+
+static int cmp_ts(const void *a, const void *b)
+{
+	const struct thread_stat *x = a, *y = b;
+
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+void gd_proc_cache_tasks_begin(struct gd_proc_cache *c)
+{
+	if (!c || !c->slow_every)
+		return;
+	FLIP(c->ts, c->nts, c->capts, c->tsnext, c->ntsnext, c->captsnext);
+	if (c->nts > 1)
+		qsort(c->ts, c->nts, sizeof *c->ts, cmp_ts);
+	c->tsnext_sorted = true;
+}
+
+static void ts_push(struct gd_proc_cache *c, const struct gd_thread *th, const char *sched, size_t n,
+		    uint64_t read_cycle)
+{
+	struct thread_stat *x;
+
+	if (c->ntsnext == c->captsnext) {
+		c->captsnext = c->captsnext ? 2 * c->captsnext : 256;
+		c->tsnext = gd_xreallocarray(c->tsnext, c->captsnext, sizeof *c->tsnext);
+	}
+	x = &c->tsnext[c->ntsnext];
+	if (c->ntsnext && c->tsnext[c->ntsnext - 1].tid > th->tid.v)
+		c->tsnext_sorted = false;
+	c->ntsnext++;
+	x->pid = th->pid.v;
+	x->tid = th->tid.v;
+	x->utime = th->utime_ticks.v;
+	x->stime = th->stime_ticks.v;
+	x->read_cycle = read_cycle;
+	GD_STRSET(x->comm, th->comm);
+	GD_STRSET(x->state, th->state);
+	x->nsched = n < sizeof x->sched ? n : sizeof x->sched - 1;
+	memcpy(x->sched, sched, x->nsched);
+	x->sched[x->nsched] = '\0';
+}
+
+bool gd_proc_cache_task_reuse(struct gd_proc_cache *c, uint64_t pid, uint64_t tid, const char *sched, size_t n,
+			      struct gd_thread *th)
+{
+	struct thread_stat key, *x;
+
+	if (!c || !c->slow_every || !c->nts || n >= GD_SCHEDSTAT_CAP)
+		return false;
+	key.tid = tid;
+	x = bsearch(&key, c->ts, c->nts, sizeof *c->ts, cmp_ts);
+	/* the same thread, its schedstat the same to the nanosecond (not run,
+	 * not waiting for a CPU), and its stat read within a slow round */
+	if (!x || x->pid != pid || x->nsched != n || memcmp(x->sched, sched, n) != 0 ||
+	    c->cycle - x->read_cycle >= c->slow_every)
+		return false;
+	gd_u64_set(&th->pid, pid);
+	gd_u64_set(&th->tid, tid);
+	GD_STRSET(th->comm, x->comm);
+	GD_STRSET(th->state, x->state);
+	gd_u64_set(&th->utime_ticks, x->utime);
+	gd_u64_set(&th->stime_ticks, x->stime);
+	ts_push(c, th, sched, n, x->read_cycle);
+	return true;
+}
+
+void gd_proc_cache_task_keep(struct gd_proc_cache *c, const struct gd_thread *th, const char *sched, size_t n)
+{
+	if (!c || !c->slow_every || !th->pid.ok || !th->tid.ok || !th->utime_ticks.ok || !th->stime_ticks.ok ||
+	    n >= GD_SCHEDSTAT_CAP)
+		return;
+	ts_push(c, th, sched, n, c->cycle);
+}
+
+bool gd_proc_cache_task_sched(struct gd_proc_cache *c, uint64_t pid, uint64_t tid, char *buf, size_t cap,
+			      size_t *len)
+{
+	struct thread_stat key, *x;
+
+	if (!c || !c->slow_every || !c->ntsnext || cap == 0)
+		return false;
+	if (!c->tsnext_sorted) {
+		qsort(c->tsnext, c->ntsnext, sizeof *c->tsnext, cmp_ts);
+		c->tsnext_sorted = true;
+	}
+	key.tid = tid;
+	x = bsearch(&key, c->tsnext, c->ntsnext, sizeof *c->tsnext, cmp_ts);
+	if (!x || x->pid != pid || x->nsched >= cap)
+		return false;
+	memcpy(buf, x->sched, x->nsched + 1);
+	*len = x->nsched;
+	return true;
 }
 
 static void tw_push(struct gd_proc_cache *c, const struct gd_job_thread *jt, uint64_t read_cycle)

@@ -10,6 +10,13 @@
  * jobs (processes holding /dev/nvidia<N>) and their process trees are read,
  * which keeps this cheap; past GD_MAX_THREADS threads the rest are dropped
  * and the source says so.
+ *
+ * In the tiered walk (serve, watch, record) a thread's schedstat is read
+ * first, and its stat only when the schedstat moved since the last cycle
+ * (it ran, or waited for a CPU) or its slow round came (collect.h): most of
+ * a training job's hundreds of threads sleep in a pool, and a thread that
+ * was not scheduled has the state and the CPU ticks it had.  job_threads
+ * takes the schedstat read here.
  */
 #include "collect/collectors.h"
 #include "collect/proc_pid.h"
@@ -37,9 +44,11 @@ struct task_tally {
 static void read_tasks(const struct gd_collect_ctx *ctx, struct gd_snapshot *s, uint64_t pid, char *buf,
 		       struct task_tally *t)
 {
-	char rel[96];
+	char rel[96], sched[GD_SCHEDSTAT_CAP];
 	struct dirent *de;
 	DIR *d;
+	bool tiered = gd_proc_cache_tiered(ctx->proc_cache);
+	size_t nsched = 0;
 
 	snprintf(rel, sizeof rel, "proc/%llu/task", (unsigned long long)pid);
 	d = gd_root_opendir(ctx->root, rel);
@@ -50,7 +59,7 @@ static void read_tasks(const struct gd_collect_ctx *ctx, struct gd_snapshot *s, 
 	}
 	while ((de = readdir(d)) != NULL) {
 		struct gd_pid_stat st;
-		struct gd_thread *th;
+		struct gd_thread *th, kept;
 		struct gd_err e;
 		uint64_t tid;
 		size_t len;
@@ -61,6 +70,16 @@ static void read_tasks(const struct gd_collect_ctx *ctx, struct gd_snapshot *s, 
 		if (s->threads.n >= GD_MAX_THREADS) {
 			t->dropped++;
 			continue;
+		}
+		if (tiered) {
+			snprintf(name, sizeof name, "%llu/schedstat", (unsigned long long)tid);
+			if (gd_proc_read_at(dirfd(d), name, sched, sizeof sched, &nsched) < 0)
+				nsched = sizeof sched;   /* none (no schedstat): stat, and job_threads reads */
+			memset(&kept, 0, sizeof kept);
+			if (gd_proc_cache_task_reuse(ctx->proc_cache, pid, tid, sched, nsched, &kept)) {
+				*GD_PUSH(s, threads, struct gd_thread) = kept;
+				continue;
+			}
 		}
 		/* <tid>/stat relative to the task directory */
 		snprintf(name, sizeof name, "%llu/stat", (unsigned long long)tid);
@@ -80,6 +99,8 @@ static void read_tasks(const struct gd_collect_ctx *ctx, struct gd_snapshot *s, 
 		GD_STRSET(th->state, st.state);
 		gd_u64_set(&th->utime_ticks, st.utime);
 		gd_u64_set(&th->stime_ticks, st.stime);
+		if (tiered)
+			gd_proc_cache_task_keep(ctx->proc_cache, th, sched, nsched);
 	}
 	closedir(d);
 }
@@ -91,6 +112,7 @@ enum gd_src_status gd_collect_threads(const struct gd_collect_ctx *ctx, struct g
 	char buf[STAT_CAP];
 	size_t n = s->procs.n;
 
+	gd_proc_cache_tasks_begin(ctx->proc_cache);
 	if (n == 0)
 		return GD_SRC_OK;   /* no processes, hence no GPU job */
 	marks = gd_xmalloc(n);

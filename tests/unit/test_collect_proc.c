@@ -1043,6 +1043,86 @@ static void test_tiered_thread_waits(void **state)
 	}
 }
 
+/* The tiered cache's job-thread stat: a thread whose schedstat did not
+ * move since the last cycle keeps the stat read then (its state and CPU
+ * ticks), so a changed stat file, or a removed one, is not seen until the
+ * schedstat moves or the slow round comes; job_threads takes the schedstat
+ * the threads collector read.  A plain cache reads every file every cycle. */
+static const struct gd_thread *thread_of(const struct gd_snapshot *s, uint64_t tid)
+{
+	GD_VEC_EACH(s->threads, const struct gd_thread, th)
+		if (th->tid.v == tid)
+			return th;
+	return NULL;
+}
+
+static void threads_at(struct tree *t, struct gd_snapshot *s, double up)
+{
+	struct gd_err err;
+
+	assert_int_equal(snap_at(t, s, up), GD_SRC_OK);
+	assert_int_equal(run(gd_collect_threads, &t->ctx, s, &err), GD_SRC_OK);
+}
+
+static void test_tiered_thread_stat(void **state)
+{
+	struct tree t;
+	struct gd_snapshot s;
+	const struct gd_thread *th;
+	struct gd_err err;
+	double up = 100;
+	char path[512];
+	int i;
+
+	(void)state;
+	for (int tiered = 1; tiered >= 0; tiered--) {
+		tree_cached(&t, tiered);
+		put_task(&t, 100, 101, "pt_worker", 'S', 10);
+		tree_put(&t, "proc/100/task/101/schedstat", "7000000 1000 12\n");
+		threads_at(&t, &s, up++);
+		assert_non_null(th = thread_of(&s, 101));
+		assert_string_equal(th->state, "S");
+		gd_snapshot_release(&s);
+
+		/* not scheduled since: the stat of the last cycle (tiered) */
+		put_task(&t, 100, 101, "pt_worker", 'R', 90);
+		threads_at(&t, &s, up++);
+		assert_non_null(th = thread_of(&s, 101));
+		assert_string_equal(th->state, tiered ? "S" : "R");
+		assert_int_equal(th->utime_ticks.v, tiered ? 10 : 90);
+		/* job_threads parses the schedstat this cycle read, not the file's now */
+		tree_put(&t, "proc/100/task/101/schedstat", "7000000 1000 13\n");
+		assert_int_equal(run(gd_collect_job_threads, &t.ctx, &s, &err), GD_SRC_OK);
+		GD_VEC_EACH(s.job_threads, struct gd_job_thread, jt)
+			if (jt->tid.v == 101)
+				assert_int_equal(jt->timeslices.v, tiered ? 12 : 13);
+		gd_snapshot_release(&s);
+
+		/* its schedstat moved (above): stat read again */
+		threads_at(&t, &s, up++);
+		assert_non_null(th = thread_of(&s, 101));
+		assert_string_equal(th->state, "R");
+		assert_int_equal(th->utime_ticks.v, 90);
+		gd_snapshot_release(&s);
+
+		/* a stat gone without a schedstat change: the thread as it was
+		 * (tiered) until the slow round reads it (within 4 cycles) */
+		snprintf(path, sizeof path, "%s/proc/100/task/101/stat", t.dir);
+		assert_int_equal(unlink(path), 0);
+		for (i = 0; i < 5; i++) {
+			bool listed;
+
+			threads_at(&t, &s, up++);
+			listed = thread_of(&s, 101) != NULL;
+			gd_snapshot_release(&s);
+			if (!listed)
+				break;
+		}
+		assert_true(tiered ? i > 0 && i < 4 : i == 0);
+		tree_cached_release(&t);
+	}
+}
+
 /* The tiered cache's maps: read every cycle while the process is young,
  * then once per slow round; a plain cache reads them every cycle. */
 static const char *job_runtime(struct tree *t, struct gd_snapshot *s, double up)
@@ -1153,6 +1233,7 @@ int main(void)
 		cmocka_unit_test(test_cache_churn),
 		cmocka_unit_test(test_tiered_walk),
 		cmocka_unit_test(test_tiered_thread_waits),
+		cmocka_unit_test(test_tiered_thread_stat),
 		cmocka_unit_test(test_tiered_maps),
 		cmocka_unit_test(test_processes_live),
 	};
