@@ -94,7 +94,10 @@ struct gd_proc_cache *gd_proc_cache_new(void);
  * process appears, every cycle while it is young
  * (its first slow_every cycles: a job opens its GPU after it starts), in a
  * GPU job's tree or in D state, and otherwise once every slow_every cycles,
- * spread over the cycles by pid.  A record that is not read whole repeats
+ * spread over the cycles by pid.  A GPU job's process past its young cycles
+ * walks its fds only when the fd directory's stat changed (Linux 6.2 and
+ * later count the open fds there; older kernels: every cycle) or on its
+ * slow round.  A record that is not read whole repeats
  * its last full read, with detail_uptime_s saying when that was (a
  * constant between full reads: a recording's delta lines do not grow). */
 #define GD_PROC_SLOW_ROUND 10

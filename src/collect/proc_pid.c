@@ -52,6 +52,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/cpulist.h"
@@ -410,6 +411,10 @@ struct cache_ent {
 	struct gd_u64 io[NIO];
 	uint64_t io_cpu;
 	bool io_ok;
+	/* what the fd directory's stat showed before its last walk: on Linux
+	 * 6.2 and later procfs gives the count of open fds as its size */
+	struct timespec fd_mtime;
+	off_t fd_size;         /* 0: unknown (older kernels), walk every time */
 };
 
 struct gd_proc_cache {
@@ -1152,6 +1157,28 @@ static void collect_cached(int procfd, struct gd_snapshot *s, const char *name, 
 		t->denied++;
 }
 
+/* The tiered walk's fd walk of a process read whole every cycle (a GPU
+ * job's tree): the fd directory's stat (one call) into st, and true when
+ * it shows the same open fds as before the last walk, which then stands:
+ * procfs (Linux 6.2 and later) gives the directory the count of open fds
+ * as its size, and a test root's directory changes its modification time
+ * with every link.  A process not yet past its young cycles, one due for
+ * its full read, one whose walk was refused, a kernel without the count
+ * (size 0) and every plain cache walk.  What a count cannot see (one file
+ * closed, another opened between two cycles) is seen on the slow round. */
+static bool fds_unchanged(const struct gd_proc_cache *c, const struct cache_ent *ce, int pidfd, struct stat *st)
+{
+	if (!c || !c->slow_every || !ce)
+		return false;
+	if (fstatat(pidfd, "fd", st, 0) < 0) {
+		memset(st, 0, sizeof *st);
+		return false;
+	}
+	return (ce->have & HAVE_DETAIL) && !ce->denied && c->cycle - ce->born >= c->slow_every && st->st_size > 0 &&
+	       st->st_size == ce->fd_size && st->st_mtim.tv_sec == ce->fd_mtime.tv_sec &&
+	       st->st_mtim.tv_nsec == ce->fd_mtime.tv_nsec;
+}
+
 static void collect_one(int procfd, struct gd_snapshot *s, const char *name, unsigned long long pid, char *buf,
 			struct tally *t, struct gd_proc_cache *cache)
 {
@@ -1163,6 +1190,7 @@ static void collect_one(int procfd, struct gd_snapshot *s, const char *name, uns
 	bool denied = false, kthread, tiered = cache && cache->slow_every;
 	unsigned have = 0, got = 0;
 	int rc, fe, pidfd = -1, io_rc = -1;
+	struct stat fdst = { 0 };
 
 	if (tiered) {
 		char rel[40];
@@ -1243,8 +1271,14 @@ static void collect_one(int procfd, struct gd_snapshot *s, const char *name, uns
 	else if (read_link(pidfd, "ns/net", p->netns, sizeof p->netns))
 		got |= HAVE_NETNS;
 
-	if (!kthread && !walk_fds(pidfd, s, p, buf, t, &fe) && (fe == -EACCES || fe == -EPERM))
+	if (!kthread && fds_unchanged(cache, ce, pidfd, &fdst)) {
+		p->nvidia_fds = ce->nvidia_fds;
+		p->netfs_fds = ce->netfs_fds;
+		GD_STRSET(p->nvidia_devs, ent_str(ce, S_NVDEVS));
+		GD_STRSET(p->netfs_mount, ent_str(ce, S_NETFS));
+	} else if (!kthread && !walk_fds(pidfd, s, p, buf, t, &fe) && (fe == -EACCES || fe == -EPERM)) {
 		denied = true;
+	}
 	if (strcmp(st.state, "D") == 0)
 		read_blocked(pidfd, p, buf);
 	close(pidfd);
@@ -1265,6 +1299,8 @@ static void collect_one(int procfd, struct gd_snapshot *s, const char *name, uns
 		 * reported every cycle as without the tiers. */
 		ce->nvidia_fds = p->nvidia_fds;
 		ce->netfs_fds = p->netfs_fds;
+		ce->fd_size = fdst.st_size;
+		ce->fd_mtime = fdst.st_mtim;
 		ce->detail_t = s->host.uptime_s.ok ? s->host.uptime_s.v : NAN;
 		ce->denied = denied;
 		ce->job = (p->nvidia_fds.ok && p->nvidia_fds.v > 0) || cache_was_job(cache, st.ppid);

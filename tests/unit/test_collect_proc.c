@@ -8,6 +8,7 @@
 #include "fixture.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -1123,6 +1124,67 @@ static void test_tiered_thread_stat(void **state)
 	}
 }
 
+/* The tiered cache's fd walk of a GPU job: past its young cycles, walked
+ * again only when the fd directory's stat changed (procfs: the count of
+ * open fds; here its modification time) or on the slow round.  A link
+ * changed behind a restored time is not seen until the slow round; a new
+ * link is seen at once.  A plain cache walks every cycle. */
+static const struct gd_proc *job_at(struct tree *t, struct gd_snapshot *s, double up)
+{
+	assert_int_equal(snap_at(t, s, up), GD_SRC_OK);
+	return proc_by_pid(s, 100);
+}
+
+static void test_tiered_fd_walk(void **state)
+{
+	struct tree t;
+	struct gd_snapshot s;
+	const struct gd_proc *p;
+	struct stat st;
+	struct timespec times[2];
+	char dir[512];
+	double up = 100;
+	int i;
+
+	(void)state;
+	for (int tiered = 1; tiered >= 0; tiered--) {
+		tree_cached(&t, tiered);
+		snprintf(dir, sizeof dir, "%s/proc/100/fd", t.dir);
+		for (i = 1; i <= 5; i++) {   /* cycle 4 is pid 100's slow round */
+			assert_non_null(p = job_at(&t, &s, up++));
+			assert_string_equal(p->nvidia_devs, "0");
+			gd_snapshot_release(&s);
+		}
+		/* fd 3 closed and another GPU opened under the same number, the
+		 * directory's time put back: cycle 6, not young, not its round */
+		assert_int_equal(stat(dir, &st), 0);
+		relink(&t, "/dev/nvidia2", "proc/100/fd/3");
+		times[0] = st.st_atim;
+		times[1] = st.st_mtim;
+		assert_int_equal(utimensat(AT_FDCWD, dir, times, 0), 0);
+		assert_non_null(p = job_at(&t, &s, up++));
+		assert_string_equal(p->nvidia_devs, tiered ? "0" : "2");
+		gd_snapshot_release(&s);
+		for (i = 0; i < 4; i++) {   /* the slow round walks it: cycle 8 */
+			bool seen;
+
+			assert_non_null(p = job_at(&t, &s, up++));
+			seen = strcmp(p->nvidia_devs, "2") == 0;
+			gd_snapshot_release(&s);
+			if (seen)
+				break;
+		}
+		assert_true(tiered ? i > 0 && i < 4 : i == 0);
+		/* a second GPU opened: the directory changed, walked at once */
+		put_fd(&t, 100, 10, "/dev/nvidia1");
+		assert_non_null(p = job_at(&t, &s, up++));
+		assert_string_equal(p->nvidia_devs, "1,2");
+		assert_int_equal(p->nvidia_fds.v, 2);
+		gd_snapshot_release(&s);
+		tree_cached_release(&t);
+	}
+}
+
 /* The tiered cache's maps: read every cycle while the process is young,
  * then once per slow round; a plain cache reads them every cycle. */
 static const char *job_runtime(struct tree *t, struct gd_snapshot *s, double up)
@@ -1234,6 +1296,7 @@ int main(void)
 		cmocka_unit_test(test_tiered_walk),
 		cmocka_unit_test(test_tiered_thread_waits),
 		cmocka_unit_test(test_tiered_thread_stat),
+		cmocka_unit_test(test_tiered_fd_walk),
 		cmocka_unit_test(test_tiered_maps),
 		cmocka_unit_test(test_processes_live),
 	};
