@@ -42,7 +42,8 @@ static void why_add(struct html_gpu *g, const char *s)
 
 /* A bin of the sliding ring, compact (8 bytes, not gd_env_bin's 48: the
  * history serve keeps whether the page is opened or not).  The values as
- * half floats of v / RING_SCALE: 11 significant bits (0.05%, below a
+ * IEEE half floats (binary16, converted here: not every compiler has
+ * _Float16 on x86) of v / RING_SCALE: 11 significant bits (0.05%, below a
  * pixel of any chart) from 0.004 to 4.2 million (a host's 400 GB/s in
  * MB/s), clamped beyond; when the minimum and the maximum came as
  * sixteenths of the bin's width (a bin is seconds wide: under a pixel of
@@ -52,13 +53,53 @@ static void why_add(struct html_gpu *g, const char *s)
 #define RING_MAX_N 127
 #define RING_F16_MAX 65504.0
 struct ring_bin {
-	_Float16 min, max, mean;    /* v / RING_SCALE */
+	uint16_t min, max, mean;    /* half floats of v / RING_SCALE */
 	uint8_t n : 7;              /* samples, at most RING_MAX_N (more: the extremes still count) */
 	uint8_t min_first : 1;      /* the minimum came first (or with the maximum) */
 	uint8_t dt;                 /* sixteenths of the width after the bin's start: min << 4 | max */
 };
 
 _Static_assert(sizeof(struct ring_bin) == 8, "a ring bin is 8 bytes");
+
+/* v (finite, |v| <= RING_F16_MAX) as a half float, rounded to nearest even. */
+static uint16_t half_of(double v)
+{
+	float f = (float)v;
+	uint32_t u, sign, m, hm, rem, halfway;
+	int e;
+
+	memcpy(&u, &f, sizeof u);
+	sign = u >> 16 & 0x8000;
+	e = (int)(u >> 23 & 0xff) - 127 + 15;   /* the half's biased exponent */
+	m = u & 0x7fffff;
+	if ((u & 0x7fffffff) == 0 || e < -10)
+		return (uint16_t)sign;   /* zero, or below half the smallest subnormal */
+	if (e <= 0) {                    /* a subnormal half: m * 2^-24 */
+		unsigned shift = (unsigned)(14 - e);
+
+		m |= 0x800000;
+		hm = m >> shift;
+		rem = m & ((1u << shift) - 1);
+		halfway = 1u << (shift - 1);
+	} else {
+		hm = (uint32_t)e << 10 | m >> 13;
+		rem = m & 0x1fff;
+		halfway = 0x1000;
+	}
+	if (rem > halfway || (rem == halfway && (hm & 1)))
+		hm++;   /* a carry into the exponent is the next binade, as it should be */
+	if (hm > 0x7bff)
+		hm = 0x7bff;   /* the largest finite half */
+	return (uint16_t)(sign | hm);
+}
+
+static double half_value(uint16_t h)
+{
+	unsigned e = h >> 10 & 0x1f, m = h & 0x3ff;
+	double v = e ? ldexp(1024.0 + m, (int)e - 25) : ldexp(m, -24);
+
+	return (h & 0x8000) ? -v : v;
+}
 
 /* What the accumulator keeps per GPU, allocated when the GPU is first seen. */
 struct acc_gpu {
@@ -217,19 +258,19 @@ static void ring_add(struct gd_tl_acc *a, size_t s, double v)
 	b = &a->ring[s][a->slot];
 	x = fmax(-RING_F16_MAX, fmin(RING_F16_MAX, v / RING_SCALE));
 	q = (unsigned)fmin(15, fmax(0, floor((a->t1 - (double)a->ring_b[a->slot] * a->bw) / a->bw * 16)));
-	if (!b->n || x < (double)b->min) {
-		b->min = (_Float16)x;
+	if (!b->n || x < half_value(b->min)) {
+		b->min = half_of(x);
 		b->dt = (uint8_t)((b->dt & 0x0f) | q << 4);
 		b->min_first = !b->n;
 	}
-	if (!b->n || x > (double)b->max) {
-		b->max = (_Float16)x;
+	if (!b->n || x > half_value(b->max)) {
+		b->max = half_of(x);
 		b->dt = (uint8_t)((b->dt & 0xf0) | q);
 		b->min_first = 1;
 	}
 	if (b->n < RING_MAX_N) {
 		b->n++;
-		b->mean = (_Float16)((double)b->mean + (x - (double)b->mean) / b->n);
+		b->mean = half_of(half_value(b->mean) + (x - half_value(b->mean)) / b->n);
 	}
 }
 
@@ -481,9 +522,9 @@ static bool ring_finish(const struct gd_tl_acc *a, const size_t *map, size_t nou
 
 			if (!r || !r->n)
 				continue;
-			e->min = (float)((double)r->min * RING_SCALE);
-			e->max = (float)((double)r->max * RING_SCALE);
-			e->sum = (double)r->mean * RING_SCALE * r->n;
+			e->min = (float)(half_value(r->min) * RING_SCALE);
+			e->max = (float)(half_value(r->max) * RING_SCALE);
+			e->sum = half_value(r->mean) * RING_SCALE * r->n;
 			e->n = r->n;
 			e->tmin = bt + ((r->dt >> 4) + 0.5) * sixteenth;
 			e->tmax = bt + ((r->dt & 0x0f) + 0.5) * sixteenth;
