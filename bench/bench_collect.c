@@ -13,6 +13,11 @@
  *       cycle, the rest on the slow round; warmed up past the first slow
  *       round, in which every process is young and read whole.  Both add the median of the
  *       per-cycle CPU times (cpu_ms_median).
+ *       BENCH_LIVE=T,P (a synthetic root): before each counted cycle, and
+ *       outside its CPU and wall time, the root moves as a busy node does:
+ *       each GPU job thread's schedstat with probability T (it ran: its
+ *       stat is read again), the stat of every GPU job process and of a
+ *       share P of the others a tick of user time (their io is read).
  *   bench_collect tiered-diff WARM ROOT...
  *       for tests/scenarios/run.sh: the process table of each ROOT in turn
  *       (a scenario's t0, t1, ...) read by the tiered walk with one cache,
@@ -118,6 +123,120 @@ static void ctx_close(struct gd_collect_ctx *ctx)
 	gd_nvml_close(ctx->nvml);
 }
 
+/* BENCH_LIVE: what moves between two cycles (see the top). */
+struct live {
+	double pt, pp;
+	char **thr, **job, **oth;   /* paths: job threads' schedstat, job and other processes' stat */
+	size_t nthr, njob, noth;
+	unsigned seed;
+};
+
+static void live_add(char ***v, size_t *n, const char *root, unsigned long long pid, unsigned long long tid)
+{
+	char path[512];
+	char **nv = realloc(*v, (*n + 1) * sizeof **v);
+
+	if (tid)
+		snprintf(path, sizeof path, "%s/proc/%llu/task/%llu/schedstat", root, pid, tid);
+	else
+		snprintf(path, sizeof path, "%s/proc/%llu/stat", root, pid);
+	if (!nv || !(nv[*n] = strdup(path))) {
+		*v = nv;
+		return;
+	}
+	*v = nv;
+	(*n)++;
+}
+
+/* The lists from a snapshot of the root; false when BENCH_LIVE is unset. */
+static bool live_init(struct live *l, const char *root, const struct gd_snapshot *s)
+{
+	const char *env = getenv("BENCH_LIVE");
+
+	memset(l, 0, sizeof *l);
+	if (!env || sscanf(env, "%lf,%lf", &l->pt, &l->pp) != 2)
+		return false;
+	if (strcmp(root, "/") == 0) {   /* the files it rewrites are a synthetic root's */
+		fputs("bench_collect: BENCH_LIVE is for a synthetic root, not /: ignored\n", stderr);
+		return false;
+	}
+	l->seed = 29;
+	GD_VEC_EACH(s->job_threads, const struct gd_job_thread, jt)
+		live_add(&l->thr, &l->nthr, root, (unsigned long long)jt->pid.v, (unsigned long long)jt->tid.v);
+	GD_VEC_EACH(s->procs, const struct gd_proc, p) {
+		bool job = false;
+
+		GD_VEC_EACH(s->job_threads, const struct gd_job_thread, jt)
+			job = job || jt->pid.v == p->pid.v;
+		if (job)
+			live_add(&l->job, &l->njob, root, (unsigned long long)p->pid.v, 0);
+		else
+			live_add(&l->oth, &l->noth, root, (unsigned long long)p->pid.v, 0);
+	}
+	return true;
+}
+
+static void live_free(struct live *l)
+{
+	for (size_t i = 0; i < l->nthr; i++)
+		free(l->thr[i]);
+	for (size_t i = 0; i < l->njob; i++)
+		free(l->job[i]);
+	for (size_t i = 0; i < l->noth; i++)
+		free(l->oth[i]);
+	free(l->thr);
+	free(l->job);
+	free(l->oth);
+}
+
+/* Rewrites path with its field k (0: the first) larger by by: the fields
+ * after the ")" of a stat line (k 11: utime), or of a schedstat line. */
+static void bump(const char *path, int k, unsigned long long by)
+{
+	char buf[4096], out[4096];
+	FILE *f = fopen(path, "r");
+	size_t n, o;
+	char *rest, *save = NULL, *tok;
+	int i = 0;
+
+	if (!f)
+		return;
+	n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	rest = strrchr(buf, ')');
+	rest = rest ? rest + 1 : buf;
+	o = (size_t)(rest - buf);
+	memcpy(out, buf, o);
+	for (tok = strtok_r(rest, " \n", &save); tok && o < sizeof out - 32; tok = strtok_r(NULL, " \n", &save), i++) {
+		const char *sep = o ? " " : "";
+
+		if (i == k)
+			o += (size_t)snprintf(out + o, sizeof out - o, "%s%llu", sep, strtoull(tok, NULL, 10) + by);
+		else
+			o += (size_t)snprintf(out + o, sizeof out - o, "%s%s", sep, tok);
+	}
+	out[o++] = '\n';
+	if (!(f = fopen(path, "w")))
+		return;
+	fwrite(out, 1, o, f);
+	fclose(f);
+}
+
+static void live_step(struct live *l)
+{
+	for (size_t i = 0; i < l->nthr; i++)
+		if ((double)rand_r(&l->seed) / RAND_MAX < l->pt) {
+			bump(l->thr[i], 0, 1000000);   /* run ns */
+			bump(l->thr[i], 2, 1);         /* timeslices */
+		}
+	for (size_t i = 0; i < l->njob; i++)
+		bump(l->job[i], 11, 1);
+	for (size_t i = 0; i < l->noth; i++)
+		if ((double)rand_r(&l->seed) / RAND_MAX < l->pp)
+			bump(l->oth[i], 11, 1);
+}
+
 static int cmp_dbl(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -133,6 +252,9 @@ static int bench_collect(long cycles, const char *rootpath, bool tiered)
 	double c0, w0;
 	long rss = 0;
 	double *per = calloc(gd_ncollectors, sizeof *per), *each = calloc((size_t)cycles, sizeof *each), c1;
+	double c_live = 0, w_live = 0;
+	struct live live;
+	bool live_on = false;
 
 	if (!per || !each) {
 		free(per);
@@ -151,6 +273,7 @@ static int bench_collect(long cycles, const char *rootpath, bool tiered)
 	c0 = cpu_ms(RUSAGE_SELF, NULL);
 	w0 = now_ms();
 	c1 = c0;
+	memset(&live, 0, sizeof live);
 	/* warm-up, not counted: one cycle (the cache filled), or for the
 	 * tiered walk past its first slow round (every process is young in it) */
 	for (long i = tiered ? -(long)GD_PROC_SLOW_ROUND - 1 : -1; i < cycles; i++) {
@@ -161,12 +284,23 @@ static int bench_collect(long cycles, const char *rootpath, bool tiered)
 			c0 = c1 = cpu_ms(RUSAGE_SELF, NULL);
 			w0 = now_ms();
 		}
+		if (live_on && i >= 0) {   /* the root moves, outside the cycle's times */
+			double w = now_ms();
+
+			live_step(&live);
+			w_live += now_ms() - w;
+			ci = cpu_ms(RUSAGE_SELF, NULL);
+			c_live += ci - c1;
+			c1 = ci;
+		}
 		gd_snapshot_init(&s);
 		gd_collect_all(&ctx, &s);
 		ci = cpu_ms(RUSAGE_SELF, NULL);
 		if (i >= 0)
 			each[i] = ci - c1;
 		c1 = ci;
+		if (i == -1 && !live_on)
+			live_on = live_init(&live, rootpath, &s);
 		/* gd_collect_all records one source per collector, in order. */
 		for (size_t k = 0; i >= 0 && k < s.sources.n && k < gd_ncollectors; k++) {
 			const struct gd_source *src = GD_VEC_AT(s.sources, struct gd_source, k);
@@ -176,8 +310,12 @@ static int bench_collect(long cycles, const char *rootpath, bool tiered)
 		}
 		gd_snapshot_release(&s);
 	}
-	c0 = cpu_ms(RUSAGE_SELF, &rss) - c0;
-	report(cycles, c0, now_ms() - w0, rss);
+	c0 = cpu_ms(RUSAGE_SELF, &rss) - c0 - c_live;
+	report(cycles, c0, now_ms() - w0 - w_live, rss);
+	if (live_on)
+		printf("live: %zu job threads (moved with probability %g), %zu job processes, %zu others (%g)\n",
+		       live.nthr, live.pt, live.njob, live.noth, live.pp);
+	live_free(&live);
 	qsort(each, (size_t)cycles, sizeof *each, cmp_dbl);
 	printf("cpu_ms_median=%.3f\n", each[cycles / 2]);
 	free(each);

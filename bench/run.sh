@@ -22,6 +22,14 @@
 #                          syscall and wchan when they ran, maps and the
 #                          rest on the slow round); median
 #                          of the cycles' CPU times next to the mean
+#   ... the root moving    the tiered cycle on a copy of the synthetic root
+#                          that moves between cycles (not timed) as a busy
+#                          node does: BENCH_LIVE=T,P (default 0.25,0.05), a
+#                          job thread ran with probability T (its stat,
+#                          syscall and wchan read again), every GPU job
+#                          process and a share P of the others used CPU
+#                          (their io read); the static root is the best case
+#                          for the tiered walk's gates
 #   gpudoctor serve        the real exporter on the root at --interval 1s
 #                          for BENCH_SERVE_S seconds (default 20): CPU per
 #                          cycle (utime+stime of /proc/<pid>/stat over the
@@ -206,9 +214,22 @@ if command -v jq >/dev/null 2>&1; then
 			"\(.name)=\(.status) (\(.reason))"')
 	[ -z "$bad" ] || { echo "bench: the synthetic root is not read whole: $bad" >&2; exit 1; }
 fi
-# synthetic ROOT LABEL: the rows of one synthetic root.
+# live_run ROOT: the tiered cycle on a copy of ROOT that moves between
+# cycles as a busy node does (bench_collect's BENCH_LIVE, default 0.25,0.05:
+# a quarter of the GPU jobs' threads ran, every GPU job process and one in
+# twenty of the others used CPU); the copy is removed after.
+live_run() {
+	local tmp out
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/gd-bench-live.XXXXXX") || return 1
+	cp -a "$1" "$tmp/root" && out=$(BENCH_LIVE=${BENCH_LIVE:-0.25,0.05} "$bin" serve "$CYCLES" "$tmp/root")
+	rm -rf "$tmp"
+	printf '%s\n' "$out"
+}
+
+# synthetic ROOT LABEL [live]: the rows of one synthetic root (live: and of
+# the same root moving, live_run).
 synthetic() {
-	local r=$1 n t c tc sv sf
+	local r=$1 n t c tc sv sf lc=
 	n=$(ls -d "$r"/proc/[0-9]* | wc -l)
 	t=$(find "$r"/proc -mindepth 3 -maxdepth 3 -path '*/task/*' 2>/dev/null | wc -l)
 	echo
@@ -219,6 +240,12 @@ synthetic() {
 	tc=$(run serve "$CYCLES" "$r")
 	row "gd_collect_all, tiered (serve)" 1 "$(head -n 1 <<<"$tc")"
 	echo "  (tiered: median $(field cpu_ms_median "$(sed -n 2p <<<"$tc")") ms CPU per cycle)"
+	if [ "${3:-}" = live ]; then
+		lc=$(live_run "$r")
+		row "  ... the root moving (BENCH_LIVE)" 1 "$(head -n 1 <<<"$lc")"
+		echo "  (moving: median $(field cpu_ms_median "$(grep '^cpu_ms_median=' <<<"$lc")") ms CPU per cycle;" \
+			"$(grep '^live:' <<<"$lc" | sed 's/^live: //'))"
+	fi
 	sv=$(serve_run "$r")
 	row "gpudoctor serve --interval 1s" 1 "$sv"
 	row "gpudoctor snapshot (per process)" 1 "$(run exec "$EXEC_RUNS" "$BUILD/gpudoctor" snapshot --root "$r")"
@@ -228,10 +255,16 @@ synthetic() {
 	ratio "$2: cycle / floor of the same files (target <= 2)" "$(head -n 1 <<<"$c")" "$floor_line"
 	ratio "$2: tiered cycle / every-file cycle" "$(head -n 1 <<<"$tc")" "$(head -n 1 <<<"$c")"
 	targets "$2" "$sv" "$(sed -n 2p <<<"$tc")" "$sf"
+	if [ -n "$lc" ]; then
+		printf '  '
+		bench_cpu_ratio "$2: tiered cycle, root moving (median) / every process's stat alone" \
+			"$(field cpu_ms_median "$(grep '^cpu_ms_median=' <<<"$lc")")" "$(field cpu_ms_per_cycle "$sf")" \
+			"$(field wall_ms_per_cycle "$sf")"
+	fi
 	echo
 	per_collector "$tc"
 }
-synthetic "$root2" "synthetic busy node"
+synthetic "$root2" "synthetic busy node" live
 
 root3=${BENCH_ROOT3:-}
 [ "$root3" = none ] && exit 0
