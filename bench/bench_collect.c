@@ -208,13 +208,14 @@ static void bump(const char *path, int k, unsigned long long by)
 	rest = rest ? rest + 1 : buf;
 	o = (size_t)(rest - buf);
 	memcpy(out, buf, o);
-	for (tok = strtok_r(rest, " \n", &save); tok && o < sizeof out - 32; tok = strtok_r(NULL, " \n", &save), i++) {
+	for (tok = strtok_r(rest, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save), i++) {
 		const char *sep = o ? " " : "";
+		int w = i == k ? snprintf(out + o, sizeof out - o, "%s%llu", sep, strtoull(tok, NULL, 10) + by)
+			       : snprintf(out + o, sizeof out - o, "%s%s", sep, tok);
 
-		if (i == k)
-			o += (size_t)snprintf(out + o, sizeof out - o, "%s%llu", sep, strtoull(tok, NULL, 10) + by);
-		else
-			o += (size_t)snprintf(out + o, sizeof out - o, "%s%s", sep, tok);
+		if (w < 0 || (size_t)w >= sizeof out - o - 1)
+			return;   /* not a line this rewrites: left as it is */
+		o += (size_t)w;
 	}
 	out[o++] = '\n';
 	if (!(f = fopen(path, "w")))
