@@ -152,11 +152,16 @@ grep -q ' prolog$' "$S/calls" || die "the prolog never ran"
 # 4. lost again with a job at the door: the prolog drains and the job does
 # not run here (Slurm requeues it and holds it)
 step "4: the prolog"
-echo "$ADDR_faulty" >"$S/serve"
+# The periodic health check is stopped first, and the GPU turns faulty only
+# once no check has run for 3 s: a check already under way (or one slurmd
+# runs as it takes the new configuration) still sees a healthy GPU, and
+# cannot drain the node before the job comes to the door.
 sed -i 's/^HealthCheckInterval=.*/HealthCheckInterval=0/' "$S/slurm.conf"
 scontrol reconfigure
-sleep 1
-is_idle || die "the node is not idle before the prolog test: $(state) '$(reason)'"
+calls_still() { local a; a=$(wc -l <"$S/calls"); sleep 3; [ "$(wc -l <"$S/calls")" = "$a" ]; }
+until_true 30 calls_still || die "the health check still runs after HealthCheckInterval=0; $(logs)"
+until_true 10 is_idle || die "the node is not idle before the prolog test: $(state) '$(reason)'"
+echo "$ADDR_faulty" >"$S/serve"
 timeout 60 srun -N1 -w "$node" --immediate=20 sh -c "echo ran >$S/ran" >/dev/null 2>&1
 until_true 20 drained_by_us || die "the prolog did not drain: state $(state), reason '$(reason)'; $(logs)"
 [ ! -e "$S/ran" ] || die "the job ran on a node with a lost GPU"
