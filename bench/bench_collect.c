@@ -10,8 +10,8 @@
  *   bench_collect serve CYCLES [ROOT]
  *       the same with the tiered process walk of serve, watch and record
  *       (gd_proc_cache_new_tiered): stat and io of every process each
- *       cycle, the rest on the slow round; warmed up past the first slow
- *       round, in which every process is young and read whole.  Both add the median of the
+ *       cycle, the rest on the slow round; warmed up past the young
+ *       cycles, in which every process is read whole.  Both add the median of the
  *       per-cycle CPU times (cpu_ms_median).
  *       BENCH_LIVE=T,P (a synthetic root): before each counted cycle, and
  *       outside its CPU and wall time, the root moves as a busy node does:
@@ -113,7 +113,7 @@ static void ctx_open(struct gd_collect_ctx *ctx, const struct gd_root *root, boo
 	ctx->nvml_path = getenv("GPUDOCTOR_NVML");
 	ctx->nvml = gd_nvml_open(ctx->nvml_path, 0);
 	ctx->sampler = root->is_host ? gd_job_sampler_new() : NULL;
-	ctx->proc_cache = tiered ? gd_proc_cache_new_tiered(GD_PROC_SLOW_ROUND) : gd_proc_cache_new();
+	ctx->proc_cache = tiered ? gd_proc_cache_new_tiered(GD_PROC_YOUNG, GD_PROC_SLOW_ROUND) : gd_proc_cache_new();
 }
 
 static void ctx_close(struct gd_collect_ctx *ctx)
@@ -276,8 +276,8 @@ static int bench_collect(long cycles, const char *rootpath, bool tiered)
 	c1 = c0;
 	memset(&live, 0, sizeof live);
 	/* warm-up, not counted: one cycle (the cache filled), or for the
-	 * tiered walk past its first slow round (every process is young in it) */
-	for (long i = tiered ? -(long)GD_PROC_SLOW_ROUND - 1 : -1; i < cycles; i++) {
+	 * tiered walk past its young cycles (every process is read whole in them) */
+	for (long i = tiered ? -(long)GD_PROC_YOUNG - 1 : -1; i < cycles; i++) {
 		struct gd_snapshot s;
 		double ci;
 
@@ -365,7 +365,7 @@ static int bench_tiered_diff(long warm, char **roots, int nroots)
 
 	if (!snaps)
 		return 1;
-	tiered.proc_cache = gd_proc_cache_new_tiered(GD_PROC_SLOW_ROUND);
+	tiered.proc_cache = gd_proc_cache_new_tiered(GD_PROC_YOUNG, GD_PROC_SLOW_ROUND);
 	for (int k = 0; k < nroots; k++) {
 		struct gd_snapshot whole;
 		json_t *a, *b;

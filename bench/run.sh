@@ -140,7 +140,7 @@ serve_run() {
 	"$BUILD/gpudoctor" serve --root "$1" --listen 127.0.0.1:0 --interval 1s 2>"$log" &
 	pid=$!
 	for i in $(seq 100); do grep -q '127\.0\.0\.1:[0-9]' "$log" && break; sleep 0.1; done
-	sleep 12   # past the first slow round (10 cycles: every process young, read whole)
+	sleep 12   # past the young cycles (GD_PROC_YOUNG, 10: every process read whole)
 	c0=$(awk '{ print $14 + $15 }' "/proc/$pid/stat") n0=$(date +%s.%N)
 	sleep "$SERVE_S"
 	c1=$(awk '{ print $14 + $15 }' "/proc/$pid/stat") n1=$(date +%s.%N)

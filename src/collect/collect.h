@@ -92,16 +92,20 @@ struct gd_proc_cache *gd_proc_cache_new(void);
  * next to no I/O: its counters stand); the rest of its record (status,
  * cgroup, cmdline, namespaces, the fd walk) is read whole when the
  * process appears, every cycle while it is young
- * (its first slow_every cycles: a job opens its GPU after it starts), in a
- * GPU job's tree or in D state, and otherwise once every slow_every cycles,
- * spread over the cycles by pid.  A GPU job's process past its young cycles
+ * (its first `young` cycles: a job opens its GPU after it starts), in a
+ * GPU job's tree, named by NVML's process list of the cycle (a context made
+ * late in a process's life is seen at once) or in D state, and otherwise
+ * once every slow_every cycles, spread over the cycles by pid.  A GPU job's
+ * threads' stat, and what each was blocked in, are read again at least once
+ * every slow_every cycles too.  A GPU job's process past its young cycles
  * walks its fds only when the fd directory's stat changed (Linux 6.2 and
  * later count the open fds there; older kernels: every cycle) or on its
  * slow round.  A record that is not read whole repeats
  * its last full read, with detail_uptime_s saying when that was (a
  * constant between full reads: a recording's delta lines do not grow). */
-#define GD_PROC_SLOW_ROUND 10
-struct gd_proc_cache *gd_proc_cache_new_tiered(unsigned slow_every);
+#define GD_PROC_YOUNG 10
+#define GD_PROC_SLOW_ROUND 30
+struct gd_proc_cache *gd_proc_cache_new_tiered(unsigned young, unsigned slow_every);
 void gd_proc_cache_free(struct gd_proc_cache *c);   /* NULL is fine */
 /* Whether c is a tiered cache (false for a plain one or NULL). */
 bool gd_proc_cache_tiered(const struct gd_proc_cache *c);

@@ -425,6 +425,7 @@ struct gd_proc_cache {
 	bool sorted;               /* next[] came in pid order */
 	uint64_t cycle;
 	unsigned slow_every;       /* tiered: cycles between full reads; 0: every cycle */
+	unsigned young;            /* tiered: a new process's cycles of full reads */
 	/* GPU jobs' threads' waits (tiered only): last cycle's, sorted by tid,
 	 * and this cycle's as job_threads lists them */
 	struct thread_wait *tw, *twnext;
@@ -472,11 +473,12 @@ struct gd_proc_cache *gd_proc_cache_new(void)
 	return gd_xcalloc(1, sizeof(struct gd_proc_cache));
 }
 
-struct gd_proc_cache *gd_proc_cache_new_tiered(unsigned slow_every)
+struct gd_proc_cache *gd_proc_cache_new_tiered(unsigned young, unsigned slow_every)
 {
 	struct gd_proc_cache *c = gd_proc_cache_new();
 
-	c->slow_every = slow_every;
+	c->slow_every = slow_every ? slow_every : 1;
+	c->young = young;
 	return c;
 }
 
@@ -503,12 +505,16 @@ void gd_proc_cache_free(struct gd_proc_cache *c)
 	free(c);
 }
 
-static int cmp_tw(const void *a, const void *b)
-{
-	const struct thread_wait *x = a, *y = b;
-
-	return x->tid < y->tid ? -1 : x->tid > y->tid;
-}
+/* qsort/bsearch comparators of the per-thread tables, by tid */
+#define CMP_BY_TID(name, type)                                  \
+	static int name(const void *a, const void *b)           \
+	{                                                       \
+		const type *x = a, *y = b;                      \
+									\
+		return x->tid < y->tid ? -1 : x->tid > y->tid;  \
+	}
+CMP_BY_TID(cmp_tw, struct thread_wait)
+CMP_BY_TID(cmp_ts, struct thread_stat)
 
 void gd_proc_cache_threads_begin(struct gd_proc_cache *c)
 {
@@ -517,13 +523,6 @@ void gd_proc_cache_threads_begin(struct gd_proc_cache *c)
 	FLIP(c->tw, c->ntw, c->captw, c->twnext, c->ntwnext, c->captwnext);
 	if (c->ntw > 1)
 		qsort(c->tw, c->ntw, sizeof *c->tw, cmp_tw);
-}
-
-static int cmp_ts(const void *a, const void *b)
-{
-	const struct thread_stat *x = a, *y = b;
-
-	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
 void gd_proc_cache_tasks_begin(struct gd_proc_cache *c)
@@ -679,7 +678,7 @@ bool gd_proc_cache_maps(const struct gd_proc_cache *c, uint64_t pid, uint64_t st
 	const char *m;
 
 	/* young: a job maps its CUDA runtime at its first CUDA call */
-	if (!e || !(e->have & HAVE_MAPS) || c->cycle - e->born < c->slow_every)
+	if (!e || !(e->have & HAVE_MAPS) || c->cycle - e->born < c->young)
 		return false;
 	if ((m = e->maps) != NULL) {
 		GD_STRSET(p->cuda_runtime, m);
@@ -1075,16 +1074,29 @@ static bool cache_was_job(const struct gd_proc_cache *c, uint64_t pid)
 	return found && (*found)->job;
 }
 
+/* Whether NVML's process list of this cycle (collected before the
+ * processes) names pid. */
+static bool nvml_lists(const struct gd_snapshot *s, uint64_t pid)
+{
+	GD_VEC_EACH(s->gpu_procs, const struct gd_gpu_proc, g)
+		if (g->pid.ok && g->pid.v == pid)
+			return true;
+	return false;
+}
+
 /* The tiered walk: whether this cycle must read all of the process's files
  * (else its stat and io are read and the rest comes from its entry). */
-static bool tiered_full(const struct gd_proc_cache *c, const struct cache_ent *ce, const struct gd_pid_stat *st)
+static bool tiered_full(const struct gd_proc_cache *c, const struct cache_ent *ce, const struct gd_pid_stat *st,
+			const struct gd_snapshot *s)
 {
 	if (!ce || !(ce->have & HAVE_DETAIL))
 		return true;   /* new, recycled, exec'ed or due on the slow round */
 	if (ce->job || cache_was_job(c, st->ppid))
 		return true;   /* a GPU job's tree: read whole every cycle */
-	if (c->cycle - ce->born < c->slow_every)
+	if (c->cycle - ce->born < c->young)
 		return true;   /* young: a job opens its GPU seconds after it starts */
+	if (nvml_lists(s, st->pid))
+		return true;   /* NVML lists it (it made a context late): a job now */
 	return strcmp(st->state, "D") == 0;   /* host.hung_tasks wants it now */
 }
 
@@ -1174,7 +1186,7 @@ static bool fds_unchanged(const struct gd_proc_cache *c, const struct cache_ent 
 		memset(st, 0, sizeof *st);
 		return false;
 	}
-	return (ce->have & HAVE_DETAIL) && !ce->denied && c->cycle - ce->born >= c->slow_every && st->st_size > 0 &&
+	return (ce->have & HAVE_DETAIL) && !ce->denied && c->cycle - ce->born >= c->young && st->st_size > 0 &&
 	       st->st_size == ce->fd_size && st->st_mtim.tv_sec == ce->fd_mtime.tv_sec &&
 	       st->st_mtim.tv_nsec == ce->fd_mtime.tv_nsec;
 }
@@ -1216,7 +1228,7 @@ static void collect_one(int procfd, struct gd_snapshot *s, const char *name, uns
 		return;
 	}
 	ce = cache_get(cache, pid, st.starttime, st.comm);
-	if (tiered && !tiered_full(cache, ce, &st)) {
+	if (tiered && !tiered_full(cache, ce, &st, s)) {
 		collect_cached(procfd, s, name, pid, &st, ce, buf, t);
 		return;
 	}
@@ -1303,7 +1315,7 @@ static void collect_one(int procfd, struct gd_snapshot *s, const char *name, uns
 		ce->fd_mtime = fdst.st_mtim;
 		ce->detail_t = s->host.uptime_s.ok ? s->host.uptime_s.v : NAN;
 		ce->denied = denied;
-		ce->job = (p->nvidia_fds.ok && p->nvidia_fds.v > 0) || cache_was_job(cache, st.ppid);
+		ce->job = (p->nvidia_fds.ok && p->nvidia_fds.v > 0) || nvml_lists(s, pid) || cache_was_job(cache, st.ppid);
 		io_keep(ce, p, st.utime + st.stime, !kthread && io_rc == 0);
 		if (t->malformed == bad_before)
 			ce->have |= HAVE_DETAIL;

@@ -69,6 +69,11 @@ char *gd_http_metrics(struct gd_server *srv, bool gzip, size_t *len, bool *gzipp
 		fprintf(m, "# HELP process_resident_memory_bytes resident memory of the exporter\n"
 			   "# TYPE process_resident_memory_bytes gauge\nprocess_resident_memory_bytes %llu\n",
 			(unsigned long long)rss);
+	/* the cycle's member, made at its first scrape that takes gzip (most
+	 * cycles are never scraped: Prometheus asks every 15 s or so) */
+	if (gzip && fresh && !p->metrics_gz && !p->gz_failed &&
+	    !(p->metrics_gz = gd_gz_member(p->metrics, p->metrics_len, 6, 12, 5, &p->metrics_gz_len)))
+		p->gz_failed = true;
 	gzip = gzip && (!fresh || p->metrics_gz);
 	if (fresh && !gzip)
 		fwrite(p->metrics, 1, p->metrics_len, m);

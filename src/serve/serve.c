@@ -21,7 +21,6 @@
  */
 #include "serve/serve.h"
 #include "serve/confine.h"
-#include "serve/gz.h"
 #include "serve/probe_results.h"
 
 #include <errno.h>
@@ -271,8 +270,6 @@ static struct gd_published *render(struct gd_server *srv, const struct gd_window
 		fputs(_("gpudoctor: out of memory rendering metrics\n"), stderr);
 		abort();
 	}
-	/* once per cycle, for scrapes that accept gzip (NULL: they get it plain) */
-	p->metrics_gz = gd_gz_member(p->metrics, p->metrics_len, 6, 12, 5, &p->metrics_gz_len);
 	render_findings(p, &r);
 	gd_findings_release(&f);
 	return p;
@@ -377,7 +374,7 @@ static void *collector_main(void *arg)
 	ctx.klog_lookback_s = srv->opts->lookback_s;
 	ctx.nvml = gd_nvml_open(ctx.nvml_path, ctx.nvml_timeout_s);
 	ctx.sampler = root.is_host ? gd_job_sampler_new() : NULL;
-	ctx.proc_cache = gd_proc_cache_new_tiered(GD_PROC_SLOW_ROUND);
+	ctx.proc_cache = gd_proc_cache_new_tiered(GD_PROC_YOUNG, GD_PROC_SLOW_ROUND);
 	for (size_t i = 0; i < srv->nsnaps; i++)
 		gd_snapshot_init(&ring[i]);
 	for (;;) {

@@ -68,8 +68,12 @@ struct gd_published {
 	unsigned refs;            /* under gd_server.lock */
 	char *metrics;            /* text format 0.0.4 of the evidence and findings */
 	size_t metrics_len;
-	char *metrics_gz;         /* the same as one gzip member (gz.h), or NULL */
+	char *metrics_gz;         /* the same as one gzip member (gz.h), or NULL;
+				   /metrics's: made by the HTTP thread (the only
+				   one that reads it) at the first scrape that
+				   takes gzip, not every cycle */
 	size_t metrics_gz_len;
+	bool gz_failed;           /* zlib could not make it: send it plain */
 	char *findings;           /* the JSON document of check --json, one line */
 	size_t findings_len;
 	double mono_s;            /* CLOCK_MONOTONIC at the end of the cycle */

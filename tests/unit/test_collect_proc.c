@@ -865,7 +865,7 @@ static void test_tiered_walk(void **state)
 
 	(void)state;
 	build_tree(&t);
-	t.ctx.proc_cache = gd_proc_cache_new_tiered(4);
+	t.ctx.proc_cache = gd_proc_cache_new_tiered(4, 4);
 	/* A process is read whole in its first 4 cycles (young), then on
 	 * the slow round: 600 % 4 == 0, cycles 4, 8, 12... */
 	for (i = 1; i <= 5; i++) {
@@ -968,11 +968,60 @@ static void test_tiered_walk(void **state)
 	tree_release(&t);
 }
 
+/* The young cycles and the slow round apart (2 and 8): a process past
+ * its young cycles is read whole only on its slow round, unless NVML's
+ * process list of the cycle names it (a CUDA context made late in its
+ * life), from when on it is a GPU job, read whole every cycle. */
+static void test_tiered_young_slow_nvml(void **state)
+{
+	struct tree t;
+	struct gd_snapshot s;
+	struct gd_err err;
+	struct gd_gpu_proc *g;
+	double up = 100;
+	int i;
+
+	(void)state;
+	build_tree(&t);
+	t.ctx.proc_cache = gd_proc_cache_new_tiered(2, 8);
+	/* 600 % 8 == 0: whole in cycles 1 and 2 (young), then at cycle 8 */
+	for (i = 1; i <= 9; i++) {
+		assert_int_equal(snap_at(&t, &s, up++), GD_SRC_OK);
+		assert_true(proc_by_pid(&s, 600)->detail_uptime_s.ok == !(i <= 2 || i == 8));
+		gd_snapshot_release(&s);
+	}
+	/* 600 opens a GPU: not seen while NVML does not list it ... */
+	put_fd(&t, 600, 9, "/dev/nvidia2");
+	assert_int_equal(snap_at(&t, &s, up++), GD_SRC_OK);
+	assert_true(proc_by_pid(&s, 600)->detail_uptime_s.ok);
+	assert_int_equal(proc_by_pid(&s, 600)->nvidia_fds.v, 0);
+	gd_snapshot_release(&s);
+	/* ... and at once when it does */
+	gd_snapshot_init(&s);
+	gd_f64_set(&s.host.uptime_s, up++);
+	g = GD_PUSH(&s, gpu_procs, struct gd_gpu_proc);
+	gd_u64_set(&g->gpu, 2);
+	gd_u64_set(&g->pid, 600);
+	assert_int_equal(run(gd_collect_processes, &t.ctx, &s, &err), GD_SRC_OK);
+	assert_false(proc_by_pid(&s, 600)->detail_uptime_s.ok);
+	assert_int_equal(proc_by_pid(&s, 600)->nvidia_fds.v, 1);
+	gd_snapshot_release(&s);
+	/* a GPU job now: whole every cycle, listed or not */
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(snap_at(&t, &s, up++), GD_SRC_OK);
+		assert_false(proc_by_pid(&s, 600)->detail_uptime_s.ok);
+		assert_int_equal(proc_by_pid(&s, 600)->nvidia_fds.v, 1);
+		gd_snapshot_release(&s);
+	}
+	gd_proc_cache_free(t.ctx.proc_cache);
+	tree_release(&t);
+}
+
 /* build_tree with a tiered cache of slow round 4, or a plain one. */
 static void tree_cached(struct tree *t, bool tiered)
 {
 	build_tree(t);
-	t->ctx.proc_cache = tiered ? gd_proc_cache_new_tiered(4) : gd_proc_cache_new();
+	t->ctx.proc_cache = tiered ? gd_proc_cache_new_tiered(4, 4) : gd_proc_cache_new();
 }
 
 static void tree_cached_release(struct tree *t)
@@ -1294,6 +1343,7 @@ int main(void)
 		cmocka_unit_test(test_cache_problems_and_kthreads),
 		cmocka_unit_test(test_cache_churn),
 		cmocka_unit_test(test_tiered_walk),
+		cmocka_unit_test(test_tiered_young_slow_nvml),
 		cmocka_unit_test(test_tiered_thread_waits),
 		cmocka_unit_test(test_tiered_thread_stat),
 		cmocka_unit_test(test_tiered_fd_walk),
