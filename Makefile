@@ -139,6 +139,10 @@ $(BUILD)/bench/bench_collect: bench/bench_collect.c $(BUILD)/libgd.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libgd.a $(LIBS)
 
+$(BUILD)/bench/procfd: bench/procfd.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(LDFLAGS) -o $@ $<
+
 # The host probes' test driver (tests/probe/host*.sh run it).
 $(BUILD)/tests/probe_host_driver: tests/probe/host_driver.c $(BUILD)/libgd.a
 	@mkdir -p $(dir $@)
@@ -151,7 +155,7 @@ $(BUILD)/tests/nvidia_real: tests/nvidia/real.c $(BUILD)/libgd.a
 
 # The multi-node test bed's rank and its NCCL stand-in (tests/multinode/, issue 26).
 MULTINODE_BED := $(BUILD)/multinode/rank $(BUILD)/multinode/nccl/libnccl.so.2
-unit: $(BUILD)/gpudoctor $(TEST_BIN) $(BUILD)/bench/bench_collect $(FAKE_NVML) $(FAKE_CUDA) $(BUILD)/tests/probe_host_driver \
+unit: $(BUILD)/gpudoctor $(TEST_BIN) $(BUILD)/bench/bench_collect $(BUILD)/bench/procfd $(FAKE_NVML) $(FAKE_CUDA) $(BUILD)/tests/probe_host_driver \
   $(MULTINODE_BED) $(BUILD)/tests/nvidia_real
 
 $(BUILD)/multinode/nccl/libnccl.so.2: tests/multinode/bed_nccl.c
