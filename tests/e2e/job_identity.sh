@@ -116,6 +116,8 @@ metrics() { # NAME [serve's user and capabilities as setpriv arguments]: /metric
 	done
 	kill "${pids[-1]}" 2>/dev/null
 	wait "${pids[-1]}" 2>/dev/null
+	# the pid must be serve's own (setpriv execs it): none may outlive the test
+	curl -s -m 2 "$addr/healthz" >/dev/null 2>&1 && fail "serve ($name) still answers after it was killed"
 	unset 'pids[-1]'
 	grep -q '^gpudoctor_job_rank_identity_success' "$tmp/$name.prom" ||
 		fail "serve ($name): /metrics has no gpudoctor_job_rank_identity_success: $(tail -n 3 "$tmp/$name.log")"
@@ -149,7 +151,9 @@ for c in none +sys_ptrace +dac_read_search +sys_ptrace,+dac_read_search; do
 		fail "the denied record does not say what would grant it"; }
 	no_decoy "$tmp/nobody.json"
 done
-metrics nobody as_nobody
+# setpriv itself, not the as_nobody function: a function in the background
+# runs in a subshell, and killing that subshell left serve running
+metrics nobody setpriv --reuid nobody --regid nogroup --clear-groups
 grep -qxF "gpudoctor_job_rank_identity_success{pid=\"$rank\",status=\"denied\"} 0" "$tmp/nobody.prom" ||
 	fail "/metrics as nobody: $(grep job_rank "$tmp/nobody.prom")"
 grep -q '^gpudoctor_job_rank_info' "$tmp/nobody.prom" && fail "/metrics as nobody has a rank it could not read"
