@@ -59,6 +59,7 @@
 #include "core/i18n.h"
 #include "core/redact.h"
 #include "core/xalloc.h"
+#include "model/jobs.h"
 
 #define BUF_CAP 16384
 /* How much of a command line is read: more than the field keeps (256) */
@@ -1074,16 +1075,6 @@ static bool cache_was_job(const struct gd_proc_cache *c, uint64_t pid)
 	return found && (*found)->job;
 }
 
-/* Whether NVML's process list of this cycle (collected before the
- * processes) names pid. */
-static bool nvml_lists(const struct gd_snapshot *s, uint64_t pid)
-{
-	GD_VEC_EACH(s->gpu_procs, const struct gd_gpu_proc, g)
-		if (g->pid.ok && g->pid.v == pid)
-			return true;
-	return false;
-}
-
 /* The tiered walk: whether this cycle must read all of the process's files
  * (else its stat and io are read and the rest comes from its entry). */
 static bool tiered_full(const struct gd_proc_cache *c, const struct cache_ent *ce, const struct gd_pid_stat *st,
@@ -1095,8 +1086,9 @@ static bool tiered_full(const struct gd_proc_cache *c, const struct cache_ent *c
 		return true;   /* a GPU job's tree: read whole every cycle */
 	if (c->cycle - ce->born < c->young)
 		return true;   /* young: a job opens its GPU seconds after it starts */
-	if (nvml_lists(s, st->pid))
-		return true;   /* NVML lists it (it made a context late): a job now */
+	if (gd_snapshot_nvml_lists(s, st->pid))
+		return true;   /* NVML's list of this cycle (collected before the
+				  processes) names it: a context made late */
 	return strcmp(st->state, "D") == 0;   /* host.hung_tasks wants it now */
 }
 
@@ -1315,7 +1307,7 @@ static void collect_one(int procfd, struct gd_snapshot *s, const char *name, uns
 		ce->fd_mtime = fdst.st_mtim;
 		ce->detail_t = s->host.uptime_s.ok ? s->host.uptime_s.v : NAN;
 		ce->denied = denied;
-		ce->job = (p->nvidia_fds.ok && p->nvidia_fds.v > 0) || nvml_lists(s, pid) || cache_was_job(cache, st.ppid);
+		ce->job = (p->nvidia_fds.ok && p->nvidia_fds.v > 0) || gd_snapshot_nvml_lists(s, pid) || cache_was_job(cache, st.ppid);
 		io_keep(ce, p, st.utime + st.stime, !kthread && io_rc == 0);
 		if (t->malformed == bad_before)
 			ce->have |= HAVE_DETAIL;

@@ -16,10 +16,13 @@ bool gd_proc_is_gpu_job(const struct gd_snapshot *s, const struct gd_proc *p)
 {
 	if (p->nvidia_fds.ok && p->nvidia_fds.v > 0)
 		return true;
-	if (!s || !p->pid.ok)
-		return false;
+	return s && p->pid.ok && gd_snapshot_nvml_lists(s, p->pid.v);
+}
+
+bool gd_snapshot_nvml_lists(const struct gd_snapshot *s, uint64_t pid)
+{
 	GD_VEC_EACH(s->gpu_procs, const struct gd_gpu_proc, g)
-		if (g->pid.ok && g->pid.v == p->pid.v)
+		if (g->pid.ok && g->pid.v == pid)
 			return true;
 	return false;
 }

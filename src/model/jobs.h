@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "model/snapshot.h"
 
@@ -21,6 +22,9 @@
  * (s may be NULL: then the fds alone decide).  The one test every layer
  * uses: collectors (threads, /dev/shm, cgroups, CUDA runtimes) and rules. */
 bool gd_proc_is_gpu_job(const struct gd_snapshot *s, const struct gd_proc *p);
+
+/* True when NVML's process list in s (s->gpu_procs) names pid. */
+bool gd_snapshot_nvml_lists(const struct gd_snapshot *s, uint64_t pid);
 
 /* True when p is a GPU job or descends from one (parent chain through
  * s->procs, bounded so a ppid cycle in a corrupt snapshot cannot loop).
