@@ -327,7 +327,7 @@ static size_t job_pids(const struct gd_snapshot *s, struct pid_gpu **out)
 
 			if (!p->pid.ok || !gd_proc_is_gpu_job(NULL, p))
 				continue;
-			parent = p->ppid.ok ? gd_vec_find_u64(&s->procs, sizeof *p, offsetof(struct gd_proc, pid), p->ppid.v)
+			parent = p->ppid.ok ? gd_snapshot_proc(s, p->ppid.v)
 					    : NULL;
 			if (!parent || !gd_proc_is_gpu_job(NULL, parent))
 				v[n++] = (struct pid_gpu){ p->pid.v, 0, false };
@@ -352,7 +352,7 @@ static void first_reason(struct tally *t, const char *reason)
 /* Reads one process's identity into r (pid and gpus set). */
 static void one(const struct gd_collect_ctx *ctx, struct gd_snapshot *s, struct gd_job_rank *r, struct tally *t)
 {
-	const struct gd_proc *p = gd_vec_find_u64(&s->procs, sizeof(struct gd_proc), offsetof(struct gd_proc, pid), r->pid.v);
+	const struct gd_proc *p = gd_snapshot_proc(s, r->pid.v);
 	struct gd_environ e;
 	char *buf, rel[64];
 	size_t len;
@@ -436,7 +436,7 @@ enum gd_src_status gd_collect_job_ranks(const struct gd_collect_ctx *ctx, struct
 		i = gpus_of(v, n, i, r->gpus, sizeof r->gpus);
 		t.jobs++;
 		listed = s->procs.n == 0 ||
-			 gd_vec_find_u64(&s->procs, sizeof(struct gd_proc), offsetof(struct gd_proc, pid), r->pid.v);
+			 gd_snapshot_proc(s, r->pid.v);
 		if (host == 0 || (!listed && host < 0)) {
 			/* NVML's pids are the host's */
 			GD_STRSET(r->status, "other_pidns");

@@ -1314,10 +1314,18 @@ static void collect_one(int procfd, struct gd_snapshot *s, const char *name, uns
 	}
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 enum gd_src_status gd_collect_processes(const struct gd_collect_ctx *ctx, struct gd_snapshot *s, struct gd_err *err)
 {
 	struct tally t = { 0 };
 	struct dirent *de;
+	struct gd_vec pids = { 0 };   /* uint64_t */
 	char *buf;
 	DIR *d = gd_root_opendir(ctx->root, "proc");
 	size_t before = s->procs.n;
@@ -1332,17 +1340,28 @@ enum gd_src_status gd_collect_processes(const struct gd_collect_ctx *ctx, struct
 	GD_VEC_EACH(s->mounts, const struct gd_mount, m)
 		if (is_netfs(m->fstype))
 			t.netfs_any = true;
-	buf = gd_xmalloc(BUF_CAP);
-	cache_begin(ctx->proc_cache);
+	/* In ascending pid order, whatever order readdir gives (procfs gives
+	 * it; a directory tree given as --root does not): gd_snapshot_proc
+	 * finds a process by binary search. */
 	while ((de = readdir(d)) != NULL) {
 		uint64_t pid;
 
 		if (gd_all_digits(de->d_name) && gd_tok_u64((struct gd_slice){ de->d_name, strlen(de->d_name) }, &pid))
-			collect_one(dirfd(d), s, de->d_name, (unsigned long long)pid, buf, &t, ctx->proc_cache);
+			*(uint64_t *)gd_vec_push(&pids, sizeof pid) = pid;
+	}
+	qsort(pids.items, pids.n, sizeof(uint64_t), cmp_u64);
+	buf = gd_xmalloc(BUF_CAP);
+	cache_begin(ctx->proc_cache);
+	GD_VEC_EACH(pids, const uint64_t, pid) {
+		char name[24];
+
+		snprintf(name, sizeof name, "%llu", (unsigned long long)*pid);
+		collect_one(dirfd(d), s, name, (unsigned long long)*pid, buf, &t, ctx->proc_cache);
 	}
 	cache_end(ctx->proc_cache);
 	closedir(d);
 	free(buf);
+	gd_vec_release(&pids);
 
 	/* The advice depends on who we are: as root, what is left unreadable
 	 * is refused by the kernel itself (a sandbox, Yama, another pid

@@ -39,7 +39,7 @@ bool gd_snapshot_in_gpu_job(const struct gd_snapshot *s, const struct gd_proc *p
 			return true;
 		if (!has_parent(p))
 			return false;
-		p = gd_vec_find_u64(&s->procs, sizeof(struct gd_proc), offsetof(struct gd_proc, pid), p->ppid.v);
+		p = gd_snapshot_proc(s, p->ppid.v);
 	}
 	return false;
 }

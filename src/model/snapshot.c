@@ -222,6 +222,25 @@ void gd_snapshot_clear(struct gd_snapshot *s)
 	gd_snapshot_init(s);
 }
 
+const struct gd_proc *gd_snapshot_proc(const struct gd_snapshot *s, uint64_t pid)
+{
+	const struct gd_proc *procs = s->procs.items;
+	size_t lo = 0, hi = s->procs.n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t v = procs[mid].pid.ok ? procs[mid].pid.v : 0;
+
+		if (v == pid && procs[mid].pid.ok)
+			return &procs[mid];
+		if (v < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return gd_vec_find_u64(&s->procs, sizeof *procs, offsetof(struct gd_proc, pid), pid);
+}
+
 void gd_strlcpy(char *dst, const char *src, size_t dstsz)
 {
 	size_t n = strlen(src);

@@ -834,6 +834,14 @@ void gd_snapshot_init(struct gd_snapshot *s);
 void gd_snapshot_release(struct gd_snapshot *s);
 void gd_snapshot_clear(struct gd_snapshot *s);
 
+/* ---- lookups ----------------------------------------------------------- */
+/* The process with that pid in s->procs, or NULL.  The collector writes
+ * procs in ascending pid order, so this is a binary search; a snapshot in
+ * another order (one a test built, a recording from an older version) is
+ * searched in full when the binary search misses, so the answer never
+ * depends on the order, only the cost does. */
+const struct gd_proc *gd_snapshot_proc(const struct gd_snapshot *s, uint64_t pid);
+
 /* Copies a char array safely (always NUL-terminated, truncating). */
 #define GD_STRSET(dst, src) gd_strlcpy((dst), (src), sizeof(dst))
 void gd_strlcpy(char *dst, const char *src, size_t dstsz);

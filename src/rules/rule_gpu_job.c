@@ -109,7 +109,7 @@ static bool descends_from(const struct gd_snapshot *s, const struct gd_proc *d, 
 			return false;
 		if (d->ppid.v == root)
 			return true;
-		d = GD_FIND_PREV_U64(s, procs, struct gd_proc, pid, d->ppid.v);
+		d = gd_snapshot_proc(s, d->ppid.v);
 	}
 	return false;
 }
@@ -148,7 +148,7 @@ static bool job_cpu_wait(struct gd_rule_ctx *rc, const struct gd_snapshot *a, co
 
 		if (!t->pid.ok)
 			continue;
-		owner = GD_FIND_PREV_U64(b, procs, struct gd_proc, pid, t->pid.v);
+		owner = gd_snapshot_proc(b, t->pid.v);
 		if (t->pid.v != job->pid.v && (!owner || !descends_from(b, owner, job->pid.v)))
 			continue;
 		if (!gd_jt_use_of(a, b, dt, t, &u) || isnan(u.core_pct) || isnan(u.runq_pct))
@@ -194,7 +194,7 @@ static void input_cpu(struct gd_rule_ctx *rc, const struct gd_snapshot *a, const
 
 		if (!t->pid.ok)
 			continue;
-		owner = GD_FIND_PREV_U64(b, procs, struct gd_proc, pid, t->pid.v);
+		owner = gd_snapshot_proc(b, t->pid.v);
 		if (!owner || (t->pid.v != job->pid.v && !descends_from(b, owner, job->pid.v)))
 			continue;
 		/* a thread spinning in NCCL waits for its peers: not an input thread */

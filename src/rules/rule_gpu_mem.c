@@ -338,7 +338,7 @@ enum gd_verdict gd_rule_gpu_memory_full(struct gd_rule_ctx *rc, struct gd_findin
 		fired++;
 		tp = g->index.ok ? top_proc(b, g->index.v) : NULL;
 		if (tp) {
-			const struct gd_proc *pr = GD_FIND_PREV_U64(b, procs, struct gd_proc, pid, tp->pid.v);
+			const struct gd_proc *pr = gd_snapshot_proc(b, tp->pid.v);
 
 			if (pr && pr->comm[0])
 				/* TRANSLATORS: a clause at the end of "gpu0 has 79.1 of 80.0 GB device

@@ -340,7 +340,7 @@ enum gd_verdict gd_rule_io_network_fs(struct gd_rule_ctx *rc, struct gd_findings
 			continue;
 		/* Without a start time the pid alone has to do. */
 		prev = p->starttime_ticks.ok ? gd_proc_find(a, p->pid.v, p->starttime_ticks.v)
-					     : GD_FIND_PREV_U64(a, procs, struct gd_proc, pid, p->pid.v);
+					     : gd_snapshot_proc(a, p->pid.v);
 		if (!prev || !gd_counter_rate(prev->rchar_bytes, p->rchar_bytes, dt, &rate)) {
 			unjudged = p;
 			continue;

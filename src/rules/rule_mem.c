@@ -193,7 +193,7 @@ static void shm_finding(struct gd_rule_ctx *rc, struct gd_findings *out, const s
 	double th_min = TH(rc, MEM_SHM_MIN_BYTES), th_used = TH(rc, MEM_SHM_USED_PCT);
 	bool job = s->gpu_job.ok && s->gpu_job.v == 1 && s->pid.ok;
 	bool small = (double)s->size_bytes.v < th_min, full = used_pct >= th_used;
-	const struct gd_proc *p = job ? GD_FIND_PREV_U64(b, procs, struct gd_proc, pid, s->pid.v) : NULL;
+	const struct gd_proc *p = job ? gd_snapshot_proc(b, s->pid.v) : NULL;
 	char who[64] = "", size[32], min[32], used[32], job_name[96];
 	struct gd_finding *f;
 	char sum[512] = "";

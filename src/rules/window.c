@@ -84,10 +84,9 @@ bool gd_cpus_irq_pct(const struct gd_cpus *a, const struct gd_cpus *b, double *p
 
 const struct gd_proc *gd_proc_find(const struct gd_snapshot *s, uint64_t pid, uint64_t starttime)
 {
-	GD_VEC_EACH(s->procs, const struct gd_proc, p)
-		if (p->pid.ok && p->pid.v == pid && (!p->starttime_ticks.ok || p->starttime_ticks.v == starttime))
-			return p;
-	return NULL;
+	const struct gd_proc *p = gd_snapshot_proc(s, pid);
+
+	return p && (!p->starttime_ticks.ok || p->starttime_ticks.v == starttime) ? p : NULL;
 }
 
 bool gd_proc_in_gpu_job(const struct gd_snapshot *s, const struct gd_proc *p)

@@ -7,6 +7,7 @@
  */
 #include "fixture.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -385,6 +386,43 @@ static void test_gpu_job_marks(void **state)
 	gd_snapshot_release(&s);
 }
 
+/* gd_snapshot_proc: binary search in the collector's pid order, and the
+ * same answers (by a full search) in any other order. */
+static void test_snapshot_proc_lookup(void **state)
+{
+	struct gd_snapshot up, down;
+
+	(void)state;
+	gd_snapshot_init(&up);
+	gd_snapshot_init(&down);
+	for (uint64_t pid = 3; pid <= 3000; pid += 7)
+		add_proc(&up, pid, 1, 0);
+	for (size_t i = up.procs.n; i-- > 0;)
+		add_proc(&down, proc_at(&up, i)->pid.v, 1, 0);
+	assert_int_equal(up.procs.n, down.procs.n);
+	for (uint64_t pid = 0; pid <= 3010; pid++) {
+		const struct gd_proc *a = gd_snapshot_proc(&up, pid), *b = gd_snapshot_proc(&down, pid);
+
+		if (pid >= 3 && pid <= 3000 && (pid - 3) % 7 == 0) {
+			assert_non_null(a);
+			assert_non_null(b);
+			assert_int_equal(a->pid.v, pid);
+			assert_int_equal(b->pid.v, pid);
+			assert_ptr_equal(a, proc_by_pid(&up, pid));
+		} else {
+			assert_null(a);
+			assert_null(b);
+		}
+	}
+	/* A record without a pid is never found, wherever it sits. */
+	GD_VEC_AT(up.procs, struct gd_proc, 10)->pid.ok = false;
+	assert_null(gd_snapshot_proc(&up, 3 + 10 * 7));
+	assert_null(gd_snapshot_proc(&up, 0));
+	assert_non_null(gd_snapshot_proc(&up, 3 + 11 * 7));
+	gd_snapshot_release(&up);
+	gd_snapshot_release(&down);
+}
+
 /* ---- the processes and threads collectors on a fixture tree ------------ */
 
 static void put_proc(struct tree *t, unsigned pid, const char *comm, unsigned ppid, unsigned flags)
@@ -473,6 +511,52 @@ static void build_tree(struct tree *t)
 	tree_mkdirs(t, "proc/400/fd", true);
 	/* Not a pid. */
 	tree_mkdirs(t, "proc/sys/kernel", true);
+}
+
+/* The collector writes processes in ascending pid order whatever order
+ * the directory lists them in (here created shuffled, so no filesystem's
+ * readdir gives them ascending). */
+static void test_processes_pid_order(void **state)
+{
+	static const unsigned pids[] = { 907, 12, 4410, 88, 3, 1500, 640, 29, 2048, 301, 77, 9999, 5, 1210, 460 };
+	struct tree t;
+	struct gd_snapshot s;
+	struct gd_err err;
+	struct dirent *de;
+	uint64_t last = 0;
+	bool ascending = true;
+	char path[128];
+	DIR *d;
+
+	(void)state;
+	tree_init(&t, "order");
+	for (size_t i = 0; i < sizeof pids / sizeof pids[0]; i++)
+		put_proc(&t, pids[i], "p", 1, 0);
+	/* the premise: readdir does not already list them in order */
+	snprintf(path, sizeof path, "%s/proc", t.dir);
+	d = opendir(path);
+	assert_non_null(d);
+	while ((de = readdir(d)) != NULL) {
+		unsigned long long v;
+
+		if (sscanf(de->d_name, "%llu", &v) != 1)
+			continue;
+		if (v < last)
+			ascending = false;
+		last = v;
+	}
+	closedir(d);
+	assert_false(ascending);
+
+	gd_snapshot_init(&s);
+	assert_int_equal(run(gd_collect_processes, &t.ctx, &s, &err), GD_SRC_OK);
+	assert_int_equal(s.procs.n, sizeof pids / sizeof pids[0]);
+	for (size_t i = 1; i < s.procs.n; i++)
+		assert_true(proc_at(&s, i - 1)->pid.v < proc_at(&s, i)->pid.v);
+	for (size_t i = 0; i < sizeof pids / sizeof pids[0]; i++)
+		assert_int_equal(gd_snapshot_proc(&s, pids[i])->pid.v, pids[i]);
+	gd_snapshot_release(&s);
+	tree_release(&t);
 }
 
 static void test_processes_fixture(void **state)
@@ -1336,6 +1420,8 @@ int main(void)
 		cmocka_unit_test(test_io),
 		cmocka_unit_test(test_cgroup_lines),
 		cmocka_unit_test(test_gpu_job_marks),
+		cmocka_unit_test(test_snapshot_proc_lookup),
+		cmocka_unit_test(test_processes_pid_order),
 		cmocka_unit_test(test_processes_fixture),
 		cmocka_unit_test(test_processes_broken),
 		cmocka_unit_test(test_threads_cap),
