@@ -10,6 +10,7 @@
 
 #include <errno.h>
 
+#include "collect/collectors.h"
 #include "collect/pci_acs.h"
 #include "offline/offline.h"
 #include "output/output.h"
@@ -101,6 +102,94 @@ static void test_acs_malformed(void **state)
 	assert_int_equal(find(cfg, 0x106, &cap, &ctl, &e), -EINVAL);
 	assert_non_null(strstr(e.msg, "cut off"));
 	assert_int_equal(find(cfg, 0x108, &cap, &ctl, &e), 1);
+}
+
+/* The collector reads a bridge's config space a dword at a time along the
+ * capability list instead of whole: on every config file here, real and
+ * malformed, it must record what gd_pci_acs_find says of the whole file. */
+static void collect_one_bridge(const uint8_t *cfg, size_t len, struct gd_snapshot *s)
+{
+	struct tree t;
+	struct gd_err err;
+
+	tree_init(&t, "acs");
+	tree_putn(&t, "sys/devices/pci0000:40/0000:40:00.0/config", (const char *)cfg, len);
+	tree_put(&t, "sys/devices/pci0000:40/0000:40:00.0/0000:41:00.0/vendor", "0x10de\n");
+	tree_put(&t, "sys/devices/pci0000:40/0000:40:00.0/0000:41:00.0/class", "0x030200\n");
+	tree_mkdirs(&t, "sys/bus/pci/devices/x", false);
+	tree_link(&t, "../../../devices/pci0000:40/0000:40:00.0", "sys/bus/pci/devices/0000:40:00.0");
+	tree_link(&t, "../../../devices/pci0000:40/0000:40:00.0/0000:41:00.0", "sys/bus/pci/devices/0000:41:00.0");
+	gd_snapshot_init(s);
+	run(gd_collect_pci_acs, &t.ctx, s, &err);
+	tree_release(&t);
+}
+
+static void check_chain_read(const uint8_t *cfg, size_t len)
+{
+	struct gd_snapshot s;
+	const struct gd_pci_bridge *b;
+	uint16_t cap = 0, ctl = 0;
+	struct gd_err e;
+	int rc = find(cfg, len, &cap, &ctl, &e);
+
+	collect_one_bridge(cfg, len, &s);
+	assert_int_equal(s.pci_bridges.n, 1);
+	b = GD_VEC_AT(s.pci_bridges, struct gd_pci_bridge, 0);
+	assert_string_equal(b->pci_bus_id, "0000:40:00.0");
+	assert_true(b->config_bytes.ok);
+	assert_int_equal(b->config_bytes.v, len);
+	assert_int_equal(b->acs_cap.ok, rc == 1);
+	assert_int_equal(b->acs_ctl.ok, rc == 1);
+	if (rc == 1) {
+		assert_int_equal(b->acs_cap.v, cap);
+		assert_int_equal(b->acs_ctl.v, ctl);
+	}
+	if (rc == -EINVAL) {
+		char want[sizeof b->reason];
+
+		GD_STRSET(want, e.msg);   /* as the field keeps it */
+		assert_string_equal(b->reason, want);
+	} else {
+		assert_string_equal(b->reason, "");
+	}
+	gd_snapshot_release(&s);
+}
+
+static void test_acs_collector_reads_chain(void **state)
+{
+	static const char *const real[] = { "haswell-rp-acs-redirect.bin", "sunrise-rp-acs-off.bin",
+					    "jhl6240-bridge-no-acs.bin" };
+	static uint8_t cfg[4096];
+	char path[512];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof real / sizeof real[0]; i++) {
+		size_t n;
+
+		snprintf(path, sizeof path, CFG("%s"), real[i]);
+		n = load(path, cfg, sizeof cfg);
+		check_chain_read(cfg, n);     /* as root */
+		check_chain_read(cfg, 64);    /* as anyone else */
+		check_chain_read(cfg, 256);   /* a conventional function */
+	}
+	memset(cfg, 0, sizeof cfg);
+	check_chain_read(cfg, sizeof cfg);   /* no extended capabilities */
+	check_chain_read(cfg, 0);
+	memset(cfg + 0x100, 0xff, 4);
+	check_chain_read(cfg, sizeof cfg);
+	put32(cfg + 0x100, 0x1u << 16 | 0x100u << 20 | 0x0001);   /* loops */
+	check_chain_read(cfg, sizeof cfg);
+	put32(cfg + 0x100, 0x1u << 16 | 0x142u << 20 | 0x0001);   /* not aligned */
+	check_chain_read(cfg, sizeof cfg);
+	put32(cfg + 0x100, 0x1u << 16 | 0x040u << 20 | 0x0001);   /* below 0x100 */
+	check_chain_read(cfg, sizeof cfg);
+	put32(cfg + 0x100, 0x1u << 16 | 0x200u << 20 | 0x0001);   /* past the file */
+	check_chain_read(cfg, 0x180);
+	put32(cfg + 0x200, 0x1u << 16 | 0x000d);                  /* ACS second, then cut off */
+	put32(cfg + 0x204, 0x001d005f);
+	check_chain_read(cfg, sizeof cfg);
+	check_chain_read(cfg, 0x206);
+	check_chain_read(cfg, 0x208);
 }
 
 static void test_acs_bits_text(void **state)
@@ -399,6 +488,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_acs_real_bytes),
 		cmocka_unit_test(test_acs_malformed),
+		cmocka_unit_test(test_acs_collector_reads_chain),
 		cmocka_unit_test(test_acs_bits_text),
 		cmocka_unit_test(test_lspci_bridges_and_paths),
 		cmocka_unit_test(test_lspci_acs_malformed),
