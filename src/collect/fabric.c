@@ -74,14 +74,37 @@ static bool comm_is_fm(const struct gd_root *root, const char *pid)
 	return gd_root_read_line(root, p, comm, sizeof comm) >= 0 && strcmp(comm, FM_COMM) == 0;
 }
 
-static void fm_process(const struct gd_root *root, struct gd_fabric *f)
+/* nv-fabricmanager among the processes the processes collector listed in
+ * this snapshot (it runs before this one): 1 found, 0 not; -1 when it
+ * listed none, and /proc is read here. */
+static int fm_in_snapshot(const struct gd_snapshot *s, struct gd_fabric *f, unsigned long *nproc)
 {
-	struct gd_dirlist l;
+	if (!s->procs.n)
+		return -1;
+	*nproc = s->procs.n;
+	GD_VEC_EACH(s->procs, const struct gd_proc, p)
+		if (p->pid.ok && strcmp(p->comm, FM_COMM) == 0) {
+			char pid[24];
+
+			snprintf(pid, sizeof pid, "%llu", (unsigned long long)p->pid.v);
+			gd_u64_set(&f->fm_running, 1);
+			snprintf(f->fm_evidence, sizeof f->fm_evidence, _("process nv-fabricmanager (pid %s)"), pid);
+			return 1;
+		}
+	return 0;
+}
+
+static void fm_process(const struct gd_root *root, const struct gd_snapshot *s, struct gd_fabric *f)
+{
+	struct gd_dirlist l = { 0 };
 	char init[32] = "", pid[24];
 	unsigned long nproc = 0;
-	int rc = gd_dirlist_read(root, "proc", &l);
+	int found = fm_in_snapshot(s, f, &nproc);
+	int rc = found < 0 ? gd_dirlist_read(root, "proc", &l) : 0;
 
-	for (size_t i = 0; rc == 0 && i < l.n; i++) {
+	if (found > 0)
+		return;
+	for (size_t i = 0; found < 0 && rc == 0 && i < l.n; i++) {
 		if (l.names[i][0] < '1' || l.names[i][0] > '9' || strspn(l.names[i], "0123456789") != strlen(l.names[i]))
 			continue;
 		nproc++;
@@ -185,7 +208,7 @@ enum gd_src_status gd_collect_fabric(const struct gd_collect_ctx *ctx, struct gd
 		GD_STRSET(f->fm_reason, _("no NVSwitch on this board: Fabric Manager is not needed"));
 		return GD_SRC_OK;
 	}
-	fm_process(ctx->root, f);
+	fm_process(ctx->root, s, f);
 	rp = fm_log(ctx, f, err);
 	if (rp < 0 && rp != -ENOENT) {
 		if (!err->msg[0])

@@ -12,7 +12,9 @@
  *   sys/bus/pci/devices/0000:43:00.0/iommu_group -> ../../../../kernel/iommu_groups/42
  *   sys/kernel/iommu_groups/42/type                DMA-FQ   (identity, DMA, DMA-FQ, blocked; 5.11+)
  *
- * Each bridge is recorded once, with how many bytes of its config space
+ * The GPUs and NICs are those the pci collector found in the same snapshot
+ * (it runs first, collect/registry.c): their vendor and class are not read
+ * twice.  Each bridge is recorded once, with how many bytes of its config space
  * could be read: the rules say "unavailable" for a short read (not root)
  * and judge the control register otherwise.  Nothing here decides whether
  * a bit matters.  A config file that is not there (a fixture tree without
@@ -25,6 +27,7 @@
 #include "collect/pci_acs.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +103,8 @@ void gd_acs_bits_text(uint64_t v, char *out, size_t outsz)
 }
 
 /* ---- the collector ------------------------------------------------------ */
+
+#define GD_FIND_BDF(s, vecname, type, bdf) gd_vec_find_str(&(s)->vecname, sizeof(type), offsetof(type, pci_bus_id), (bdf))
 
 struct tally {
 	size_t bad;
@@ -262,18 +267,14 @@ enum gd_src_status gd_collect_pci_acs(const struct gd_collect_ctx *ctx, struct g
 		gd_dirlist_release(&devs);
 		return (enum gd_src_status)st;
 	}
+	/* The GPUs and NICs are the pci collector's, which ran before this one
+	 * and read every function's vendor and class: not read again.  The
+	 * listing keeps the bus order (and this source's own errors). */
 	for (size_t i = 0; i < devs.n; i++) {
 		const char *bdf = devs.names[i];
-		unsigned long long vendor = 0, cls = 0;
 		char rel[256], link[1024], path[256];
 
-		snprintf(rel, sizeof rel, DEVICES "/%s/vendor", bdf);
-		if (gd_root_read_u64(ctx->root, rel, &vendor) < 0)
-			continue;
-		snprintf(rel, sizeof rel, DEVICES "/%s/class", bdf);
-		if (gd_root_read_u64(ctx->root, rel, &cls) < 0)
-			continue;
-		if (!((vendor == GD_PCI_VENDOR_NVIDIA && (cls >> 16) == 0x03) || (cls >> 16) == 0x02))
+		if (!GD_FIND_BDF(s, pci_gpus, struct gd_pci_gpu, bdf) && !GD_FIND_BDF(s, pci_nics, struct gd_pci_nic, bdf))
 			continue;   /* neither a GPU nor a NIC */
 		snprintf(rel, sizeof rel, DEVICES "/%s", bdf);
 		if (gd_root_readlink(ctx->root, rel, link, sizeof link) > 0 && gd_pci_path_of(link, path, sizeof path))

@@ -4,6 +4,7 @@
 #include "klog/fmlog.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -17,7 +18,10 @@
 #define DAY_S 86400.0
 
 struct fm_line {
-	double t;            /* seconds since the epoch (local time taken as the host's), NAN: none */
+	double t;            /* seconds since the epoch (local time taken as the host's), NAN: none
+			      * or not yet converted (line_time) */
+	struct tm tm;        /* the stamp as parsed, when has_tm */
+	bool has_tm;
 	char stamp[32];      /* as written */
 	char level[12];      /* ERROR, INFO, ... ("" for a journal line) */
 	const char *msg;     /* the text after the level and the tid */
@@ -32,6 +36,44 @@ static bool has_ci(const char *p, size_t n, const char *lit)
 		if (strncasecmp(p + i, lit, k) == 0)
 			return true;
 	return false;
+}
+
+static bool two_digits(const char *p, int lo, int hi, int *v)
+{
+	if (!isdigit((unsigned char)p[0]) || !isdigit((unsigned char)p[1]))
+		return false;
+	*v = (p[0] - '0') * 10 + (p[1] - '0');
+	return *v >= lo && *v <= hi;
+}
+
+/* The stamp's usual shape, "Feb 27 2025 15:10:02", without strptime(3):
+ * the fields strptime would give for it.  false for anything else, which
+ * strptime then judges. */
+static bool stamp_fast(const char *b, size_t k, struct tm *tm)
+{
+	static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+	int mon = -1, day, year = 0, h, m, sec;
+
+	if (k != 20 || b[3] != ' ' || b[6] != ' ' || b[11] != ' ' || b[14] != ':' || b[17] != ':')
+		return false;
+	for (int i = 0; i < 12; i++)
+		if (memcmp(b, months + 3 * i, 3) == 0)
+			mon = i;
+	for (int i = 7; i < 11; i++) {
+		if (!isdigit((unsigned char)b[i]))
+			return false;
+		year = year * 10 + (b[i] - '0');
+	}
+	if (mon < 0 || !two_digits(b + 4, 1, 31, &day) || !two_digits(b + 12, 0, 23, &h) ||
+	    !two_digits(b + 15, 0, 59, &m) || !two_digits(b + 18, 0, 61, &sec))
+		return false;
+	tm->tm_mon = mon;
+	tm->tm_mday = day;
+	tm->tm_year = year - 1900;
+	tm->tm_hour = h;
+	tm->tm_min = m;
+	tm->tm_sec = sec;
+	return true;
 }
 
 /* "[Feb 27 2025 15:10:02] " at p: its time and length (0: not one). */
@@ -51,13 +93,29 @@ static size_t stamp(const char *p, size_t n, struct fm_line *l)
 	memcpy(b, p + 1, k);
 	b[k] = '\0';
 	memset(&tm, 0, sizeof tm);
-	end = strptime(b, "%b %d %Y %H:%M:%S", &tm);
-	if (!end || *end)
-		return 0;
-	tm.tm_isdst = -1;
-	l->t = (double)mktime(&tm);
+	if (!stamp_fast(b, k, &tm)) {
+		end = strptime(b, "%b %d %Y %H:%M:%S", &tm);
+		if (!end || *end)
+			return 0;
+	}
+	l->tm = tm;
+	l->has_tm = true;
+	l->t = NAN;
 	gd_strlcpy(l->stamp, b, sizeof l->stamp);
 	return (size_t)(close - p) + 1;
+}
+
+/* The line's time: its stamp through mktime(3), which is dear (it consults
+ * the time zone each call), so only for the lines whose time is used. */
+static double line_time(struct fm_line *l)
+{
+	if (l->has_tm && isnan(l->t)) {
+		struct tm tm = l->tm;
+
+		tm.tm_isdst = -1;
+		l->t = (double)mktime(&tm);
+	}
+	return l->t;
 }
 
 /* Fabric Manager's own line: stamp, "[LEVEL]", optional "[tid N]", text. */
@@ -168,7 +226,7 @@ int gd_fmlog_parse(const char *buf, size_t len, double now_s, double lookback_s,
 		while (gd_tok_line(&it, &line)) {
 			struct fm_line l;
 
-			if (native(line.p, line.n, &l) && !isnan(l.t) && (isnan(newest) || l.t > newest))
+			if (native(line.p, line.n, &l) && !isnan(line_time(&l)) && (isnan(newest) || l.t > newest))
 				newest = l.t;
 		}
 		now_s = newest;
@@ -208,9 +266,9 @@ int gd_fmlog_parse(const char *buf, size_t len, double now_s, double lookback_s,
 		} else {
 			fm++;
 		}
-		if (has_ci(l.msg, l.msg_n, "NV_WARN_NOTHING_TO_DO") || !is_error(&l))
+		if (!is_error(&l) || has_ci(l.msg, l.msg_n, "NV_WARN_NOTHING_TO_DO"))
 			continue;
-		if (lookback_s > 0 && !isnan(now_s) && !isnan(l.t) && l.t < now_s - lookback_s)
+		if (lookback_s > 0 && !isnan(now_s) && !isnan(line_time(&l)) && l.t < now_s - lookback_s)
 			continue;
 		if (has_ci(l.msg, l.msg_n, "detected NVSwitch") && non_fatal(&l)) {
 			nonfatal++;

@@ -4,7 +4,7 @@
  * kinds of evidence (and silent on boards without a fabric), and
  * gpu.nvswitch_errors per switch and code (gpu.xid leaves SXid lines to it).
  */
-#include "testutil.h"
+#include "fixture.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -90,6 +90,30 @@ static void test_fmlog_lookback(void **state)
 	assert_int_equal(f.fm_log_errors.v, 0);
 	assert_int_equal(fm(buf, NAN, 0, &f, &err), 0);
 	assert_int_equal(f.fm_log_errors.v, 2);
+
+	/* Every shape of stamp gets the same time, whether the common one
+	 * (read without strptime) or another (strptime): at 16:00 with an
+	 * hour of look-back, the lines one second each side of 15:00 fall
+	 * each on its side; lines after the clock count; the 29th of
+	 * February 2025 is the 1st of March for both readers (mktime). */
+	snprintf(buf, sizeof buf, "%s",
+		 "[Feb 27 2025 15:00:01] [ERROR] in, usual shape\n"
+		 "[Feb 27 2025 14:59:59] [ERROR] out, usual shape\n"
+		 "[feb 27 2025 15:00:01] [ERROR] in, lower case month\n"
+		 "[FEB 27 2025 14:59:59] [ERROR] out, upper case month\n"
+		 "[Feb  27 2025 14:59:59] [ERROR] out, two spaces\n"
+		 "[Feb 27 2025 15:00:60] [ERROR] in, a leap second\n"
+		 "[Feb 29 2025 15:00:01] [ERROR] in, the 1st of March\n"
+		 "[Feb 28 2025 15:00:00] [ERROR] in, tomorrow\n");
+	assert_int_equal(fm(buf, now, 3600, &f, &err), 0);
+	assert_int_equal(f.fm_log_lines.v, 8);
+	assert_int_equal(f.fm_log_errors.v, 5);
+	assert_string_equal(f.fm_log_last, "in, tomorrow");
+	/* a day back from the log's own end (the 1st of March, 15:00:01):
+	 * only the 28th's line (15:00:00) is a second too old */
+	assert_int_equal(fm(buf, NAN, 86400, &f, &err), 0);
+	assert_int_equal(f.fm_log_errors.v, 1);
+	assert_string_equal(f.fm_log_last, "in, the 1st of March");
 }
 
 static void test_fmlog_malformed(void **state)
@@ -147,6 +171,72 @@ static struct gd_gpu *gpu(struct gd_snapshot *s, unsigned idx)
 	gd_u64_set(&g->index, idx);
 	snprintf(g->pci_bus_id, sizeof g->pci_bus_id, "0000:%02x:00.0", 0x18 + idx);
 	return g;
+}
+
+/* The collector on a tree: an NVSwitch, and nv-fabricmanager found among
+ * the processes the processes collector listed in the snapshot, or in
+ * /proc when the snapshot has none (the collector run alone). */
+static void put_pid(struct tree *t, unsigned pid, const char *comm)
+{
+	char rel[64], line[256];
+
+	snprintf(line, sizeof line, "%u (%s) S 1 %u %u 0 -1 4194560 100 0 0 0 5 3 0 0 20 0 4 0 1000 "
+		 "100000000 2000 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
+		 pid, comm, pid, pid);
+	snprintf(rel, sizeof rel, "proc/%u/stat", pid);
+	tree_put(t, rel, line);
+	snprintf(rel, sizeof rel, "proc/%u/comm", pid);
+	snprintf(line, sizeof line, "%s\n", comm);
+	tree_put(t, rel, line);
+}
+
+static void fabric_of(struct tree *t, bool procs_first, struct gd_snapshot *s)
+{
+	struct gd_err err;
+
+	gd_snapshot_init(s);
+	if (procs_first)
+		assert_int_equal(run(gd_collect_processes, &t->ctx, s, &err), GD_SRC_OK);
+	run(gd_collect_fabric, &t->ctx, s, &err);
+}
+
+static void test_fabric_collector_fm_process(void **state)
+{
+	struct tree t;
+	struct gd_snapshot s;
+
+	(void)state;
+	tree_init(&t, "fabric");
+	tree_put(&t, "sys/devices/pci0000:00/0000:05:00.0/vendor", "0x10de\n");
+	tree_put(&t, "sys/devices/pci0000:00/0000:05:00.0/class", "0x068000\n");
+	tree_mkdirs(&t, "sys/bus/pci/devices/x", false);
+	tree_link(&t, "../../../devices/pci0000:00/0000:05:00.0", "sys/bus/pci/devices/0000:05:00.0");
+	put_pid(&t, 1, "systemd");
+	put_pid(&t, 300, "sshd");
+	put_pid(&t, 4100, "nv-fabricmanage");   /* comm is cut at 15 characters */
+	for (int procs_first = 0; procs_first < 2; procs_first++) {
+		fabric_of(&t, procs_first, &s);
+		assert_int_equal(s.fabric.nvswitches.v, 1);
+		assert_true(s.fabric.fm_running.ok);
+		assert_int_equal(s.fabric.fm_running.v, 1);
+		assert_string_equal(s.fabric.fm_evidence, "process nv-fabricmanager (pid 4100)");
+		gd_snapshot_release(&s);
+	}
+	/* stopped: not among the 2 processes, either way */
+	{
+		char dir[128];
+
+		snprintf(dir, sizeof dir, "%s/proc/4100", t.dir);
+		assert_int_equal(nftw(dir, tree_rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+	}
+	for (int procs_first = 0; procs_first < 2; procs_first++) {
+		fabric_of(&t, procs_first, &s);
+		assert_true(s.fabric.fm_running.ok);
+		assert_int_equal(s.fabric.fm_running.v, 0);
+		assert_non_null(strstr(s.fabric.fm_evidence, "no nv-fabricmanager among 2 processes"));
+		gd_snapshot_release(&s);
+	}
+	tree_release(&t);
 }
 
 static void test_fabric_rule(void **state)
@@ -259,11 +349,12 @@ int main(void)
 		cmocka_unit_test(test_fmlog_lines),
 		cmocka_unit_test(test_fmlog_lookback),
 		cmocka_unit_test(test_fmlog_malformed),
+		cmocka_unit_test(test_fabric_collector_fm_process),
 		cmocka_unit_test(test_fabric_rule),
 		cmocka_unit_test(test_nvswitch_rule),
 	};
 
 	setenv("TZ", "UTC", 1);
 	tzset();
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, tree_sweep);
 }

@@ -120,6 +120,8 @@ static void collect_one_bridge(const uint8_t *cfg, size_t len, struct gd_snapsho
 	tree_link(&t, "../../../devices/pci0000:40/0000:40:00.0", "sys/bus/pci/devices/0000:40:00.0");
 	tree_link(&t, "../../../devices/pci0000:40/0000:40:00.0/0000:41:00.0", "sys/bus/pci/devices/0000:41:00.0");
 	gd_snapshot_init(s);
+	run(gd_collect_pci, &t.ctx, s, &err);   /* first, as gd_collect_all runs them: the GPUs */
+	assert_int_equal(s->pci_gpus.n, 1);
 	run(gd_collect_pci_acs, &t.ctx, s, &err);
 	tree_release(&t);
 }
