@@ -8,7 +8,8 @@
 #   BENCH_ROOT2=DIR                          reuse a root made by mkroot_procs.py
 #                                            (default: made in a temporary
 #                                            directory and removed at the end;
-#                                            "none": only /)
+#                                            "none": only /); a copy of it is made
+#                                            an NVSwitch board (mkroot_nvswitch.py)
 #
 # Builds bench/bench_collect.c against $BUILD/libgd.a with the Makefile's own
 # flags, then measures, each over CYCLES cycles:
@@ -265,6 +266,21 @@ synthetic() {
 	per_collector "$tc"
 }
 synthetic "$root2" "synthetic busy node" live
+
+# The same node as an HGX board: four NVSwitches, nv-fabricmanager and its
+# log of 1.3 MB (bench/mkroot_nvswitch.py), on a copy: the fabric
+# collector's cost where there is a fabric to read.
+nvs=$(mktemp -d "${TMPDIR:-/tmp}/gd-bench-nvs.XXXXXX") || exit 1
+if cp -a "$root2" "$nvs/root" && python3 bench/mkroot_nvswitch.py "$nvs/root" >/dev/null; then
+	echo
+	echo "root $root2 with 4 NVSwitches, nv-fabricmanager and its 1.3 MB log (bench/mkroot_nvswitch.py)"
+	printf '%-34s %12s %12s %10s\n' "what" "ms CPU/cycle" "ms wall" "peak RSS KiB"
+	tn=$(run serve "$CYCLES" "$nvs/root")
+	row "gd_collect_all, tiered (serve)" 1 "$(head -n 1 <<<"$tn")"
+	echo "  (tiered: median $(field cpu_ms_median "$(sed -n 2p <<<"$tn")") ms CPU per cycle;" \
+		"fabric $(grep '^source name=fabric ' <<<"$tn" | sed 's/.*=//') ms wall per cycle)"
+fi
+rm -rf "$nvs"
 
 root3=${BENCH_ROOT3:-}
 [ "$root3" = none ] && exit 0
