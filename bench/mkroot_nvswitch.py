@@ -28,7 +28,7 @@ MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", 
 
 
 def main():
-    if len(sys.argv) != 2:
+    if len(sys.argv) != 2 or sys.argv[1].startswith("-"):
         sys.exit("usage: mkroot_nvswitch.py ROOT (made by mkroot_procs.py)")
     root = sys.argv[1]
     devs = os.path.join(root, "sys/bus/pci/devices")

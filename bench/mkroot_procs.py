@@ -362,7 +362,8 @@ def task_extras(files, p):
 
 
 def main():
-    if len(sys.argv) < 2:
+    if len(sys.argv) < 2 or sys.argv[1].startswith("-"):
+        # an option is never the directory: "--help" made a tree named so
         sys.exit("usage: mkroot_procs.py DIR [NPROCS [NTHREADS]]")
     dst = sys.argv[1]
     nprocs = int(sys.argv[2]) if len(sys.argv) > 2 else 1000
