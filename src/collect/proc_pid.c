@@ -1349,7 +1349,8 @@ enum gd_src_status gd_collect_processes(const struct gd_collect_ctx *ctx, struct
 		if (gd_all_digits(de->d_name) && gd_tok_u64((struct gd_slice){ de->d_name, strlen(de->d_name) }, &pid))
 			*(uint64_t *)gd_vec_push(&pids, sizeof pid) = pid;
 	}
-	qsort(pids.items, pids.n, sizeof(uint64_t), cmp_u64);
+	if (pids.n > 1)
+		qsort(pids.items, pids.n, sizeof(uint64_t), cmp_u64);
 	buf = gd_xmalloc(BUF_CAP);
 	cache_begin(ctx->proc_cache);
 	GD_VEC_EACH(pids, const uint64_t, pid) {

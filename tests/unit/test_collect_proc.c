@@ -672,6 +672,16 @@ static void test_processes_broken(void **state)
 	gd_snapshot_release(&s);
 	tree_release(&t);
 
+	/* A proc directory without a process (a root of proc/uptime alone):
+	 * nothing to sort, nothing read (UBSan: no qsort of NULL). */
+	tree_init(&t, "proc");
+	tree_put(&t, "proc/uptime", "12345.67 23456.78\n");
+	gd_snapshot_init(&s);
+	assert_int_equal(run(gd_collect_processes, &t.ctx, &s, &err), GD_SRC_OK);
+	assert_int_equal(s.procs.n, 0);
+	gd_snapshot_release(&s);
+	tree_release(&t);
+
 	/* No proc directory at all. */
 	tree_init(&t, "proc");
 	gd_snapshot_init(&s);
