@@ -74,13 +74,11 @@ static bool comm_is_fm(const struct gd_root *root, const char *pid)
 	return gd_root_read_line(root, p, comm, sizeof comm) >= 0 && strcmp(comm, FM_COMM) == 0;
 }
 
-/* nv-fabricmanager among the processes the processes collector listed in
- * this snapshot (it runs before this one): 1 found, 0 not; -1 when it
- * listed none, and /proc is read here. */
-static int fm_in_snapshot(const struct gd_snapshot *s, struct gd_fabric *f, unsigned long *nproc)
+/* Whether nv-fabricmanager is among the processes the processes collector
+ * listed in this snapshot (it runs before this one); the evidence when it
+ * is.  *nproc: how many were looked at. */
+static bool fm_in_snapshot(const struct gd_snapshot *s, struct gd_fabric *f, unsigned long *nproc)
 {
-	if (!s->procs.n)
-		return -1;
 	*nproc = s->procs.n;
 	GD_VEC_EACH(s->procs, const struct gd_proc, p)
 		if (p->pid.ok && strcmp(p->comm, FM_COMM) == 0) {
@@ -89,33 +87,41 @@ static int fm_in_snapshot(const struct gd_snapshot *s, struct gd_fabric *f, unsi
 			snprintf(pid, sizeof pid, "%llu", (unsigned long long)p->pid.v);
 			gd_u64_set(&f->fm_running, 1);
 			snprintf(f->fm_evidence, sizeof f->fm_evidence, _("process nv-fabricmanager (pid %s)"), pid);
-			return 1;
+			return true;
 		}
-	return 0;
+	return false;
+}
+
+/* The same from /proc itself (a snapshot without processes: the collector
+ * run alone): 1 found, 0 not, -errno when /proc cannot be listed. */
+static int fm_in_proc(const struct gd_root *root, struct gd_fabric *f, unsigned long *nproc)
+{
+	struct gd_dirlist l;
+	int rc = gd_dirlist_read(root, "proc", &l);
+
+	*nproc = 0;
+	for (size_t i = 0; rc == 0 && i < l.n; i++) {
+		if (l.names[i][0] < '1' || l.names[i][0] > '9' || strspn(l.names[i], "0123456789") != strlen(l.names[i]))
+			continue;
+		(*nproc)++;
+		if (comm_is_fm(root, l.names[i])) {
+			gd_u64_set(&f->fm_running, 1);
+			snprintf(f->fm_evidence, sizeof f->fm_evidence, _("process nv-fabricmanager (pid %s)"), l.names[i]);
+			rc = 1;
+		}
+	}
+	gd_dirlist_release(&l);
+	return rc;
 }
 
 static void fm_process(const struct gd_root *root, const struct gd_snapshot *s, struct gd_fabric *f)
 {
-	struct gd_dirlist l = { 0 };
 	char init[32] = "", pid[24];
 	unsigned long nproc = 0;
-	int found = fm_in_snapshot(s, f, &nproc);
-	int rc = found < 0 ? gd_dirlist_read(root, "proc", &l) : 0;
+	int rc = s->procs.n ? fm_in_snapshot(s, f, &nproc) : fm_in_proc(root, f, &nproc);
 
-	if (found > 0)
+	if (rc > 0)
 		return;
-	for (size_t i = 0; found < 0 && rc == 0 && i < l.n; i++) {
-		if (l.names[i][0] < '1' || l.names[i][0] > '9' || strspn(l.names[i], "0123456789") != strlen(l.names[i]))
-			continue;
-		nproc++;
-		if (comm_is_fm(root, l.names[i])) {
-			gd_u64_set(&f->fm_running, 1);
-			snprintf(f->fm_evidence, sizeof f->fm_evidence, _("process nv-fabricmanager (pid %s)"), l.names[i]);
-			gd_dirlist_release(&l);
-			return;
-		}
-	}
-	gd_dirlist_release(&l);
 	if (rc < 0) {
 		snprintf(f->fm_reason, sizeof f->fm_reason, "/proc: %s", strerror(-rc));
 		return;

@@ -38,6 +38,14 @@
  */
 int gd_pci_acs_find(const uint8_t *cfg, size_t len, uint16_t *cap, uint16_t *ctl, struct gd_err *err);
 
+/* The same walk over a config space of len bytes read through rd, one
+ * dword (little-endian) at offset off at a time: only the headers along
+ * the list and the ACS registers are read (the collector's pread of a
+ * sysfs config file).  rd returns 0 or -errno, which the walk returns with
+ * err naming the offset. */
+typedef int (*gd_pci_cfg_read_fn)(void *arg, size_t off, uint32_t *v);
+int gd_pci_acs_walk(gd_pci_cfg_read_fn rd, void *arg, size_t len, uint16_t *cap, uint16_t *ctl, struct gd_err *err);
+
 /* Writes lspci's words for the bits set in v ("ReqRedir+ CmpltRedir+"),
  * only the set ones, blank-separated; "" when none. */
 void gd_acs_bits_text(uint64_t v, char *out, size_t outsz);

@@ -27,8 +27,8 @@
 #include "collect/pci_acs.h"
 
 #include <errno.h>
-#include <stddef.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +37,6 @@
 
 #include "collect/dirlist.h"
 #include "core/i18n.h"
-#include "core/xalloc.h"
 
 #define DEVICES "sys/bus/pci/devices"
 #define CONFIG_MAX 4096
@@ -49,34 +48,48 @@ static uint32_t le32(const uint8_t *p)
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-int gd_pci_acs_find(const uint8_t *cfg, size_t len, uint16_t *cap, uint16_t *ctl, struct gd_err *err)
+int gd_pci_acs_walk(gd_pci_cfg_read_fn rd, void *arg, size_t len, uint16_t *cap, uint16_t *ctl, struct gd_err *err)
 {
 	size_t off = 0x100, hops = 0;
+	uint32_t h, regs;
+	int rc;
 
 	if (len < 0x104)
 		return gd_err_set(err, -ENODATA, _("%zu bytes of config space: the extended capabilities (from 0x100) "
 						   "were not read"), len);
 	while (off) {
-		uint32_t h;
-
 		if (off < 0x100 || (off & 3) || off + 4 > len)
 			return gd_err_set(err, -EINVAL, _("extended capability offset 0x%zx is outside the %zu bytes "
 							  "read or not aligned"), off, len);
 		if (++hops > (CONFIG_MAX - 0x100) / 4)
 			return gd_err_set(err, -EINVAL, _("the extended capability list loops"));
-		h = le32(cfg + off);
+		if ((rc = rd(arg, off, &h)) < 0)
+			return gd_err_set(err, rc, "0x%zx: %s", off, strerror(-rc));
 		if (off == 0x100 && (h == 0 || h == 0xffffffffu))
 			return 0;   /* no extended capabilities */
 		if ((h & 0xffff) == GD_PCI_EXT_CAP_ACS) {
 			if (off + 8 > len)
 				return gd_err_set(err, -EINVAL, _("the ACS capability at 0x%zx is cut off"), off);
-			*cap = (uint16_t)(cfg[off + 4] | cfg[off + 5] << 8);
-			*ctl = (uint16_t)(cfg[off + 6] | cfg[off + 7] << 8);
+			if ((rc = rd(arg, off + 4, &regs)) < 0)
+				return gd_err_set(err, rc, "0x%zx: %s", off + 4, strerror(-rc));
+			*cap = (uint16_t)(regs & 0xffff);
+			*ctl = (uint16_t)(regs >> 16);
 			return 1;
 		}
 		off = h >> 20;
 	}
 	return 0;
+}
+
+static int mem_read(void *arg, size_t off, uint32_t *v)
+{
+	*v = le32((const uint8_t *)arg + off);
+	return 0;
+}
+
+int gd_pci_acs_find(const uint8_t *cfg, size_t len, uint16_t *cap, uint16_t *ctl, struct gd_err *err)
+{
+	return gd_pci_acs_walk(mem_read, (void *)(uintptr_t)cfg, len, cap, ctl, err);
 }
 
 void gd_acs_bits_text(uint64_t v, char *out, size_t outsz)
@@ -125,59 +138,30 @@ static bool known_bridge(const struct gd_snapshot *s, const char *bdf)
 	return false;
 }
 
-/* Reads, of rel (a config file), only the dwords gd_pci_acs_find looks
- * at: the extended capability headers along the list from 0x100, and the
- * ACS registers when the list has them, each with one pread(2), into a
- * zeroed buffer of the file's size (*buf, owned by the caller).  A read of
- * the whole 4 KiB costs 1,024 config-space reads, one per dword, which are
- * MMIO on bare metal and a trap to the hypervisor in a VM (12.9 ms of CPU
- * per file measured in one, bench/README.md); a bridge's list is a few
- * dwords.  Returns 0, -errno, or 1 when there is no extended space to walk
- * (a conventional function's 256 bytes, or 64 for a reader without
- * CAP_SYS_ADMIN): then the caller reads the file whole, as short as it is. */
-static int read_config_chain(const struct gd_root *r, const char *rel, char **buf, size_t *len)
+/* A config file read a dword at a time (gd_pci_acs_walk's reader): a
+ * sysfs config file is not memory, each dword read from it is a
+ * config-space access (MMIO on bare metal, a trap to the hypervisor in a
+ * VM: 12.9 ms of CPU for a whole 4 KiB file in one, bench/README.md), and
+ * the walk needs a few of its 1,024.  short: a read came back short (64
+ * bytes for a reader without CAP_SYS_ADMIN). */
+struct cfg_file {
+	int fd;
+	bool short_read;
+};
+
+static int file_read(void *arg, size_t off, uint32_t *v)
 {
-	int fd = gd_root_openat(r, rel, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	size_t size, off = 0x100, hops = 0;
-	uint8_t *cfg;
-	ssize_t n;
+	struct cfg_file *f = arg;
+	uint8_t b[4];
+	ssize_t n = pread(f->fd, b, sizeof b, (off_t)off);
 
-	if (fd < 0)
-		return fd;
-	if (fstat(fd, &st) < 0 || st.st_size < 0x104) {
-		close(fd);
-		return 1;
+	if (n < 0)
+		return -errno;
+	if (n < 4) {
+		f->short_read = true;
+		return -ENODATA;
 	}
-	size = st.st_size > CONFIG_MAX ? CONFIG_MAX : (size_t)st.st_size;
-	cfg = gd_xcalloc(size + 1, 1);
-	while (off && off >= 0x100 && !(off & 3) && off + 4 <= size && hops++ <= (CONFIG_MAX - 0x100) / 4) {
-		uint32_t h;
-
-		n = pread(fd, cfg + off, 4, (off_t)off);
-		if (n != 4) {
-			int e = n < 0 ? -errno : 1;   /* short at 0x100: not ours to read */
-
-			free(cfg);
-			close(fd);
-			return off == 0x100 || n < 0 ? e : -EIO;
-		}
-		h = le32(cfg + off);
-		if (off == 0x100 && (h == 0 || h == 0xffffffffu))
-			break;
-		if ((h & 0xffff) == GD_PCI_EXT_CAP_ACS) {
-			if (off + 8 <= size && pread(fd, cfg + off + 4, 4, (off_t)(off + 4)) != 4) {
-				free(cfg);
-				close(fd);
-				return -EIO;
-			}
-			break;
-		}
-		off = h >> 20;
-	}
-	close(fd);
-	*buf = (char *)cfg;
-	*len = size;
+	*v = le32(b);
 	return 0;
 }
 
@@ -188,32 +172,43 @@ static void read_bridge(const struct gd_root *r, const char *bdf, struct gd_snap
 	size_t len = 0;
 	uint16_t cap, ctl;
 	struct gd_err e;
+	struct cfg_file f = { -1, false };
+	struct stat st;
 	int rc;
 
 	GD_STRSET(b->pci_bus_id, bdf);
 	GD_STRSET(b->source, "sysfs");
 	snprintf(rel, sizeof rel, DEVICES "/%s/config", bdf);
-	rc = read_config_chain(r, rel, &buf, &len);
-	if (rc == 1)   /* no extended space to walk: the whole file, at most 256 bytes */
+	gd_err_clear(&e);
+	rc = f.fd = gd_root_openat(r, rel, O_RDONLY | O_CLOEXEC);
+	if (f.fd >= 0 && fstat(f.fd, &st) == 0 && st.st_size >= 0x104) {
+		len = st.st_size > CONFIG_MAX ? CONFIG_MAX : (size_t)st.st_size;
+		rc = gd_pci_acs_walk(file_read, &f, len, &cap, &ctl, &e);
+	}
+	if (f.fd >= 0)
+		close(f.fd);
+	if (f.fd < 0 || len == 0 || f.short_read) {
+		/* no extended space to walk (64 bytes, 256): the file whole */
 		rc = gd_root_read(r, rel, &buf, &len, 2 * CONFIG_MAX);   /* room for the NUL and the end */
-	if (rc == -ENOENT)
-		return;   /* no config file in this tree: not read */
-	if (rc < 0) {
-		GD_STRSET(b->reason, strerror(-rc));
-		note_bad(t, bdf, strerror(-rc));
-		return;
+		if (rc == -ENOENT)
+			return;   /* no config file in this tree: not read */
+		if (rc < 0) {
+			GD_STRSET(b->reason, strerror(-rc));
+			note_bad(t, bdf, strerror(-rc));
+			return;
+		}
+		gd_err_clear(&e);
+		rc = gd_pci_acs_find((const uint8_t *)buf, len, &cap, &ctl, &e);
+		free(buf);
 	}
 	gd_u64_set(&b->config_bytes, len);
-	gd_err_clear(&e);
-	rc = gd_pci_acs_find((const uint8_t *)buf, len, &cap, &ctl, &e);
 	if (rc == 1) {
 		gd_u64_set(&b->acs_cap, cap);
 		gd_u64_set(&b->acs_ctl, ctl);
-	} else if (rc == -EINVAL) {
+	} else if (rc < 0 && rc != -ENODATA) {   /* malformed, or a read that failed */
 		GD_STRSET(b->reason, e.msg);
 		note_bad(t, bdf, e.msg);
 	}
-	free(buf);
 }
 
 /* The bridges of a pci_path ("pci0000:38/0000:38:03.0/0000:40:00.0"): every

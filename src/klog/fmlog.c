@@ -4,7 +4,6 @@
 #include "klog/fmlog.h"
 
 #include <ctype.h>
-#include <stdbool.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -14,14 +13,12 @@
 #include "core/i18n.h"
 #include "core/printable.h"
 #include "core/tok.h"
+#include "klog/lineparse.h"
 
 #define DAY_S 86400.0
 
 struct fm_line {
-	double t;            /* seconds since the epoch (local time taken as the host's), NAN: none
-			      * or not yet converted (line_time) */
-	struct tm tm;        /* the stamp as parsed, when has_tm */
-	bool has_tm;
+	double t;            /* seconds since the epoch (local time taken as the host's), NAN: none */
 	char stamp[32];      /* as written */
 	char level[12];      /* ERROR, INFO, ... ("" for a journal line) */
 	const char *msg;     /* the text after the level and the tid */
@@ -38,46 +35,32 @@ static bool has_ci(const char *p, size_t n, const char *lit)
 	return false;
 }
 
-static bool two_digits(const char *p, int lo, int hi, int *v)
+/* The stamp's usual shape, "Feb 27 2025 15:10:02", read with the kernel
+ * log's cursor instead of strptime(3): the fields strptime would give for
+ * it.  false for anything else, which strptime then judges. */
+static bool stamp_usual(const char *b, size_t k, struct tm *tm)
 {
-	if (!isdigit((unsigned char)p[0]) || !isdigit((unsigned char)p[1]))
-		return false;
-	*v = (p[0] - '0') * 10 + (p[1] - '0');
-	return *v >= lo && *v <= hi;
-}
+	struct gd_kcur c = { b + 3, b + k };
+	uint64_t day, year, h, m, sec;
+	int mon = k > 3 ? gd__klog_month(b) : -1;
 
-/* The stamp's usual shape, "Feb 27 2025 15:10:02", without strptime(3):
- * the fields strptime would give for it.  false for anything else, which
- * strptime then judges. */
-static bool stamp_fast(const char *b, size_t k, struct tm *tm)
-{
-	static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
-	int mon = -1, day, year = 0, h, m, sec;
-
-	if (k != 20 || b[3] != ' ' || b[6] != ' ' || b[11] != ' ' || b[14] != ':' || b[17] != ':')
-		return false;
-	for (int i = 0; i < 12; i++)
-		if (memcmp(b, months + 3 * i, 3) == 0)
-			mon = i;
-	for (int i = 7; i < 11; i++) {
-		if (!isdigit((unsigned char)b[i]))
-			return false;
-		year = year * 10 + (b[i] - '0');
-	}
-	if (mon < 0 || !two_digits(b + 4, 1, 31, &day) || !two_digits(b + 12, 0, 23, &h) ||
-	    !two_digits(b + 15, 0, 59, &m) || !two_digits(b + 18, 0, 61, &sec))
+	if (mon < 0 || !gd_kc_eat(&c, " ") || !gd_kc_num(&c, 2, &day) || !gd_kc_eat(&c, " ") ||
+	    !gd_kc_num(&c, 4, &year) || !gd_kc_eat(&c, " ") || !gd_kc_num(&c, 2, &h) || !gd_kc_eat(&c, ":") ||
+	    !gd_kc_num(&c, 2, &m) || !gd_kc_eat(&c, ":") || !gd_kc_num(&c, 2, &sec) || c.p != c.e || day < 1 ||
+	    day > 31 || h > 23 || m > 59 || sec > 61)
 		return false;
 	tm->tm_mon = mon;
-	tm->tm_mday = day;
-	tm->tm_year = year - 1900;
-	tm->tm_hour = h;
-	tm->tm_min = m;
-	tm->tm_sec = sec;
+	tm->tm_mday = (int)day;
+	tm->tm_year = (int)year - 1900;
+	tm->tm_hour = (int)h;
+	tm->tm_min = (int)m;
+	tm->tm_sec = (int)sec;
 	return true;
 }
 
-/* "[Feb 27 2025 15:10:02] " at p: its time and length (0: not one). */
-static size_t stamp(const char *p, size_t n, struct fm_line *l)
+/* "[Feb 27 2025 15:10:02] " at p: its time and length (0: not one).  tc
+ * (may be NULL) keeps mktime's answers by the hour (klog.h). */
+static size_t stamp(const char *p, size_t n, struct fm_line *l, struct gd_klog_tcache *tc)
 {
 	const char *close;
 	struct tm tm;
@@ -93,35 +76,20 @@ static size_t stamp(const char *p, size_t n, struct fm_line *l)
 	memcpy(b, p + 1, k);
 	b[k] = '\0';
 	memset(&tm, 0, sizeof tm);
-	if (!stamp_fast(b, k, &tm)) {
+	if (!stamp_usual(b, k, &tm)) {
 		end = strptime(b, "%b %d %Y %H:%M:%S", &tm);
 		if (!end || *end)
 			return 0;
 	}
-	l->tm = tm;
-	l->has_tm = true;
-	l->t = NAN;
+	l->t = gd__klog_mktime(&tm, tc);
 	gd_strlcpy(l->stamp, b, sizeof l->stamp);
 	return (size_t)(close - p) + 1;
 }
 
-/* The line's time: its stamp through mktime(3), which is dear (it consults
- * the time zone each call), so only for the lines whose time is used. */
-static double line_time(struct fm_line *l)
-{
-	if (l->has_tm && isnan(l->t)) {
-		struct tm tm = l->tm;
-
-		tm.tm_isdst = -1;
-		l->t = (double)mktime(&tm);
-	}
-	return l->t;
-}
-
 /* Fabric Manager's own line: stamp, "[LEVEL]", optional "[tid N]", text. */
-static bool native(const char *p, size_t n, struct fm_line *l)
+static bool native(const char *p, size_t n, struct fm_line *l, struct gd_klog_tcache *tc)
 {
-	size_t i = stamp(p, n, l), j;
+	size_t i = stamp(p, n, l, tc), j;
 
 	if (!i)
 		return false;
@@ -191,7 +159,7 @@ bool gd_fmlog_is_line(const char *p, size_t n)
 {
 	struct fm_line l;
 
-	return native(p, n, &l) || journal(p, n, &l);
+	return native(p, n, &l, NULL) || journal(p, n, &l);
 }
 
 static bool is_error(const struct fm_line *l)
@@ -217,6 +185,7 @@ int gd_fmlog_parse(const char *buf, size_t len, double now_s, double lookback_s,
 	struct gd_slice line;
 	uint64_t lines = 0, fm = 0, errors = 0, fatal = 0, nonfatal = 0, bad = 0, lineno = 0;
 	double newest = NAN;
+	struct gd_klog_tcache tc = { 0 };
 
 	if (gd_tok_is_binary(buf, len))
 		return gd_err_set(err, -EINVAL, _("holds binary data (a NUL byte)"));
@@ -226,7 +195,7 @@ int gd_fmlog_parse(const char *buf, size_t len, double now_s, double lookback_s,
 		while (gd_tok_line(&it, &line)) {
 			struct fm_line l;
 
-			if (native(line.p, line.n, &l) && !isnan(line_time(&l)) && (isnan(newest) || l.t > newest))
+			if (native(line.p, line.n, &l, &tc) && !isnan(l.t) && (isnan(newest) || l.t > newest))
 				newest = l.t;
 		}
 		now_s = newest;
@@ -244,7 +213,7 @@ int gd_fmlog_parse(const char *buf, size_t len, double now_s, double lookback_s,
 		lines++;
 		memset(&l, 0, sizeof l);
 		l.t = NAN;
-		if (!native(line.p, n, &l)) {
+		if (!native(line.p, n, &l, &tc)) {
 			struct fm_line sl;
 			size_t k;
 
@@ -268,7 +237,7 @@ int gd_fmlog_parse(const char *buf, size_t len, double now_s, double lookback_s,
 		}
 		if (!is_error(&l) || has_ci(l.msg, l.msg_n, "NV_WARN_NOTHING_TO_DO"))
 			continue;
-		if (lookback_s > 0 && !isnan(now_s) && !isnan(line_time(&l)) && l.t < now_s - lookback_s)
+		if (lookback_s > 0 && !isnan(now_s) && !isnan(l.t) && l.t < now_s - lookback_s)
 			continue;
 		if (has_ci(l.msg, l.msg_n, "detected NVSwitch") && non_fatal(&l)) {
 			nonfatal++;

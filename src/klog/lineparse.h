@@ -139,6 +139,9 @@ static inline bool gd_kc_keyed_u64(const char *p, const char *e, const char *key
 /* tc (may be NULL) keeps mktime()'s answers by the hour (klog.h). */
 
 struct tm;
+/* The month (0-11) whose English abbreviation ("Jan") opens p, -1 if none;
+ * p holds at least 3 bytes. */
+int gd__klog_month(const char *p);
 /* Local time tm (tm_isdst is set to -1) in seconds since the epoch, -1 if
  * it has none. */
 double gd__klog_mktime(struct tm *tm, struct gd_klog_tcache *tc);

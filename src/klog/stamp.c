@@ -13,7 +13,7 @@
 
 #include "core/i18n.h"
 
-static int month_of(const char *p)
+int gd__klog_month(const char *p)
 {
 	static const char m[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
 
@@ -146,7 +146,7 @@ bool gd__klog_ctime_stamp(struct gd_kcur *c, struct gd_klog_event *ev, struct gd
 	int mon;
 
 	memset(&tm, 0, sizeof tm);
-	if (!gd_kc_eat(&t, "[") || t.e - t.p < 24 || t.p[3] != ' ' || (mon = month_of(t.p + 4)) < 0)
+	if (!gd_kc_eat(&t, "[") || t.e - t.p < 24 || t.p[3] != ' ' || (mon = gd__klog_month(t.p + 4)) < 0)
 		return false;
 	t.p += 8;
 	gd_kc_skip_sp(&t);
@@ -213,7 +213,7 @@ bool gd__klog_syslog_stamp(struct gd_kcur *c, struct gd_klog_event *ev, bool *no
 	int mon;
 
 	memset(&tm, 0, sizeof tm);
-	if (t.e - t.p < 15 || t.p[3] != ' ' || (mon = month_of(t.p)) < 0)
+	if (t.e - t.p < 15 || t.p[3] != ' ' || (mon = gd__klog_month(t.p)) < 0)
 		return false;
 	t.p += 4;
 	gd_kc_skip_sp(&t);
