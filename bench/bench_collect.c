@@ -68,6 +68,7 @@
 
 #include "collect/collect.h"
 #include "model/snapshot_json.h"
+#include "core/nofile.h"
 #include "core/root.h"
 #include "model/snapshot.h"
 #include "collect/job_samples.h"
@@ -113,6 +114,8 @@ static void ctx_open(struct gd_collect_ctx *ctx, const struct gd_root *root, boo
 	ctx->nvml_path = getenv("GPUDOCTOR_NVML");
 	ctx->nvml = gd_nvml_open(ctx->nvml_path, 0);
 	ctx->sampler = root->is_host ? gd_job_sampler_new() : NULL;
+	if (tiered)
+		gd_nofile_raise(GD_NOFILE_WANT);   /* as serve, watch and record */
 	ctx->proc_cache = tiered ? gd_proc_cache_new_tiered(GD_PROC_YOUNG, GD_PROC_SLOW_ROUND) : gd_proc_cache_new();
 }
 

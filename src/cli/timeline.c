@@ -17,6 +17,7 @@
  */
 #include "cli/cli.h"
 #include "cli/timeline.h"
+#include "core/nofile.h"
 #include "model/recording.h"
 
 #include <errno.h>
@@ -102,6 +103,7 @@ static int sampler_open(const struct gd_run_opts *o, struct gd_root *root, struc
 	ctx->klog_lookback_s = o->lookback_s;
 	ctx->nvml = gd_nvml_open(ctx->nvml_path, ctx->nvml_timeout_s);
 	ctx->sampler = root->is_host ? gd_job_sampler_new() : NULL;
+	gd_nofile_raise(GD_NOFILE_WANT);   /* the files the tiered walk holds (collect.h) */
 	ctx->proc_cache = gd_proc_cache_new_tiered(GD_PROC_YOUNG, GD_PROC_SLOW_ROUND);
 	return -1;
 }

@@ -102,7 +102,10 @@ struct gd_proc_cache *gd_proc_cache_new(void);
  * later count the open fds there; older kernels: every cycle) or on its
  * slow round.  A record that is not read whole repeats
  * its last full read, with detail_uptime_s saying when that was (a
- * constant between full reads: a recording's delta lines do not grow). */
+ * constant between full reads: a recording's delta lines do not grow).
+ * The files read every cycle (each process's stat, each GPU-job thread's
+ * schedstat) are held open and read again from offset 0, within a budget
+ * of the soft RLIMIT_NOFILE (proc_pid.c, "held files"; gd_nofile_raise). */
 #define GD_PROC_YOUNG 10
 #define GD_PROC_SLOW_ROUND 30
 struct gd_proc_cache *gd_proc_cache_new_tiered(unsigned young, unsigned slow_every);
@@ -133,9 +136,22 @@ void gd_proc_cache_thread_keep(struct gd_proc_cache *c, const struct gd_job_thre
 #define GD_SCHEDSTAT_CAP 96
 struct gd_thread;
 void gd_proc_cache_tasks_begin(struct gd_proc_cache *c);
+/* The thread's schedstat (rel, "<tid>/schedstat" under dirfd, its task
+ * directory) into buf, as gd_proc_read_at reads it, through the file held
+ * for it since an earlier cycle (a tiered cache holds files it reads every
+ * cycle open: see proc_pid.c); *fd is then the file, which _task_reuse or
+ * _task_keep take (*fd = -1), and which the caller gives to
+ * gd_proc_cache_fd_drop when neither did. */
+int gd_proc_cache_task_read(struct gd_proc_cache *c, uint64_t pid, uint64_t tid, int dirfd, const char *rel,
+			    char *buf, size_t cap, size_t *len, int *fd);
 bool gd_proc_cache_task_reuse(struct gd_proc_cache *c, uint64_t pid, uint64_t tid, const char *sched, size_t n,
-			      struct gd_thread *th);
-void gd_proc_cache_task_keep(struct gd_proc_cache *c, const struct gd_thread *th, const char *sched, size_t n);
+			      struct gd_thread *th, int *fd);
+void gd_proc_cache_task_keep(struct gd_proc_cache *c, const struct gd_thread *th, const char *sched, size_t n,
+			     int *fd);
+void gd_proc_cache_fd_drop(struct gd_proc_cache *c, int *fd);
+/* After the last thread of the cycle: closes the files of the threads the
+ * cycle did not list (they exited). */
+void gd_proc_cache_tasks_end(struct gd_proc_cache *c);
 bool gd_proc_cache_task_sched(struct gd_proc_cache *c, uint64_t pid, uint64_t tid, char *buf, size_t cap,
 			      size_t *len);
 /* And what a process's maps showed (cuda_runtime, its file, cuda_stub):
@@ -147,8 +163,9 @@ bool gd_proc_cache_task_sched(struct gd_proc_cache *c, uint64_t pid, uint64_t ti
 struct gd_proc;
 bool gd_proc_cache_maps(const struct gd_proc_cache *c, uint64_t pid, uint64_t starttime, struct gd_proc *p);
 void gd_proc_cache_maps_keep(struct gd_proc_cache *c, uint64_t pid, uint64_t starttime, const struct gd_proc *p);
-/* Processes it holds (for tests and the benchmark). */
+/* Processes it holds, and files it holds open (for tests and the benchmark). */
 size_t gd_proc_cache_size(const struct gd_proc_cache *c);
+size_t gd_proc_cache_held(const struct gd_proc_cache *c);
 
 /* Runs every collector in order and records each one's status, reason and
  * duration in s->sources.  Never fails: missing evidence is recorded. */

@@ -16,7 +16,8 @@
  * (it ran, or waited for a CPU) or its slow round came (collect.h): most of
  * a training job's hundreds of threads sleep in a pool, and a thread that
  * was not scheduled has the state and the CPU ticks it had.  job_threads
- * takes the schedstat read here.
+ * takes the schedstat read here.  The schedstat is held open from one
+ * cycle to the next (proc_pid.c, "held files").
  */
 #include "collect/collectors.h"
 #include "collect/proc_pid.h"
@@ -64,6 +65,7 @@ static void read_tasks(const struct gd_collect_ctx *ctx, struct gd_snapshot *s, 
 		uint64_t tid;
 		size_t len;
 		char name[48];
+		int sfd = -1;   /* the schedstat held for the thread */
 
 		if (!gd_tok_u64((struct gd_slice){ de->d_name, strlen(de->d_name) }, &tid))
 			continue;   /* "." and ".." */
@@ -73,23 +75,27 @@ static void read_tasks(const struct gd_collect_ctx *ctx, struct gd_snapshot *s, 
 		}
 		if (tiered) {
 			snprintf(name, sizeof name, "%llu/schedstat", (unsigned long long)tid);
-			if (gd_proc_read_at(dirfd(d), name, sched, sizeof sched, &nsched) < 0)
+			if (gd_proc_cache_task_read(ctx->proc_cache, pid, tid, dirfd(d), name, sched, sizeof sched,
+						    &nsched, &sfd) < 0)
 				nsched = sizeof sched;   /* none (no schedstat): stat, and job_threads reads */
 			memset(&kept, 0, sizeof kept);
-			if (gd_proc_cache_task_reuse(ctx->proc_cache, pid, tid, sched, nsched, &kept)) {
+			if (gd_proc_cache_task_reuse(ctx->proc_cache, pid, tid, sched, nsched, &kept, &sfd)) {
 				*GD_PUSH(s, threads, struct gd_thread) = kept;
 				continue;
 			}
 		}
 		/* <tid>/stat relative to the task directory */
 		snprintf(name, sizeof name, "%llu/stat", (unsigned long long)tid);
-		if (gd_proc_read_at(dirfd(d), name, buf, STAT_CAP, &len) < 0)
+		if (gd_proc_read_at(dirfd(d), name, buf, STAT_CAP, &len) < 0) {
+			gd_proc_cache_fd_drop(ctx->proc_cache, &sfd);
 			continue;   /* the thread exited */
+		}
 		gd_err_clear(&e);
 		if (gd_pid_stat_parse(buf, len, &st, &e) < 0) {
 			if (!t->malformed++)
 				snprintf(t->first_bad, sizeof t->first_bad, "/proc/%llu/task/%.60s: %.160s",
 					 (unsigned long long)pid, name, e.msg);
+			gd_proc_cache_fd_drop(ctx->proc_cache, &sfd);
 			continue;
 		}
 		th = GD_PUSH(s, threads, struct gd_thread);
@@ -100,7 +106,8 @@ static void read_tasks(const struct gd_collect_ctx *ctx, struct gd_snapshot *s, 
 		gd_u64_set(&th->utime_ticks, st.utime);
 		gd_u64_set(&th->stime_ticks, st.stime);
 		if (tiered)
-			gd_proc_cache_task_keep(ctx->proc_cache, th, sched, nsched);
+			gd_proc_cache_task_keep(ctx->proc_cache, th, sched, nsched, &sfd);
+		gd_proc_cache_fd_drop(ctx->proc_cache, &sfd);   /* not kept */
 	}
 	closedir(d);
 }
@@ -113,10 +120,13 @@ enum gd_src_status gd_collect_threads(const struct gd_collect_ctx *ctx, struct g
 	size_t n = s->procs.n;
 
 	gd_proc_cache_tasks_begin(ctx->proc_cache);
-	if (n == 0)
+	if (n == 0) {
+		gd_proc_cache_tasks_end(ctx->proc_cache);
 		return GD_SRC_OK;   /* no processes, hence no GPU job */
+	}
 	marks = gd_xmalloc(n);
 	if (gd_snapshot_gpu_job_marks(s, marks) == 0) {
+		gd_proc_cache_tasks_end(ctx->proc_cache);
 		free(marks);
 		return GD_SRC_OK;
 	}
@@ -126,6 +136,7 @@ enum gd_src_status gd_collect_threads(const struct gd_collect_ctx *ctx, struct g
 		if (marks[i] && p->pid.ok && !(p->kthread.ok && p->kthread.v))
 			read_tasks(ctx, s, p->pid.v, buf, &t);
 	}
+	gd_proc_cache_tasks_end(ctx->proc_cache);
 	free(marks);
 	if (t.dropped) {
 		gd_err_set(err, -E2BIG, _("GPU jobs have more than %d threads: %zu not read"), GD_MAX_THREADS, t.dropped);

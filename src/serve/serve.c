@@ -21,6 +21,7 @@
  */
 #include "serve/serve.h"
 #include "serve/confine.h"
+#include "core/nofile.h"
 #include "serve/probe_results.h"
 
 #include <errno.h>
@@ -539,6 +540,9 @@ int gd_serve_run(const struct gd_serve_opts *o, struct gd_err *err)
 	fd = listen_on(o->listen ? o->listen : GD_SERVE_DEFAULT_LISTEN, shown, sizeof shown, err);
 	if (fd < 0)
 		return fd;
+	/* room for the files the tiered walk holds open (collect.h), raised
+	 * while a privilege to raise it up to the hard limit may still be held */
+	gd_nofile_raise(GD_NOFILE_WANT);
 	/* before any thread: they inherit it (confine.h) */
 	if (o->user && gd_serve_become(o->user, err) < 0) {
 		close(fd);

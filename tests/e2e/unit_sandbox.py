@@ -30,6 +30,8 @@ Reproduced from [Service]:
   RestrictAddressFamilies= socket(2) of another family: EAFNOSUPPORT
   RestrictNamespaces=yes   setns(2), unshare(2)/clone(2) with CLONE_NEW*: EPERM;
                            clone3(2): ENOSYS (as systemd)
+  LimitNOFILE=N            the soft and hard RLIMIT_NOFILE, both N (as
+                           systemd sets them for one value)
 Not reproduced (named in NOT_HERE; the device cgroup, resource limits and
 flags that do not change what the service can read or write); any other
 property is an error, so the test learns of a new one.
@@ -38,6 +40,7 @@ import ctypes
 import errno
 import os
 import re
+import resource
 import socket
 import subprocess
 import sys
@@ -47,7 +50,7 @@ HANDLED = {
     "DynamicUser", "User", "AmbientCapabilities", "CapabilityBoundingSet", "NoNewPrivileges",
     "ProtectSystem", "ProtectHome", "ReadOnlyPaths", "InaccessiblePaths", "PrivateTmp",
     "ProtectKernelTunables", "ProtectControlGroups", "SystemCallFilter", "SystemCallErrorNumber",
-    "RestrictAddressFamilies", "RestrictNamespaces",
+    "RestrictAddressFamilies", "RestrictNamespaces", "LimitNOFILE",
 }
 NOT_HERE = {
     "PrivateDevices", "DeviceAllow", "ProtectKernelModules", "ProtectClock", "ProtectHostname",
@@ -324,6 +327,9 @@ def main():
         die("run as root")
     rest = cmd
     if level == "full":
+        if props.get("LimitNOFILE"):
+            n = int(props["LimitNOFILE"][-1])
+            resource.setrlimit(resource.RLIMIT_NOFILE, (n, n))
         sandbox_mounts(props)
         rest = ["/usr/bin/python3", os.path.abspath(__file__), "--seccomp", os.path.abspath(unit), "--"] + cmd
     os.execvp("setpriv", setpriv(props, level, rest))

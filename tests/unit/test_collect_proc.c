@@ -12,6 +12,10 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "model/jobs.h"
 
@@ -1419,6 +1423,272 @@ static void test_processes_live(void **state)
 	gd_root_release(&root);
 }
 
+/* ---- held files (the tiered walk reads a file held open with pread) ---- */
+
+static struct gd_proc *proc_by_pid_or_null(struct gd_snapshot *s, uint64_t pid)
+{
+	GD_VEC_EACH(s->procs, struct gd_proc, p)
+		if (p->pid.ok && p->pid.v == pid)
+			return p;
+	return NULL;
+}
+
+/* Removes rel (a directory with what it holds) from the tree. */
+static void tree_rm(struct tree *t, const char *rel)
+{
+	char path[512];
+
+	snprintf(path, sizeof path, "%s/%s", t->dir, rel);
+	assert_int_equal(nftw(path, tree_rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+}
+
+/* Descriptors this process holds. */
+static size_t fds_open(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	size_t n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d)) != NULL)
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n - 1;   /* opendir's own */
+}
+
+/* Writes text to rel under a new name, then renames it over rel (a file
+ * replaced at once: the held file of the old one is no longer linked). */
+static void tree_replace(struct tree *t, const char *rel, const char *text)
+{
+	char tmp[600], path[512];
+
+	snprintf(path, sizeof path, "%s/%s", t->dir, rel);
+	snprintf(tmp, sizeof tmp, "%s.new", path);
+	FILE *f = fopen(tmp, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(rename(tmp, path), 0);
+}
+
+static uint64_t utime_of(struct gd_snapshot *s, uint64_t pid)
+{
+	return proc_by_pid(s, pid)->utime_ticks.v;
+}
+
+/* Under a --root tree: each process's stat and each GPU-job thread's
+ * schedstat are held from the first cycle; a file rewritten in place and
+ * one replaced by rename are both read as they are now; a process or a
+ * thread that is gone has its file closed the next cycle; freeing the
+ * cache closes the rest. */
+static void test_tiered_held_files(void **state)
+{
+	struct tree t;
+	struct gd_snapshot s;
+	char line[512];
+	size_t base, held;
+	double up = 100;
+
+	(void)state;
+	base = fds_open();
+	tree_cached(&t, true);
+	base++;   /* the tree's root */
+	tree_put(&t, "proc/100/task/100/schedstat", "5000000 200000 40\n");
+	tree_put(&t, "proc/100/task/101/schedstat", "9000000 100 90\n");
+	tree_put(&t, "proc/200/task/200/schedstat", "70000 0 3\n");
+	threads_at(&t, &s, up++);
+	/* 100, 200, 300, 600 (400 has no stat), and the three job threads */
+	assert_int_equal(gd_proc_cache_held(t.ctx.proc_cache), 7);
+	assert_int_equal(fds_open(), base + 7);
+	assert_int_equal(utime_of(&s, 600), 700);
+	gd_snapshot_release(&s);
+
+	/* rewritten in place, then replaced: both seen, still 7 held */
+	stat_line(line, sizeof line, 600, "sshd", 'R', 1, 0x400100, 800, 10, 2, 5600, 256);
+	tree_put(&t, "proc/600/stat", line);
+	threads_at(&t, &s, up++);
+	assert_int_equal(utime_of(&s, 600), 800);
+	gd_snapshot_release(&s);
+	stat_line(line, sizeof line, 600, "sshd", 'R', 1, 0x400100, 900, 10, 2, 5600, 256);
+	tree_replace(&t, "proc/600/stat", line);
+	tree_replace(&t, "proc/100/task/101/schedstat", "9900000 100 91\n");
+	put_task(&t, 100, 101, "pt_data_worker", 'R', 9100);
+	threads_at(&t, &s, up++);
+	assert_int_equal(utime_of(&s, 600), 900);
+	assert_int_equal(thread_of(&s, 101)->utime_ticks.v, 9100);   /* its schedstat moved */
+	assert_int_equal(gd_proc_cache_held(t.ctx.proc_cache), 7);
+	assert_int_equal(fds_open(), base + 7);
+	gd_snapshot_release(&s);
+
+	/* 600 exits, and the job's thread 101 */
+	tree_rm(&t, "proc/600");
+	tree_rm(&t, "proc/100/task/101");
+	threads_at(&t, &s, up++);
+	assert_null(proc_by_pid_or_null(&s, 600));
+	assert_null(thread_of(&s, 101));
+	held = gd_proc_cache_held(t.ctx.proc_cache);
+	assert_int_equal(held, 5);
+	assert_int_equal(fds_open(), base + 5);
+	gd_snapshot_release(&s);
+
+	/* many cycles: nothing more held, nothing leaked */
+	for (int i = 0; i < 40; i++) {
+		threads_at(&t, &s, up++);
+		gd_snapshot_release(&s);
+	}
+	assert_int_equal(gd_proc_cache_held(t.ctx.proc_cache), held);
+	assert_int_equal(fds_open(), base + held);
+	tree_cached_release(&t);
+	assert_int_equal(fds_open(), base - 1);
+}
+
+/* One cache given another tree (as a test's cycles, each its own tree):
+ * the new tree's files are read, not the ones held under the old. */
+static void test_tiered_held_other_tree(void **state)
+{
+	struct tree a, b;
+	struct gd_snapshot s;
+	struct gd_proc_cache *c;
+	char line[512];
+	double up = 100;
+
+	(void)state;
+	tree_cached(&a, true);
+	build_tree(&b);
+	c = a.ctx.proc_cache;
+	b.ctx.proc_cache = c;
+	stat_line(line, sizeof line, 600, "sshd", 'R', 1, 0x400100, 4321, 10, 2, 5600, 256);
+	tree_put(&b, "proc/600/stat", line);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(snap_at(&a, &s, up++), GD_SRC_OK);
+		assert_int_equal(utime_of(&s, 600), 700);
+		gd_snapshot_release(&s);
+		assert_true(gd_proc_cache_held(c) >= 4);
+		assert_int_equal(snap_at(&b, &s, up++), GD_SRC_OK);
+		assert_int_equal(utime_of(&s, 600), 4321);
+		gd_snapshot_release(&s);
+	}
+	b.ctx.proc_cache = NULL;
+	tree_release(&b);
+	tree_cached_release(&a);
+}
+
+/* A soft limit of open files under twice the reserve: nothing is held,
+ * and the cycles read the same as with files held. */
+static void test_tiered_held_none_under_low_limit(void **state)
+{
+	struct rlimit old, low;
+	struct tree ta, tb, *t[2] = { &ta, &tb };
+	struct gd_snapshot s[2];
+	char line[512];
+	double up = 100;
+
+	(void)state;
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	for (int i = 0; i < 2; i++) {
+		if (i == 1) {
+			low = old;
+			low.rlim_cur = 1024;
+			assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+		}
+		tree_cached(t[i], true);
+		if (i == 1)
+			assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+		tree_put(t[i], "proc/100/task/101/schedstat", "9000000 100 90\n");
+	}
+	for (int c = 0; c < 6; c++) {
+		for (int i = 0; i < 2; i++) {
+			stat_line(line, sizeof line, 600, "sshd", 'R', 1, 0x400100, 700 + 10 * (unsigned)c, 10, 2, 5600,
+				  256);
+			tree_put(t[i], "proc/600/stat", line);
+			threads_at(t[i], &s[i], up);
+		}
+		up++;
+		assert_int_equal(gd_proc_cache_held(t[1]->ctx.proc_cache), 0);
+		assert_true(gd_proc_cache_held(t[0]->ctx.proc_cache) > 0);
+		assert_int_equal(s[0].procs.n, s[1].procs.n);
+		for (size_t k = 0; k < s[0].procs.n; k++) {
+			const struct gd_proc *a = GD_VEC_AT(s[0].procs, struct gd_proc, k),
+					     *b = GD_VEC_AT(s[1].procs, struct gd_proc, k);
+
+			assert_int_equal(a->pid.v, b->pid.v);
+			assert_int_equal(a->utime_ticks.v, b->utime_ticks.v);
+			assert_string_equal(a->state, b->state);
+		}
+		assert_int_equal(utime_of(&s[0], 600), 700 + 10 * (unsigned)c);
+		assert_int_equal(s[0].threads.n, s[1].threads.n);
+		for (int i = 0; i < 2; i++)
+			gd_snapshot_release(&s[i]);
+	}
+	for (int i = 0; i < 2; i++)
+		tree_cached_release(t[i]);
+}
+
+/* On this machine's procfs: a held stat is made anew by each read (our
+ * own CPU time grows through it), and a child that exits and is reaped
+ * is not listed and its file is closed. */
+static void test_tiered_held_live(void **state)
+{
+	struct gd_root root;
+	struct gd_collect_ctx ctx;
+	struct gd_snapshot s;
+	struct gd_err err;
+	uint64_t cpu0, cpu1;
+	size_t held0;
+	pid_t child;
+	int p[2];
+	char c;
+
+	(void)state;
+	assert_int_equal(pipe(p), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		close(p[1]);
+		(void)!read(p[0], &c, 1);   /* until the parent closes its end */
+		_exit(0);
+	}
+	close(p[0]);
+	assert_int_equal(gd_root_open(&root, "/", &err), 0);
+	memset(&ctx, 0, sizeof ctx);
+	ctx.root = &root;
+	ctx.proc_cache = gd_proc_cache_new_tiered(GD_PROC_YOUNG, GD_PROC_SLOW_ROUND);
+	for (int i = 0; i < 2; i++) {   /* past the first cycle: held */
+		gd_snapshot_init(&s);
+		run(gd_collect_processes, &ctx, &s, &err);
+		if (i == 0)
+			gd_snapshot_release(&s);
+	}
+	assert_non_null(proc_by_pid_or_null(&s, (uint64_t)child));
+	held0 = gd_proc_cache_held(ctx.proc_cache);
+	assert_true(held0 >= 2);
+	cpu0 = utime_of(&s, (uint64_t)getpid()) + proc_by_pid(&s, (uint64_t)getpid())->stime_ticks.v;
+	gd_snapshot_release(&s);
+	/* burn CPU until procfs counts at least 3 more ticks */
+	for (;;) {
+		struct timespec ts;
+		volatile uint64_t x = 0;
+
+		for (int k = 0; k < 1000000; k++)
+			x += (uint64_t)k;
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+		if (ts.tv_sec * 100 + ts.tv_nsec / 10000000 >= (long)cpu0 + 5)
+			break;
+	}
+	close(p[1]);
+	assert_int_equal(waitpid(child, NULL, 0), child);
+	gd_snapshot_init(&s);
+	run(gd_collect_processes, &ctx, &s, &err);
+	assert_null(proc_by_pid_or_null(&s, (uint64_t)child));
+	cpu1 = utime_of(&s, (uint64_t)getpid()) + proc_by_pid(&s, (uint64_t)getpid())->stime_ticks.v;
+	assert_true(cpu1 >= cpu0 + 3);
+	assert_true(gd_proc_cache_held(ctx.proc_cache) < held0 + 8);   /* others may come and go */
+	gd_snapshot_release(&s);
+	gd_proc_cache_free(ctx.proc_cache);
+	gd_root_release(&root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1445,6 +1715,10 @@ int main(void)
 		cmocka_unit_test(test_tiered_fd_walk),
 		cmocka_unit_test(test_tiered_maps),
 		cmocka_unit_test(test_processes_live),
+		cmocka_unit_test(test_tiered_held_files),
+		cmocka_unit_test(test_tiered_held_other_tree),
+		cmocka_unit_test(test_tiered_held_none_under_low_limit),
+		cmocka_unit_test(test_tiered_held_live),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, tree_sweep);

@@ -1,0 +1,100 @@
+#!/bin/bash
+# bench/held_files.sh - what holding the per-cycle files open costs and
+# saves (src/collect/proc_pid.c, "held files"): `gpudoctor serve
+# --interval 1s` on one root, side by side in one run,
+#   held   as it runs: each process's stat and each GPU-job thread's
+#          schedstat opened once and read again with pread;
+#   none   the same binary under a limit of 1,024 open files (`ulimit -n
+#          1024`, as systemd's LimitNOFILE=1024 would set it), under which
+#          it holds none and opens, reads and closes every file each cycle.
+# For each: CPU ms per cycle (utime + stime of /proc/<pid>/stat over
+# SERVE_S seconds after a 12 s warm-up), the files it holds, its peak RSS,
+# and, as root with a memory cgroup to run it in, the kernel memory charged
+# to it (cgroup v1 memory.kmem.usage_in_bytes, v2 memory.stat "kernel"):
+# procfs keeps a page for every file read through a descriptor that stays
+# open, and that memory is the price of the CPU saved.
+#
+#   BUILD=build bench/held_files.sh [ROOT]    (default: a 1,000-process
+#                                               root from mkroot_procs.py)
+#   SERVE_S (default 20): seconds measured per run
+set -u
+cd "$(dirname "$0")/.." || exit 1
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
+BUILD=${BUILD:-build}
+SERVE_S=${SERVE_S:-20}
+bin=$BUILD/gpudoctor
+[ -x "$bin" ] || { echo "bench/held_files.sh: $bin not built (make all)" >&2; exit 1; }
+tmp=$(mktemp -d) || exit 1
+cg=""
+cleanup() {
+	[ -n "$cg" ] && rmdir "$cg" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+root=${1:-}
+if [ -z "$root" ]; then
+	python3 bench/mkroot_procs.py "$tmp/root" 1000 >/dev/null || exit 1
+	root=$tmp/root
+fi
+
+# The memory cgroup each run starts in, and how its kernel memory is read.
+kmem_how=""
+if [ "$(id -u)" != 0 ]; then
+	kmem_why="not root: no cgroup to run it in"
+elif [ -f /sys/fs/cgroup/memory/memory.kmem.usage_in_bytes ]; then
+	cg=/sys/fs/cgroup/memory/gd-bench-held-$$ kmem_how=v1
+elif grep -qw memory /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
+	cg=/sys/fs/cgroup/gd-bench-held-$$ kmem_how=v2
+else
+	kmem_why="no memory cgroup with kernel accounting here"
+fi
+if [ -n "$cg" ] && ! mkdir "$cg" 2>/dev/null; then
+	kmem_why="cannot make the cgroup $cg" cg="" kmem_how=""
+fi
+
+kmem() {
+	case $kmem_how in
+	v1) cat "$cg/memory.kmem.usage_in_bytes" ;;
+	v2) awk '$1 == "kernel" { print $2 }' "$cg/memory.stat" ;;
+	esac
+}
+
+# run MODE: one serve; prints "cpu_ms=X held=N rss_kib=R kmem_kib=K".
+run() {
+	local log pid hz c0 c1 n0 n1 held rss km i
+	log=$tmp/serve.log
+	hz=$(getconf CLK_TCK)
+	(
+		[ -n "$cg" ] && echo "$BASHPID" >"$cg/cgroup.procs"
+		[ "$1" = none ] && ulimit -n 1024
+		exec "$bin" serve --root "$root" --listen 127.0.0.1:0 --interval 1s 2>"$log"
+	) &
+	pid=$!
+	for i in $(seq 100); do grep -q '127\.0\.0\.1:[0-9]' "$log" 2>/dev/null && break; sleep 0.1; done
+	sleep 12
+	c0=$(awk '{ print $14 + $15 }' "/proc/$pid/stat") n0=$(date +%s.%N)
+	sleep "$SERVE_S"
+	c1=$(awk '{ print $14 + $15 }' "/proc/$pid/stat") n1=$(date +%s.%N)
+	held=$(find "/proc/$pid/fd" -lname '*/stat' -o -lname '*/schedstat' 2>/dev/null | wc -l)
+	rss=$(awk '$1 == "VmHWM:" { print $2 }' "/proc/$pid/status")
+	km=$(kmem)
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	awk -v c=$((c1 - c0)) -v hz="$hz" -v w0="$n0" -v w1="$n1" -v h="$held" -v r="$rss" -v k="${km:-}" 'BEGIN {
+		n = int(w1 - w0 + 0.5); if (n < 1) n = 1
+		printf "cpu_ms=%.2f held=%d rss_kib=%d kmem_kib=%s\n", c * 1000 / hz / n, h, r, k == "" ? "-" : int(k / 1024) }'
+}
+
+bench_load_start
+echo "root: $root ($(find "$root/proc" -mindepth 1 -maxdepth 1 -name '[0-9]*' | wc -l) processes), $SERVE_S s per run"
+[ -n "$kmem_how" ] || echo "kernel memory: unavailable ($kmem_why)"
+printf '%-6s %14s %12s %10s %16s\n' mode "CPU ms/cycle" "files held" "peak RSS" "kernel memory"
+for mode in held none held none; do
+	line=$(run "$mode")
+	eval "$(tr ' ' '\n' <<<"$line" | sed 's/^/local_/')" 2>/dev/null || true
+	# shellcheck disable=SC2154
+	printf '%-6s %14s %12s %7s MiB %12s\n' "$mode" "$local_cpu_ms" "$local_held" \
+		"$(awk -v r="$local_rss_kib" 'BEGIN { printf "%.1f", r / 1024 }')" \
+		"$([ "$local_kmem_kib" = - ] && echo - || awk -v k="$local_kmem_kib" 'BEGIN { printf "%.1f MiB", k / 1024 }')"
+done
