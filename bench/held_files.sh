@@ -14,8 +14,12 @@
 # procfs keeps a page for every file read through a descriptor that stays
 # open, and that memory is the price of the CPU saved.
 #
-#   BUILD=build bench/held_files.sh [ROOT]    (default: a 1,000-process
-#                                               root from mkroot_procs.py)
+# Two roots by default: the 1,000-process root of mkroot_procs.py (files on
+# a disk: a held file there costs the kernel its struct file, no page), and
+# this machine's own /proc with SLEEPERS (1,000) sleeping processes started
+# for the run (procfs: each held file keeps its page).
+#
+#   BUILD=build bench/held_files.sh [ROOT...]
 #   SERVE_S (default 20): seconds measured per run
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -28,15 +32,21 @@ bin=$BUILD/gpudoctor
 tmp=$(mktemp -d) || exit 1
 cg=""
 cleanup() {
+	stop_sleepers
 	[ -n "$cg" ] && rmdir "$cg" 2>/dev/null
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-root=${1:-}
-if [ -z "$root" ]; then
+roots=("$@")
+if [ ${#roots[@]} = 0 ]; then
 	python3 bench/mkroot_procs.py "$tmp/root" 1000 >/dev/null || exit 1
-	root=$tmp/root
+	roots=("$tmp/root" /)
 fi
+sleepers=()
+stop_sleepers() {
+	[ ${#sleepers[@]} = 0 ] || kill "${sleepers[@]}" 2>/dev/null
+	sleepers=()
+}
 
 # The memory cgroup each run starts in, and how its kernel memory is read.
 kmem_how=""
@@ -62,7 +72,7 @@ kmem() {
 
 # run MODE: one serve; prints "cpu_ms=X held=N rss_kib=R kmem_kib=K".
 run() {
-	local log pid hz c0 c1 n0 n1 held rss km i
+	local log pid hz c0 c1 n0 n1 held rss km
 	log=$tmp/serve.log
 	hz=$(getconf CLK_TCK)
 	(
@@ -71,7 +81,7 @@ run() {
 		exec "$bin" serve --root "$root" --listen 127.0.0.1:0 --interval 1s 2>"$log"
 	) &
 	pid=$!
-	for i in $(seq 100); do grep -q '127\.0\.0\.1:[0-9]' "$log" 2>/dev/null && break; sleep 0.1; done
+	for _ in $(seq 100); do grep -q '127\.0\.0\.1:[0-9]' "$log" 2>/dev/null && break; sleep 0.1; done
 	sleep 12
 	c0=$(awk '{ print $14 + $15 }' "/proc/$pid/stat") n0=$(date +%s.%N)
 	sleep "$SERVE_S"
@@ -87,14 +97,25 @@ run() {
 }
 
 bench_load_start
-echo "root: $root ($(find "$root/proc" -mindepth 1 -maxdepth 1 -name '[0-9]*' | wc -l) processes), $SERVE_S s per run"
 [ -n "$kmem_how" ] || echo "kernel memory: unavailable ($kmem_why)"
-printf '%-6s %14s %12s %10s %16s\n' mode "CPU ms/cycle" "files held" "peak RSS" "kernel memory"
-for mode in held none held none; do
-	line=$(run "$mode")
-	eval "$(tr ' ' '\n' <<<"$line" | sed 's/^/local_/')" 2>/dev/null || true
-	# shellcheck disable=SC2154
-	printf '%-6s %14s %12s %7s MiB %12s\n' "$mode" "$local_cpu_ms" "$local_held" \
-		"$(awk -v r="$local_rss_kib" 'BEGIN { printf "%.1f", r / 1024 }')" \
-		"$([ "$local_kmem_kib" = - ] && echo - || awk -v k="$local_kmem_kib" 'BEGIN { printf "%.1f MiB", k / 1024 }')"
+for root in "${roots[@]}"; do
+	if [ "$root" = / ]; then
+		for _ in $(seq "${SLEEPERS:-1000}"); do
+			sleep 100000 &
+			sleepers+=($!)
+		done
+	fi
+	echo "root: $root ($(find "${root%/}/proc" -mindepth 1 -maxdepth 1 -name '[0-9]*' | wc -l) processes), $SERVE_S s per run"
+	printf '  %-6s %14s %12s %10s %16s\n' mode "CPU ms/cycle" "files held" "peak RSS" "kernel memory"
+	for mode in held none held none; do
+		line=$(run "$mode")
+		cpu_ms=$(sed -n 's/.*cpu_ms=\([^ ]*\).*/\1/p' <<<"$line")
+		held=$(sed -n 's/.*held=\([^ ]*\).*/\1/p' <<<"$line")
+		rss=$(sed -n 's/.*rss_kib=\([^ ]*\).*/\1/p' <<<"$line")
+		km=$(sed -n 's/.*kmem_kib=\([^ ]*\).*/\1/p' <<<"$line")
+		printf '  %-6s %14s %12s %7s MiB %16s\n' "$mode" "$cpu_ms" "$held" \
+			"$(awk -v r="$rss" 'BEGIN { printf "%.1f", r / 1024 }')" \
+			"$(awk -v k="$km" 'BEGIN { if (k == "-") print "-"; else printf "%.1f MiB", k / 1024 }')"
+	done
+	stop_sleepers
 done

@@ -396,7 +396,7 @@ enum { S_COMM, S_CMDLINE, S_CGROUP, S_MNTNS, S_NETNS, S_CPUS, S_NVDEVS, S_NETFS,
 #define HAVE_DETAIL (1u << NSTR)     /* tiered: the whole record below, from a full read */
 #define HAVE_MAPS (1u << (NSTR + 1)) /* tiered: maps scanned whole, what it found in maps */
 #define NIO 4                        /* io counters kept: rchar, wchar, read_bytes, write_bytes */
-#define GD_HELD_MAX 4096             /* files held open at most (held_read) */
+#define GD_HELD_MAX 2048             /* files held open at most (held_read) */
 #define GD_HELD_RESERVE 1024         /* descriptors under the soft limit left to the rest */
 
 struct cache_ent {
@@ -515,11 +515,11 @@ size_t gd_proc_cache_held(const struct gd_proc_cache *c)
  * procfs makes a file's text anew for a read from offset 0 (seq_file), and
  * one held for a process or thread that exited answers ESRCH, so a recycled
  * pid is never read through it (its path is opened afresh).  One pread
- * instead of openat, read and close, and no lookup of a path: on this
- * project's test VM 2.3 instead of 6.5 us per process on /proc, 1.5 instead
- * of 5.7 ms for a thousand files of a --root tree (bench/README.md).  The
- * price is kernel memory: procfs keeps a page for a file once read (4.5 KiB
- * a held file with its struct file, measured in a memory cgroup), so at
+ * instead of openat, read and close, and no lookup of a path: a quarter of
+ * serve's CPU a cycle on /proc with a thousand processes (bench/held_files.sh,
+ * bench/README.md "Stop 38").  The price is kernel memory: procfs keeps a
+ * page for a file once read (about 5 KiB a held file with its open file,
+ * measured in a memory cgroup), so at
  * most held_max files are held: GD_HELD_MAX, and GD_HELD_RESERVE descriptors
  * under the soft RLIMIT_NOFILE left for the rest (HTTP clients, NVML, the
  * collectors' own files); past it a file is opened and closed as before.

@@ -15,7 +15,7 @@
 
 /* What serve, watch and record ask for: the tiered walk's GD_HELD_MAX files
  * and its reserve of 1,024 for everything else (proc_pid.c), and room. */
-#define GD_NOFILE_WANT 8192
+#define GD_NOFILE_WANT 4096
 
 /* Raises the soft limit to min(want, the hard limit), never lowers it.
  * Returns the soft limit in force afterwards (RLIM_INFINITY: none). */
