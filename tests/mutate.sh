@@ -95,6 +95,8 @@ ib-no-pma-malformed~src/collect/sys_infiniband.c~s/strncmp(text, "N\/A", 3) == 0
 meminfo-not-estimated~src/collect/proc_meminfo.c~s/\t\tgd_u64_set(\&s->mem.available_estimated, 1);/\t\t(void)0;/~build-mut/tests/test_collect_node_exporter~FAILED.*test_meminfo_without_memavailable
 recording-cut-line-fails~src/model/snapshot_json.c~s/\&\& r->count) {/\&\& r->count \&\& 0) {/~tests/timeline/recording.sh~cut.jsonl
 recording-not-gzip~src/model/recording.c~s/return !(n >= 6 \&\& strcmp(path + n - 6, ".jsonl") == 0);/return n == 0 \&\& 0;/~tests/timeline/recording.sh~is not gzip
+held-replaced-not-reopened~src/collect/proc_pid.c~s/st.st_nlink == 0))/st.st_nlink == 999))/~build-mut/tests/test_collect_proc~FAILED.*test_tiered_held_files
+held-other-tree-kept~src/collect/proc_pid.c~s/if (pst.st_dev != c->proc_dev || pst.st_ino != c->proc_ino || pst.st_ino == 0) {/if (pst.st_ino == 0) {/~build-mut/tests/test_collect_proc~FAILED.*test_tiered_held_other_tree
 nvml-fixed-answers-asked-again~src/collect/nvml_devices.c~s/\tif (fixed \&\& gd_nvml_cached(r->nv/\tif (0 \&\& fixed \&\& gd_nvml_cached(r->nv/~build-mut/tests/test_nvml_cache~FAILED.*test_fixed_answers_asked_once
 golden-offline-drift~tests/offline/0002-h100-r550-sw-thermal/expected.txt~s/temp_c=85/temp_c=84/~tests/offline/run.sh 0002-h100-r550-sw-thermal~findings differ from expected.txt
 nccl-samples-not-nccl~src/collect/job_threads.c~s/return GD_SO_NCCL;/return GD_SO_OTHER;/~build-mut/tests/test_job_threads~FAILED.*test_categories
