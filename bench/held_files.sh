@@ -70,30 +70,20 @@ kmem() {
 	esac
 }
 
-# run MODE: one serve; prints "cpu_ms=X held=N rss_kib=R kmem_kib=K".
-run() {
-	local log pid hz c0 c1 n0 n1 held rss km
-	log=$tmp/serve.log
-	hz=$(getconf CLK_TCK)
-	(
-		[ -n "$cg" ] && echo "$BASHPID" >"$cg/cgroup.procs"
-		[ "$1" = none ] && ulimit -n 1024
-		exec "$bin" serve --root "$root" --listen 127.0.0.1:0 --interval 1s 2>"$log"
-	) &
-	pid=$!
-	for _ in $(seq 100); do grep -q '127\.0\.0\.1:[0-9]' "$log" 2>/dev/null && break; sleep 0.1; done
-	sleep 12
-	c0=$(awk '{ print $14 + $15 }' "/proc/$pid/stat") n0=$(date +%s.%N)
-	sleep "$SERVE_S"
-	c1=$(awk '{ print $14 + $15 }' "/proc/$pid/stat") n1=$(date +%s.%N)
-	held=$(find "/proc/$pid/fd" -lname '*/stat' -o -lname '*/schedstat' 2>/dev/null | wc -l)
-	rss=$(awk '$1 == "VmHWM:" { print $2 }' "/proc/$pid/status")
+# probe PID: the files serve holds, and the kernel memory of its cgroup.
+probe() {
+	local km
 	km=$(kmem)
-	kill "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
-	awk -v c=$((c1 - c0)) -v hz="$hz" -v w0="$n0" -v w1="$n1" -v h="$held" -v r="$rss" -v k="${km:-}" 'BEGIN {
-		n = int(w1 - w0 + 0.5); if (n < 1) n = 1
-		printf "cpu_ms=%.2f held=%d rss_kib=%d kmem_kib=%s\n", c * 1000 / hz / n, h, r, k == "" ? "-" : int(k / 1024) }'
+	printf 'held=%d kmem_kib=%s\n' "$(find "/proc/$1/fd" -lname '*/stat' -o -lname '*/schedstat' 2>/dev/null | wc -l)" \
+		"$([ -n "$km" ] && echo $((km / 1024)) || echo -)"
+}
+
+# run MODE: one serve in the cgroup (none: under a limit of 1,024 files).
+run() {
+	# shellcheck disable=SC2016 # expanded in serve's own process (bench_serve)
+	local setup='[ -n "$cg" ] && echo "$BASHPID" >"$cg/cgroup.procs";'
+	[ "$1" = none ] && setup+=' ulimit -n 1024'
+	bench_serve "$root" "$setup" probe
 }
 
 bench_load_start
@@ -109,9 +99,9 @@ for root in "${roots[@]}"; do
 	printf '  %-6s %14s %12s %10s %16s\n' mode "CPU ms/cycle" "files held" "peak RSS" "kernel memory"
 	for mode in held none held none; do
 		line=$(run "$mode")
-		cpu_ms=$(sed -n 's/.*cpu_ms=\([^ ]*\).*/\1/p' <<<"$line")
+		cpu_ms=$(sed -n 's/.*cpu_ms_per_cycle=\([^ ]*\).*/\1/p' <<<"$line")
 		held=$(sed -n 's/.*held=\([^ ]*\).*/\1/p' <<<"$line")
-		rss=$(sed -n 's/.*rss_kib=\([^ ]*\).*/\1/p' <<<"$line")
+		rss=$(sed -n 's/.*peak_rss_kib=\([^ ]*\).*/\1/p' <<<"$line")
 		km=$(sed -n 's/.*kmem_kib=\([^ ]*\).*/\1/p' <<<"$line")
 		printf '  %-6s %14s %12s %7s MiB %16s\n' "$mode" "$cpu_ms" "$held" \
 			"$(awk -v r="$rss" 'BEGIN { printf "%.1f", r / 1024 }')" \

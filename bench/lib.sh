@@ -18,6 +18,18 @@
 #                               cycle): refused when busy, or when DEN_WALL
 #                               is given and is over 1.5 x DEN_CPU
 #
+#   bench_serve ROOT [SETUP [PROBE]]
+#                               $BUILD/gpudoctor serve on ROOT at --interval 1s,
+#                               SERVE_S seconds measured after a 12 s warm-up
+#                               (past GD_PROC_YOUNG, 10 cycles of every process
+#                               read whole); prints "cycles=N cpu_ms_per_cycle=X
+#                               wall_ms_per_cycle=Y peak_rss_kib=Z" (CPU:
+#                               utime+stime of /proc/<pid>/stat), then what
+#                               PROBE, a command given serve's pid while it
+#                               still runs, prints.  SETUP: shell code run in
+#                               serve's own process before its exec (a cgroup
+#                               to join, a ulimit)
+#
 # BENCH_IGNORE_LOAD=1 skips the load test (a machine whose load average
 # counts tasks blocked on I/O that take no CPU); the line then says so.
 # Times are in any one unit, the same for all four numbers.
@@ -71,4 +83,28 @@ bench_cpu_ratio() {
 	fi
 	awk -v l="$label" -v nc="$nc" -v dc="$dc" -v dw="$dw" 'BEGIN {
 		printf "%s: %.2fx (CPU %s/%s%s)\n", l, nc / (dc > 0 ? dc : 1e-9), nc, dc, dw != "" ? ", baseline wall " dw : "" }'
+}
+
+bench_serve() {
+	local root=$1 setup=${2:-} probe=${3:-} log pid hz c0 c1 n0 n1 rss extra=""
+	log=$(mktemp)
+	hz=$(getconf CLK_TCK)
+	(
+		eval "$setup"
+		exec "$BUILD/gpudoctor" serve --root "$root" --listen 127.0.0.1:0 --interval 1s 2>"$log"
+	) &
+	pid=$!
+	for _ in $(seq 100); do grep -q '127\.0\.0\.1:[0-9]' "$log" && break; sleep 0.1; done
+	sleep 12
+	c0=$(awk '{ print $14 + $15 }' "/proc/$pid/stat") n0=$(date +%s.%N)
+	sleep "$SERVE_S"
+	c1=$(awk '{ print $14 + $15 }' "/proc/$pid/stat") n1=$(date +%s.%N)
+	rss=$(awk '$1 == "VmHWM:" { print $2 }' "/proc/$pid/status")
+	[ -z "$probe" ] || extra=" $($probe "$pid")"
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	rm -f "$log"
+	awk -v c=$((c1 - c0)) -v hz="$hz" -v w0="$n0" -v w1="$n1" -v rss="$rss" -v x="$extra" 'BEGIN {
+		n = int(w1 - w0 + 0.5); if (n < 1) n = 1
+		printf "cycles=%d cpu_ms_per_cycle=%.3f wall_ms_per_cycle=%.3f peak_rss_kib=%d%s\n", n, c * 1000 / hz / n, (w1 - w0) * 1000 / n, rss, x }'
 }

@@ -132,28 +132,6 @@ ratio() {
 		"$(field wall_ms_per_cycle "$3")"
 }
 
-# serve_run ROOT: gpudoctor serve on ROOT at --interval 1s for SERVE_S
-# seconds; prints "cycles=N cpu_ms_per_cycle=X wall_ms_per_cycle=Y peak_rss_kib=Z".
-serve_run() {
-	local log pid hz c0 c1 n0 n1 i
-	log=$(mktemp)
-	hz=$(getconf CLK_TCK)
-	"$BUILD/gpudoctor" serve --root "$1" --listen 127.0.0.1:0 --interval 1s 2>"$log" &
-	pid=$!
-	for i in $(seq 100); do grep -q '127\.0\.0\.1:[0-9]' "$log" && break; sleep 0.1; done
-	sleep 12   # past the young cycles (GD_PROC_YOUNG, 10: every process read whole)
-	c0=$(awk '{ print $14 + $15 }' "/proc/$pid/stat") n0=$(date +%s.%N)
-	sleep "$SERVE_S"
-	c1=$(awk '{ print $14 + $15 }' "/proc/$pid/stat") n1=$(date +%s.%N)
-	rss=$(awk '$1 == "VmHWM:" { print $2 }' "/proc/$pid/status")
-	kill "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
-	rm -f "$log"
-	awk -v c=$((c1 - c0)) -v hz="$hz" -v w0="$n0" -v w1="$n1" -v rss="$rss" 'BEGIN {
-		n = int(w1 - w0 + 0.5); if (n < 1) n = 1
-		printf "cycles=%d cpu_ms_per_cycle=%.3f wall_ms_per_cycle=%.3f peak_rss_kib=%d\n", n, c * 1000 / hz / n, (w1 - w0) * 1000 / n, rss }'
-}
-
 # targets LABEL SERVE_LINE TIERED_LINE STAT_FLOOR_LINE: issue 29's targets.
 targets() {
 	local cpu rss
@@ -247,7 +225,7 @@ synthetic() {
 		echo "  (moving: median $(field cpu_ms_median "$(grep '^cpu_ms_median=' <<<"$lc")") ms CPU per cycle;" \
 			"$(grep '^live:' <<<"$lc" | sed 's/^live: //'))"
 	fi
-	sv=$(serve_run "$r")
+	sv=$(bench_serve "$r")
 	row "gpudoctor serve --interval 1s" 1 "$sv"
 	row "gpudoctor snapshot (per process)" 1 "$(run exec "$EXEC_RUNS" "$BUILD/gpudoctor" snapshot --root "$r")"
 	floor_rows "$r"

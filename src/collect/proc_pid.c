@@ -625,16 +625,12 @@ void gd_proc_cache_free(struct gd_proc_cache *c)
 {
 	if (!c)
 		return;
+	held_drop_all(c);
 	for (size_t i = 0; i < c->n; i++) {
-		held_close(c, &c->v[i]->stat_fd);
 		free(c->v[i]->blob);
 		free(c->v[i]->maps);
 		free(c->v[i]);
 	}
-	for (size_t i = 0; i < c->nts; i++)
-		held_close(c, &c->ts[i].fd);
-	for (size_t i = 0; i < c->ntsnext; i++)
-		held_close(c, &c->tsnext[i].fd);
 	free(c->v);
 	free(c->next);
 	free(c->tw);
@@ -668,7 +664,7 @@ void gd_proc_cache_tasks_begin(struct gd_proc_cache *c)
 {
 	if (!c || !c->slow_every)
 		return;
-	gd_proc_cache_tasks_end(c);
+	gd_proc_cache_tasks_end(c);   /* none left if the last cycle called it */
 	FLIP(c->ts, c->nts, c->capts, c->tsnext, c->ntsnext, c->captsnext);
 	if (c->nts > 1)
 		qsort(c->ts, c->nts, sizeof *c->ts, cmp_ts);
@@ -829,17 +825,26 @@ void gd_proc_cache_thread_keep(struct gd_proc_cache *c, const struct gd_job_thre
 
 static int cmp_ent(const void *a, const void *b);
 
-/* The tiered cache's entry of a process listed this cycle, NULL if none. */
-static struct cache_ent *tiered_ent(const struct gd_proc_cache *c, uint64_t pid, uint64_t starttime)
+/* pid's entry as this cycle began (v[], sorted by pid); NULL if none or no
+ * cache. */
+static struct cache_ent *cache_find(const struct gd_proc_cache *c, uint64_t pid)
 {
 	struct cache_ent key = { .pid = pid }, *kp = &key, **found;
 
-	if (!c || !c->slow_every || !c->n)
+	if (!c || !c->n)
 		return NULL;
 	found = bsearch(&kp, c->v, c->n, sizeof *c->v, cmp_ent);
-	if (!found || (*found)->starttime != starttime || (*found)->seen != c->cycle)
+	return found ? *found : NULL;
+}
+
+/* The tiered cache's entry of a process listed this cycle, NULL if none. */
+static struct cache_ent *tiered_ent(const struct gd_proc_cache *c, uint64_t pid, uint64_t starttime)
+{
+	struct cache_ent *e = c && c->slow_every ? cache_find(c, pid) : NULL;
+
+	if (!e || e->starttime != starttime || e->seen != c->cycle)
 		return NULL;
-	return *found;
+	return e;
 }
 
 bool gd_proc_cache_maps(const struct gd_proc_cache *c, uint64_t pid, uint64_t starttime, struct gd_proc *p)
@@ -947,18 +952,16 @@ static void cache_end(struct gd_proc_cache *c)
 	FLIP(c->v, c->n, c->cap, c->next, c->nnext, c->capnext);
 }
 
-/* The entry of this process, its have bits cleared when it is new, its pid
- * was recycled (another start time), it exec'ed (another comm) or it is
- * due for a refresh.  NULL without a cache, and for a pid listed twice in
- * one cycle (read, not cached, the second time). */
-static struct cache_ent *cache_get(struct gd_proc_cache *c, uint64_t pid, uint64_t starttime, const char *comm)
+/* The entry of this process (e: cache_find's, or NULL for a new pid), its
+ * have bits cleared when it is new, its pid was recycled (another start
+ * time), it exec'ed (another comm) or it is due for a refresh.  NULL without
+ * a cache, and for a pid listed twice in one cycle (read, not cached, the
+ * second time). */
+static struct cache_ent *cache_get(struct gd_proc_cache *c, struct cache_ent *e, uint64_t pid, uint64_t starttime,
+				   const char *comm)
 {
-	struct cache_ent key = { .pid = pid }, *kp = &key, **found, *e;
-
 	if (!c)
 		return NULL;
-	found = c->n ? bsearch(&kp, c->v, c->n, sizeof *c->v, cmp_ent) : NULL;
-	e = found ? *found : NULL;
 	if (e && e->seen == c->cycle)
 		return NULL;
 	if (!e) {
@@ -990,21 +993,6 @@ static struct cache_ent *cache_get(struct gd_proc_cache *c, uint64_t pid, uint64
 		c->sorted = false;
 	c->next[c->nnext++] = e;
 	return e;
-}
-
-/* The stat file held for pid, taken from its entry (the caller gives it to
- * the entry cache_get returns, or closes it); -1: none. */
-static int stat_fd_take(struct gd_proc_cache *c, uint64_t pid)
-{
-	struct cache_ent key = { .pid = pid }, *kp = &key, **found;
-	int fd;
-
-	found = c->n ? bsearch(&kp, c->v, c->n, sizeof *c->v, cmp_ent) : NULL;
-	if (!found || (*found)->seen == c->cycle)
-		return -1;
-	fd = (*found)->stat_fd;
-	(*found)->stat_fd = -1;
-	return fd;
 }
 
 /* ---- the collector --------------------------------------------------- */
@@ -1253,12 +1241,9 @@ static bool read_link(int pidfd, const char *rel, char *out, size_t outsz)
  * cycle's list says it belongs to a GPU job's tree. */
 static bool cache_was_job(const struct gd_proc_cache *c, uint64_t pid)
 {
-	struct cache_ent key = { .pid = pid }, *kp = &key, **found;
+	const struct cache_ent *e = pid ? cache_find(c, pid) : NULL;
 
-	if (!c || !c->n || pid == 0)
-		return false;
-	found = bsearch(&kp, c->v, c->n, sizeof *c->v, cmp_ent);
-	return found && (*found)->job;
+	return e && e->job;
 }
 
 /* The tiered walk: whether this cycle must read all of the process's files
@@ -1374,23 +1359,25 @@ static void collect_one(int procfd, struct gd_snapshot *s, const char *name, uns
 {
 	struct gd_pid_stat st;
 	struct gd_proc *p;
-	struct cache_ent *ce;
+	struct cache_ent *ce, *found = cache_find(cache, pid);
 	struct gd_err e;
 	size_t len, bad_before = t->malformed;
 	bool denied = false, kthread, tiered = cache && cache->slow_every;
 	unsigned have = 0, got = 0;
-	int rc, fe, pidfd = -1, io_rc = -1, sfd = -1;
+	int rc, fe, pidfd = -1, io_rc = -1, sfd = -1, *held = &sfd;
 	struct stat fdst = { 0 };
 
 	if (tiered) {
 		char rel[40];
 
-		/* the stat held for the pid (held_read), else one lookup of
-		 * "<pid>/stat" from /proc, no directory opened */
+		/* the stat held in the pid's entry (held_read), or for a new pid
+		 * in sfd until its entry is made; else one lookup of "<pid>/stat"
+		 * from /proc, no directory opened */
 		snprintf(rel, sizeof rel, "%.32s/stat", name);   /* a pid: digits */
-		sfd = stat_fd_take(cache, pid);
-		if (held_read(cache, &sfd, procfd, rel, buf, BUF_CAP, &len) < 0)
-			return;   /* exited between readdir and open (sfd closed) */
+		if (found && found->seen != cache->cycle)
+			held = &found->stat_fd;
+		if (held_read(cache, held, procfd, rel, buf, BUF_CAP, &len) < 0)
+			return;   /* exited between readdir and open (held_read closed it) */
 	} else {
 		pidfd = openat(procfd, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (pidfd < 0)
@@ -1406,16 +1393,16 @@ static void collect_one(int procfd, struct gd_snapshot *s, const char *name, uns
 		if (pidfd >= 0)
 			close(pidfd);
 		if (tiered)
-			held_close(cache, &sfd);
+			held_close(cache, held);
 		return;
 	}
-	ce = cache_get(cache, pid, st.starttime, st.comm);
-	if (tiered && ce) {
-		held_close(cache, &ce->stat_fd);   /* none: stat_fd_take took it */
-		ce->stat_fd = sfd;
-	} else if (tiered) {
-		held_close(cache, &sfd);   /* a pid listed twice */
+	ce = cache_get(cache, found, pid, st.starttime, st.comm);
+	if (tiered && ce && held == &sfd) {
+		ce->stat_fd = sfd;   /* a new entry's (-1 before) */
+		sfd = -1;
 	}
+	if (tiered)
+		held_close(cache, &sfd);   /* a pid listed twice */
 	if (tiered && !tiered_full(cache, ce, &st, s)) {
 		collect_cached(procfd, s, name, pid, &st, ce, buf, t);
 		return;
